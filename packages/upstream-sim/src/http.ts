@@ -1,0 +1,50 @@
+// Small HTTP helpers shared by the handlers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Sends an already-serialised JSON body (lets fixed replies be built once). */
+export function sendJson(res: ServerResponse, status: number, data: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}
+
+export function send(res: ServerResponse, status: number, body: unknown): void {
+  sendJson(res, status, JSON.stringify(body));
+}
+
+/** An OpenAI-style error body: {"error":{"message","type","param","code"}}. */
+export function errorJson(message: string, type: string, code: string | null = null, param: string | null = null): string {
+  return JSON.stringify({ error: { message, type, param, code } });
+}
+
+export function oaiError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+): void {
+  sendJson(res, status, errorJson(message, type, code, param));
+}
+
+export const modelNotFound = (res: ServerResponse, model: unknown): void =>
+  oaiError(res, 404, `The model \`${model}\` does not exist`, 'invalid_request_error', 'model_not_found');
+
+/** The whole request body as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Unref'd so a pending delay (sim-slow, token delays) never keeps a test
+ * process alive after close(); the listening server keeps the CLI alive.
+ */
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
