@@ -1,1 +1,5 @@
-export {};
+export * from './errors.js';
+export * from './ids.js';
+export * from './sse.js';
+export * from './tokens.js';
+export * from './wire.js';

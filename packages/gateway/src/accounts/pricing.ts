@@ -1,0 +1,73 @@
+// Prices per model, in currency units per 1M tokens, held as integer
+// micro-units per 1M tokens. A charge is ceil((in*pIn + out*pOut) / 1e6)
+// micro-units: integers all the way, rounded in the gateway's favour by at
+// most one micro-unit. one-api style ratios convert exactly: model ratio 1 is
+// 2 units per 1M input tokens, and output costs input x completion ratio.
+import type { Kysely } from 'kysely';
+import type { GatewayTables } from '../store/schema.js';
+
+export const MICROS = 1_000_000;
+
+export interface ModelPrice {
+  model: string;
+  inputPrice: number;
+  outputPrice: number;
+}
+
+export function unitsToMicros(units: number): number {
+  return Math.round(units * MICROS);
+}
+
+export function ratioToPrice(modelRatio: number, completionRatio = 1): { input: number; output: number } {
+  return { input: modelRatio * 2, output: modelRatio * 2 * completionRatio };
+}
+
+export function costMicros(price: { inputPrice: number; outputPrice: number }, inputTokens: number, outputTokens: number): number {
+  const total = inputTokens * price.inputPrice + outputTokens * price.outputPrice;
+  return total <= 0 ? 0 : Math.ceil(total / MICROS);
+}
+
+export class PriceBook {
+  private prices = new Map<string, ModelPrice>();
+  private free = new Set<string>();
+
+  constructor(
+    private readonly db: Kysely<GatewayTables>,
+    private readonly defaults: { inputPrice: number; outputPrice: number },
+  ) {}
+
+  async load(): Promise<void> {
+    const rows = await this.db.selectFrom('model_prices').selectAll().execute();
+    this.prices = new Map(rows.map((r) => [r.model, { model: r.model, inputPrice: Number(r.input_price), outputPrice: Number(r.output_price) }]));
+  }
+
+  /** Models served in-process (issue: local models) are free unless priced. */
+  markFree(model: string): void {
+    this.free.add(model);
+  }
+
+  priceOf(model: string): ModelPrice {
+    const p = this.prices.get(model);
+    if (p) return p;
+    if (this.free.has(model)) return { model, inputPrice: 0, outputPrice: 0 };
+    return { model, ...this.defaults };
+  }
+
+  list(): ModelPrice[] {
+    return [...this.prices.values()].sort((a, b) => a.model.localeCompare(b.model));
+  }
+
+  async set(model: string, inputPrice: number, outputPrice: number): Promise<void> {
+    const row = { model, input_price: inputPrice, output_price: outputPrice, updated_at: Date.now() };
+    const exists = await this.db.selectFrom('model_prices').select('model').where('model', '=', model).executeTakeFirst();
+    if (exists) await this.db.updateTable('model_prices').set(row).where('model', '=', model).execute();
+    else await this.db.insertInto('model_prices').values(row).execute();
+    this.prices.set(model, { model, inputPrice, outputPrice });
+  }
+
+  async remove(model: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('model_prices').where('model', '=', model).executeTakeFirst();
+    this.prices.delete(model);
+    return Number(r.numDeletedRows) > 0;
+  }
+}

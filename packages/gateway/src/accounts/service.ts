@@ -1,0 +1,187 @@
+// Users and tokens as the admin API and start-up see them: validation of
+// admin input, root bootstrap, key generation. Knows no HTTP.
+import { randomSecret } from '@kbchat/shared';
+import { errors } from '../errors.js';
+import type { TokenRow, UserRow } from '../store/schema.js';
+import { parseIpAllow } from './auth.js';
+import { MICROS } from './pricing.js';
+import { hashKey, hashPassword, keyHint, verifyPassword } from './secrets.js';
+import type { AccountsStore, TokenPatch } from './store.js';
+
+export interface PublicUser {
+  id: number;
+  username: string;
+  role: string;
+  status: string;
+  group: string;
+  /** Currency units (balance / 1e6), for people; `balance_micros` is exact. */
+  balance: number;
+  balance_micros: number;
+  used_micros: number;
+  request_count: number;
+  created_at: number;
+}
+
+export interface PublicToken {
+  id: number;
+  user_id: number;
+  name: string;
+  key_hint: string;
+  status: string;
+  expires_at: number | null;
+  quota_limit_micros: number | null;
+  quota_used_micros: number;
+  models: string[];
+  ip_allow: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export function publicUser(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    username: u.username,
+    role: u.role,
+    status: u.status,
+    group: u.group_name,
+    balance: Number(u.balance) / MICROS,
+    balance_micros: Number(u.balance),
+    used_micros: Number(u.used),
+    request_count: Number(u.request_count),
+    created_at: Number(u.created_at),
+  };
+}
+
+export function publicToken(t: TokenRow): PublicToken {
+  return {
+    id: t.id,
+    user_id: t.user_id,
+    name: t.name,
+    key_hint: t.key_hint,
+    status: t.status,
+    expires_at: t.expires_at === null ? null : Number(t.expires_at),
+    quota_limit_micros: t.quota_limit === null ? null : Number(t.quota_limit),
+    quota_used_micros: Number(t.quota_used),
+    models: t.models ? (JSON.parse(t.models) as string[]) : [],
+    ip_allow: t.ip_allow,
+    created_at: Number(t.created_at),
+    last_used_at: t.last_used_at === null ? null : Number(t.last_used_at),
+  };
+}
+
+export interface TokenInput {
+  name?: string;
+  status?: 'enabled' | 'disabled';
+  expires_at?: number | null;
+  quota_limit_micros?: number | null;
+  models?: string[];
+  ip_allow?: string | null;
+}
+
+export class AccountsService {
+  constructor(private readonly store: AccountsStore) {}
+
+  /** First start: creates root. Returns the generated password when one was made (print it once). */
+  async ensureRoot(opts: { rootPassword?: string; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
+    let generatedPassword: string | undefined;
+    let root = await this.store.userByName('root');
+    if (!root) {
+      const password = opts.rootPassword ?? randomSecret('', 12);
+      if (!opts.rootPassword) generatedPassword = password;
+      await this.store.insertUser({
+        username: 'root',
+        password_hash: await hashPassword(password),
+        role: 'root',
+        group_name: 'default',
+        balance: opts.initialBalanceUnits * MICROS,
+      });
+      root = await this.store.userByName('root');
+    }
+    if (opts.initialRootToken && root) {
+      const existing = await this.store.tokenByHash(hashKey(opts.initialRootToken));
+      if (!existing) await this.insertToken(root.id, opts.initialRootToken, { name: 'initial root token' });
+    }
+    return { generatedPassword };
+  }
+
+  async login(username: string, password: string): Promise<UserRow> {
+    const user = await this.store.userByName(username);
+    if (!user || !(await verifyPassword(password, user.password_hash))) throw errors.unauthorized('Wrong username or password');
+    if (user.status !== 'enabled') throw errors.userDisabled();
+    return user;
+  }
+
+  async createUser(input: { username: string; password: string; role?: 'admin' | 'user'; group?: string; balance_micros?: number }): Promise<UserRow> {
+    if (await this.store.userByName(input.username)) throw errors.conflict(`A user named ${input.username} already exists`);
+    const id = await this.store.insertUser({
+      username: input.username,
+      password_hash: await hashPassword(input.password),
+      role: input.role ?? 'user',
+      group_name: input.group ?? 'default',
+      balance: input.balance_micros ?? 0,
+    });
+    return (await this.store.userById(id))!;
+  }
+
+  async updateUser(
+    id: number,
+    input: { status?: 'enabled' | 'disabled'; role?: 'admin' | 'user'; group?: string; password?: string; balance_micros?: number },
+  ): Promise<UserRow> {
+    const user = await this.store.userById(id);
+    if (!user) throw errors.notFound(`User ${id}`);
+    if (user.role === 'root' && (input.role || input.status === 'disabled')) throw errors.forbidden('The root user cannot be demoted or disabled');
+    await this.store.updateUser(id, {
+      ...(input.status ? { status: input.status } : {}),
+      ...(input.role ? { role: input.role } : {}),
+      ...(input.group ? { group_name: input.group } : {}),
+      ...(input.password ? { password_hash: await hashPassword(input.password) } : {}),
+    });
+    if (input.balance_micros !== undefined) await this.store.setBalance(id, input.balance_micros);
+    return (await this.store.userById(id))!;
+  }
+
+  async deleteUser(id: number): Promise<void> {
+    const user = await this.store.userById(id);
+    if (!user) throw errors.notFound(`User ${id}`);
+    if (user.role === 'root') throw errors.forbidden('The root user cannot be deleted');
+    await this.store.deleteUser(id);
+  }
+
+  /** Creates a token; the returned key is the only time it is ever shown. */
+  async createToken(userId: number, input: TokenInput): Promise<{ token: TokenRow; key: string }> {
+    if (!(await this.store.userById(userId))) throw errors.notFound(`User ${userId}`);
+    const key = randomSecret('sk-', 36);
+    const token = await this.insertToken(userId, key, input);
+    return { token, key };
+  }
+
+  private async insertToken(userId: number, key: string, input: TokenInput): Promise<TokenRow> {
+    parseIpAllow(input.ip_allow ?? null); // validates, names the field
+    const id = await this.store.insertToken({
+      user_id: userId,
+      name: input.name ?? 'token',
+      key_hash: hashKey(key),
+      key_hint: keyHint(key),
+      status: input.status ?? 'enabled',
+      expires_at: input.expires_at ?? null,
+      quota_limit: input.quota_limit_micros ?? null,
+      models: input.models?.length ? JSON.stringify(input.models) : null,
+      ip_allow: input.ip_allow?.trim() ? input.ip_allow.trim() : null,
+    });
+    return (await this.store.tokenById(id))!;
+  }
+
+  async updateToken(id: number, input: TokenInput): Promise<TokenRow> {
+    if (!(await this.store.tokenById(id))) throw errors.notFound(`Token ${id}`);
+    if (input.ip_allow !== undefined) parseIpAllow(input.ip_allow);
+    const patch: TokenPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.status !== undefined) patch.status = input.status;
+    if (input.expires_at !== undefined) patch.expires_at = input.expires_at;
+    if (input.quota_limit_micros !== undefined) patch.quota_limit = input.quota_limit_micros;
+    if (input.models !== undefined) patch.models = input.models.length ? JSON.stringify(input.models) : null;
+    if (input.ip_allow !== undefined) patch.ip_allow = input.ip_allow?.trim() ? input.ip_allow.trim() : null;
+    await this.store.updateToken(id, patch);
+    return (await this.store.tokenById(id))!;
+  }
+}

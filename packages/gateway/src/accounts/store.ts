@@ -1,0 +1,153 @@
+// SQL for users, tokens and sessions. Balance changes are single conditional
+// UPDATEs, so that they are atomic on every store and across processes.
+import { sql, type Kysely } from 'kysely';
+import type { GatewayTables, TokenRow, UserRow } from '../store/schema.js';
+
+export type NewUser = Pick<UserRow, 'username' | 'password_hash' | 'role' | 'group_name' | 'balance'>;
+export type NewToken = Omit<TokenRow, 'id' | 'quota_used' | 'last_used_at' | 'created_at'>;
+export type TokenPatch = Partial<Pick<TokenRow, 'name' | 'status' | 'expires_at' | 'quota_limit' | 'models' | 'ip_allow'>>;
+export type UserPatch = Partial<Pick<UserRow, 'status' | 'role' | 'group_name' | 'password_hash'>>;
+
+export class AccountsStore {
+  constructor(private readonly db: Kysely<GatewayTables>) {}
+
+  async insertUser(u: NewUser): Promise<number> {
+    const r = await this.db
+      .insertInto('users')
+      .values({ ...u, status: 'enabled', used: 0, request_count: 0, created_at: Date.now() })
+      .executeTakeFirstOrThrow();
+    return r.insertId !== undefined ? Number(r.insertId) : (await this.userByName(u.username))!.id;
+  }
+
+  userById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  userByName(username: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+
+  listUsers(offset: number, limit: number): Promise<UserRow[]> {
+    return this.db.selectFrom('users').selectAll().orderBy('id').offset(offset).limit(limit).execute();
+  }
+
+  async countUsers(): Promise<number> {
+    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  async updateUser(id: number, patch: UserPatch): Promise<boolean> {
+    if (Object.keys(patch).length === 0) return (await this.userById(id)) !== undefined;
+    const r = await this.db.updateTable('users').set(patch).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0 || (await this.userById(id)) !== undefined;
+  }
+
+  /** Sets the balance outright (admin edit). */
+  async setBalance(id: number, micros: number): Promise<boolean> {
+    const r = await this.db.updateTable('users').set({ balance: micros }).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async deleteUser(id: number): Promise<boolean> {
+    await this.db.deleteFrom('tokens').where('user_id', '=', id).execute();
+    await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
+    const r = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Takes `amount` from the balance if it is all there; false when it is not. */
+  async debitUser(id: number, amount: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ balance: sql`balance - ${amount}` })
+      .where('id', '=', id)
+      .where('balance', '>=', amount)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Settles: gives back `refund` (negative takes more, never below zero) and counts usage. */
+  async settleUser(id: number, refund: number, used: number, requests: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({
+        balance: sql`case when balance + ${refund} < 0 then 0 else balance + ${refund} end`,
+        used: sql`used + ${used}`,
+        request_count: sql`request_count + ${requests}`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Takes `amount` from a token's own limit if it fits. */
+  async debitToken(id: number, amount: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tokens')
+      .set({ quota_used: sql`quota_used + ${amount}` })
+      .where('id', '=', id)
+      .where(sql<boolean>`quota_limit is null or quota_limit - quota_used >= ${amount}`)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async settleToken(id: number, refund: number, lastUsedAt: number): Promise<void> {
+    await this.db
+      .updateTable('tokens')
+      .set({ quota_used: sql`case when quota_used - ${refund} < 0 then 0 else quota_used - ${refund} end`, last_used_at: lastUsedAt })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async insertToken(t: NewToken): Promise<number> {
+    const r = await this.db
+      .insertInto('tokens')
+      .values({ ...t, quota_used: 0, created_at: Date.now(), last_used_at: null })
+      .executeTakeFirstOrThrow();
+    if (r.insertId !== undefined) return Number(r.insertId);
+    const row = await this.db.selectFrom('tokens').select('id').where('key_hash', '=', t.key_hash).executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  tokenByHash(keyHash: string): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  }
+
+  tokenById(id: number): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  listTokens(userId: number | undefined, offset: number, limit: number): Promise<TokenRow[]> {
+    let q = this.db.selectFrom('tokens').selectAll().orderBy('id').offset(offset).limit(limit);
+    if (userId !== undefined) q = q.where('user_id', '=', userId);
+    return q.execute();
+  }
+
+  async updateToken(id: number, patch: TokenPatch): Promise<boolean> {
+    if (Object.keys(patch).length === 0) return (await this.tokenById(id)) !== undefined;
+    await this.db.updateTable('tokens').set(patch).where('id', '=', id).execute();
+    return (await this.tokenById(id)) !== undefined;
+  }
+
+  async deleteToken(id: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('tokens').where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async insertSession(tokenHash: string, userId: number, expiresAt: number): Promise<void> {
+    await this.db.insertInto('sessions').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt }).execute();
+  }
+
+  async sessionUser(tokenHash: string, now: number): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .where('sessions.token_hash', '=', tokenHash)
+      .where('sessions.expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+  }
+}

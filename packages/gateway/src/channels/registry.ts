@@ -1,0 +1,155 @@
+// The channels a process relays through, held in memory and re-read from the
+// store every CHANNEL_REFRESH_MS, so that several gateway processes on one
+// database agree on what is enabled (a known complaint: state differs between
+// nodes). Selection: highest priority tier first, weighted random inside it,
+// never a channel that already failed this request.
+import { providerOf, type ChannelOptions, type Provider } from '../providers/index.js';
+import type { ChannelRow } from '../store/schema.js';
+import type { KeyBox } from './key-box.js';
+import type { ChannelsStore, DisabledModel } from './store.js';
+
+export interface Channel {
+  id: number;
+  name: string;
+  type: string;
+  provider: Provider;
+  baseUrl: string;
+  key: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  options: ChannelOptions;
+  priority: number;
+  weight: number;
+  enabled: boolean;
+  source: 'env' | 'admin';
+  envProvider: string | null;
+}
+
+export function channelFromRow(row: ChannelRow, keyBox: KeyBox): Channel | undefined {
+  const provider = providerOf(row.type);
+  if (!provider) return undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    provider,
+    baseUrl: row.base_url,
+    key: keyBox.open(row.key_cipher),
+    models: JSON.parse(row.models) as string[],
+    modelMapping: JSON.parse(row.model_mapping) as Record<string, string>,
+    options: JSON.parse(row.options) as ChannelOptions,
+    priority: row.priority,
+    weight: row.weight,
+    enabled: row.status === 'enabled',
+    source: row.source,
+    envProvider: row.env_provider,
+  };
+}
+
+export class ChannelRegistry {
+  private channels: Channel[] = [];
+  private byModel = new Map<string, Channel[]>();
+  private disabled = new Map<string, DisabledModel>();
+  private timer: NodeJS.Timeout | undefined;
+  private loadErrors: string[] = [];
+
+  constructor(
+    private readonly store: ChannelsStore,
+    private readonly keyBox: KeyBox,
+  ) {}
+
+  async load(): Promise<void> {
+    const [rows, disabled] = await Promise.all([this.store.list(), this.store.disabledModels()]);
+    const channels: Channel[] = [];
+    const problems: string[] = [];
+    for (const row of rows) {
+      try {
+        const ch = channelFromRow(row, this.keyBox);
+        if (ch) channels.push(ch);
+        else problems.push(`channel ${row.id} has unknown type ${row.type}`);
+      } catch (err) {
+        problems.push(`channel ${row.id}: ${(err as Error).message}`);
+      }
+    }
+    this.loadErrors = problems;
+    this.channels = channels;
+    this.disabled = new Map(disabled.map((d) => [`${d.channel_id}:${d.model}`, d]));
+    const byModel = new Map<string, Channel[]>();
+    for (const ch of channels) {
+      if (!ch.enabled) continue;
+      for (const m of ch.models) {
+        const list = byModel.get(m);
+        if (list) list.push(ch);
+        else byModel.set(m, [ch]);
+      }
+    }
+    this.byModel = byModel;
+  }
+
+  startRefresh(everyMs: number, onError: (err: Error) => void): void {
+    this.timer = setInterval(() => this.load().catch(onError), everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  problems(): string[] {
+    return this.loadErrors;
+  }
+
+  all(): Channel[] {
+    return this.channels;
+  }
+
+  get(id: number): Channel | undefined {
+    return this.channels.find((c) => c.id === id);
+  }
+
+  isModelDisabled(channelId: number, model: string): DisabledModel | undefined {
+    return this.disabled.get(`${channelId}:${model}`);
+  }
+
+  disabledModels(): DisabledModel[] {
+    return [...this.disabled.values()];
+  }
+
+  markDisabled(d: DisabledModel): void {
+    this.disabled.set(`${d.channel_id}:${d.model}`, d);
+  }
+
+  markEnabled(channelId: number, model: string): void {
+    this.disabled.delete(`${channelId}:${model}`);
+  }
+
+  /** Models some enabled channel serves right now. */
+  servedModels(): string[] {
+    return [...this.byModel.keys()].filter((m) => this.byModel.get(m)!.some((c) => !this.disabled.has(`${c.id}:${m}`)));
+  }
+
+  /** Picks a channel for the model, skipping those in `exclude`; undefined when none is left. */
+  pick(model: string, exclude?: ReadonlySet<number>): Channel | undefined {
+    const list = this.byModel.get(model);
+    if (!list) return undefined;
+    let best = -Infinity;
+    let tier: Channel[] = [];
+    for (const ch of list) {
+      if (exclude?.has(ch.id) || this.disabled.has(`${ch.id}:${model}`)) continue;
+      if (ch.priority > best) {
+        best = ch.priority;
+        tier = [ch];
+      } else if (ch.priority === best) tier.push(ch);
+    }
+    if (tier.length <= 1) return tier[0];
+    let total = 0;
+    for (const ch of tier) total += Math.max(ch.weight, 0);
+    if (total <= 0) return tier[Math.floor(Math.random() * tier.length)];
+    let r = Math.random() * total;
+    for (const ch of tier) {
+      r -= Math.max(ch.weight, 0);
+      if (r < 0) return ch;
+    }
+    return tier[tier.length - 1];
+  }
+}

@@ -1,0 +1,249 @@
+// Channels as operators manage them: validated create/update/delete, the
+// start-up sync of <PROVIDER>_API_KEY variables, and channel tests. Changes
+// reload the registry at once in this process (others follow at refresh).
+import { errors } from '../errors.js';
+import { endpointOfModel, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
+import type { UpstreamClient } from '../relay/upstream.js';
+import { UpstreamFailure } from '../relay/upstream.js';
+import type { ChannelRow } from '../store/schema.js';
+import type { ChannelHealth } from './health.js';
+import type { KeyBox } from './key-box.js';
+import type { Channel, ChannelRegistry } from './registry.js';
+import type { ChannelsStore } from './store.js';
+
+export interface ChannelInput {
+  name?: string;
+  type?: string;
+  base_url?: string;
+  key?: string;
+  models?: string[];
+  model_mapping?: Record<string, string>;
+  options?: ChannelOptions;
+  priority?: number;
+  weight?: number;
+  status?: 'enabled' | 'disabled';
+}
+
+/** A channel as the admin API shows it: never its key. */
+export interface PublicChannel {
+  id: number;
+  name: string;
+  type: string;
+  base_url: string;
+  key_set: boolean;
+  models: string[];
+  model_mapping: Record<string, string>;
+  options: ChannelOptions;
+  priority: number;
+  weight: number;
+  status: string;
+  source: string;
+  env_provider: string | null;
+  disabled_models: Array<{ model: string; reason: string; disabled_at: number }>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ModelTestResult {
+  model: string;
+  endpoint: Endpoint;
+  ok: boolean;
+  latency_ms: number;
+  status?: number;
+  error?: string;
+}
+
+export class ChannelsService {
+  constructor(
+    private readonly store: ChannelsStore,
+    private readonly registry: ChannelRegistry,
+    private readonly health: ChannelHealth,
+    private readonly keyBox: KeyBox,
+    private readonly upstream: UpstreamClient,
+  ) {}
+
+  toPublic(row: ChannelRow): PublicChannel {
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      base_url: row.base_url,
+      key_set: Boolean(this.registry.get(row.id)?.key),
+      models: JSON.parse(row.models),
+      model_mapping: JSON.parse(row.model_mapping),
+      options: JSON.parse(row.options),
+      priority: row.priority,
+      weight: row.weight,
+      status: row.status,
+      source: row.source,
+      env_provider: row.env_provider,
+      disabled_models: this.registry
+        .disabledModels()
+        .filter((d) => d.channel_id === row.id)
+        .map((d) => ({ model: d.model, reason: d.reason, disabled_at: Number(d.disabled_at) })),
+      created_at: Number(row.created_at),
+      updated_at: Number(row.updated_at),
+    };
+  }
+
+  async list(): Promise<PublicChannel[]> {
+    return (await this.store.list()).map((r) => this.toPublic(r));
+  }
+
+  async get(id: number): Promise<PublicChannel> {
+    const row = await this.store.byId(id);
+    if (!row) throw errors.notFound(`Channel ${id}`);
+    return this.toPublic(row);
+  }
+
+  private validate(input: ChannelInput, creating: boolean): void {
+    if (creating && !input.type) throw errors.badField('type', `Invalid 'type': required`);
+    const provider = input.type !== undefined ? providerOf(input.type) : undefined;
+    if (input.type !== undefined && !provider) throw errors.badField('type', `Invalid 'type': unknown provider type "${input.type}"`);
+    if (creating && !input.base_url && !provider?.defaultBaseUrl) throw errors.badField('base_url', `Invalid 'base_url': required for ${input.type} channels`);
+    if (input.base_url !== undefined) {
+      let u: URL;
+      try {
+        u = new URL(input.base_url);
+      } catch {
+        throw errors.badField('base_url', `Invalid 'base_url': not a URL`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw errors.badField('base_url', `Invalid 'base_url': must be http or https`);
+    }
+    if (creating && provider?.keyRequired && !input.key) throw errors.badField('key', `Invalid 'key': required for ${input.type} channels`);
+    if (creating && (!input.models || input.models.length === 0)) throw errors.badField('models', `Invalid 'models': list at least one model`);
+    if (input.models && input.models.some((m) => typeof m !== 'string' || !m.trim())) throw errors.badField('models', `Invalid 'models': names must be non-empty strings`);
+  }
+
+  async create(input: ChannelInput, source: 'env' | 'admin' = 'admin', envProvider: string | null = null): Promise<PublicChannel> {
+    this.validate(input, true);
+    const provider = providerOf(input.type!)!;
+    const now = Date.now();
+    const id = await this.store.insert({
+      name: input.name ?? `${input.type} channel`,
+      type: input.type!,
+      base_url: input.base_url ?? provider.defaultBaseUrl!,
+      key_cipher: this.keyBox.seal(input.key ?? ''),
+      models: JSON.stringify(input.models!.map((m) => m.trim())),
+      model_mapping: JSON.stringify(input.model_mapping ?? {}),
+      options: JSON.stringify(input.options ?? {}),
+      priority: input.priority ?? 0,
+      weight: input.weight ?? 1,
+      status: input.status ?? 'enabled',
+      source,
+      env_provider: envProvider,
+      created_at: now,
+      updated_at: now,
+    });
+    await this.registry.load();
+    return this.get(id);
+  }
+
+  async update(id: number, input: ChannelInput): Promise<PublicChannel> {
+    if (!(await this.store.byId(id))) throw errors.notFound(`Channel ${id}`);
+    this.validate(input, false);
+    await this.store.update(id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.type !== undefined ? { type: input.type } : {}),
+      ...(input.base_url !== undefined ? { base_url: input.base_url } : {}),
+      ...(input.key !== undefined ? { key_cipher: this.keyBox.seal(input.key) } : {}),
+      ...(input.models !== undefined ? { models: JSON.stringify(input.models.map((m) => m.trim())) } : {}),
+      ...(input.model_mapping !== undefined ? { model_mapping: JSON.stringify(input.model_mapping) } : {}),
+      ...(input.options !== undefined ? { options: JSON.stringify(input.options) } : {}),
+      ...(input.priority !== undefined ? { priority: input.priority } : {}),
+      ...(input.weight !== undefined ? { weight: input.weight } : {}),
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      updated_at: Date.now(),
+    });
+    // A manual enable also clears auto-disabled models: the operator has looked.
+    if (input.status === 'enabled') await this.health.enable(id);
+    await this.registry.load();
+    return this.get(id);
+  }
+
+  async delete(id: number): Promise<void> {
+    if (!(await this.store.delete(id))) throw errors.notFound(`Channel ${id}`);
+    await this.registry.load();
+  }
+
+  /**
+   * Creates or updates one channel per <PROVIDER>_API_KEY in the environment.
+   * Known providers need only the key; any other prefix needs <PREFIX>_BASE_URL
+   * too and is taken as OpenAI-compatible. Returns what it did, for the log.
+   */
+  async syncFromEnv(env: Record<string, string | undefined>): Promise<string[]> {
+    const done: string[] = [];
+    const known = new Map(presets.map((p) => [p.env, p]));
+    for (const [name, value] of Object.entries(env)) {
+      const m = /^([A-Z][A-Z0-9_]*)_API_KEY$/.exec(name);
+      if (!m || !value) continue;
+      const prefix = m[1]!;
+      const preset = known.get(prefix);
+      const baseUrl = env[`${prefix}_BASE_URL`] || preset?.baseUrl;
+      if (!preset && !env[`${prefix}_BASE_URL`]) continue; // some other tool's key, not a provider
+      if (!baseUrl) {
+        done.push(`${name}: skipped, ${prefix}_BASE_URL is required for this provider`);
+        continue;
+      }
+      const models = env[`${prefix}_MODELS`]?.split(',').map((s) => s.trim()).filter(Boolean) ?? preset?.models ?? [];
+      if (models.length === 0) {
+        done.push(`${name}: skipped, set ${prefix}_MODELS to the models it serves`);
+        continue;
+      }
+      const input: ChannelInput = { name: `${prefix.toLowerCase()} (from environment)`, type: preset?.type ?? 'openai', base_url: baseUrl, key: value, models };
+      const existing = await this.store.byEnvProvider(prefix);
+      if (existing) {
+        await this.update(existing.id, { type: input.type, base_url: input.base_url, key: input.key, models: input.models });
+        done.push(`${name}: updated channel ${existing.id} (${baseUrl}, ${models.length} models)`);
+      } else {
+        const ch = await this.create(input, 'env', prefix);
+        done.push(`${name}: created channel ${ch.id} (${baseUrl}, ${models.length} models)`);
+      }
+    }
+    return done;
+  }
+
+  /** Tests every model of a channel with a request suited to its kind. */
+  async test(id: number, onlyModel?: string): Promise<ModelTestResult[]> {
+    const row = await this.store.byId(id);
+    if (!row) throw errors.notFound(`Channel ${id}`);
+    const channel = this.registry.get(id);
+    if (!channel) throw errors.internal(`Channel ${id} cannot be loaded: ${this.registry.problems().join('; ')}`);
+    const models = onlyModel ? [onlyModel] : channel.models;
+    return Promise.all(models.map((m) => this.testModel(channel, m)));
+  }
+
+  async testModel(channel: Channel, model: string): Promise<ModelTestResult> {
+    const endpoint = endpointOfModel(model, channel.options);
+    const upstreamModel = channel.modelMapping[model] ?? model;
+    const body =
+      endpoint === 'embeddings'
+        ? { model: upstreamModel, input: 'kbchat channel test' }
+        : endpoint === 'rerank'
+          ? { model: upstreamModel, query: 'channel test', documents: ['a channel test', 'something else'] }
+          : { model: upstreamModel, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 };
+    const started = Date.now();
+    try {
+      const res = await this.upstream.post(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body));
+      const text = await res.body.text();
+      JSON.parse(text);
+      return { model, endpoint, ok: true, latency_ms: Date.now() - started, status: res.statusCode };
+    } catch (err) {
+      const status = err instanceof UpstreamFailure ? err.status : undefined;
+      return { model, endpoint, ok: false, latency_ms: Date.now() - started, status, error: (err as Error).message };
+    }
+  }
+
+  /** Re-tests auto-disabled channel models and enables those that answer again. */
+  async retestDisabled(): Promise<Array<{ channel_id: number; model: string; enabled: boolean; error?: string }>> {
+    const out = [];
+    for (const d of this.registry.disabledModels()) {
+      const channel = this.registry.get(d.channel_id);
+      if (!channel) continue;
+      const r = await this.testModel(channel, d.model);
+      if (r.ok) await this.health.enable(d.channel_id, d.model);
+      out.push({ channel_id: d.channel_id, model: d.model, enabled: r.ok, error: r.error });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,95 @@
+// Builds every gateway service from the configuration, in dependency order,
+// and takes them down in reverse. The HTTP layer (server.ts) only sees this.
+import { loadTokenizer } from '@kbchat/shared';
+import { TokenAuthenticator } from './accounts/auth.js';
+import { BalanceLedger } from './accounts/ledger.js';
+import { PriceBook } from './accounts/pricing.js';
+import { AccountsService } from './accounts/service.js';
+import { AccountsStore } from './accounts/store.js';
+import { ChannelHealth } from './channels/health.js';
+import { KeyBox } from './channels/key-box.js';
+import { ChannelRegistry } from './channels/registry.js';
+import { ChannelsService } from './channels/service.js';
+import { ChannelsStore } from './channels/store.js';
+import type { GatewayConfig } from './config.js';
+import { LogsStore } from './logs/store.js';
+import { LogWriter } from './logs/writer.js';
+import type { RelayDeps } from './relay/context.js';
+import { UpstreamClient } from './relay/upstream.js';
+import { openStore, type Store } from './store/db.js';
+
+export interface GatewayServices {
+  config: GatewayConfig;
+  store: Store;
+  accountsStore: AccountsStore;
+  accounts: AccountsService;
+  auth: TokenAuthenticator;
+  ledger: BalanceLedger;
+  prices: PriceBook;
+  registry: ChannelRegistry;
+  health: ChannelHealth;
+  channels: ChannelsService;
+  logsStore: LogsStore;
+  logs: LogWriter;
+  upstream: UpstreamClient;
+  relay: RelayDeps;
+  /** Lines worth printing at start (generated root password, env channel sync). */
+  startupNotes: string[];
+  close(): Promise<void>;
+}
+
+export async function createGatewayServices(config: GatewayConfig, log: (msg: string) => void = console.error): Promise<GatewayServices> {
+  const tokenizer = loadTokenizer();
+  const store = await openStore({ url: config.databaseUrl, dataDir: config.dataDir });
+  const onError = (err: Error) => log(`kbchat gateway: ${err.message}`);
+  const accountsStore = new AccountsStore(store.db);
+  const accounts = new AccountsService(accountsStore);
+  const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
+  const ledger = new BalanceLedger(accountsStore);
+  const prices = new PriceBook(store.db, { inputPrice: config.defaultInputPrice * 1_000_000, outputPrice: config.defaultOutputPrice * 1_000_000 });
+  const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
+  const channelsStore = new ChannelsStore(store.db);
+  const registry = new ChannelRegistry(channelsStore, keyBox);
+  const health = new ChannelHealth(channelsStore, registry, { threshold: config.disableThreshold, windowMs: config.disableWindowMs });
+  const upstream = new UpstreamClient({
+    connectTimeoutMs: config.connectTimeoutMs,
+    headersTimeoutMs: config.upstreamTimeoutMs,
+    idleTimeoutMs: config.upstreamIdleTimeoutMs,
+  });
+  const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream);
+  const logsStore = new LogsStore(store.db);
+  const logs = new LogWriter(logsStore, config.logFlushMs, onError);
+
+  const startupNotes: string[] = [];
+  const root = await accounts.ensureRoot({
+    rootPassword: config.rootPassword,
+    initialBalanceUnits: config.initialRootBalance,
+    initialRootToken: config.initialRootToken,
+  });
+  if (root.generatedPassword) startupNotes.push(`root user created; password (shown once): ${root.generatedPassword}`);
+  await registry.load();
+  startupNotes.push(...(await channels.syncFromEnv(config.env)));
+  await prices.load();
+  await tokenizer;
+
+  registry.startRefresh(config.channelRefreshMs, onError);
+  logs.startRetention(config.logRetentionDays);
+  let retest: NodeJS.Timeout | undefined;
+  if (config.retestIntervalMs > 0) {
+    retest = setInterval(() => channels.retestDisabled().catch(onError), config.retestIntervalMs);
+    retest.unref();
+  }
+
+  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, logs, onError };
+  return {
+    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logs, upstream, relay, startupNotes,
+    async close() {
+      if (retest) clearInterval(retest);
+      registry.stop();
+      await ledger.flush();
+      await logs.close();
+      await upstream.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// SQL for request logs: batched inserts, filtered listing, batched deletes.
+import type { Kysely } from 'kysely';
+import type { GatewayTables, LogRow, NewLog } from '../store/schema.js';
+
+export interface LogFilter {
+  userId?: number;
+  tokenId?: number;
+  channelId?: number;
+  model?: string;
+  requestId?: string;
+  status?: 'ok' | 'error';
+  from?: number;
+  to?: number;
+}
+
+export type LogSummary = Omit<LogRow, 'request_body'>;
+
+export class LogsStore {
+  constructor(private readonly db: Kysely<GatewayTables>) {}
+
+  async insertMany(rows: NewLog[]): Promise<void> {
+    // Several hundred rows per statement keep well under every driver's parameter limit.
+    for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('logs').values(rows.slice(i, i + 500)).execute();
+  }
+
+  list(filter: LogFilter, offset: number, limit: number): Promise<LogSummary[]> {
+    let q = this.db
+      .selectFrom('logs')
+      .select([
+        'id', 'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream',
+        'prompt_tokens', 'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts',
+      ])
+      .orderBy('id', 'desc')
+      .offset(offset)
+      .limit(limit);
+    if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);
+    if (filter.tokenId !== undefined) q = q.where('token_id', '=', filter.tokenId);
+    if (filter.channelId !== undefined) q = q.where('channel_id', '=', filter.channelId);
+    if (filter.model !== undefined) q = q.where('model', '=', filter.model);
+    if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+    if (filter.status === 'ok') q = q.where('status', '<', 400);
+    if (filter.status === 'error') q = q.where('status', '>=', 400);
+    if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
+    if (filter.to !== undefined) q = q.where('created_at', '<', filter.to);
+    return q.execute();
+  }
+
+  byRequestId(requestId: string): Promise<LogRow | undefined> {
+    return this.db.selectFrom('logs').selectAll().where('request_id', '=', requestId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** Deletes up to `batch` rows older than `before`; returns how many went. */
+  async deleteOlderThan(before: number, batch: number): Promise<number> {
+    const ids = await this.db.selectFrom('logs').select('id').where('created_at', '<', before).orderBy('id').limit(batch).execute();
+    if (ids.length === 0) return 0;
+    const r = await this.db.deleteFrom('logs').where('id', 'in', ids.map((r) => r.id)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+}

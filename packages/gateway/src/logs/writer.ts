@@ -1,0 +1,73 @@
+// Request logs are written in batches (every LOG_FLUSH_MS or 500 rows): one
+// INSERT per batch instead of one per request keeps the relay fast on every
+// store, most of all the embedded one. Retention deletes old rows in small
+// batches so that cleanup never locks the table for long.
+import type { NewLog } from '../store/schema.js';
+import type { LogsStore } from './store.js';
+
+export class LogWriter {
+  private buffer: NewLog[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: LogsStore,
+    private readonly flushMs: number,
+    private readonly onError: (err: Error) => void,
+  ) {}
+
+  add(row: NewLog): void {
+    this.buffer.push(row);
+    if (this.buffer.length >= 500) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything buffered; resolves when it is in the store. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const rows = this.buffer;
+    this.buffer = [];
+    this.writing = this.writing.then(async () => {
+      if (rows.length === 0) return;
+      try {
+        await this.store.insertMany(rows);
+      } catch (err) {
+        this.onError(err as Error);
+      }
+    });
+    return this.writing;
+  }
+
+  /** Deletes rows older than `days`, `batch` at a time, pausing between batches. */
+  async purge(days: number, batch = 1000, now = Date.now()): Promise<number> {
+    if (days <= 0) return 0;
+    const before = now - days * 86_400_000;
+    let total = 0;
+    for (;;) {
+      const n = await this.store.deleteOlderThan(before, batch);
+      total += n;
+      if (n < batch) return total;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  startRetention(days: number, everyMs = 3_600_000): void {
+    if (days <= 0) return;
+    const run = () => this.purge(days).catch(this.onError);
+    this.retentionTimer = setInterval(run, everyMs);
+    this.retentionTimer.unref();
+    void run();
+  }
+
+  async close(): Promise<void> {
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,49 @@
+// The one small interface every provider adapter implements. Adapters only say
+// where a request goes and with which headers; the relay does the rest, since
+// every supported provider speaks the OpenAI wire format.
+
+export type Endpoint = 'chat' | 'embeddings' | 'rerank';
+
+export interface ChannelOptions {
+  /** Send stream_options.include_usage upstream (off for upstreams that reject it). */
+  streamUsage?: boolean;
+  /** Azure OpenAI api-version. */
+  apiVersion?: string;
+  /** Per-model endpoint kind where the name does not tell (used by tests and /v1/models). */
+  modelTypes?: Record<string, Endpoint>;
+}
+
+export interface UpstreamTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface Provider {
+  type: string;
+  label: string;
+  /** Where it lives when the operator names no base URL. */
+  defaultBaseUrl?: string;
+  keyRequired: boolean;
+  streamUsageDefault: boolean;
+  endpoints: readonly Endpoint[];
+  target(endpoint: Endpoint, upstreamModel: string, channel: { baseUrl: string; key: string; options: ChannelOptions }): UpstreamTarget;
+}
+
+/** What kind of model a name is, when the channel does not say. */
+export function endpointOfModel(model: string, options?: ChannelOptions): Endpoint {
+  const declared = options?.modelTypes?.[model];
+  if (declared) return declared;
+  if (/rerank/i.test(model)) return 'rerank';
+  if (/embed|bge-(small|base|large|m3)|e5-/i.test(model)) return 'embeddings';
+  return 'chat';
+}
+
+export const endpointPath: Record<Endpoint, string> = {
+  chat: '/chat/completions',
+  embeddings: '/embeddings',
+  rerank: '/rerank',
+};
+
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, '') + path;
+}

@@ -1,0 +1,58 @@
+// The retry loop shared by every endpoint: pick a channel, try it, and on a
+// retryable failure try a different one (never the one that just failed), up
+// to RELAY_MAX_ATTEMPTS. Failures feed the channel+model health counts.
+import { errors, GatewayError } from '../errors.js';
+import type { Channel } from '../channels/registry.js';
+import type { RelayDeps } from './context.js';
+import { UpstreamFailure } from './upstream.js';
+
+export interface AttemptResult<T> {
+  value: T;
+  channel: Channel;
+  upstreamModel: string;
+  attempts: number;
+}
+
+export class RelayFailure extends Error {
+  constructor(
+    readonly error: GatewayError,
+    readonly attempts: number,
+    readonly channel: Channel | undefined,
+    readonly upstreamModel: string | undefined,
+  ) {
+    super(error.message);
+  }
+}
+
+export async function withAttempts<T>(
+  deps: RelayDeps,
+  model: string,
+  group: string,
+  tryChannel: (channel: Channel, upstreamModel: string) => Promise<T>,
+): Promise<AttemptResult<T>> {
+  const tried = new Set<number>();
+  let last: { failure: UpstreamFailure; channel: Channel; upstreamModel: string } | undefined;
+  for (let attempt = 1; attempt <= deps.config.maxAttempts; attempt++) {
+    const channel = deps.registry.pick(model, tried);
+    if (!channel) break;
+    const upstreamModel = channel.modelMapping[model] ?? model;
+    try {
+      const value = await tryChannel(channel, upstreamModel);
+      deps.health.recordSuccess(channel.id, model);
+      return { value, channel, upstreamModel, attempts: attempt };
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure)) {
+        if (err instanceof GatewayError) throw new RelayFailure(err, attempt, channel, upstreamModel);
+        throw err;
+      }
+      tried.add(channel.id);
+      last = { failure: err, channel, upstreamModel };
+      if (err.countsAgainstChannel) {
+        deps.health.recordFailure(channel.id, model, err.message).catch(deps.onError);
+      }
+      if (!err.retryable) break;
+    }
+  }
+  if (!last) throw new RelayFailure(errors.noChannel(model, group), 0, undefined, undefined);
+  throw new RelayFailure(last.failure.error, tried.size, last.channel, last.upstreamModel);
+}

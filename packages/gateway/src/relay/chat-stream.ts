@@ -1,0 +1,188 @@
+// Relaying one streamed chat completion from one channel. Chunks are passed
+// through byte-for-byte (re-framed as `data: …\n\n`), so the OpenAI chunk
+// shape reaches the client exactly as the upstream sent it. Until the first
+// chunk with content arrives nothing is sent to the client, which is what
+// makes a retry on another channel possible (and invisible) before that point.
+import { createSseReader, openAIError, sseData, SSE_DONE } from '@kbchat/shared';
+import type { Dispatcher } from 'undici';
+import { errors, type GatewayError } from '../errors.js';
+import type { Responder } from './context.js';
+import { UpstreamFailure } from './upstream.js';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface StreamOutcome {
+  /** Usage the upstream reported, if any. */
+  usage?: Usage;
+  /** Text of the answer (content, refusal, tool-call arguments), for local counting. */
+  text: string;
+  ttftMs?: number;
+  /** An error after the stream had started (it was written into the stream). */
+  error?: GatewayError;
+  /** The upstream stream had no content at all. */
+  empty: boolean;
+}
+
+interface ChunkMeta {
+  id?: string;
+  created?: number;
+  model?: string;
+  system_fingerprint?: string | null;
+}
+
+function hasContent(chunk: any): boolean {
+  const choices = chunk?.choices;
+  if (!Array.isArray(choices)) return false;
+  for (const c of choices) {
+    const d = c?.delta;
+    if (!d) continue;
+    if ((typeof d.content === 'string' && d.content) || d.tool_calls || d.refusal || d.reasoning_content || d.function_call) return true;
+  }
+  return false;
+}
+
+function chunkText(chunk: any): string {
+  let out = '';
+  for (const c of chunk?.choices ?? []) {
+    const d = c?.delta;
+    if (!d) continue;
+    if (typeof d.content === 'string') out += d.content;
+    if (typeof d.refusal === 'string') out += d.refusal;
+    if (typeof d.reasoning_content === 'string') out += d.reasoning_content;
+    for (const t of d.tool_calls ?? []) {
+      if (t?.function?.name) out += t.function.name;
+      if (t?.function?.arguments) out += t.function.arguments;
+    }
+  }
+  return out;
+}
+
+export interface PipeOptions {
+  responder: Responder;
+  requestId: string;
+  startedAt: number;
+  /** The client asked for a usage chunk. */
+  clientWantsUsage: boolean;
+  /** Count usage locally when the upstream reports none (called at the end). */
+  localUsage: (text: string) => Usage;
+}
+
+/**
+ * Reads an upstream SSE response. Throws UpstreamFailure when the stream breaks
+ * before anything was sent to the client (the caller may retry elsewhere);
+ * after that, errors are written into the stream and returned.
+ */
+export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOptions): Promise<StreamOutcome> {
+  const { responder } = opts;
+  const out: StreamOutcome = { text: '', empty: true };
+  const meta: ChunkMeta = {};
+  let held: string[] = [];
+  let events: Array<{ data: string; event?: string }> = [];
+  const reader = createSseReader((data, event) => events.push({ data, event }));
+  const decoder = new TextDecoder();
+
+  const emit = async (frame: string) => {
+    if (responder.started) {
+      await responder.write(frame);
+      return;
+    }
+    held.push(frame);
+  };
+
+  const handle = async (data: string, event?: string) => {
+    if (data === '[DONE]') return;
+    let chunk: any;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      await emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+      return;
+    }
+    if (meta.id === undefined && chunk && typeof chunk === 'object') {
+      meta.id = chunk.id;
+      meta.created = chunk.created;
+      meta.model = chunk.model;
+      meta.system_fingerprint = chunk.system_fingerprint;
+    }
+    if (chunk?.usage && typeof chunk.usage === 'object') {
+      out.usage = { prompt_tokens: Number(chunk.usage.prompt_tokens) || 0, completion_tokens: Number(chunk.usage.completion_tokens) || 0 };
+      // The gateway asked for usage on the client's behalf: keep the usage-only chunk to itself.
+      if (!opts.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return;
+    }
+    if (chunk?.error) {
+      // Some upstreams report failures inside a 200 stream.
+      if (!responder.started) throw new UpstreamFailure('status', errors.badResponseStatus(502, chunk.error.message ?? JSON.stringify(chunk.error)), 502);
+    }
+    out.text += chunkText(chunk);
+    if (out.empty && hasContent(chunk)) {
+      out.empty = false;
+      out.ttftMs = Date.now() - opts.startedAt;
+      responder.startStream();
+      const pending = held;
+      held = [];
+      for (const f of pending) await responder.write(f);
+    }
+    await emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+  };
+
+  try {
+    for await (const part of res.body) {
+      reader.feed(decoder.decode(part as Buffer, { stream: true }));
+      if (events.length) {
+        const batch = events;
+        events = [];
+        for (const e of batch) await handle(e.data, e.event);
+      }
+    }
+  } catch (err) {
+    if (err instanceof UpstreamFailure) throw err;
+    const detail = (err as Error).message || String(err);
+    if (!responder.started) throw new UpstreamFailure('dropped', errors.streamDropped(detail));
+    out.error = errors.streamDropped(detail);
+    await responder.write(sseData(openAIError(out.error.message, out.error.type, out.error.code, out.error.param, opts.requestId)));
+    responder.end();
+    return out;
+  }
+  if (out.empty) return out;
+  if (opts.clientWantsUsage && !out.usage) {
+    const usage = opts.localUsage(out.text);
+    await responder.write(
+      sseData({
+        id: meta.id,
+        object: 'chat.completion.chunk',
+        created: meta.created,
+        model: meta.model,
+        system_fingerprint: meta.system_fingerprint ?? null,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      }),
+    );
+  }
+  await responder.write(SSE_DONE);
+  responder.end();
+  return out;
+}
+
+/** Turns a non-stream completion into the chunks a stream would have carried. */
+export function completionToChunks(body: any, includeUsage: boolean): string[] {
+  const base = { id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model, system_fingerprint: body.system_fingerprint ?? null };
+  const frames: string[] = [];
+  for (const choice of body.choices ?? []) {
+    const msg = choice.message ?? {};
+    const index = choice.index ?? 0;
+    frames.push(sseData({ ...base, choices: [{ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }] }));
+    if (msg.content) frames.push(sseData({ ...base, choices: [{ index, delta: { content: msg.content }, logprobs: null, finish_reason: null }] }));
+    if (msg.refusal) frames.push(sseData({ ...base, choices: [{ index, delta: { refusal: msg.refusal }, logprobs: null, finish_reason: null }] }));
+    if (Array.isArray(msg.tool_calls) && msg.tool_calls.length) {
+      const calls = msg.tool_calls.map((t: any, i: number) => ({ index: i, id: t.id, type: t.type ?? 'function', function: t.function }));
+      frames.push(sseData({ ...base, choices: [{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }] }));
+    }
+    frames.push(sseData({ ...base, choices: [{ index, delta: {}, logprobs: null, finish_reason: choice.finish_reason ?? 'stop' }] }));
+  }
+  if (includeUsage && body.usage) frames.push(sseData({ ...base, choices: [], usage: body.usage }));
+  frames.push(SSE_DONE);
+  return frames;
+}

@@ -1,0 +1,165 @@
+// POST /v1/chat/completions, stream and non-stream. Every field the gateway
+// does not need is passed through untouched; only `model` (mapping) and, for
+// streams, `stream_options` (to get usage) may be changed on the way up.
+import { chatRequestSchema, countChatPromptTokens, countTextTokens, openAIError, parseWith, sseData } from '@kbchat/shared';
+import { errors, type GatewayError } from '../errors.js';
+import type { Channel } from '../channels/registry.js';
+import { withAttempts } from './attempts.js';
+import { completionToChunks, pipeChatStream, type StreamOutcome, type Usage } from './chat-stream.js';
+import type { RelayContext, RelayDeps, Responder } from './context.js';
+import { recordFailure, RelayRun, type RunResult } from './run.js';
+import { UpstreamFailure } from './upstream.js';
+
+function messageText(body: any): string {
+  let out = '';
+  for (const c of body?.choices ?? []) {
+    const m = c?.message ?? {};
+    if (typeof m.content === 'string') out += m.content;
+    if (typeof m.refusal === 'string') out += m.refusal;
+    for (const t of m.tool_calls ?? []) out += (t?.function?.name ?? '') + (t?.function?.arguments ?? '');
+  }
+  return out;
+}
+
+function usageOf(body: any): Usage | undefined {
+  const u = body?.usage;
+  if (!u || typeof u !== 'object') return undefined;
+  return { prompt_tokens: Number(u.prompt_tokens) || 0, completion_tokens: Number(u.completion_tokens) || 0 };
+}
+
+export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unknown, responder: Responder): Promise<void> {
+  const parsed = parseWith(chatRequestSchema, rawBody);
+  if (!parsed.ok) throw errors.badField(parsed.problem.field, parsed.problem.message);
+  const body = parsed.value as Record<string, any>;
+  const stream = body.stream === true;
+  const bodyText = JSON.stringify(body);
+  const maxOut = body.max_completion_tokens ?? body.max_tokens ?? deps.config.reserveOutputTokens;
+  // Reservation estimate: half the body's length in tokens is above the real
+  // count for prose; the settlement refunds the difference.
+  const run = await RelayRun.begin(deps, ctx, 'chat', body.model, stream, Math.ceil(bodyText.length / 2), maxOut);
+  const localPrompt = () => countChatPromptTokens(body.messages, body.tools);
+  const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
+  let sent = '';
+  try {
+    if (!stream) {
+      const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+        sent = upstreamBody(body, upstreamModel, channel, false);
+        const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
+        const text = await readBody(res);
+        try {
+          return { text, json: JSON.parse(text) };
+        } catch (err) {
+          throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
+        }
+      });
+      Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
+      setUsage(result, usageOf(a.value.json), localPrompt, () => countTextTokens(messageText(a.value.json)));
+      responder.json(200, a.value.text);
+      return;
+    }
+    const clientWantsUsage = body.stream_options?.include_usage === true;
+    let outcome: StreamOutcome | undefined;
+    const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+      sent = upstreamBody(body, upstreamModel, channel, true);
+      const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
+      outcome = await pipeChatStream(res, {
+        responder,
+        requestId: ctx.requestId,
+        startedAt: ctx.startedAt,
+        clientWantsUsage,
+        localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
+      });
+      return outcome;
+    });
+    Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
+    if (a.value.empty) {
+      await answerEmptyStream(deps, ctx, body, a.channel, a.upstreamModel, clientWantsUsage, responder, result, localPrompt);
+      return;
+    }
+    setUsage(result, a.value.usage, localPrompt, () => countTextTokens(a.value.text));
+    if (a.value.error) {
+      result.error = a.value.error;
+      result.status = a.value.error.status;
+      result.failedBody = sent;
+    }
+  } catch (err) {
+    throw recordFailure(result, err, ctx, sent || bodyText);
+  } finally {
+    run.finish(result);
+  }
+}
+
+function setUsage(result: RunResult, upstream: Usage | undefined, localPrompt: () => number, localCompletion: () => number): void {
+  if (upstream) {
+    result.promptTokens = upstream.prompt_tokens;
+    result.completionTokens = upstream.completion_tokens;
+    result.usageSource = 'upstream';
+  } else {
+    result.promptTokens = localPrompt();
+    result.completionTokens = localCompletion();
+    result.usageSource = 'local';
+  }
+}
+
+function upstreamBody(body: Record<string, any>, upstreamModel: string, channel: Channel, stream: boolean): string {
+  const out: Record<string, any> = { ...body, model: upstreamModel };
+  if (stream) {
+    const wantsUsage = channel.options.streamUsage ?? channel.provider.streamUsageDefault;
+    if (wantsUsage) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  }
+  return JSON.stringify(out);
+}
+
+async function readBody(res: { body: { text(): Promise<string> } }): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (err) {
+    throw new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
+  }
+}
+
+/**
+ * The upstream streamed nothing. Upstreams do this when they reject a
+ * parameter in stream mode (the non-stream call says why), so ask once more
+ * with stream=false and send the client either the answer or that exact error.
+ */
+async function answerEmptyStream(
+  deps: RelayDeps,
+  ctx: RelayContext,
+  body: Record<string, any>,
+  channel: Channel,
+  upstreamModel: string,
+  clientWantsUsage: boolean,
+  responder: Responder,
+  result: RunResult,
+  localPrompt: () => number,
+): Promise<void> {
+  const { stream_options: _drop, ...rest } = body;
+  const sent = JSON.stringify({ ...rest, model: upstreamModel, stream: false });
+  result.attempts += 1;
+  let error: GatewayError | undefined;
+  let json: any;
+  try {
+    const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
+    json = JSON.parse(await readBody(res));
+  } catch (err) {
+    error = err instanceof UpstreamFailure ? err.error : errors.badUpstreamBody((err as Error).message);
+  }
+  if (!error && !messageText(json)) error = errors.emptyStream();
+  responder.startStream();
+  if (error) {
+    result.error = error;
+    result.status = error.status;
+    result.failedBody = sent;
+    await responder.write(sseData(openAIError(error.message, error.type, error.code, error.param, ctx.requestId)));
+    responder.end();
+    return;
+  }
+  result.ttftMs = Date.now() - ctx.startedAt;
+  setUsage(result, usageOf(json), localPrompt, () => countTextTokens(messageText(json)));
+  if (clientWantsUsage && !json.usage) {
+    json.usage = { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens, total_tokens: result.promptTokens + result.completionTokens };
+  }
+  for (const frame of completionToChunks(json, clientWantsUsage)) await responder.write(frame);
+  responder.end();
+}

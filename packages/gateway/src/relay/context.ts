@@ -1,0 +1,41 @@
+// What every relay handler gets: the services it uses, the caller, and a
+// Responder that hides HTTP (so that a replay can capture the answer).
+import type { Caller } from '../accounts/auth.js';
+import type { BalanceLedger } from '../accounts/ledger.js';
+import type { PriceBook } from '../accounts/pricing.js';
+import type { ChannelHealth } from '../channels/health.js';
+import type { ChannelRegistry } from '../channels/registry.js';
+import type { GatewayConfig } from '../config.js';
+import type { LogWriter } from '../logs/writer.js';
+import type { UpstreamClient } from './upstream.js';
+
+export interface RelayDeps {
+  config: GatewayConfig;
+  registry: ChannelRegistry;
+  health: ChannelHealth;
+  upstream: UpstreamClient;
+  ledger: BalanceLedger;
+  prices: PriceBook;
+  logs: LogWriter;
+  /** In-process models (issue 3) plug in here; undefined today. */
+  onError(err: Error): void;
+}
+
+export interface RelayContext {
+  requestId: string;
+  caller: Caller;
+  startedAt: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface Responder {
+  /** A complete JSON answer (text already serialised). */
+  json(status: number, text: string): void;
+  /** Starts an SSE answer; nothing has been sent before this. */
+  startStream(): void;
+  /** Writes to the open stream; resolves when the socket can take more. */
+  write(text: string): Promise<void> | void;
+  end(): void;
+  readonly started: boolean;
+}

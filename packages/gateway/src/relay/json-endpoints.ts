@@ -1,0 +1,78 @@
+// POST /v1/embeddings and POST /v1/rerank: one JSON request, one JSON answer,
+// relayed through the same attempts, billing and logs as chat.
+import { countInputTokens, countTextTokens, embeddingsRequestSchema, parseWith, rerankRequestSchema } from '@kbchat/shared';
+import type { z } from 'zod';
+import { errors } from '../errors.js';
+import type { Endpoint } from '../providers/index.js';
+import { withAttempts } from './attempts.js';
+import type { RelayContext, RelayDeps, Responder } from './context.js';
+import { recordFailure, RelayRun, type RunResult } from './run.js';
+import { UpstreamFailure } from './upstream.js';
+
+interface JsonEndpoint {
+  endpoint: Endpoint;
+  schema: z.ZodType<Record<string, any>>;
+  /** Input tokens counted locally. */
+  localTokens(body: Record<string, any>): number;
+  /** Input tokens the upstream reported, if it did. */
+  upstreamTokens(json: any): number | undefined;
+}
+
+const embeddings: JsonEndpoint = {
+  endpoint: 'embeddings',
+  schema: embeddingsRequestSchema,
+  localTokens: (b) => countInputTokens(b.input),
+  upstreamTokens: (j) => (j?.usage ? Number(j.usage.prompt_tokens ?? j.usage.total_tokens) || 0 : undefined),
+};
+
+const rerank: JsonEndpoint = {
+  endpoint: 'rerank',
+  schema: rerankRequestSchema,
+  localTokens: (b) => countTextTokens(b.query) + b.documents.reduce((n: number, d: any) => n + countTextTokens(typeof d === 'string' ? d : d.text), 0),
+  upstreamTokens: (j) => {
+    const t = j?.meta?.tokens?.input_tokens ?? j?.meta?.billed_units?.search_units ?? j?.usage?.total_tokens ?? j?.usage?.prompt_tokens;
+    return t === undefined ? undefined : Number(t) || 0;
+  },
+};
+
+export const relayEmbeddings = (deps: RelayDeps, ctx: RelayContext, raw: unknown, r: Responder) => relayJson(embeddings, deps, ctx, raw, r);
+export const relayRerank = (deps: RelayDeps, ctx: RelayContext, raw: unknown, r: Responder) => relayJson(rerank, deps, ctx, raw, r);
+
+async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext, raw: unknown, responder: Responder): Promise<void> {
+  const parsed = parseWith(spec.schema, raw);
+  if (!parsed.ok) throw errors.badField(parsed.problem.field, parsed.problem.message);
+  const body = parsed.value;
+  const bodyText = JSON.stringify(body);
+  const run = await RelayRun.begin(deps, ctx, spec.endpoint, body.model, false, Math.ceil(bodyText.length / 2), 0);
+  const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
+  let sent = '';
+  try {
+    const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+      if (!channel.provider.endpoints.includes(spec.endpoint)) {
+        throw new UpstreamFailure('status', errors.badResponseStatus(404, `${channel.provider.label} channels do not serve ${spec.endpoint}`), 404);
+      }
+      sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
+      const res = await deps.upstream.post(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
+      let text: string;
+      try {
+        text = await res.body.text();
+      } catch (err) {
+        throw new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
+      }
+      try {
+        return { text, json: JSON.parse(text) };
+      } catch (err) {
+        throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
+      }
+    });
+    Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
+    const reported = spec.upstreamTokens(a.value.json);
+    result.promptTokens = reported ?? spec.localTokens(body);
+    result.usageSource = reported === undefined ? 'local' : 'upstream';
+    responder.json(200, a.value.text);
+  } catch (err) {
+    throw recordFailure(result, err, ctx, sent || bodyText);
+  } finally {
+    run.finish(result);
+  }
+}

@@ -1,0 +1,79 @@
+// The OpenAI-compatible surface: /v1/chat/completions, /v1/embeddings,
+// /v1/rerank, /v1/models. Routes authenticate, hand the parsed body to the
+// relay and adapt Fastify's reply to the Responder the relay writes to.
+import { once } from 'node:events';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { openAIError, sseData } from '@kbchat/shared';
+import type { TokenAuthenticator } from '../accounts/auth.js';
+import { GatewayError } from '../errors.js';
+import { endpointOfModel } from '../providers/index.js';
+import { relayChat } from './chat.js';
+import type { RelayContext, RelayDeps, Responder } from './context.js';
+import { relayEmbeddings, relayRerank } from './json-endpoints.js';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+export function replyResponder(reply: FastifyReply, requestId: string): Responder {
+  let started = false;
+  const raw = reply.raw;
+  return {
+    json(status, text) {
+      reply.code(status).header('content-type', 'application/json').send(text);
+    },
+    startStream() {
+      if (started) return;
+      started = true;
+      reply.hijack();
+      raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId });
+    },
+    write(text) {
+      if (raw.destroyed || raw.writableEnded) return;
+      if (!raw.write(text)) return Promise.race([once(raw, 'drain'), once(raw, 'close')]).then(() => undefined);
+    },
+    end() {
+      if (!raw.writableEnded) raw.end();
+    },
+    get started() {
+      return started;
+    },
+  };
+}
+
+type Handler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
+
+export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAuthenticator): void {
+  const handle = (fn: Handler) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const caller = await auth.authenticate(req.headers.authorization, req.ip);
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const ctx: RelayContext = { requestId: req.id, caller, startedAt: Date.now(), signal: controller.signal };
+    const responder = replyResponder(reply, req.id);
+    try {
+      await fn(deps, ctx, req.body, responder);
+    } catch (err) {
+      if (!responder.started) throw err;
+      // The stream is open: the error can only travel inside it.
+      const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
+      await responder.write(sseData(openAIError(e.message, e.type, e.code, e.param, req.id)));
+      responder.end();
+    }
+    return reply;
+  };
+
+  app.post('/v1/chat/completions', handle(relayChat));
+  app.post('/v1/embeddings', handle(relayEmbeddings));
+  app.post('/v1/rerank', handle(relayRerank));
+
+  app.get('/v1/models', async (req) => {
+    const caller = await auth.authenticate(req.headers.authorization, req.ip);
+    const data = [];
+    for (const id of deps.registry.servedModels().sort()) {
+      if (caller.models && !caller.models.has(id)) continue;
+      const ch = deps.registry.all().find((c) => c.enabled && c.models.includes(id));
+      data.push({ id, object: 'model', created: 0, owned_by: ch?.type ?? 'kbchat', endpoint: endpointOfModel(id, ch?.options) });
+    }
+    return { object: 'list', data };
+  });
+}

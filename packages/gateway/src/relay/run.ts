@@ -1,0 +1,108 @@
+// One relayed request's bookkeeping: the reservation before the upstream call,
+// then settlement and the log row after it, whatever happened in between.
+import { TokenAuthenticator } from '../accounts/auth.js';
+import type { Reservation } from '../accounts/ledger.js';
+import { costMicros, type ModelPrice } from '../accounts/pricing.js';
+import type { Channel } from '../channels/registry.js';
+import { errors, GatewayError } from '../errors.js';
+import { RelayFailure } from './attempts.js';
+import type { Endpoint } from '../providers/index.js';
+import type { RelayContext, RelayDeps } from './context.js';
+
+export interface RunResult {
+  channel?: Channel;
+  upstreamModel?: string;
+  attempts: number;
+  promptTokens: number;
+  completionTokens: number;
+  usageSource: 'upstream' | 'local' | 'none';
+  status: number;
+  error?: GatewayError;
+  ttftMs?: number;
+  /** The body that was sent upstream, kept for failed requests so they can be replayed. */
+  failedBody?: string;
+}
+
+const KEY_FIELDS = /^(api[-_]?key|key|authorization|access[-_]?token|secret)$/i;
+
+/** The request body with anything that looks like a credential removed. */
+export function scrubBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), (k, v) => (KEY_FIELDS.test(k) ? undefined : v));
+  } catch {
+    return body;
+  }
+}
+
+export class RelayRun {
+  private constructor(
+    private readonly deps: RelayDeps,
+    private readonly ctx: RelayContext,
+    private readonly endpoint: Endpoint,
+    readonly model: string,
+    private readonly stream: boolean,
+    private readonly price: ModelPrice,
+    private readonly reservation: Reservation,
+  ) {}
+
+  /**
+   * Checks the token may use the model and reserves the request's most likely
+   * cost: estimated input plus the output it may produce.
+   */
+  static async begin(
+    deps: RelayDeps,
+    ctx: RelayContext,
+    endpoint: Endpoint,
+    model: string,
+    stream: boolean,
+    estimatedInputTokens: number,
+    maxOutputTokens: number,
+  ): Promise<RelayRun> {
+    TokenAuthenticator.checkModel(ctx.caller, model);
+    const price = deps.prices.priceOf(model);
+    const amount = costMicros(price, estimatedInputTokens, maxOutputTokens);
+    const { token, user } = ctx.caller;
+    const r = await deps.ledger.reserve(user.id, token.id, token.quota_limit !== null, amount);
+    if (r === 'user') throw errors.insufficientUserQuota();
+    if (r === 'token') throw errors.tokenExhausted();
+    return new RelayRun(deps, ctx, endpoint, model, stream, price, r);
+  }
+
+  finish(r: RunResult): void {
+    const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(this.price, r.promptTokens, r.completionTokens);
+    this.deps.ledger.settle(this.reservation, cost);
+    const now = Date.now();
+    this.deps.logs.add({
+      request_id: this.ctx.requestId,
+      created_at: now,
+      user_id: this.ctx.caller.user.id,
+      token_id: this.ctx.caller.token.id,
+      channel_id: r.channel?.id ?? null,
+      endpoint: this.endpoint,
+      model: this.model,
+      upstream_model: r.upstreamModel ?? null,
+      is_stream: this.stream ? 1 : 0,
+      prompt_tokens: r.promptTokens,
+      completion_tokens: r.completionTokens,
+      usage_source: r.usageSource,
+      cost,
+      latency_ms: now - this.ctx.startedAt,
+      ttft_ms: r.ttftMs ?? null,
+      status: r.status,
+      error: r.error ? r.error.message : null,
+      attempts: r.attempts,
+      request_body: r.error && r.failedBody ? scrubBody(r.failedBody) : null,
+    });
+  }
+}
+
+/** Records a failed run in `result` and returns the error the client gets. */
+export function recordFailure(result: RunResult, err: unknown, ctx: RelayContext, sentBody: string): GatewayError {
+  const failure = err instanceof RelayFailure ? err : undefined;
+  const gwErr = failure ? failure.error : err instanceof GatewayError ? err : errors.internal((err as Error).message);
+  if (failure) Object.assign(result, { channel: failure.channel, upstreamModel: failure.upstreamModel, attempts: failure.attempts });
+  result.error = gwErr;
+  result.status = ctx.signal.aborted ? 499 : gwErr.status;
+  result.failedBody = sentBody;
+  return gwErr;
+}

@@ -1,0 +1,74 @@
+// Opens the gateway store: PGlite in the data dir by default, or PostgreSQL /
+// MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
+// kind, and nothing outside store files writes SQL.
+import { mkdirSync } from 'node:fs';
+import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from './pglite-dialect.js';
+import { migrateToLatest } from './migrations.js';
+import type { GatewayTables } from './schema.js';
+
+export type StoreKind = 'pglite' | 'postgres' | 'mysql';
+
+export interface Store {
+  db: Kysely<GatewayTables>;
+  kind: StoreKind;
+  /** Where the store lives, with any password removed (safe to print). */
+  description: string;
+  close(): Promise<void>;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable database url)';
+  }
+}
+
+export async function openStore(opts: { url?: string; dataDir?: string }): Promise<Store> {
+  const store = await connect(opts);
+  try {
+    await migrateToLatest(store.db, store.kind);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Promise<Store> {
+  if (!url || url.startsWith('pglite:') || url === 'memory://') {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/gateway-db`;
+    if (target !== 'memory://') mkdirSync(target, { recursive: true });
+    const pg = await PGlite.create(target);
+    const db = new Kysely<GatewayTables>({ dialect: new PGliteDialect(pg) });
+    return { db, kind: 'pglite', description: `PGlite (${target})`, close: () => db.destroy() };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const pg = await import('pg');
+    const Pool = pg.default.Pool;
+    // int8 (bigint) columns hold money and times well inside 2^53: read them as numbers.
+    const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.default.types.getTypeParser(oid, format as 'text')) };
+    const pool = new Pool({ connectionString: url, max: 10, types: types as never });
+    const db = new Kysely<GatewayTables>({ dialect: new PostgresDialect({ pool }) });
+    await sql`select 1`.execute(db);
+    return { db, kind: 'postgres', description: `PostgreSQL (${redactUrl(url)})`, close: () => db.destroy() };
+  }
+  if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
+    const mysql = await import('mysql2');
+    const pool = mysql.default.createPool({
+      uri: url.replace(/^mariadb:/, 'mysql:'),
+      connectionLimit: 10,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: true,
+    });
+    const db = new Kysely<GatewayTables>({ dialect: new MysqlDialect({ pool }) });
+    await sql`select 1`.execute(db);
+    return { db, kind: 'mysql', description: `MySQL (${redactUrl(url)})`, close: () => db.destroy() };
+  }
+  throw new Error(`GATEWAY_DATABASE_URL must start with mysql://, postgres:// or pglite: (got ${redactUrl(url)})`);
+}

@@ -1,0 +1,137 @@
+// Schema migrations, run at every start. Written once with Kysely's schema
+// builder; the few types that differ between PostgreSQL and MySQL go through
+// the helpers below.
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import type { StoreKind } from './db.js';
+
+function migrations(kind: StoreKind): Record<string, Migration> {
+  const isMysql = kind === 'mysql';
+  const longText = isMysql ? sql`longtext` : sql`text`;
+  const idType = isMysql ? 'integer' : 'serial';
+  const id = (c: any) => (isMysql ? c.autoIncrement().primaryKey() : c.primaryKey());
+  // MySQL cannot index a TEXT column without a length; names and keys are short anyway.
+  const shortText = 'varchar(255)';
+
+  return {
+    '0001_initial': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('users')
+          .addColumn('id', idType, id)
+          .addColumn('username', shortText, (c) => c.notNull().unique())
+          .addColumn('password_hash', shortText, (c) => c.notNull())
+          .addColumn('role', 'varchar(16)', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('group_name', 'varchar(64)', (c) => c.notNull())
+          .addColumn('balance', 'bigint', (c) => c.notNull())
+          .addColumn('used', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('request_count', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('sessions')
+          .addColumn('id', idType, id)
+          .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('tokens')
+          .addColumn('id', idType, id)
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('name', shortText, (c) => c.notNull())
+          .addColumn('key_hash', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('key_hint', 'varchar(32)', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint')
+          .addColumn('quota_limit', 'bigint')
+          .addColumn('quota_used', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('models', longText)
+          .addColumn('ip_allow', longText)
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('tokens_user_idx').on('tokens').column('user_id').execute();
+
+        await db.schema
+          .createTable('channels')
+          .addColumn('id', idType, id)
+          .addColumn('name', shortText, (c) => c.notNull())
+          .addColumn('type', 'varchar(32)', (c) => c.notNull())
+          .addColumn('base_url', 'varchar(1024)', (c) => c.notNull())
+          .addColumn('key_cipher', longText, (c) => c.notNull())
+          .addColumn('models', longText, (c) => c.notNull())
+          .addColumn('model_mapping', longText, (c) => c.notNull())
+          .addColumn('options', longText, (c) => c.notNull())
+          .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('weight', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('source', 'varchar(16)', (c) => c.notNull())
+          .addColumn('env_provider', 'varchar(64)', (c) => c.unique())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('channel_model_state')
+          .addColumn('channel_id', 'integer', (c) => c.notNull())
+          .addColumn('model', shortText, (c) => c.notNull())
+          .addColumn('disabled_at', 'bigint', (c) => c.notNull())
+          .addColumn('reason', longText, (c) => c.notNull())
+          .addPrimaryKeyConstraint('channel_model_state_pk', ['channel_id', 'model'])
+          .execute();
+
+        await db.schema
+          .createTable('model_prices')
+          .addColumn('model', shortText, (c) => c.primaryKey())
+          .addColumn('input_price', 'bigint', (c) => c.notNull())
+          .addColumn('output_price', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('logs')
+          .addColumn('id', idType, id)
+          .addColumn('request_id', 'varchar(64)', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('user_id', 'integer')
+          .addColumn('token_id', 'integer')
+          .addColumn('channel_id', 'integer')
+          .addColumn('endpoint', 'varchar(64)', (c) => c.notNull())
+          .addColumn('model', shortText, (c) => c.notNull())
+          .addColumn('upstream_model', shortText)
+          .addColumn('is_stream', 'smallint', (c) => c.notNull())
+          .addColumn('prompt_tokens', 'integer', (c) => c.notNull())
+          .addColumn('completion_tokens', 'integer', (c) => c.notNull())
+          .addColumn('usage_source', 'varchar(16)', (c) => c.notNull())
+          .addColumn('cost', 'bigint', (c) => c.notNull())
+          .addColumn('latency_ms', 'integer', (c) => c.notNull())
+          .addColumn('ttft_ms', 'integer')
+          .addColumn('status', 'integer', (c) => c.notNull())
+          .addColumn('error', longText)
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('request_body', longText)
+          .execute();
+        await db.schema.createIndex('logs_request_id_idx').on('logs').column('request_id').execute();
+        await db.schema.createIndex('logs_created_at_idx').on('logs').column('created_at').execute();
+        await db.schema.createIndex('logs_user_idx').on('logs').columns(['user_id', 'created_at']).execute();
+      },
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<any>, kind: StoreKind): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(kind) },
+    migrationTableName: 'kbchat_migrations',
+    migrationLockTableName: 'kbchat_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`gateway store migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`);
+  }
+}

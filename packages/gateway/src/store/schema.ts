@@ -1,0 +1,112 @@
+// Table types for Kysely. Money is integer micro-units (1 unit = 1,000,000);
+// times are epoch milliseconds in bigint columns, the same on every store.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  role: 'root' | 'admin' | 'user';
+  status: 'enabled' | 'disabled';
+  group_name: string;
+  balance: number;
+  used: number;
+  request_count: number;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  token_hash: string;
+  user_id: number;
+  expires_at: number;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  key_hint: string;
+  status: 'enabled' | 'disabled';
+  expires_at: number | null;
+  quota_limit: number | null;
+  quota_used: number;
+  models: string | null;
+  ip_allow: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface ChannelsTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  base_url: string;
+  key_cipher: string;
+  models: string;
+  model_mapping: string;
+  options: string;
+  priority: number;
+  weight: number;
+  status: 'enabled' | 'disabled';
+  source: 'env' | 'admin';
+  env_provider: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelModelStateTable {
+  channel_id: number;
+  model: string;
+  disabled_at: number;
+  reason: string;
+}
+
+export interface ModelPricesTable {
+  model: string;
+  input_price: number;
+  output_price: number;
+  updated_at: number;
+}
+
+export interface LogsTable {
+  id: Generated<number>;
+  request_id: string;
+  created_at: number;
+  user_id: number | null;
+  token_id: number | null;
+  channel_id: number | null;
+  endpoint: string;
+  model: string;
+  upstream_model: string | null;
+  is_stream: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  usage_source: string;
+  cost: number;
+  latency_ms: number;
+  ttft_ms: number | null;
+  status: number;
+  error: string | null;
+  attempts: number;
+  request_body: string | null;
+}
+
+export interface GatewayTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  channel_model_state: ChannelModelStateTable;
+  model_prices: ModelPricesTable;
+  logs: LogsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type TokenRow = Selectable<TokensTable>;
+export type ChannelRow = Selectable<ChannelsTable>;
+export type NewChannel = Insertable<ChannelsTable>;
+export type ChannelUpdate = Updateable<ChannelsTable>;
+export type LogRow = Selectable<LogsTable>;
+export type NewLog = Insertable<LogsTable>;

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+
+// Request ids sort by time (yyyymmddhhmmss + ms) and end with randomness, so
+// that a log search by id prefix finds a time window.
+let pool = randomBytes(4096);
+let poolOffset = 0;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > pool.length) {
+    pool = randomBytes(4096);
+    poolOffset = 0;
+  }
+  const out = pool.toString('hex', poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return out;
+}
+
+export function newRequestId(now = new Date()): string {
+  const iso = now.toISOString(); // 2026-11-22T18:50:45.123Z
+  const stamp = iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16) + iso.slice(17, 19) + iso.slice(20, 23);
+  return stamp + randomHex(6);
+}
+
+export function randomSecret(prefix: string, bytes = 24): string {
+  return prefix + randomBytes(bytes).toString('base64url');
+}
