@@ -1,0 +1,79 @@
+// npm run bench: the same load sent to the upstream simulator directly and
+// through the gateway, in one run, so the ratio is fair on a noisy machine.
+// Prints throughput (32 connections, stream and non-stream) and the latency
+// the gateway adds at 200 requests/s (p50, p99). The gateway runs as `kbchat
+// gateway` on its embedded store with billing and request logs on.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixedRate, freePort, spawnReady, target, throughput } from './lib.mjs';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const TOKEN = 'sk-bench-root-token';
+const root = new URL('../../..', import.meta.url).pathname;
+
+const simPort = await freePort();
+const gwPort = await freePort();
+const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-bench-'));
+const sim = await spawnReady('node', [join(root, 'packages/upstream-sim/bin/upstream-sim.js'), '--port', String(simPort)], {}, /listening/);
+const gateway = await spawnReady(
+  'node',
+  [join(root, 'packages/cli/bin/kbchat.js'), 'gateway', '--data-dir', dataDir, '--port', String(gwPort)],
+  {
+    GATEWAY_HOST: '127.0.0.1',
+    INITIAL_ROOT_TOKEN: TOKEN,
+    ROOT_INITIAL_BALANCE: '1000000',
+    SIM_API_KEY: 'sk-sim',
+    SIM_BASE_URL: `http://127.0.0.1:${simPort}/v1`,
+    SIM_MODELS: 'sim-chat',
+    LOG_LEVEL: 'warn',
+  },
+  /listening on/,
+);
+
+const chat = { model: 'sim-chat', messages: [{ role: 'user', content: 'How fast is the gateway?' }], max_tokens: 64 };
+const direct = (payload) => target(`http://127.0.0.1:${simPort}`, '/v1/chat/completions', 'sk-sim', payload, CONNECTIONS);
+const viaGateway = (payload) => target(`http://127.0.0.1:${gwPort}`, '/v1/chat/completions', TOKEN, payload, CONNECTIONS);
+const fmt = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const rows = [];
+
+try {
+  for (const stream of [false, true]) {
+    const payload = { ...chat, stream };
+    const d = direct(payload);
+    const g = viaGateway(payload);
+    await throughput(d.send, CONNECTIONS, 1000); // warm-up
+    await throughput(g.send, CONNECTIONS, 1000);
+    const dr = await throughput(d.send, CONNECTIONS, SECONDS * 1000);
+    const gr = await throughput(g.send, CONNECTIONS, SECONDS * 1000);
+    rows.push({ stream, dr, gr });
+    const dl = await fixedRate(d.send, RATE, 5000);
+    const gl = await fixedRate(g.send, RATE, 5000);
+    rows[rows.length - 1].dl = dl;
+    rows[rows.length - 1].gl = gl;
+    await d.pool.close();
+    await g.pool.close();
+  }
+  console.log(`\nkbchat relay benchmark: ${CONNECTIONS} connections, ${SECONDS} s per run, latency at ${RATE} req/s; upstream = the project's simulator`);
+  console.log('mode        direct req/s   gateway req/s   ratio    added p50 ms @rate   added p99 ms @rate   errors (direct/gateway)');
+  for (const r of rows) {
+    const ratio = r.gr.rps / r.dr.rps;
+    console.log(
+      `${(r.stream ? 'stream' : 'non-stream').padEnd(12)}${r.dr.rps.toFixed(0).padStart(12)}${r.gr.rps.toFixed(0).padStart(16)}   ${(ratio * 100).toFixed(1).padStart(5)}%` +
+        `${fmt(r.gl.p50 - r.dl.p50).padStart(18)}${fmt(r.gl.p99 - r.dl.p99).padStart(21)}        ${r.dr.errors + r.dl.errors}/${r.gr.errors + r.gl.errors}`,
+    );
+  }
+  console.log('\ntargets: gateway throughput >= 40% of direct; added p50 < 2 ms at 200 req/s');
+  for (const r of rows) {
+    console.log(
+      `  ${r.stream ? 'stream' : 'non-stream'}: direct p50/p99 ${fmt(r.dl.p50)}/${fmt(r.dl.p99)} ms, gateway ${fmt(r.gl.p50)}/${fmt(r.gl.p99)} ms at ${RATE} req/s; under full load p50 direct ${fmt(r.dr.p50)} ms, gateway ${fmt(r.gr.p50)} ms`,
+    );
+  }
+} finally {
+  gateway.kill('SIGTERM');
+  sim.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(dataDir, { recursive: true, force: true });
+}
