@@ -85,7 +85,9 @@ export class AccountsStore {
       .updateTable('tokens')
       .set({ quota_used: sql`quota_used + ${amount}` })
       .where('id', '=', id)
-      .where(sql<boolean>`quota_limit is null or quota_limit - quota_used >= ${amount}`)
+      // eb.or() keeps the OR in parentheses: a bare `... and quota_limit is null or ...`
+      // would debit every token that has room, not just this one.
+      .where((eb) => eb.or([eb('quota_limit', 'is', null), eb(sql<number>`quota_limit - quota_used`, '>=', amount)]))
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
@@ -149,5 +151,9 @@ export class AccountsStore {
 
   async deleteSession(tokenHash: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+  }
+
+  async deleteSessionsOf(userId: number): Promise<void> {
+    await this.db.deleteFrom('sessions').where('user_id', '=', userId).execute();
   }
 }

@@ -1,5 +1,5 @@
 // SQL for channels and the per-model auto-disable state.
-import type { Kysely } from 'kysely';
+import { MysqlAdapter, type Kysely } from 'kysely';
 import type { ChannelRow, ChannelUpdate, GatewayTables, NewChannel } from '../store/schema.js';
 
 export interface DisabledModel {
@@ -25,10 +25,13 @@ export class ChannelsStore {
   }
 
   async insert(row: NewChannel): Promise<number> {
+    // PostgreSQL has no insertId: RETURNING names this statement's row (reading back the
+    // highest id would name another request's or another process's row under concurrency).
+    if (this.db.getExecutor().adapter.supportsReturning) {
+      return (await this.db.insertInto('channels').values(row).returning('id').executeTakeFirstOrThrow()).id;
+    }
     const r = await this.db.insertInto('channels').values(row).executeTakeFirstOrThrow();
-    if (r.insertId !== undefined) return Number(r.insertId);
-    const last = await this.db.selectFrom('channels').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-    return last.id;
+    return Number(r.insertId);
   }
 
   async update(id: number, patch: ChannelUpdate): Promise<void> {
@@ -46,8 +49,11 @@ export class ChannelsStore {
   }
 
   async disableModel(channelId: number, model: string, reason: string, at: number): Promise<void> {
-    await this.db.deleteFrom('channel_model_state').where('channel_id', '=', channelId).where('model', '=', model).execute();
-    await this.db.insertInto('channel_model_state').values({ channel_id: channelId, model, reason, disabled_at: at }).execute();
+    // One upsert: several processes may disable the same channel model at the same moment,
+    // and a delete + insert pair then fails on the primary key (and briefly shows it enabled).
+    const insert = this.db.insertInto('channel_model_state').values({ channel_id: channelId, model, reason, disabled_at: at });
+    if (this.db.getExecutor().adapter instanceof MysqlAdapter) await insert.onDuplicateKeyUpdate({ reason, disabled_at: at }).execute();
+    else await insert.onConflict((oc) => oc.columns(['channel_id', 'model']).doUpdateSet({ reason, disabled_at: at })).execute();
   }
 
   async enableModel(channelId: number, model?: string): Promise<void> {

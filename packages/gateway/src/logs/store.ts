@@ -19,8 +19,24 @@ export class LogsStore {
   constructor(private readonly db: Kysely<GatewayTables>) {}
 
   async insertMany(rows: NewLog[]): Promise<void> {
-    // Several hundred rows per statement keep well under every driver's parameter limit.
-    for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('logs').values(rows.slice(i, i + 500)).execute();
+    // At most 500 rows per statement keeps well under every driver's parameter limit, and
+    // at most ~4 MB of text keeps an escaped statement under MySQL's max_allowed_packet
+    // (16 MB on MariaDB by default): failed requests keep whole bodies, a few of which
+    // would otherwise make the whole batch fail. A larger single row goes alone.
+    let start = 0;
+    while (start < rows.length) {
+      let end = start;
+      let bytes = 0;
+      while (end < rows.length && end - start < 500) {
+        const row = rows[end]!;
+        const size = 256 + Buffer.byteLength(row.request_body ?? '') + Buffer.byteLength(row.error ?? '');
+        if (end > start && bytes + size > 4 * 1024 * 1024) break;
+        bytes += size;
+        end++;
+      }
+      await this.db.insertInto('logs').values(rows.slice(start, end)).execute();
+      start = end;
+    }
   }
 
   list(filter: LogFilter, offset: number, limit: number): Promise<LogSummary[]> {

@@ -72,3 +72,9 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
   }
   throw new Error(`GATEWAY_DATABASE_URL must start with mysql://, postgres:// or pglite: (got ${redactUrl(url)})`);
 }
+
+/** True for a unique-key violation on any of the stores (another process won a race). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+}

@@ -15,8 +15,13 @@ function migrations(kind: StoreKind): Record<string, Migration> {
   return {
     '0001_initial': {
       async up(db: Kysely<any>) {
-        await db.schema
-          .createTable('users')
+        // MySQL/MariaDB: utf8mb4 whatever the server's default (often latin1), so that
+        // non-Latin names, prompts in logs and emoji can be stored at all.
+        const createTable = (name: string) => {
+          const t = db.schema.createTable(name);
+          return isMysql ? t.modifyEnd(sql`default character set utf8mb4`) : t;
+        };
+        await createTable('users')
           .addColumn('id', idType, id)
           .addColumn('username', shortText, (c) => c.notNull().unique())
           .addColumn('password_hash', shortText, (c) => c.notNull())
@@ -29,16 +34,14 @@ function migrations(kind: StoreKind): Record<string, Migration> {
           .addColumn('created_at', 'bigint', (c) => c.notNull())
           .execute();
 
-        await db.schema
-          .createTable('sessions')
+        await createTable('sessions')
           .addColumn('id', idType, id)
           .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
           .addColumn('user_id', 'integer', (c) => c.notNull())
           .addColumn('expires_at', 'bigint', (c) => c.notNull())
           .execute();
 
-        await db.schema
-          .createTable('tokens')
+        await createTable('tokens')
           .addColumn('id', idType, id)
           .addColumn('user_id', 'integer', (c) => c.notNull())
           .addColumn('name', shortText, (c) => c.notNull())
@@ -55,8 +58,7 @@ function migrations(kind: StoreKind): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('tokens_user_idx').on('tokens').column('user_id').execute();
 
-        await db.schema
-          .createTable('channels')
+        await createTable('channels')
           .addColumn('id', idType, id)
           .addColumn('name', shortText, (c) => c.notNull())
           .addColumn('type', 'varchar(32)', (c) => c.notNull())
@@ -74,8 +76,7 @@ function migrations(kind: StoreKind): Record<string, Migration> {
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
           .execute();
 
-        await db.schema
-          .createTable('channel_model_state')
+        await createTable('channel_model_state')
           .addColumn('channel_id', 'integer', (c) => c.notNull())
           .addColumn('model', shortText, (c) => c.notNull())
           .addColumn('disabled_at', 'bigint', (c) => c.notNull())
@@ -83,16 +84,14 @@ function migrations(kind: StoreKind): Record<string, Migration> {
           .addPrimaryKeyConstraint('channel_model_state_pk', ['channel_id', 'model'])
           .execute();
 
-        await db.schema
-          .createTable('model_prices')
+        await createTable('model_prices')
           .addColumn('model', shortText, (c) => c.primaryKey())
           .addColumn('input_price', 'bigint', (c) => c.notNull())
           .addColumn('output_price', 'bigint', (c) => c.notNull())
           .addColumn('updated_at', 'bigint', (c) => c.notNull())
           .execute();
 
-        await db.schema
-          .createTable('logs')
+        await createTable('logs')
           .addColumn('id', idType, id)
           .addColumn('request_id', 'varchar(64)', (c) => c.notNull())
           .addColumn('created_at', 'bigint', (c) => c.notNull())

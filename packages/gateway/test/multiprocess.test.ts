@@ -1,0 +1,255 @@
+// Two gateway processes (the real CLI, from dist/) on one PostgreSQL or MySQL
+// database, in front of the upstream simulator: a burst of concurrent
+// requests split across both can never overdraw the shared balance, money is
+// conserved exactly once both have shut down, and a channel model that one
+// process auto-disables is seen by the other at its next refresh.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountsStore } from '../src/accounts/store.js';
+import { openStore, type Store } from '../src/store/db.js';
+import { testStore, type TestStore } from './stores.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI = join(REPO, 'packages/cli/bin/kbchat.js');
+const ROOT_TOKEN = 'sk-multiprocess-root-token-0123456789';
+const SIM_KEY = 'sk-sim-multiprocess';
+
+const stores: TestStore[] = await Promise.all((['postgres', 'mysql'] as const).map((n) => testStore(n)));
+
+// The CLI runs from dist/: build it once (a no-op when it is up to date).
+beforeAll(() => {
+  if (stores.every((s) => s.skipReason)) return;
+  try {
+    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: REPO, stdio: 'pipe' });
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`tsc -b failed, so the CLI cannot run from dist/:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.drop()));
+});
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+interface GatewayProcess {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  dataDir: string;
+}
+
+async function startGatewayProcess(name: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `kbchat-mp-${name}-`));
+  const child = spawn(process.execPath, [CLI, 'gateway', '--port', String(port)], {
+    cwd: REPO,
+    // A clean environment: no stray <PROVIDER>_API_KEY of the machine becomes a channel.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  await new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`gateway ${name} did not start within 30 s:\n${out}`)), 30_000);
+    const check = () => {
+      if (/listening on http:\/\/\S+/.test(out)) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        ok();
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`gateway ${name} exited with ${code} before listening:\n${out}`));
+    });
+  });
+  const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  expect(url).toBe(`http://127.0.0.1:${port}`);
+  return { name, url, child, output: () => out, exited, dataDir };
+}
+
+async function stopGatewayProcess(p: GatewayProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000).unref());
+  const code = await Promise.race([p.exited, timeout]);
+  if (code === 'timeout') {
+    p.child.kill('SIGKILL');
+    return p.exited;
+  }
+  return code;
+}
+
+async function chat(p: GatewayProcess, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${p.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(stores)('two gateway processes on $name', (t) => {
+  const skip = Boolean(t.skipReason);
+  if (skip) console.warn(`[skip] multi-process tests on ${t.name}: ${t.skipReason}`);
+
+  let sim: UpstreamSim;
+  let store: Store;
+  let accounts: AccountsStore;
+  let a: GatewayProcess | undefined;
+  let b: GatewayProcess | undefined;
+
+  beforeAll(async () => {
+    if (skip) return;
+    sim = await startUpstreamSim({ port: 0, key: SIM_KEY, slowMs: 800 });
+    const common: Record<string, string> = {
+      GATEWAY_DATABASE_URL: t.url!,
+      GATEWAY_SECRET_KEY: 'multiprocess-shared-secret',
+      GATEWAY_HOST: '127.0.0.1',
+      INITIAL_ROOT_TOKEN: ROOT_TOKEN,
+      ROOT_PASSWORD: 'multiprocess-root-password',
+      SIM_API_KEY: SIM_KEY,
+      SIM_BASE_URL: `${sim.url}/v1`,
+      SIM_MODELS: 'sim-chat,sim-slow,sim-503',
+      // 1 unit per 1M input tokens and 2 per 1M output: one token costs 1 or 2 micro-units.
+      DEFAULT_INPUT_PRICE: '1',
+      DEFAULT_OUTPUT_PRICE: '2',
+      LOG_LEVEL: 'warn',
+      LOG_FLUSH_MS: '50',
+      LEDGER_FLUSH_MS: '100',
+      // Small balance leases (5,000 micro-units, about two requests), so that both processes lease and top up.
+      BALANCE_LEASE_UNITS: '0.005',
+      CHANNEL_REFRESH_MS: '200',
+      CHANNEL_RETEST_INTERVAL_MS: '0',
+    };
+    // The first start migrates the fresh database and creates root and the channel;
+    // the second joins them. A disables a channel model after 2 failures, B never
+    // does on its own, so B can only learn of it from the store.
+    a = await startGatewayProcess('a', { ...common, CHANNEL_DISABLE_THRESHOLD: '2' });
+    b = await startGatewayProcess('b', { ...common, CHANNEL_DISABLE_THRESHOLD: '0' });
+    store = await openStore({ url: t.url });
+    accounts = new AccountsStore(store.db);
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([a, b].map((p) => (p ? stopGatewayProcess(p, 'SIGKILL') : undefined)));
+    for (const p of [a, b]) if (p) rmSync(p.dataDir, { recursive: true, force: true });
+    await store?.close();
+    await sim?.close();
+  });
+
+  it.skipIf(skip)('both serve the same root token and channel', async () => {
+    for (const p of [a!, b!]) {
+      const r = await chat(p, { model: 'sim-chat', messages: [{ role: 'user', content: 'hi there' }] });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      expect(r.json.choices[0].message.content).toMatch(/^Echo: hi there/);
+    }
+    const channels = await store.db.selectFrom('channels').select(['id', 'env_provider']).execute();
+    expect(channels).toEqual([{ id: expect.any(Number), env_provider: 'SIM' }]);
+  });
+
+  it.skipIf(skip)('a channel model disabled by one process is seen by the other at its refresh', async () => {
+    const body = { model: 'sim-503', messages: [{ role: 'user', content: 'x' }] };
+    // B relays sim-503 to the upstream while it is enabled.
+    expect((await chat(b!, body)).json.error.code).toBe('bad_response_status_code');
+    // Two failures on A disable sim-503 on the channel; A knows at once.
+    for (let i = 0; i < 2; i++) expect((await chat(a!, body)).json.error.code).toBe('bad_response_status_code');
+    const onA = await chat(a!, body);
+    expect(onA.status).toBe(503);
+    expect(onA.json.error.code).toBe('model_not_found');
+    // B has no failures of its own (threshold 0): it learns from the store, within a refresh or two.
+    const started = Date.now();
+    let codeOnB = '';
+    while (Date.now() - started < 3000) {
+      codeOnB = (await chat(b!, body)).json.error.code;
+      if (codeOnB === 'model_not_found') break;
+      await sleep(50);
+    }
+    expect(codeOnB).toBe('model_not_found');
+    const state = await store.db.selectFrom('channel_model_state').selectAll().execute();
+    expect(state).toHaveLength(1);
+    expect(state[0]).toMatchObject({ model: 'sim-503' });
+    expect(state[0]!.reason).toMatch(/auto-disabled after 2 failures/);
+  });
+
+  it.skipIf(skip)('a concurrent burst across both never overdraws the balance, and money is conserved', async () => {
+    // Let the earlier requests' settlements and leases reach the store before the balance is set.
+    await sleep(600);
+    const root = (await accounts.userByName('root'))!;
+    // One reservation: the input estimate (well under 200 tokens) + 1000 output tokens at 2 = about 2,000-2,200.
+    // A balance of 15,420 fits exactly 7 of them for any reservation between 1,928 and 2,202.
+    const K = 7;
+    const N = 30;
+    const balance0 = 15_420;
+    await accounts.setBalance(root.id, balance0);
+    const used0 = Number(root.used);
+    const requests0 = Number(root.request_count);
+
+    let minBalance = Infinity;
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        minBalance = Math.min(minBalance, Number((await accounts.userById(root.id))!.balance));
+        await sleep(10);
+      }
+    })();
+
+    const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'count the coins' }], max_tokens: 1000 };
+    // sim-slow answers after 800 ms: every reservation is taken before any settlement could refund one.
+    const results = await Promise.all(Array.from({ length: N }, (_, i) => chat(i % 2 ? b! : a!, body)));
+    polling = false;
+    await poller;
+
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status !== 200);
+    for (const r of refused) {
+      expect(r.status).toBe(403);
+      expect(r.json.error.code).toBe('insufficient_user_quota');
+    }
+    expect(ok.length, `${ok.length} of ${N} served`).toBeLessThanOrEqual(K);
+    // Leases may strand less than one reservation in each process; never more.
+    expect(ok.length).toBeGreaterThanOrEqual(K - 1);
+    expect(minBalance).toBeGreaterThanOrEqual(0);
+    for (const r of ok) expect(r.json.choices[0].message.content).toMatch(/^Echo: count the coins/);
+
+    // Graceful shutdown writes back leases, settlements and logs.
+    const codes = await Promise.all([stopGatewayProcess(a!), stopGatewayProcess(b!)]);
+    expect(codes, a!.output() + b!.output()).toEqual([0, 0]);
+
+    const after = (await accounts.userById(root.id))!;
+    const logs = await store.db.selectFrom('logs').selectAll().where('model', '=', 'sim-slow').execute();
+    expect(logs.filter((l) => l.status === 200)).toHaveLength(ok.length);
+    for (const l of logs) {
+      expect(l.cost).toBe(l.prompt_tokens * 1 + l.completion_tokens * 2);
+      if (l.status === 200) expect(l.cost).toBeGreaterThan(0);
+    }
+    const spent = logs.reduce((n, l) => n + Number(l.cost), 0);
+    expect(Number(after.balance)).toBeGreaterThanOrEqual(0);
+    expect(Number(after.balance) + spent).toBe(balance0);
+    expect(Number(after.used) - used0).toBe(spent);
+    expect(Number(after.request_count) - requests0).toBe(ok.length);
+  });
+});
