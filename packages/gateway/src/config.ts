@@ -25,6 +25,10 @@ export interface GatewayConfig {
   channelRefreshMs: number;
   logRetentionDays: number;
   logFlushMs: number;
+  /** Largest amount a process takes from a balance at once to serve reservations (currency units). */
+  balanceLeaseUnits: number;
+  /** How often leases are given back and usage written (ms). */
+  ledgerFlushMs: number;
   /** Output tokens reserved for a chat request that names no max_tokens. */
   reserveOutputTokens: number;
   /** Price of a model with no price row, in currency units per 1M tokens. */
@@ -36,7 +40,7 @@ export interface GatewayConfig {
   env: Record<string, string | undefined>;
 }
 
-function int(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
+function num(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
   const n = Number(raw);
@@ -50,26 +54,28 @@ export function loadGatewayConfig(
 ): GatewayConfig {
   return {
     host: env.GATEWAY_HOST || '0.0.0.0',
-    port: int(env, 'GATEWAY_PORT', 3001),
+    port: num(env, 'GATEWAY_PORT', 3001),
     dataDir: env.DATA_DIR || './data',
     databaseUrl: env.GATEWAY_DATABASE_URL || undefined,
     rootPassword: env.ROOT_PASSWORD || undefined,
     initialRootToken: env.INITIAL_ROOT_TOKEN || undefined,
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
-    upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 1),
-    upstreamIdleTimeoutMs: int(env, 'UPSTREAM_IDLE_TIMEOUT_MS', 120_000, 1),
-    connectTimeoutMs: int(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 10_000, 1),
-    maxAttempts: int(env, 'RELAY_MAX_ATTEMPTS', 3, 1),
-    disableThreshold: int(env, 'CHANNEL_DISABLE_THRESHOLD', 5, 0),
-    disableWindowMs: int(env, 'CHANNEL_DISABLE_WINDOW_MS', 60_000, 1),
-    retestIntervalMs: int(env, 'CHANNEL_RETEST_INTERVAL_MS', 300_000, 0),
-    channelRefreshMs: int(env, 'CHANNEL_REFRESH_MS', 5_000, 100),
-    logRetentionDays: int(env, 'LOG_RETENTION_DAYS', 30, 0),
-    logFlushMs: int(env, 'LOG_FLUSH_MS', 200, 1),
-    reserveOutputTokens: int(env, 'RESERVE_OUTPUT_TOKENS', 1024, 0),
-    defaultInputPrice: int(env, 'DEFAULT_INPUT_PRICE', 2, 0),
-    defaultOutputPrice: int(env, 'DEFAULT_OUTPUT_PRICE', 8, 0),
-    initialRootBalance: int(env, 'ROOT_INITIAL_BALANCE', 200, 0),
+    upstreamTimeoutMs: num(env, 'UPSTREAM_TIMEOUT_MS', 120_000, 1),
+    upstreamIdleTimeoutMs: num(env, 'UPSTREAM_IDLE_TIMEOUT_MS', 120_000, 1),
+    connectTimeoutMs: num(env, 'UPSTREAM_CONNECT_TIMEOUT_MS', 10_000, 1),
+    maxAttempts: num(env, 'RELAY_MAX_ATTEMPTS', 3, 1),
+    disableThreshold: num(env, 'CHANNEL_DISABLE_THRESHOLD', 5, 0),
+    disableWindowMs: num(env, 'CHANNEL_DISABLE_WINDOW_MS', 60_000, 1),
+    retestIntervalMs: num(env, 'CHANNEL_RETEST_INTERVAL_MS', 300_000, 0),
+    channelRefreshMs: num(env, 'CHANNEL_REFRESH_MS', 5_000, 100),
+    logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 30, 0),
+    logFlushMs: num(env, 'LOG_FLUSH_MS', 200, 1),
+    balanceLeaseUnits: num(env, 'BALANCE_LEASE_UNITS', 1, 0),
+    ledgerFlushMs: num(env, 'LEDGER_FLUSH_MS', 1000, 1),
+    reserveOutputTokens: num(env, 'RESERVE_OUTPUT_TOKENS', 1024, 0),
+    defaultInputPrice: num(env, 'DEFAULT_INPUT_PRICE', 2, 0),
+    defaultOutputPrice: num(env, 'DEFAULT_OUTPUT_PRICE', 8, 0),
+    initialRootBalance: num(env, 'ROOT_INITIAL_BALANCE', 200, 0),
     logLevel: env.LOG_LEVEL || 'info',
     env,
     ...overrides,

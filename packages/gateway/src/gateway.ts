@@ -43,9 +43,9 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const store = await openStore({ url: config.databaseUrl, dataDir: config.dataDir });
   const onError = (err: Error) => log(`kbchat gateway: ${err.message}`);
   const accountsStore = new AccountsStore(store.db);
-  const accounts = new AccountsService(accountsStore);
+  const ledger = new BalanceLedger(accountsStore, { leaseMicros: Math.round(config.balanceLeaseUnits * 1_000_000), flushMs: config.ledgerFlushMs });
+  const accounts = new AccountsService(accountsStore, ledger);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
-  const ledger = new BalanceLedger(accountsStore);
   const prices = new PriceBook(store.db, { inputPrice: config.defaultInputPrice * 1_000_000, outputPrice: config.defaultOutputPrice * 1_000_000 });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);

@@ -1,148 +1,169 @@
-// Balance reservations with group commit. A request reserves its most likely
-// cost before the upstream call and settles after it. Reservations that arrive
-// in the same event-loop turn for the same account are taken in ONE conditional
-// UPDATE (balance >= sum), so that a busy gateway makes one write per account
-// per turn instead of one per request; when the sum does not fit, they are
-// retried one by one, so nobody is refused while their own share fits.
-// The UPDATE is conditional in the database, so concurrent requests, also from
-// several gateway processes on one database, can never overdraw a balance.
+// Balance reservations through local leases. A request reserves its most
+// likely cost before the upstream call and settles after it. Each process
+// takes money from the stored balance in leases (one conditional UPDATE,
+// `balance >= amount`, so the store can never hand out more than there is,
+// also to several gateway processes on one database), serves reservations
+// from the lease in memory, and every flush gives back what is left together
+// with the usage counts in one UPDATE per account. A busy gateway therefore
+// writes a few rows a second instead of two per request. The price: a process
+// that dies holds at most one lease (BALANCE_LEASE_UNITS) per active account
+// out of the balance, which stays lost like any pre-charge of a crashed relay.
 import type { AccountsStore } from './store.js';
 
-type Account = 'user' | 'token';
-interface Pending {
-  amount: number;
-  resolve: (ok: boolean) => void;
-  reject: (err: unknown) => void;
-}
-interface Settlement {
-  refund: number;
+type Kind = 'user' | 'token';
+
+interface Account {
+  kind: Kind;
+  id: number;
+  /** Taken from the store, not yet reserved by a request. */
+  lease: number;
+  /** Charged beyond what was reserved and leased; taken at the next flush. */
+  debt: number;
   used: number;
   requests: number;
+  touched: boolean;
+  acquiring: Promise<boolean> | null;
 }
 
 export interface Reservation {
   userId: number;
+  /** The token whose own limit was reserved from, or null. */
+  limitedTokenId: number | null;
+  /** The token that made the request (its last use is recorded). */
   tokenId: number | null;
   amount: number;
 }
 
+export interface LedgerOptions {
+  /** Largest lease a process takes at once (micro-units). */
+  leaseMicros: number;
+  /** How often leases are given back and usage is written (ms). */
+  flushMs: number;
+}
+
 export class BalanceLedger {
-  private reserveQueue = new Map<string, Pending[]>();
-  private settleQueue = new Map<string, Settlement>();
-  private reserveScheduled = false;
-  private settleScheduled = false;
-  private inFlight = new Set<Promise<void>>();
+  private accounts = new Map<string, Account>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly store: AccountsStore) {}
+  constructor(
+    private readonly store: AccountsStore,
+    private readonly opts: LedgerOptions = { leaseMicros: 1_000_000, flushMs: 1000 },
+  ) {}
 
-  /**
-   * Reserves `amount` from the user and, when the token has its own limit, from
-   * the token. Resolves null with the reason when either does not have it.
-   */
+  /** Reserves `amount` from the user and, when the token has its own limit, from the token. */
   async reserve(userId: number, tokenId: number | null, tokenLimited: boolean, amount: number): Promise<Reservation | 'user' | 'token'> {
-    if (amount <= 0) return { userId, tokenId, amount: 0 };
-    if (tokenLimited && tokenId !== null) {
-      if (!(await this.enqueue('token', tokenId, amount))) return 'token';
-    }
-    if (!(await this.enqueue('user', userId, amount))) {
-      if (tokenLimited && tokenId !== null) this.settle({ userId: -1, tokenId, amount }, 0, false);
-      return 'user';
-    }
-    return { userId, tokenId, amount };
-  }
-
-  /** Gives back what was reserved but not used, counts the use; batched, not awaited by the caller. */
-  settle(r: Reservation, actualCost: number, countRequest = true): void {
-    const refund = r.amount - actualCost;
-    if (r.userId >= 0) this.addSettlement(`user:${r.userId}`, refund, actualCost, countRequest ? 1 : 0);
-    if (r.tokenId !== null) this.addSettlement(`token:${r.tokenId}`, refund, actualCost, 0);
-  }
-
-  /** Resolves when every queued write has reached the store (shutdown, tests). */
-  async flush(): Promise<void> {
-    while (this.reserveQueue.size || this.settleQueue.size || this.inFlight.size) {
-      if (this.settleQueue.size) this.track(this.writeSettlements());
-      if (this.reserveQueue.size) this.track(this.writeReservations());
-      await Promise.all([...this.inFlight]);
-    }
-  }
-
-  private enqueue(account: Account, id: number, amount: number): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      const key = `${account}:${id}`;
-      const list = this.reserveQueue.get(key);
-      if (list) list.push({ amount, resolve, reject });
-      else this.reserveQueue.set(key, [{ amount, resolve, reject }]);
-      if (!this.reserveScheduled) {
-        this.reserveScheduled = true;
-        setImmediate(() => this.track(this.writeReservations()));
+    const limitedTokenId = tokenLimited ? tokenId : null;
+    if (amount > 0) {
+      if (limitedTokenId !== null && !(await this.take(this.account('token', limitedTokenId), amount))) return 'token';
+      if (!(await this.take(this.account('user', userId), amount))) {
+        if (limitedTokenId !== null) this.giveBack(this.account('token', limitedTokenId), amount);
+        return 'user';
       }
-    });
+    }
+    return { userId, limitedTokenId, tokenId, amount: Math.max(amount, 0) };
   }
 
-  private addSettlement(key: string, refund: number, used: number, requests: number): void {
-    const s = this.settleQueue.get(key);
-    if (s) {
-      s.refund += refund;
-      s.used += used;
-      s.requests += requests;
-    } else this.settleQueue.set(key, { refund, used, requests });
-    if (!this.settleScheduled) {
-      this.settleScheduled = true;
-      setImmediate(() => this.track(this.writeSettlements()));
+  /** Gives back what was reserved but not used and counts the use; written at the next flush. */
+  settle(r: Reservation, actualCost: number): void {
+    const user = this.account('user', r.userId);
+    this.giveBack(user, r.amount - actualCost);
+    user.used += actualCost;
+    user.requests += 1;
+    if (r.limitedTokenId !== null) this.giveBack(this.account('token', r.limitedTokenId), r.amount - actualCost);
+    if (r.tokenId !== null) this.account('token', r.tokenId).touched = true;
+    this.schedule();
+  }
+
+  /** Writes leases and usage back to the store; resolves when they are there. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.flushing = this.flushing.then(() => this.writeBack());
+    return this.flushing;
+  }
+
+  private account(kind: Kind, id: number): Account {
+    const key = kind === 'user' ? id : -id - 1; // one map, two id spaces
+    let a = this.accounts.get(String(key));
+    if (!a) {
+      a = { kind, id, lease: 0, debt: 0, used: 0, requests: 0, touched: false, acquiring: null };
+      this.accounts.set(String(key), a);
+    }
+    return a;
+  }
+
+  private giveBack(a: Account, amount: number): void {
+    a.lease += amount;
+    if (a.lease < 0) {
+      a.debt -= a.lease;
+      a.lease = 0;
     }
   }
 
-  private track(p: Promise<void>): void {
-    this.inFlight.add(p);
-    p.finally(() => this.inFlight.delete(p));
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flush(), this.opts.flushMs);
+    this.timer.unref();
   }
 
-  private debit(account: Account, id: number, amount: number): Promise<boolean> {
-    return account === 'user' ? this.store.debitUser(id, amount) : this.store.debitToken(id, amount);
+  private debit(a: Account, amount: number): Promise<boolean> {
+    return a.kind === 'user' ? this.store.debitUser(a.id, amount) : this.store.debitToken(a.id, amount);
   }
 
-  private async writeReservations(): Promise<void> {
-    this.reserveScheduled = false;
-    const batch = this.reserveQueue;
-    this.reserveQueue = new Map();
-    await Promise.all(
-      [...batch].map(async ([key, items]) => {
-        const [account, idText] = key.split(':') as [Account, string];
-        const id = Number(idText);
-        try {
-          const total = items.reduce((n, p) => n + p.amount, 0);
-          if (await this.debit(account, id, total)) {
-            for (const p of items) p.resolve(true);
-            return;
-          }
-          if (items.length === 1) return items[0]!.resolve(false);
-          for (const p of items) p.resolve(await this.debit(account, id, p.amount));
-        } catch (err) {
-          for (const p of items) p.reject(err);
-        }
-      }),
-    );
+  /** Takes `amount` from the lease, topping it up from the store (one caller at a time). */
+  private async take(a: Account, amount: number): Promise<boolean> {
+    for (;;) {
+      if (a.lease >= amount) {
+        a.lease -= amount;
+        return true;
+      }
+      if (a.acquiring) {
+        await a.acquiring;
+        continue;
+      }
+      const need = amount - a.lease;
+      a.acquiring = (async () => {
+        const chunk = Math.max(need, this.opts.leaseMicros);
+        if (chunk > need && (await this.debit(a, chunk))) a.lease += chunk;
+        else if (await this.debit(a, need)) a.lease += need;
+        else return false;
+        return true;
+      })().finally(() => {
+        a.acquiring = null;
+      });
+      if (!(await a.acquiring) && a.lease < amount) return false;
+      this.schedule();
+    }
   }
 
-  private async writeSettlements(): Promise<void> {
-    this.settleScheduled = false;
-    const batch = this.settleQueue;
-    this.settleQueue = new Map();
+  private async writeBack(): Promise<void> {
     const now = Date.now();
-    await Promise.all(
-      [...batch].map(async ([key, s]) => {
-        const [account, idText] = key.split(':');
-        const id = Number(idText);
-        try {
-          if (account === 'user') await this.store.settleUser(id, s.refund, s.used, s.requests);
-          else await this.store.settleToken(id, s.refund, now);
-        } catch (err) {
-          // A lost settlement only ever leaves the balance lower than it should be
-          // (the reservation stays taken); say so loudly rather than crash.
-          console.error(`kbchat gateway: settling ${key} failed: ${(err as Error).message}`);
-        }
-      }),
-    );
+    const writes: Promise<void>[] = [];
+    for (const a of this.accounts.values()) {
+      const refund = a.lease - a.debt;
+      if (refund === 0 && a.used === 0 && a.requests === 0 && !a.touched) continue;
+      const { used, requests } = a;
+      a.lease = 0;
+      a.debt = 0;
+      a.used = 0;
+      a.requests = 0;
+      a.touched = false;
+      const write = a.kind === 'user' ? this.store.settleUser(a.id, refund, used, requests) : this.store.settleToken(a.id, refund, now);
+      writes.push(
+        write.catch((err: Error) => {
+          // Only ever leaves the balance lower than it should be; say so loudly.
+          console.error(`kbchat gateway: writing back ${a.kind} ${a.id} failed: ${err.message}`);
+        }),
+      );
+    }
+    await Promise.all(writes);
+    // Forget accounts with nothing outstanding (new activity recreates them);
+    // one still topping up its lease or holding money must stay.
+    for (const [key, a] of this.accounts) {
+      if (!a.acquiring && a.lease === 0 && a.debt === 0 && a.used === 0 && a.requests === 0 && !a.touched) this.accounts.delete(key);
+    }
   }
 }

@@ -2,8 +2,10 @@
 // admin input, root bootstrap, key generation. Knows no HTTP.
 import { randomSecret } from '@kbchat/shared';
 import { errors } from '../errors.js';
+import { isUniqueViolation } from '../store/db.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { parseIpAllow } from './auth.js';
+import type { BalanceLedger } from './ledger.js';
 import { MICROS } from './pricing.js';
 import { hashKey, hashPassword, keyHint, verifyPassword } from './secrets.js';
 import type { AccountsStore, TokenPatch } from './store.js';
@@ -79,7 +81,10 @@ export interface TokenInput {
 }
 
 export class AccountsService {
-  constructor(private readonly store: AccountsStore) {}
+  constructor(
+    private readonly store: AccountsStore,
+    private readonly ledger: BalanceLedger,
+  ) {}
 
   /** First start: creates root. Returns the generated password when one was made (print it once). */
   async ensureRoot(opts: { rootPassword?: string; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
@@ -87,19 +92,28 @@ export class AccountsService {
     let root = await this.store.userByName('root');
     if (!root) {
       const password = opts.rootPassword ?? randomSecret('', 12);
-      if (!opts.rootPassword) generatedPassword = password;
-      await this.store.insertUser({
-        username: 'root',
-        password_hash: await hashPassword(password),
-        role: 'root',
-        group_name: 'default',
-        balance: opts.initialBalanceUnits * MICROS,
-      });
+      try {
+        await this.store.insertUser({
+          username: 'root',
+          password_hash: await hashPassword(password),
+          role: 'root',
+          group_name: 'default',
+          balance: opts.initialBalanceUnits * MICROS,
+        });
+        if (!opts.rootPassword) generatedPassword = password;
+      } catch (err) {
+        // Several processes starting at once on a fresh database: one of them creates root.
+        if (!isUniqueViolation(err)) throw err;
+      }
       root = await this.store.userByName('root');
     }
     if (opts.initialRootToken && root) {
       const existing = await this.store.tokenByHash(hashKey(opts.initialRootToken));
-      if (!existing) await this.insertToken(root.id, opts.initialRootToken, { name: 'initial root token' });
+      if (!existing) {
+        await this.insertToken(root.id, opts.initialRootToken, { name: 'initial root token' }).catch((err) => {
+          if (!isUniqueViolation(err)) throw err;
+        });
+      }
     }
     return { generatedPassword };
   }
@@ -136,7 +150,13 @@ export class AccountsService {
       ...(input.group ? { group_name: input.group } : {}),
       ...(input.password ? { password_hash: await hashPassword(input.password) } : {}),
     });
-    if (input.balance_micros !== undefined) await this.store.setBalance(id, input.balance_micros);
+    // A new password (or a disabled account) ends every open session.
+    if (input.password || input.status === 'disabled') await this.store.deleteSessionsOf(id);
+    if (input.balance_micros !== undefined) {
+      // Give this process's lease back first, so that it is not added on top of the new balance.
+      await this.ledger.flush();
+      await this.store.setBalance(id, input.balance_micros);
+    }
     return (await this.store.userById(id))!;
   }
 

@@ -2,6 +2,7 @@
 // start-up sync of <PROVIDER>_API_KEY variables, and channel tests. Changes
 // reload the registry at once in this process (others follow at refresh).
 import { errors } from '../errors.js';
+import { isUniqueViolation } from '../store/db.js';
 import { endpointOfModel, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
@@ -191,13 +192,21 @@ export class ChannelsService {
         continue;
       }
       const input: ChannelInput = { name: `${prefix.toLowerCase()} (from environment)`, type: preset?.type ?? 'openai', base_url: baseUrl, key: value, models };
-      const existing = await this.store.byEnvProvider(prefix);
+      let existing = await this.store.byEnvProvider(prefix);
+      if (!existing) {
+        try {
+          const ch = await this.create(input, 'env', prefix);
+          done.push(`${name}: created channel ${ch.id} (${baseUrl}, ${models.length} models)`);
+          continue;
+        } catch (err) {
+          // Another process starting at the same moment created it: update that one.
+          if (!isUniqueViolation(err)) throw err;
+          existing = await this.store.byEnvProvider(prefix);
+        }
+      }
       if (existing) {
         await this.update(existing.id, { type: input.type, base_url: input.base_url, key: input.key, models: input.models });
         done.push(`${name}: updated channel ${existing.id} (${baseUrl}, ${models.length} models)`);
-      } else {
-        const ch = await this.create(input, 'env', prefix);
-        done.push(`${name}: created channel ${ch.id} (${baseUrl}, ${models.length} models)`);
       }
     }
     return done;
