@@ -70,6 +70,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A long-running service must not die of one request's stray promise: say what
+// happened and keep serving (the request itself already got its error).
+process.on('unhandledRejection', (err) => {
+  console.error(`kbchat: unhandled rejection: ${(err as Error)?.stack ?? String(err)}`);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);

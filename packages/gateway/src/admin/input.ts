@@ -1,0 +1,79 @@
+// Input checks shared by the admin routes: JSON bodies through zod, query and
+// path parameters by hand. Every problem is a 400 that names the field.
+import { issuePath } from '@kbchat/shared';
+import type { z } from 'zod';
+import { errors } from '../errors.js';
+
+/** Largest amount of money (currency units) the API accepts: keeps micros a safe integer. */
+export const MAX_UNITS = 1_000_000_000;
+
+/** Ids and other integer columns are 32-bit on every store. */
+export const MAX_INT32 = 2_147_483_647;
+
+/** Parses a JSON body; a missing body counts as `{}` so that the first missing field is named. */
+export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value === undefined || value === null ? {} : value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const field = issuePath([...issue.path, issue.keys[0]!]);
+    throw errors.badField(field, `Invalid '${field}': unknown field`);
+  }
+  const field = issuePath(issue.path) || '(body)';
+  const missing = issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(value, issue.path) === undefined;
+  throw errors.badField(field, `Invalid '${field}': ${missing ? 'required' : issue.message}`);
+}
+
+function valueAt(value: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let v = value;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+export interface IntOptions {
+  min?: number;
+  max?: number;
+}
+
+/** An optional integer query parameter; undefined when absent or empty. */
+export function queryInt(raw: unknown, name: string, opts: IntOptions = {}): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw errors.badField(name, `Invalid '${name}': must be an integer`);
+  const n = Number(raw);
+  const min = opts.min ?? Number.MIN_SAFE_INTEGER;
+  const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw errors.badField(name, `Invalid '${name}': must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** An optional string query parameter. */
+export function queryString(raw: unknown, name: string): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') throw errors.badField(name, `Invalid '${name}': give it once, as a string`);
+  return raw;
+}
+
+/** A numeric id from the path. */
+export function pathId(raw: unknown, name = 'id'): number {
+  const id = queryInt(raw, name, { min: 1, max: MAX_INT32 });
+  if (id === undefined) throw errors.badField(name, `Invalid '${name}': required`);
+  return id;
+}
+
+/** offset & limit of a list request. */
+export function paging(query: Record<string, unknown>, maxLimit = 500, defaultLimit = 50): { offset: number; limit: number } {
+  return {
+    offset: queryInt(query.offset, 'offset', { min: 0, max: MAX_INT32 }) ?? 0,
+    limit: queryInt(query.limit, 'limit', { min: 1, max: maxLimit }) ?? defaultLimit,
+  };
+}
+
+/** Query object of a request (Fastify types it as unknown). */
+export function queryOf(req: { query: unknown }): Record<string, unknown> {
+  return (req.query ?? {}) as Record<string, unknown>;
+}

@@ -1,0 +1,92 @@
+// /api/logs: request logs (the list never carries request bodies), one
+// request's detail with its stored body, and replaying a failed request.
+import type { FastifyInstance } from 'fastify';
+import { MICROS } from '../accounts/pricing.js';
+import { errors } from '../errors.js';
+import type { GatewayServices } from '../gateway.js';
+import { replayRequest } from '../logs/replay.js';
+import type { LogSummary } from '../logs/store.js';
+import type { LogRow } from '../store/schema.js';
+import { MAX_INT32, paging, queryInt, queryOf, queryString } from './input.js';
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** A log row with numbers as numbers (bigint columns come back as strings on some drivers). */
+function publicLog(r: LogSummary) {
+  return {
+    id: Number(r.id),
+    request_id: r.request_id,
+    created_at: Number(r.created_at),
+    user_id: num(r.user_id),
+    token_id: num(r.token_id),
+    channel_id: num(r.channel_id),
+    endpoint: r.endpoint,
+    model: r.model,
+    upstream_model: r.upstream_model,
+    is_stream: Boolean(Number(r.is_stream)),
+    prompt_tokens: Number(r.prompt_tokens),
+    completion_tokens: Number(r.completion_tokens),
+    usage_source: r.usage_source,
+    /** Currency units; `cost_micros` is exact. */
+    cost: Number(r.cost) / MICROS,
+    cost_micros: Number(r.cost),
+    latency_ms: Number(r.latency_ms),
+    ttft_ms: num(r.ttft_ms),
+    status: Number(r.status),
+    error: r.error,
+    attempts: Number(r.attempts),
+  };
+}
+
+function logDetail(r: LogRow) {
+  const { request_body, ...summary } = r;
+  return { ...publicLog(summary), request_body, replayable: request_body !== null };
+}
+
+function requestIdOf(req: { params: unknown }): string {
+  const id = (req.params as { requestId?: string }).requestId ?? '';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw errors.badField('requestId', `Invalid 'requestId': not a request id`);
+  return id;
+}
+
+export function logRoutes(app: FastifyInstance, services: GatewayServices): void {
+  const { logs, logsStore } = services;
+
+  app.get('/logs', async (req) => {
+    const q = queryOf(req);
+    const status = queryString(q.status, 'status');
+    if (status !== undefined && status !== 'ok' && status !== 'error') throw errors.badField('status', `Invalid 'status': ok or error`);
+    const filter = {
+      userId: queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 }),
+      tokenId: queryInt(q.token_id, 'token_id', { min: 1, max: MAX_INT32 }),
+      channelId: queryInt(q.channel_id, 'channel_id', { min: 1, max: MAX_INT32 }),
+      model: queryString(q.model, 'model'),
+      requestId: queryString(q.request_id, 'request_id'),
+      status: status as 'ok' | 'error' | undefined,
+      from: queryInt(q.from, 'from', { min: 0 }),
+      to: queryInt(q.to, 'to', { min: 0 }),
+    };
+    const { offset, limit } = paging(q);
+    await logs.flush();
+    const rows = await logsStore.list(filter, offset, limit);
+    return { data: rows.map(publicLog), offset, limit };
+  });
+
+  app.get('/logs/:requestId', async (req) => {
+    const id = requestIdOf(req);
+    await logs.flush();
+    const row = await logsStore.byRequestId(id);
+    if (!row) throw errors.notFound(`Request ${id}`);
+    return logDetail(row);
+  });
+
+  app.post('/logs/:requestId/replay', async (req, reply) => {
+    const id = requestIdOf(req);
+    await logs.flush();
+    const controller = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    return replayRequest(services, id, controller.signal);
+  });
+}

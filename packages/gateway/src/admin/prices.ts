@@ -1,0 +1,74 @@
+// /api/prices: model prices in currency units per 1M tokens, or one-api style
+// ratios (model ratio 1 = 2 units per 1M input tokens; output = input x
+// completion ratio). Kept as integer micro-units per 1M tokens.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
+import { errors } from '../errors.js';
+import type { GatewayServices } from '../gateway.js';
+import { MAX_UNITS, parseBody } from './input.js';
+
+const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
+
+const directSchema = z.strictObject({ input_price: amount, output_price: amount });
+const ratioSchema = z.strictObject({ model_ratio: amount, completion_ratio: amount.optional() });
+
+function publicPrice(p: ModelPrice) {
+  const input = p.inputPrice / MICROS;
+  const output = p.outputPrice / MICROS;
+  return {
+    model: p.model,
+    input_price: input,
+    output_price: output,
+    model_ratio: input / 2,
+    completion_ratio: input > 0 ? output / input : null,
+  };
+}
+
+/** The model name: everything after /api/prices/, so that names with '/' work with or without %2F. */
+function modelOf(req: FastifyRequest): string {
+  const raw = (req.params as Record<string, string | undefined>)['*'] ?? '';
+  const model = raw.trim();
+  if (!model) throw errors.badField('model', `Invalid 'model': name the model in the path, /api/prices/<model>`);
+  if (model.length > 200) throw errors.badField('model', `Invalid 'model': at most 200 characters`);
+  return model;
+}
+
+/** Picks which form was sent, so that a problem names a field of that form. */
+function parsePrice(body: unknown): { input: number; output: number } {
+  const b = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const ratioForm = 'model_ratio' in b || 'completion_ratio' in b;
+  if (ratioForm && ('input_price' in b || 'output_price' in b)) {
+    throw errors.badField('model_ratio', `Invalid 'model_ratio': give either input_price and output_price, or model_ratio and completion_ratio`);
+  }
+  if (ratioForm) {
+    const r = parseBody(ratioSchema, body);
+    return ratioToPrice(r.model_ratio, r.completion_ratio ?? 1);
+  }
+  const d = parseBody(directSchema, body);
+  return { input: d.input_price, output: d.output_price };
+}
+
+export function priceRoutes(app: FastifyInstance, services: GatewayServices): void {
+  const { prices, config } = services;
+
+  app.get('/prices', async () => ({
+    data: prices.list().map(publicPrice),
+    default: { input_price: config.defaultInputPrice, output_price: config.defaultOutputPrice },
+  }));
+
+  app.get('/prices/*', async (req) => publicPrice(prices.priceOf(modelOf(req))));
+
+  app.put('/prices/*', async (req) => {
+    const model = modelOf(req);
+    const { input, output } = parsePrice(req.body);
+    await prices.set(model, unitsToMicros(input), unitsToMicros(output));
+    return publicPrice(prices.priceOf(model));
+  });
+
+  app.delete('/prices/*', async (req) => {
+    const model = modelOf(req);
+    if (!(await prices.remove(model))) throw errors.notFound(`Price of ${model}`);
+    return { deleted: true, model };
+  });
+}

@@ -1,0 +1,114 @@
+// /api/tokens: API tokens of users. The key is returned once, by the create
+// call; afterwards only its hint (prefix and last four characters) is shown.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { unitsToMicros } from '../accounts/pricing.js';
+import { publicToken, type TokenInput } from '../accounts/service.js';
+import { errors } from '../errors.js';
+import type { GatewayServices } from '../gateway.js';
+import type { TokenRow, UserRow } from '../store/schema.js';
+import { actorOf, assertCanManage } from './auth.js';
+import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf } from './input.js';
+
+const fields = {
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
+  status: z.enum(['enabled', 'disabled']),
+  expires_at: z
+    .number()
+    .int('must be an integer (epoch milliseconds)')
+    .refine((v) => v > Date.now(), 'must be a time in the future, in epoch milliseconds')
+    .nullable(),
+  quota_limit: z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`).nullable(),
+  models: z.array(z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters')).max(1000, 'at most 1000 models'),
+  ip_allow: z.string().max(4000, 'at most 4000 characters').nullable(),
+};
+
+const createSchema = z.strictObject({
+  user_id: z.number().int().positive().max(MAX_INT32).optional(),
+  name: fields.name,
+  status: fields.status.optional(),
+  expires_at: fields.expires_at.optional(),
+  quota_limit: fields.quota_limit.optional(),
+  models: fields.models.optional(),
+  ip_allow: fields.ip_allow.optional(),
+});
+
+const patchSchema = z.strictObject({
+  name: fields.name.optional(),
+  status: fields.status.optional(),
+  expires_at: fields.expires_at.optional(),
+  quota_limit: fields.quota_limit.optional(),
+  models: fields.models.optional(),
+  ip_allow: fields.ip_allow.optional(),
+});
+
+function tokenInput(input: z.infer<typeof patchSchema>): TokenInput {
+  return {
+    name: input.name,
+    status: input.status,
+    expires_at: input.expires_at,
+    quota_limit_micros: input.quota_limit === undefined ? undefined : input.quota_limit === null ? null : unitsToMicros(input.quota_limit),
+    models: input.models,
+    ip_allow: input.ip_allow,
+  };
+}
+
+export function tokenRoutes(app: FastifyInstance, services: GatewayServices): void {
+  const { accounts, accountsStore, auth } = services;
+
+  const loadUser = async (id: number): Promise<UserRow> => {
+    const user = await accountsStore.userById(id);
+    if (!user) throw errors.notFound(`User ${id}`);
+    return user;
+  };
+
+  /** The token, after checking the caller may manage its owner. */
+  const loadManaged = async (actor: UserRow, id: number): Promise<TokenRow> => {
+    const token = await accountsStore.tokenById(id);
+    if (!token) throw errors.notFound(`Token ${id}`);
+    const owner = await accountsStore.userById(token.user_id);
+    if (owner) assertCanManage(actor, owner);
+    return token;
+  };
+
+  app.get('/tokens', async (req) => {
+    const q = queryOf(req);
+    const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
+    const { offset, limit } = paging(q);
+    const rows = await accountsStore.listTokens(userId, offset, limit);
+    return { data: rows.map(publicToken), offset, limit };
+  });
+
+  app.post('/tokens', async (req, reply) => {
+    const input = parseBody(createSchema, req.body);
+    const actor = actorOf(req).user;
+    const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
+    assertCanManage(actor, owner);
+    const { token, key } = await accounts.createToken(owner.id, tokenInput(input));
+    auth.invalidate();
+    reply.code(201);
+    return { token: publicToken(token), key };
+  });
+
+  app.get('/tokens/:id', async (req) => {
+    const id = pathId((req.params as { id: string }).id);
+    return publicToken(await loadManaged(actorOf(req).user, id));
+  });
+
+  app.patch('/tokens/:id', async (req) => {
+    const id = pathId((req.params as { id: string }).id);
+    const input = parseBody(patchSchema, req.body);
+    await loadManaged(actorOf(req).user, id);
+    const token = await accounts.updateToken(id, tokenInput(input));
+    auth.invalidate();
+    return publicToken(token);
+  });
+
+  app.delete('/tokens/:id', async (req) => {
+    const id = pathId((req.params as { id: string }).id);
+    await loadManaged(actorOf(req).user, id);
+    await accountsStore.deleteToken(id);
+    auth.invalidate();
+    return { deleted: true, id };
+  });
+}

@@ -1,0 +1,96 @@
+// /api/users: list, create, read, edit (balance included), delete.
+// Balances are given in currency units (fractions allowed) and kept as micros.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { unitsToMicros } from '../accounts/pricing.js';
+import { publicUser } from '../accounts/service.js';
+import { errors } from '../errors.js';
+import type { GatewayServices } from '../gateway.js';
+import type { UserRow } from '../store/schema.js';
+import { actorOf, assertCanManage } from './auth.js';
+import { MAX_UNITS, paging, parseBody, pathId, queryOf } from './input.js';
+
+const username = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(64, 'at most 64 characters')
+  .regex(/^[A-Za-z0-9_.@-]+$/, 'letters, digits and _ . @ - only');
+const password = z.string().min(8, 'at least 8 characters').max(200, 'at most 200 characters');
+const role = z.enum(['admin', 'user']);
+const group = z.string().trim().min(1, 'must not be empty').max(64, 'at most 64 characters');
+const balance = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
+
+const createSchema = z.strictObject({ username, password, role: role.optional(), group: group.optional(), balance: balance.optional() });
+const patchSchema = z.strictObject({
+  status: z.enum(['enabled', 'disabled']).optional(),
+  role: role.optional(),
+  group: group.optional(),
+  password: password.optional(),
+  balance: balance.optional(),
+});
+
+export function userRoutes(app: FastifyInstance, services: GatewayServices): void {
+  const { accounts, accountsStore, auth } = services;
+
+  // Balances are read after this process gives back its leases, so that an
+  // admin sees what the user really has (other processes give theirs back
+  // within LEDGER_FLUSH_MS).
+  const load = async (id: number): Promise<UserRow> => {
+    await services.ledger.flush();
+    const user = await accountsStore.userById(id);
+    if (!user) throw errors.notFound(`User ${id}`);
+    return user;
+  };
+
+  app.get('/users', async (req) => {
+    const { offset, limit } = paging(queryOf(req));
+    await services.ledger.flush();
+    const [rows, total] = await Promise.all([accountsStore.listUsers(offset, limit), accountsStore.countUsers()]);
+    return { data: rows.map(publicUser), total, offset, limit };
+  });
+
+  app.post('/users', async (req, reply) => {
+    const input = parseBody(createSchema, req.body);
+    const actor = actorOf(req).user;
+    if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can create administrators');
+    const user = await accounts.createUser({
+      username: input.username,
+      password: input.password,
+      role: input.role,
+      group: input.group,
+      balance_micros: input.balance === undefined ? undefined : unitsToMicros(input.balance),
+    });
+    reply.code(201);
+    return publicUser(user);
+  });
+
+  app.get('/users/:id', async (req) => publicUser(await load(pathId((req.params as { id: string }).id))));
+
+  app.patch('/users/:id', async (req) => {
+    const id = pathId((req.params as { id: string }).id);
+    const input = parseBody(patchSchema, req.body);
+    const actor = actorOf(req).user;
+    assertCanManage(actor, await load(id));
+    if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can make administrators');
+    const user = await accounts.updateUser(id, {
+      status: input.status,
+      role: input.role,
+      group: input.group,
+      password: input.password,
+      balance_micros: input.balance === undefined ? undefined : unitsToMicros(input.balance),
+    });
+    auth.invalidate();
+    return publicUser(user);
+  });
+
+  app.delete('/users/:id', async (req) => {
+    const id = pathId((req.params as { id: string }).id);
+    const actor = actorOf(req).user;
+    if (actor.id === id) throw errors.forbidden('You cannot delete yourself');
+    assertCanManage(actor, await load(id));
+    await accounts.deleteUser(id);
+    auth.invalidate();
+    return { deleted: true, id };
+  });
+}
