@@ -47,6 +47,7 @@ export const errors = {
     new GatewayError(504, `upstream did not answer within ${ms} ms`, 'upstream_error', 'upstream_timeout'),
   badUpstreamBody: (detail: string) => new GatewayError(502, `upstream sent a body that is not valid JSON: ${detail}`, 'upstream_error', 'bad_response_body'),
   streamDropped: (detail: string) => new GatewayError(502, `upstream stream ended abruptly: ${detail}`, 'upstream_error', 'stream_dropped'),
+  clientClosed: () => new GatewayError(499, 'the client closed the request before the answer was complete', 'invalid_request_error', 'client_closed_request'),
   emptyStream: () =>
     new GatewayError(502, 'upstream stream ended with no content, and the non-stream retry gave none either', 'upstream_error', 'empty_response'),
   unauthorized: (message = 'Log in as an administrator (root session or admin token)') =>

@@ -52,6 +52,13 @@ export class ChannelRegistry {
   private disabled = new Map<string, DisabledModel>();
   private timer: NodeJS.Timeout | undefined;
   private loadErrors: string[] = [];
+  /**
+   * Local disables/enables not yet certain to be in a snapshot: a refresh that
+   * read the store just before the write must not undo them. Kept for a while
+   * and re-applied on every load.
+   */
+  private overrides = new Map<string, { state: DisabledModel | null; at: number }>();
+  private overrideMs = 30_000;
 
   constructor(
     private readonly store: ChannelsStore,
@@ -74,6 +81,12 @@ export class ChannelRegistry {
     this.loadErrors = problems;
     this.channels = channels;
     this.disabled = new Map(disabled.map((d) => [`${d.channel_id}:${d.model}`, d]));
+    const now = Date.now();
+    for (const [key, o] of this.overrides) {
+      if (now - o.at > this.overrideMs) this.overrides.delete(key);
+      else if (o.state) this.disabled.set(key, o.state);
+      else this.disabled.delete(key);
+    }
     const byModel = new Map<string, Channel[]>();
     for (const ch of channels) {
       if (!ch.enabled) continue;
@@ -87,6 +100,7 @@ export class ChannelRegistry {
   }
 
   startRefresh(everyMs: number, onError: (err: Error) => void): void {
+    this.overrideMs = Math.max(30_000, everyMs * 3);
     this.timer = setInterval(() => this.load().catch(onError), everyMs);
     this.timer.unref();
   }
@@ -116,11 +130,15 @@ export class ChannelRegistry {
   }
 
   markDisabled(d: DisabledModel): void {
-    this.disabled.set(`${d.channel_id}:${d.model}`, d);
+    const key = `${d.channel_id}:${d.model}`;
+    this.disabled.set(key, d);
+    this.overrides.set(key, { state: d, at: Date.now() });
   }
 
   markEnabled(channelId: number, model: string): void {
-    this.disabled.delete(`${channelId}:${model}`);
+    const key = `${channelId}:${model}`;
+    this.disabled.delete(key);
+    this.overrides.set(key, { state: null, at: Date.now() });
   }
 
   /** Models some enabled channel serves right now. */

@@ -1,9 +1,10 @@
 // The retry loop shared by every endpoint: pick a channel, try it, and on a
 // retryable failure try a different one (never the one that just failed), up
-// to RELAY_MAX_ATTEMPTS. Failures feed the channel+model health counts.
+// to RELAY_MAX_ATTEMPTS. Failures feed the channel+model health counts, except
+// those caused by the client going away.
 import { errors, GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
-import type { RelayDeps } from './context.js';
+import type { RelayContext, RelayDeps } from './context.js';
 import { UpstreamFailure } from './upstream.js';
 
 export interface AttemptResult<T> {
@@ -26,8 +27,8 @@ export class RelayFailure extends Error {
 
 export async function withAttempts<T>(
   deps: RelayDeps,
+  ctx: RelayContext,
   model: string,
-  group: string,
   tryChannel: (channel: Channel, upstreamModel: string) => Promise<T>,
 ): Promise<AttemptResult<T>> {
   const tried = new Set<number>();
@@ -41,6 +42,9 @@ export async function withAttempts<T>(
       deps.health.recordSuccess(channel.id, model);
       return { value, channel, upstreamModel, attempts: attempt };
     } catch (err) {
+      // The client went away (which aborts the upstream call too): not the
+      // channel's fault, so it is not counted, and nobody waits for a retry.
+      if (ctx.signal.aborted) throw new RelayFailure(errors.clientClosed(), attempt, channel, upstreamModel);
       if (!(err instanceof UpstreamFailure)) {
         if (err instanceof GatewayError) throw new RelayFailure(err, attempt, channel, upstreamModel);
         throw err;
@@ -53,6 +57,6 @@ export async function withAttempts<T>(
       if (!err.retryable) break;
     }
   }
-  if (!last) throw new RelayFailure(errors.noChannel(model, group), 0, undefined, undefined);
+  if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined);
   throw new RelayFailure(last.failure.error, tried.size, last.channel, last.upstreamModel);
 }

@@ -44,6 +44,18 @@ function hasContent(chunk: any): boolean {
   return false;
 }
 
+const NULL_USAGE_TAIL = ',"usage":null}';
+
+/**
+ * The chunk without its `"usage":null`: once include_usage is on, upstreams add
+ * it to every chunk, and a client that did not ask must not see the gateway's request.
+ */
+function withoutNullUsage(data: string, chunk: any): string {
+  if (data.endsWith(NULL_USAGE_TAIL)) return data.slice(0, -NULL_USAGE_TAIL.length) + '}';
+  const { usage: _drop, ...rest } = chunk;
+  return JSON.stringify(rest);
+}
+
 function chunkText(chunk: any): string {
   let out = '';
   for (const c of chunk?.choices ?? []) {
@@ -64,6 +76,8 @@ export interface PipeOptions {
   responder: Responder;
   requestId: string;
   startedAt: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
   /** The client asked for a usage chunk. */
   clientWantsUsage: boolean;
   /** Count usage locally when the upstream reports none (called at the end). */
@@ -111,6 +125,8 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
       out.usage = { prompt_tokens: Number(chunk.usage.prompt_tokens) || 0, completion_tokens: Number(chunk.usage.completion_tokens) || 0 };
       // The gateway asked for usage on the client's behalf: keep the usage-only chunk to itself.
       if (!opts.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return;
+    } else if (chunk?.usage === null && !opts.clientWantsUsage) {
+      data = withoutNullUsage(data, chunk);
     }
     if (chunk?.error) {
       // Some upstreams report failures inside a 200 stream.
@@ -139,9 +155,10 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
     }
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
-    const detail = (err as Error).message || String(err);
-    if (!responder.started) throw new UpstreamFailure('dropped', errors.streamDropped(detail));
-    out.error = errors.streamDropped(detail);
+    // A client that went away aborts the upstream read too: no upstream fault.
+    const error = opts.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
+    if (!responder.started) throw new UpstreamFailure('dropped', error);
+    out.error = error;
     await responder.write(sseData(openAIError(out.error.message, out.error.type, out.error.code, out.error.param, opts.requestId)));
     responder.end();
     return out;

@@ -42,7 +42,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   let sent = '';
   try {
     if (!stream) {
-      const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+      const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
         sent = upstreamBody(body, upstreamModel, channel, false);
         const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
         const text = await readBody(res);
@@ -59,13 +59,14 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
     }
     const clientWantsUsage = body.stream_options?.include_usage === true;
     let outcome: StreamOutcome | undefined;
-    const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+    const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
       sent = upstreamBody(body, upstreamModel, channel, true);
       const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
       outcome = await pipeChatStream(res, {
         responder,
         requestId: ctx.requestId,
         startedAt: ctx.startedAt,
+        signal: ctx.signal,
         clientWantsUsage,
         localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
       });
@@ -106,6 +107,8 @@ function upstreamBody(body: Record<string, any>, upstreamModel: string, channel:
   if (stream) {
     const wantsUsage = channel.options.streamUsage ?? channel.provider.streamUsageDefault;
     if (wantsUsage) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+    // The channel's upstream rejects stream_options: usage is counted locally instead.
+    else delete out.stream_options;
   }
   return JSON.stringify(out);
 }

@@ -47,7 +47,7 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
   let sent = '';
   try {
-    const a = await withAttempts(deps, body.model, ctx.caller.user.group_name, async (channel, upstreamModel) => {
+    const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
       if (!channel.provider.endpoints.includes(spec.endpoint)) {
         throw new UpstreamFailure('status', errors.badResponseStatus(404, `${channel.provider.label} channels do not serve ${spec.endpoint}`), 404);
       }
