@@ -15,10 +15,16 @@ function randomHex(bytes: number): string {
   return out;
 }
 
-export function newRequestId(now = new Date()): string {
-  const iso = now.toISOString(); // 2026-11-22T18:50:45.123Z
-  const stamp = iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16) + iso.slice(17, 19) + iso.slice(20, 23);
-  return stamp + randomHex(6);
+let lastMs = -1;
+let lastStamp = '';
+
+export function newRequestId(now = Date.now()): string {
+  if (now !== lastMs) {
+    const iso = new Date(now).toISOString(); // 2026-11-22T18:50:45.123Z
+    lastStamp = iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16) + iso.slice(17, 19) + iso.slice(20, 23);
+    lastMs = now;
+  }
+  return lastStamp + randomHex(6);
 }
 
 export function randomSecret(prefix: string, bytes = 24): string {
