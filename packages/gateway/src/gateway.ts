@@ -57,7 +57,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     idleTimeoutMs: config.upstreamIdleTimeoutMs,
   });
   const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream);
-  const logsStore = new LogsStore(store.db);
+  const logsStore = new LogsStore(store.db, store.pglite);
   const logs = new LogWriter(logsStore, config.logFlushMs, onError);
 
   const startupNotes: string[] = [];

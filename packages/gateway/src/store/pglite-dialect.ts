@@ -44,11 +44,13 @@ class PGliteConnection implements DatabaseConnection {
 }
 
 class PGliteDriver implements Driver {
-  private readonly lock = new Lock();
   private readonly connection: PGliteConnection;
   private releases = new WeakMap<DatabaseConnection, () => void>();
 
-  constructor(private readonly pg: PGlite) {
+  constructor(
+    private readonly pg: PGlite,
+    private readonly lock: Lock,
+  ) {
     this.connection = new PGliteConnection(pg);
   }
 
@@ -84,12 +86,28 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
+  private readonly lock = new Lock();
+
   constructor(private readonly pg: PGlite) {}
+
+  /**
+   * Runs `fn` on the raw PGlite handle between Kysely's queries (never inside
+   * one of its transactions): for what Kysely cannot express, such as COPY.
+   */
+  async exclusive<T>(fn: (pg: PGlite) => Promise<T>): Promise<T> {
+    const release = await this.lock.acquire();
+    try {
+      return await fn(this.pg);
+    } finally {
+      release();
+    }
+  }
+
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pg);
+    return new PGliteDriver(this.pg, this.lock);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
