@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { MICROS } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
+import { ClientSignal } from '../relay/context.js';
 import { replayRequest } from '../logs/replay.js';
 import type { LogSummary } from '../logs/store.js';
 import type { LogRow } from '../store/schema.js';
@@ -83,10 +84,10 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
   app.post('/logs/:requestId/replay', async (req, reply) => {
     const id = requestIdOf(req);
     await logs.flush();
-    const controller = new AbortController();
+    const signal = new ClientSignal();
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
+      if (!reply.raw.writableFinished) signal.abort();
     });
-    return replayRequest(services, id, controller.signal);
+    return replayRequest(services, id, signal);
   });
 }

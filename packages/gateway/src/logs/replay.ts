@@ -8,7 +8,7 @@ import { parseIpAllow } from '../accounts/auth.js';
 import type { AccountsStore } from '../accounts/store.js';
 import { errors, GatewayError } from '../errors.js';
 import { relayChat } from '../relay/chat.js';
-import type { RelayContext, RelayDeps, Responder } from '../relay/context.js';
+import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from '../relay/context.js';
 import { relayEmbeddings, relayRerank } from '../relay/json-endpoints.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import type { LogsStore } from './store.js';
@@ -103,7 +103,7 @@ async function originalCaller(deps: ReplayDeps, tokenId: number | null): Promise
   return callerOf(token, user);
 }
 
-export async function replayRequest(deps: ReplayDeps, requestId: string, signal: AbortSignal = new AbortController().signal): Promise<ReplayResult> {
+export async function replayRequest(deps: ReplayDeps, requestId: string, signal: ClientSignal = new ClientSignal()): Promise<ReplayResult> {
   const log = await deps.logsStore.byRequestId(requestId);
   if (!log) throw errors.notFound(`Request ${requestId}`);
   if (!log.request_body) {

@@ -77,7 +77,7 @@ export interface PipeOptions {
   requestId: string;
   startedAt: number;
   /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  signal: { readonly aborted: boolean };
   /** The client asked for a usage chunk. */
   clientWantsUsage: boolean;
   /** Count usage locally when the upstream reports none (called at the end). */

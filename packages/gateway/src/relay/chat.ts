@@ -32,7 +32,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   if (!parsed.ok) throw errors.badField(parsed.problem.field, parsed.problem.message);
   const body = parsed.value as Record<string, any>;
   const stream = body.stream === true;
-  const bodyText = JSON.stringify(body);
+  const bodyText = ctx.rawBody ?? JSON.stringify(body);
   const maxOut = body.max_completion_tokens ?? body.max_tokens ?? deps.config.reserveOutputTokens;
   // Reservation estimate: half the body's length in tokens is above the real
   // count for prose; the settlement refunds the difference.
@@ -43,7 +43,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   try {
     if (!stream) {
       const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
-        sent = upstreamBody(body, upstreamModel, channel, false);
+        // Nothing to change: the client's own bytes go up, untouched and unserialised.
+        sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
         const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
         const text = await readBody(res);
         try {

@@ -8,7 +8,7 @@ import type { TokenAuthenticator } from '../accounts/auth.js';
 import { GatewayError } from '../errors.js';
 import { endpointOfModel } from '../providers/index.js';
 import { relayChat } from './chat.js';
-import type { RelayContext, RelayDeps, Responder } from './context.js';
+import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from './context.js';
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
@@ -39,16 +39,20 @@ export function replyResponder(reply: FastifyReply, requestId: string): Responde
   };
 }
 
+/** server.ts keeps the JSON text of a request body here. */
+export type RawBodyRequest = FastifyRequest & { rawBody?: string };
+
 type Handler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
 
 export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAuthenticator): void {
   const handle = (fn: Handler) => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = await auth.authenticate(req.headers.authorization, req.ip);
-    const controller = new AbortController();
+    const signal = new ClientSignal();
     reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
+      if (!reply.raw.writableFinished) signal.abort();
     });
-    const ctx: RelayContext = { requestId: req.id, caller, startedAt: Date.now(), signal: controller.signal };
+    const rawBody = (req as RawBodyRequest).rawBody;
+    const ctx: RelayContext = { requestId: req.id, caller, startedAt: Date.now(), signal, rawBody };
     const responder = replyResponder(reply, req.id);
     try {
       await fn(deps, ctx, req.body, responder);

@@ -1,6 +1,7 @@
 // Sends one request to one upstream and classifies what went wrong, so that
 // the retry loop can decide with one switch. undici with keep-alive pools: the
 // lowest overhead HTTP client in Node.
+import type { EventEmitter } from 'node:events';
 import { upstreamErrorMessage } from '@kbchat/shared';
 import { Agent, type Dispatcher } from 'undici';
 import { errors, GatewayError } from '../errors.js';
@@ -67,7 +68,7 @@ export class UpstreamClient {
    * Posts a JSON body. Resolves with the open response on 2xx; throws
    * UpstreamFailure on anything else, with the upstream's own message.
    */
-  async post(target: UpstreamTarget, body: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async post(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<Dispatcher.ResponseData> {
     let res: Dispatcher.ResponseData;
     try {
       const { origin, path } = this.split(target.url);
