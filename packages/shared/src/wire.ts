@@ -3,6 +3,13 @@
 // untouched (looseObject), so new OpenAI fields keep working without a release.
 import { z } from 'zod';
 
+// Model names end up in log columns and URLs: printable, and not absurdly long.
+const modelName = z
+  .string()
+  .min(1, 'must be a non-empty string')
+  .max(200, 'must be at most 200 characters')
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+
 const role = z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 const chatMessage = z.looseObject({
@@ -14,7 +21,7 @@ const chatMessage = z.looseObject({
 });
 
 export const chatRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must be a non-empty string'),
+  model: modelName,
   messages: z.array(chatMessage).min(1, 'must be a non-empty array'),
   stream: z.boolean().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
@@ -28,7 +35,7 @@ export const chatRequestSchema = z.looseObject({
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 export const embeddingsRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must be a non-empty string'),
+  model: modelName,
   input: z.union([
     z.string().min(1, 'must not be empty'),
     z.array(z.string().min(1, 'must not be empty')).min(1, 'must be a non-empty array').max(2048, 'has more than 2048 items'),
@@ -41,7 +48,7 @@ export const embeddingsRequestSchema = z.looseObject({
 export type EmbeddingsRequest = z.infer<typeof embeddingsRequestSchema>;
 
 export const rerankRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must be a non-empty string'),
+  model: modelName,
   query: z.string().min(1, 'must be a non-empty string'),
   documents: z.array(z.union([z.string(), z.looseObject({ text: z.string() })])).min(1, 'must be a non-empty array'),
   top_n: z.number().int().positive().optional(),

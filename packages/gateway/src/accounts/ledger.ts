@@ -154,8 +154,12 @@ export class BalanceLedger {
       const write = a.kind === 'user' ? this.store.settleUser(a.id, refund, used, requests) : this.store.settleToken(a.id, refund, now);
       writes.push(
         write.catch((err: Error) => {
-          // Only ever leaves the balance lower than it should be; say so loudly.
-          console.error(`kbchat gateway: writing back ${a.kind} ${a.id} failed: ${err.message}`);
+          // Keep what could not be written: it goes with the next flush.
+          this.giveBack(a, refund);
+          a.used += used;
+          a.requests += requests;
+          this.schedule();
+          console.error(`kbchat gateway: writing back ${a.kind} ${a.id} failed (kept for the next flush): ${err.message}`);
         }),
       );
     }

@@ -3,7 +3,7 @@
 // database agree on what is enabled (a known complaint: state differs between
 // nodes). Selection: highest priority tier first, weighted random inside it,
 // never a channel that already failed this request.
-import { providerOf, type ChannelOptions, type Provider } from '../providers/index.js';
+import { providerOf, type ChannelOptions, type Endpoint, type Provider } from '../providers/index.js';
 import type { ChannelRow } from '../store/schema.js';
 import type { KeyBox } from './key-box.js';
 import type { ChannelsStore, DisabledModel } from './store.js';
@@ -146,14 +146,15 @@ export class ChannelRegistry {
     return [...this.byModel.keys()].filter((m) => this.byModel.get(m)!.some((c) => !this.disabled.has(`${c.id}:${m}`)));
   }
 
-  /** Picks a channel for the model, skipping those in `exclude`; undefined when none is left. */
-  pick(model: string, exclude?: ReadonlySet<number>): Channel | undefined {
+  /** Picks a channel for the model, skipping those in `exclude` and those whose provider lacks the endpoint. */
+  pick(model: string, exclude?: ReadonlySet<number>, endpoint?: Endpoint): Channel | undefined {
     const list = this.byModel.get(model);
     if (!list) return undefined;
     let best = -Infinity;
     let tier: Channel[] = [];
     for (const ch of list) {
       if (exclude?.has(ch.id) || this.disabled.has(`${ch.id}:${model}`)) continue;
+      if (endpoint && !ch.provider.endpoints.includes(endpoint)) continue;
       if (ch.priority > best) {
         best = ch.priority;
         tier = [ch];

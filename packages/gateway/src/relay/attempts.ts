@@ -4,6 +4,7 @@
 // those caused by the client going away.
 import { errors, GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
+import type { Endpoint } from '../providers/index.js';
 import type { RelayContext, RelayDeps } from './context.js';
 import { UpstreamFailure } from './upstream.js';
 
@@ -28,13 +29,14 @@ export class RelayFailure extends Error {
 export async function withAttempts<T>(
   deps: RelayDeps,
   ctx: RelayContext,
+  endpoint: Endpoint,
   model: string,
   tryChannel: (channel: Channel, upstreamModel: string) => Promise<T>,
 ): Promise<AttemptResult<T>> {
   const tried = new Set<number>();
   let last: { failure: UpstreamFailure; channel: Channel; upstreamModel: string } | undefined;
   for (let attempt = 1; attempt <= deps.config.maxAttempts; attempt++) {
-    const channel = deps.registry.pick(model, tried);
+    const channel = deps.registry.pick(model, tried, endpoint);
     if (!channel) break;
     const upstreamModel = channel.modelMapping[model] ?? model;
     try {

@@ -7,6 +7,7 @@ import { createSseReader, openAIError, sseData, SSE_DONE } from '@kbchat/shared'
 import type { Dispatcher } from 'undici';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
+import { tokenCount } from './run.js';
 import { UpstreamFailure } from './upstream.js';
 
 export interface Usage {
@@ -122,7 +123,7 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
       meta.system_fingerprint = chunk.system_fingerprint;
     }
     if (chunk?.usage && typeof chunk.usage === 'object') {
-      out.usage = { prompt_tokens: Number(chunk.usage.prompt_tokens) || 0, completion_tokens: Number(chunk.usage.completion_tokens) || 0 };
+      out.usage = { prompt_tokens: tokenCount(chunk.usage.prompt_tokens), completion_tokens: tokenCount(chunk.usage.completion_tokens) };
       // The gateway asked for usage on the client's behalf: keep the usage-only chunk to itself.
       if (!opts.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return;
     } else if (chunk?.usage === null && !opts.clientWantsUsage) {

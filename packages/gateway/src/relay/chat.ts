@@ -7,12 +7,13 @@ import type { Channel } from '../channels/registry.js';
 import { withAttempts } from './attempts.js';
 import { completionToChunks, pipeChatStream, type StreamOutcome, type Usage } from './chat-stream.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
-import { recordFailure, RelayRun, type RunResult } from './run.js';
+import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 import { UpstreamFailure } from './upstream.js';
 
 function messageText(body: any): string {
   let out = '';
-  for (const c of body?.choices ?? []) {
+  if (!Array.isArray(body?.choices)) return out;
+  for (const c of body.choices) {
     const m = c?.message ?? {};
     if (typeof m.content === 'string') out += m.content;
     if (typeof m.refusal === 'string') out += m.refusal;
@@ -24,7 +25,7 @@ function messageText(body: any): string {
 function usageOf(body: any): Usage | undefined {
   const u = body?.usage;
   if (!u || typeof u !== 'object') return undefined;
-  return { prompt_tokens: Number(u.prompt_tokens) || 0, completion_tokens: Number(u.completion_tokens) || 0 };
+  return { prompt_tokens: tokenCount(u.prompt_tokens), completion_tokens: tokenCount(u.completion_tokens) };
 }
 
 export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unknown, responder: Responder): Promise<void> {
@@ -33,7 +34,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   const body = parsed.value as Record<string, any>;
   const stream = body.stream === true;
   const bodyText = ctx.rawBody ?? JSON.stringify(body);
-  const maxOut = body.max_completion_tokens ?? body.max_tokens ?? deps.config.reserveOutputTokens;
+  // Every one of the n choices may produce the full output.
+  const maxOut = (body.max_completion_tokens ?? body.max_tokens ?? deps.config.reserveOutputTokens) * (body.n ?? 1);
   // Reservation estimate: half the body's length in tokens is above the real
   // count for prose; the settlement refunds the difference.
   const run = await RelayRun.begin(deps, ctx, 'chat', body.model, stream, Math.ceil(bodyText.length / 2), maxOut);
@@ -42,16 +44,11 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   let sent = '';
   try {
     if (!stream) {
-      const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
+      const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
         // Nothing to change: the client's own bytes go up, untouched and unserialised.
         sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
         const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
-        const text = await readBody(res);
-        try {
-          return { text, json: JSON.parse(text) };
-        } catch (err) {
-          throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
-        }
+        return deps.upstream.readJson(res);
       });
       Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
       setUsage(result, usageOf(a.value.json), localPrompt, () => countTextTokens(messageText(a.value.json)));
@@ -60,7 +57,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
     }
     const clientWantsUsage = body.stream_options?.include_usage === true;
     let outcome: StreamOutcome | undefined;
-    const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
+    const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
       sent = upstreamBody(body, upstreamModel, channel, true);
       const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
       outcome = await pipeChatStream(res, {
@@ -114,13 +111,6 @@ function upstreamBody(body: Record<string, any>, upstreamModel: string, channel:
   return JSON.stringify(out);
 }
 
-async function readBody(res: { body: { text(): Promise<string> } }): Promise<string> {
-  try {
-    return await res.body.text();
-  } catch (err) {
-    throw new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
-  }
-}
 
 /**
  * The upstream streamed nothing. Upstreams do this when they reject a
@@ -145,7 +135,7 @@ async function answerEmptyStream(
   let json: any;
   try {
     const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
-    json = JSON.parse(await readBody(res));
+    json = (await deps.upstream.readJson(res)).json;
   } catch (err) {
     error = err instanceof UpstreamFailure ? err.error : errors.badUpstreamBody((err as Error).message);
   }

@@ -6,8 +6,7 @@ import { errors } from '../errors.js';
 import type { Endpoint } from '../providers/index.js';
 import { withAttempts } from './attempts.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
-import { recordFailure, RelayRun, type RunResult } from './run.js';
-import { UpstreamFailure } from './upstream.js';
+import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 
 interface JsonEndpoint {
   endpoint: Endpoint;
@@ -22,7 +21,7 @@ const embeddings: JsonEndpoint = {
   endpoint: 'embeddings',
   schema: embeddingsRequestSchema,
   localTokens: (b) => countInputTokens(b.input),
-  upstreamTokens: (j) => (j?.usage ? Number(j.usage.prompt_tokens ?? j.usage.total_tokens) || 0 : undefined),
+  upstreamTokens: (j) => (j?.usage ? tokenCount(j.usage.prompt_tokens ?? j.usage.total_tokens) : undefined),
 };
 
 const rerank: JsonEndpoint = {
@@ -31,7 +30,7 @@ const rerank: JsonEndpoint = {
   localTokens: (b) => countTextTokens(b.query) + b.documents.reduce((n: number, d: any) => n + countTextTokens(typeof d === 'string' ? d : d.text), 0),
   upstreamTokens: (j) => {
     const t = j?.meta?.tokens?.input_tokens ?? j?.meta?.billed_units?.search_units ?? j?.usage?.total_tokens ?? j?.usage?.prompt_tokens;
-    return t === undefined ? undefined : Number(t) || 0;
+    return t === undefined ? undefined : tokenCount(t);
   },
 };
 
@@ -47,23 +46,10 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
   let sent = '';
   try {
-    const a = await withAttempts(deps, ctx, body.model, async (channel, upstreamModel) => {
-      if (!channel.provider.endpoints.includes(spec.endpoint)) {
-        throw new UpstreamFailure('status', errors.badResponseStatus(404, `${channel.provider.label} channels do not serve ${spec.endpoint}`), 404);
-      }
+    const a = await withAttempts(deps, ctx, spec.endpoint, body.model, async (channel, upstreamModel) => {
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
       const res = await deps.upstream.post(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
-      let text: string;
-      try {
-        text = await res.body.text();
-      } catch (err) {
-        throw new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
-      }
-      try {
-        return { text, json: JSON.parse(text) };
-      } catch (err) {
-        throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
-      }
+      return deps.upstream.readJson(res);
     });
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
     const reported = spec.upstreamTokens(a.value.json);

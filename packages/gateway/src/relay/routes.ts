@@ -1,10 +1,9 @@
 // The OpenAI-compatible surface: /v1/chat/completions, /v1/embeddings,
 // /v1/rerank, /v1/models. Routes authenticate, hand the parsed body to the
 // relay and adapt Fastify's reply to the Responder the relay writes to.
-import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openAIError, sseData } from '@kbchat/shared';
-import type { TokenAuthenticator } from '../accounts/auth.js';
+import type { Caller, TokenAuthenticator } from '../accounts/auth.js';
 import { GatewayError } from '../errors.js';
 import { endpointOfModel } from '../providers/index.js';
 import { relayChat } from './chat.js';
@@ -12,6 +11,19 @@ import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from 
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+/** Resolves when the socket takes more, or is gone; leaves no listener behind. */
+function drained(raw: NodeJS.WritableStream & { destroyed: boolean }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
 
 export function replyResponder(reply: FastifyReply, requestId: string): Responder {
   let started = false;
@@ -28,7 +40,7 @@ export function replyResponder(reply: FastifyReply, requestId: string): Responde
     },
     write(text) {
       if (raw.destroyed || raw.writableEnded) return;
-      if (!raw.write(text)) return Promise.race([once(raw, 'drain'), once(raw, 'close')]).then(() => undefined);
+      if (!raw.write(text)) return drained(raw);
     },
     end() {
       if (!raw.writableEnded) raw.end();
@@ -41,12 +53,18 @@ export function replyResponder(reply: FastifyReply, requestId: string): Responde
 
 /** server.ts keeps the JSON text of a request body here. */
 export type RawBodyRequest = FastifyRequest & { rawBody?: string };
+type CallerRequest = FastifyRequest & { caller: Caller };
 
 type Handler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
 
 export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAuthenticator): void {
+  // The token is checked in onRequest, before the body is read: an anonymous
+  // client cannot make the gateway receive and parse a 64 MB body.
+  const authenticate = async (req: FastifyRequest) => {
+    (req as CallerRequest).caller = await auth.authenticate(req.headers.authorization, req.ip);
+  };
   const handle = (fn: Handler) => async (req: FastifyRequest, reply: FastifyReply) => {
-    const caller = await auth.authenticate(req.headers.authorization, req.ip);
+    const caller = (req as CallerRequest).caller;
     const signal = new ClientSignal();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) signal.abort();
@@ -66,9 +84,9 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
     return reply;
   };
 
-  app.post('/v1/chat/completions', handle(relayChat));
-  app.post('/v1/embeddings', handle(relayEmbeddings));
-  app.post('/v1/rerank', handle(relayRerank));
+  app.post('/v1/chat/completions', { onRequest: authenticate }, handle(relayChat));
+  app.post('/v1/embeddings', { onRequest: authenticate }, handle(relayEmbeddings));
+  app.post('/v1/rerank', { onRequest: authenticate }, handle(relayRerank));
 
   app.get('/v1/models', async (req) => {
     const caller = await auth.authenticate(req.headers.authorization, req.ip);

@@ -23,6 +23,21 @@ export interface RunResult {
   failedBody?: string;
 }
 
+/**
+ * A token count reported by an upstream, made safe for money and for the log
+ * columns: a whole number from 0 to 1e9 (a broken or hostile upstream could
+ * otherwise send 1e300 or a negative count).
+ */
+export function tokenCount(v: unknown): number {
+  const n = Math.floor(Number(v));
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 1_000_000_000) : 0;
+}
+
+/** Text for a log column: PostgreSQL text cannot hold NUL. */
+function logText(s: string): string {
+  return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s;
+}
+
 const KEY_FIELDS = /^(api[-_]?key|key|authorization|access[-_]?token|secret)$/i;
 
 /** The request body with anything that looks like a credential removed. */
@@ -89,7 +104,7 @@ export class RelayRun {
       latency_ms: now - this.ctx.startedAt,
       ttft_ms: r.ttftMs ?? null,
       status: r.status,
-      error: r.error ? r.error.message : null,
+      error: r.error ? logText(r.error.message) : null,
       attempts: r.attempts,
       request_body: r.error && r.failedBody ? scrubBody(r.failedBody) : null,
     });

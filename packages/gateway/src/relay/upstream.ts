@@ -26,9 +26,16 @@ export class UpstreamFailure extends Error {
     return s === 429 || s >= 500 || s === 401 || s === 403 || s === 404 || s === 408;
   }
 
-  /** Counts toward auto-disabling the channel+model (429 is load, not a broken channel). */
+  /**
+   * Counts toward auto-disabling the channel+model: only what says the channel
+   * itself is broken (unreachable, timing out, 5xx, its key refused). A 404 or
+   * 429 can be caused by the request or by load, and a client must never be
+   * able to switch a model off for everyone by sending bad requests.
+   */
   get countsAgainstChannel(): boolean {
-    return this.retryable && this.status !== 429;
+    if (this.kind !== 'status') return true;
+    const s = this.status ?? 0;
+    return s >= 500 || s === 401 || s === 403;
   }
 }
 
@@ -87,9 +94,30 @@ export class UpstreamClient {
     try {
       message = upstreamErrorMessage(JSON.parse(text));
     } catch {
-      message = text.trim() ? text.trim().slice(0, 2000) : undefined;
+      /* not JSON: the raw text below */
     }
-    throw new UpstreamFailure('status', errors.badResponseStatus(res.statusCode, message), res.statusCode);
+    // An error shape we do not know still reaches the client in the upstream's own words.
+    message ??= text.trim() ? text.trim().slice(0, 2000) : undefined;
+    // Only real error statuses pass through; a 3xx or a 6xx becomes a 502 that names it.
+    const status = res.statusCode >= 400 && res.statusCode <= 599 ? res.statusCode : 502;
+    const shown = status === res.statusCode ? message : `upstream answered with status ${res.statusCode}${message ? `: ${message}` : ''}`;
+    throw new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
+  }
+
+  /** Reads a whole JSON answer; a broken or stalled body becomes the matching UpstreamFailure. */
+  async readJson(res: Dispatcher.ResponseData): Promise<{ text: string; json: any }> {
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      const failure = classifyError(err, this.opts);
+      throw failure.kind === 'timeout' ? failure : new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
+    }
+    try {
+      return { text, json: JSON.parse(text) };
+    } catch (err) {
+      throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
+    }
   }
 
   private readonly urls = new Map<string, { origin: string; path: string }>();
