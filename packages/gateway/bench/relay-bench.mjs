@@ -16,6 +16,7 @@ const root = new URL('../../..', import.meta.url).pathname;
 
 const simPort = await freePort();
 const gwPort = await freePort();
+const barePort = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-bench-'));
 const sim = await spawnReady('node', [join(root, 'packages/upstream-sim/bin/upstream-sim.js'), '--port', String(simPort)], {}, /listening/);
 const gateway = await spawnReady(
@@ -33,8 +34,11 @@ const gateway = await spawnReady(
   /listening on/,
 );
 
+const bare = await spawnReady('node', [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(barePort)], {}, /listening/);
+
 const chat = { model: 'sim-chat', messages: [{ role: 'user', content: 'How fast is the gateway?' }], max_tokens: 64 };
 const direct = (payload) => target(`http://127.0.0.1:${simPort}`, '/v1/chat/completions', 'sk-sim', payload, CONNECTIONS);
+const viaBare = (payload) => target(`http://127.0.0.1:${barePort}`, '/v1/chat/completions', 'none', payload, CONNECTIONS);
 const viaGateway = (payload) => target(`http://127.0.0.1:${gwPort}`, '/v1/chat/completions', TOKEN, payload, CONNECTIONS);
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 const rows = [];
@@ -44,17 +48,21 @@ try {
     const payload = { ...chat, stream };
     const d = direct(payload);
     const g = viaGateway(payload);
+    const b = viaBare(payload);
     await throughput(d.send, CONNECTIONS, 1000); // warm-up
     await throughput(g.send, CONNECTIONS, 1000);
+    await throughput(b.send, CONNECTIONS, 1000);
     const dr = await throughput(d.send, CONNECTIONS, SECONDS * 1000);
     const gr = await throughput(g.send, CONNECTIONS, SECONDS * 1000);
-    rows.push({ stream, dr, gr });
+    const br = await throughput(b.send, CONNECTIONS, SECONDS * 1000);
+    rows.push({ stream, dr, gr, br });
     const dl = await fixedRate(d.send, RATE, 5000);
     const gl = await fixedRate(g.send, RATE, 5000);
     rows[rows.length - 1].dl = dl;
     rows[rows.length - 1].gl = gl;
     await d.pool.close();
     await g.pool.close();
+    await b.pool.close();
   }
   console.log(`\nkbchat relay benchmark: ${CONNECTIONS} connections, ${SECONDS} s per run, latency at ${RATE} req/s; upstream = the project's simulator`);
   console.log('mode        direct req/s   gateway req/s   ratio    added p50 ms @rate   added p99 ms @rate   errors (direct/gateway)');
@@ -65,6 +73,11 @@ try {
         `${fmt(r.gl.p50 - r.dl.p50).padStart(18)}${fmt(r.gl.p99 - r.dl.p99).padStart(21)}        ${r.dr.errors + r.dl.errors}/${r.gr.errors + r.gl.errors}`,
     );
   }
+  for (const r of rows) {
+    console.log(
+      `  ${r.stream ? 'stream' : 'non-stream'}: a bare Fastify+undici proxy (no accounts, billing, logs, retries) did ${r.br.rps.toFixed(0)} req/s = ${((r.br.rps / r.dr.rps) * 100).toFixed(1)}% of direct; the gateway reached ${((r.gr.rps / r.br.rps) * 100).toFixed(1)}% of that proxy`,
+    );
+  }
   console.log('\ntargets: gateway throughput >= 40% of direct; added p50 < 2 ms at 200 req/s');
   for (const r of rows) {
     console.log(
@@ -73,6 +86,7 @@ try {
   }
 } finally {
   gateway.kill('SIGTERM');
+  bare.kill('SIGTERM');
   sim.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataDir, { recursive: true, force: true });

@@ -94,26 +94,27 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
   const { responder } = opts;
   const out: StreamOutcome = { text: '', empty: true };
   const meta: ChunkMeta = {};
-  let held: string[] = [];
+  // Frames wait in `held` until the first content (nothing sent yet, so a retry
+  // stays possible), then in `outgoing`, which goes out as ONE socket write per
+  // upstream read: a stream of many small chunks costs a few syscalls, not one each.
+  let held = '';
+  let outgoing = '';
   let events: Array<{ data: string; event?: string }> = [];
   const reader = createSseReader((data, event) => events.push({ data, event }));
   const decoder = new TextDecoder();
 
-  const emit = async (frame: string) => {
-    if (responder.started) {
-      await responder.write(frame);
-      return;
-    }
-    held.push(frame);
+  const emit = (frame: string) => {
+    if (responder.started) outgoing += frame;
+    else held += frame;
   };
 
-  const handle = async (data: string, event?: string) => {
+  const handle = (data: string, event?: string) => {
     if (data === '[DONE]') return;
     let chunk: any;
     try {
       chunk = JSON.parse(data);
     } catch {
-      await emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+      emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
       return;
     }
     if (meta.id === undefined && chunk && typeof chunk === 'object') {
@@ -138,11 +139,17 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
       out.empty = false;
       out.ttftMs = Date.now() - opts.startedAt;
       responder.startStream();
-      const pending = held;
-      held = [];
-      for (const f of pending) await responder.write(f);
+      outgoing = held;
+      held = '';
     }
-    await emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+    emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+  };
+
+  const send = async () => {
+    if (!outgoing) return;
+    const text = outgoing;
+    outgoing = '';
+    await responder.write(text);
   };
 
   try {
@@ -151,7 +158,8 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
       if (events.length) {
         const batch = events;
         events = [];
-        for (const e of batch) await handle(e.data, e.event);
+        for (const e of batch) handle(e.data, e.event);
+        await send();
       }
     }
   } catch (err) {
@@ -160,6 +168,7 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
     const error = opts.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
     if (!responder.started) throw new UpstreamFailure('dropped', error);
     out.error = error;
+    await send();
     await responder.write(sseData(openAIError(out.error.message, out.error.type, out.error.code, out.error.param, opts.requestId)));
     responder.end();
     return out;
