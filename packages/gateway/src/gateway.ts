@@ -3,13 +3,13 @@
 import { loadTokenizer } from '@kbchat/shared';
 import { TokenAuthenticator } from './accounts/auth.js';
 import { BalanceLedger } from './accounts/ledger.js';
-import { PriceBook } from './accounts/pricing.js';
+import { PriceBook, unitsToMicros } from './accounts/pricing.js';
 import { AccountsService } from './accounts/service.js';
 import { AccountsStore } from './accounts/store.js';
 import { ChannelHealth } from './channels/health.js';
 import { KeyBox } from './channels/key-box.js';
 import { ChannelRegistry } from './channels/registry.js';
-import { ChannelsService } from './channels/service.js';
+import { ChannelsService, DEFAULT_TEST_TIMEOUT_MS } from './channels/service.js';
 import { ChannelsStore } from './channels/store.js';
 import type { GatewayConfig } from './config.js';
 import { LogsStore } from './logs/store.js';
@@ -43,10 +43,10 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const store = await openStore({ url: config.databaseUrl, dataDir: config.dataDir });
   const onError = (err: Error) => log(`kbchat gateway: ${err.message}`);
   const accountsStore = new AccountsStore(store.db);
-  const ledger = new BalanceLedger(accountsStore, { leaseMicros: Math.round(config.balanceLeaseUnits * 1_000_000), flushMs: config.ledgerFlushMs });
+  const ledger = new BalanceLedger(accountsStore, { leaseMicros: unitsToMicros(config.balanceLeaseUnits), flushMs: config.ledgerFlushMs });
   const accounts = new AccountsService(accountsStore, ledger);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
-  const prices = new PriceBook(store.db, { inputPrice: config.defaultInputPrice * 1_000_000, outputPrice: config.defaultOutputPrice * 1_000_000 });
+  const prices = new PriceBook(store.db, { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const registry = new ChannelRegistry(channelsStore, keyBox);
@@ -56,7 +56,9 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     headersTimeoutMs: config.upstreamTimeoutMs,
     idleTimeoutMs: config.upstreamIdleTimeoutMs,
   });
-  const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream);
+  const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream, {
+    testTimeoutMs: Math.min(DEFAULT_TEST_TIMEOUT_MS, config.upstreamTimeoutMs),
+  });
   const logsStore = new LogsStore(store.db, store.pglite);
   const logs = new LogWriter(logsStore, config.logFlushMs, onError);
 
@@ -74,9 +76,26 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
 
   registry.startRefresh(config.channelRefreshMs, onError);
   logs.startRetention(config.logRetentionDays);
+  // The periodic re-test of auto-disabled models. A run can outlast the interval
+  // (many disabled models, slow upstreams): a tick while one is in flight is
+  // skipped instead of starting another, so runs never pile up. close() stops
+  // the run in flight and waits for it.
   let retest: NodeJS.Timeout | undefined;
+  let retestRun: Promise<void> | undefined;
+  const retestAbort = new AbortController();
   if (config.retestIntervalMs > 0) {
-    retest = setInterval(() => channels.retestDisabled().catch(onError), config.retestIntervalMs);
+    retest = setInterval(() => {
+      if (retestRun || retestAbort.signal.aborted) return;
+      retestRun = channels
+        .retestDisabled(retestAbort.signal)
+        .then(
+          () => undefined,
+          (err: Error) => onError(err),
+        )
+        .finally(() => {
+          retestRun = undefined;
+        });
+    }, config.retestIntervalMs);
     retest.unref();
   }
 
@@ -85,6 +104,8 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logs, upstream, relay, startupNotes,
     async close() {
       if (retest) clearInterval(retest);
+      retestAbort.abort();
+      await retestRun;
       registry.stop();
       await ledger.flush();
       await logs.close();

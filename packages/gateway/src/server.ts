@@ -1,11 +1,34 @@
 // The gateway's HTTP layer: request ids, JSON parsing with clear 400s, the
 // OpenAI error envelope for everything, and the route plugins.
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { newRequestId, openAIError } from '@kbchat/shared';
 import { adminRoutes } from './admin/routes.js';
 import { errors, GatewayError } from './errors.js';
 import type { GatewayServices } from './gateway.js';
 import { relayRoutes, type RawBodyRequest } from './relay/routes.js';
+
+/** Any error thrown while handling a request, as the GatewayError the client gets. */
+function toGatewayError(err: unknown, req: FastifyRequest): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const fe = err as { statusCode?: number; code?: string; message?: string; validation?: unknown };
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError(413, 'Request body is too large (limit 64 MB)', 'invalid_request_error', 'body_too_large');
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new GatewayError(415, 'Send the body as application/json', 'invalid_request_error', 'unsupported_media_type');
+  if (fe.code === 'FST_ERR_BAD_URL') {
+    return new GatewayError(400, `Invalid URL: ${fe.message ?? 'the path is not valid percent-encoding'}`, 'invalid_request_error', 'invalid_url');
+  }
+  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') return new GatewayError(414, `Invalid URL: ${fe.message ?? 'a path parameter is too long'}`, 'invalid_request_error', 'uri_too_long');
+  if (fe.statusCode && fe.statusCode < 500) return new GatewayError(fe.statusCode, fe.message ?? 'Bad request', 'invalid_request_error', fe.code ?? null);
+  req.log.error({ err }, 'unexpected error');
+  return errors.internal('The gateway hit an unexpected error; the request id identifies it in the gateway log');
+}
+
+/** Sends the OpenAI envelope, with the request id in the header and at the end of the message. */
+function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  const e = toGatewayError(err, req);
+  if (e.status >= 500) req.log.warn({ requestId: req.id, code: e.code }, e.message);
+  reply.header('x-request-id', req.id);
+  reply.code(e.status).send(openAIError(e.message, e.type, e.code, e.param, req.id));
+}
 
 export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: string } = {}): FastifyInstance {
   const app = Fastify({
@@ -22,6 +45,10 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     requestIdHeader: false,
     bodyLimit: 64 * 1024 * 1024,
     trustProxy: process.env.TRUST_PROXY === 'true',
+    // Errors Fastify meets before routing (a malformed URL such as /v1/%zz, an
+    // over-long path parameter) skip the hooks and setErrorHandler; this gives
+    // them the same envelope and request id as every other error.
+    frameworkErrors: (err, req, reply) => sendError(err, req, reply),
   });
 
   app.addHook('onRequest', (req, reply, done) => {
@@ -43,22 +70,7 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     }
   });
 
-  app.setErrorHandler((err: unknown, req, reply) => {
-    let e: GatewayError;
-    if (err instanceof GatewayError) e = err;
-    else {
-      const fe = err as { statusCode?: number; code?: string; message?: string; validation?: unknown };
-      if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') e = new GatewayError(413, 'Request body is too large (limit 64 MB)', 'invalid_request_error', 'body_too_large');
-      else if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new GatewayError(415, 'Send the body as application/json', 'invalid_request_error', 'unsupported_media_type');
-      else if (fe.statusCode && fe.statusCode < 500) e = new GatewayError(fe.statusCode, fe.message ?? 'Bad request', 'invalid_request_error', fe.code ?? null);
-      else {
-        req.log.error({ err }, 'unexpected error');
-        e = errors.internal('The gateway hit an unexpected error; the request id identifies it in the gateway log');
-      }
-    }
-    if (e.status >= 500) req.log.warn({ requestId: req.id, code: e.code }, e.message);
-    reply.code(e.status).send(openAIError(e.message, e.type, e.code, e.param, req.id));
-  });
+  app.setErrorHandler((err: unknown, req, reply) => sendError(err, req, reply));
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send(openAIError(`Invalid URL (${req.method} ${req.url.split('?')[0]})`, 'invalid_request_error', 'not_found', null, req.id));

@@ -161,7 +161,7 @@ describe('admin API', () => {
       const { key, token } = created.body;
       expect(key).toMatch(/^sk-/);
       expect(token).toMatchObject({ name: 'ci', quota_limit_micros: 2_500_000, models: ['sim-chat'], ip_allow: '127.0.0.1, ::1, 10.0.0.0/8' });
-      expect(token.key_hint).toBe(`${key.slice(0, 6)}...${key.slice(-4)}`);
+      expect(token.key_hint).toBe(`${key.slice(0, 3)}...${key.slice(-4)}`);
       expect(token.key).toBeUndefined();
 
       const list = await call('/api/tokens');

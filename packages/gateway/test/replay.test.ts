@@ -114,6 +114,21 @@ describe('replay', () => {
     expect(gone.body.error.message).toContain('token deleted');
   });
 
+  it('refuses to replay as a token that has expired since', async () => {
+    const tok = await call('/api/tokens', { method: 'POST', json: { name: 'expiring', expires_at: Date.now() + 3_600_000 } });
+    expect(tok.status).toBe(201);
+    const failed = await chat({ model: 'sim-400' }, tok.body.key);
+    expect(failed.status).toBe(400);
+    // The API takes only future expiry times; the store can say it has passed.
+    await t.gw.services.accountsStore.updateToken(tok.body.token.id, { expires_at: Date.now() - 1000 });
+    const r = await call(`/api/logs/${failed.id}/replay`, { method: 'POST' });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('conflict');
+    expect(r.body.error.message).toContain(`token ${tok.body.token.id} has expired`);
+    // Nothing was relayed: no new log row for the token.
+    expect((await call(`/api/logs?token_id=${tok.body.token.id}`)).body.data).toHaveLength(1);
+  });
+
   it('`kbchat replay` prints the status, the new request id and the upstream error', async () => {
     if (!existsSync('packages/cli/dist/main.js')) execFileSync('npx', ['tsc', '-b'], { stdio: 'inherit' });
     const failed = await chat({ model: 'sim-503' });

@@ -6,8 +6,8 @@ import { isUniqueViolation } from '../store/db.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { parseIpAllow } from './auth.js';
 import type { BalanceLedger } from './ledger.js';
-import { MICROS } from './pricing.js';
-import { hashKey, hashPassword, keyHint, verifyPassword } from './secrets.js';
+import { MICROS, unitsToMicros } from './pricing.js';
+import { hashKey, hashPassword, keyHint, shownKeyHint, verifyPassword } from './secrets.js';
 import type { AccountsStore, TokenPatch } from './store.js';
 
 export interface PublicUser {
@@ -59,7 +59,7 @@ export function publicToken(t: TokenRow): PublicToken {
     id: t.id,
     user_id: t.user_id,
     name: t.name,
-    key_hint: t.key_hint,
+    key_hint: shownKeyHint(t.key_hint),
     status: t.status,
     expires_at: t.expires_at === null ? null : Number(t.expires_at),
     quota_limit_micros: t.quota_limit === null ? null : Number(t.quota_limit),
@@ -98,7 +98,8 @@ export class AccountsService {
           password_hash: await hashPassword(password),
           role: 'root',
           group_name: 'default',
-          balance: opts.initialBalanceUnits * MICROS,
+          // unitsToMicros rounds: 8.2 * 1e6 is 8199999.999999999 in floating point, which no bigint column takes.
+          balance: unitsToMicros(opts.initialBalanceUnits),
         });
         if (!opts.rootPassword) generatedPassword = password;
       } catch (err) {
@@ -137,10 +138,37 @@ export class AccountsService {
     return (await this.store.userById(id))!;
   }
 
+  /**
+   * Edits a user. The balance can be changed two ways:
+   *
+   * - `balance_micros` sets it outright. This process gives its own leases
+   *   back first, so they are not added on top of the new value; but leases
+   *   that *other* gateway processes on the same database hold (at most
+   *   BALANCE_LEASE_UNITS each) are added back onto the new balance when those
+   *   processes flush (within LEDGER_FLUSH_MS). So "set to 0" can leave the user
+   *   a little to spend, and the final balance can exceed the value set by up
+   *   to one lease per process. To cut a user off at once, disable the user
+   *   (this process at once, others at their next auth refresh).
+   * - `balance_delta_micros` adds to it (negative takes away; the stored result
+   *   never goes below 0). It is one relative UPDATE, so it composes exactly
+   *   with leases held anywhere: what they give back later lands on top of the
+   *   adjusted balance, as it should. Only the clamp at 0 sees just the stored
+   *   part (leases of other processes come back on top of it).
+   */
   async updateUser(
     id: number,
-    input: { status?: 'enabled' | 'disabled'; role?: 'admin' | 'user'; group?: string; password?: string; balance_micros?: number },
+    input: {
+      status?: 'enabled' | 'disabled';
+      role?: 'admin' | 'user';
+      group?: string;
+      password?: string;
+      balance_micros?: number;
+      balance_delta_micros?: number;
+    },
   ): Promise<UserRow> {
+    if (input.balance_micros !== undefined && input.balance_delta_micros !== undefined) {
+      throw errors.badField('balance_delta', `Invalid 'balance_delta': give either balance or balance_delta, not both`);
+    }
     const user = await this.store.userById(id);
     if (!user) throw errors.notFound(`User ${id}`);
     if (user.role === 'root' && (input.role || input.status === 'disabled')) throw errors.forbidden('The root user cannot be demoted or disabled');
@@ -156,6 +184,12 @@ export class AccountsService {
       // Give this process's lease back first, so that it is not added on top of the new balance.
       await this.ledger.flush();
       await this.store.setBalance(id, input.balance_micros);
+    }
+    if (input.balance_delta_micros !== undefined && input.balance_delta_micros !== 0) {
+      // Not needed for correctness (the UPDATE is relative), but it makes the clamp
+      // at 0 see this process's lease too.
+      await this.ledger.flush();
+      await this.store.addBalance(id, input.balance_delta_micros);
     }
     return (await this.store.userById(id))!;
   }

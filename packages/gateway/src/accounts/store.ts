@@ -48,6 +48,19 @@ export class AccountsStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  /**
+   * Adds `micros` to the balance (negative takes away), never leaving it below
+   * zero. Relative, so leases other processes hold and give back later compose with it.
+   */
+  async addBalance(id: number, micros: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ balance: sql`case when balance + ${micros} < 0 then 0 else balance + ${micros} end` })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
   async deleteUser(id: number): Promise<boolean> {
     await this.db.deleteFrom('tokens').where('user_id', '=', id).execute();
     await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();

@@ -31,11 +31,14 @@ export function actorOf(req: FastifyRequest): Actor {
 const ROLE_RANK: Record<string, number> = { user: 0, admin: 1, root: 2 };
 
 /** Root manages everyone; an admin manages itself and plain users. */
+export function canManage(actor: UserRow, target: UserRow): boolean {
+  if (actor.role === 'root' || actor.id === target.id) return true;
+  return (ROLE_RANK[target.role] ?? 0) < (ROLE_RANK[actor.role] ?? 0);
+}
+
+/** canManage, as a 403 that names the target. */
 export function assertCanManage(actor: UserRow, target: UserRow): void {
-  if (actor.role === 'root' || actor.id === target.id) return;
-  if ((ROLE_RANK[target.role] ?? 0) >= (ROLE_RANK[actor.role] ?? 0)) {
-    throw errors.forbidden(`Only root can manage ${target.role} users (user ${target.id})`);
-  }
+  if (!canManage(actor, target)) throw errors.forbidden(`Only root can manage ${target.role} users (user ${target.id})`);
 }
 
 /** Finds the user behind a bearer secret: a session first, then an API token. */

@@ -1,5 +1,7 @@
 // /api/tokens: API tokens of users. The key is returned once, by the create
-// call; afterwards only its hint (prefix and last four characters) is shown.
+// call; afterwards only its hint (`sk-...abcd`, `***` for short keys) is shown.
+// Every route, the list included, covers only tokens whose owner the caller
+// may manage (assertCanManage: root everyone, an admin itself and plain users).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unitsToMicros } from '../accounts/pricing.js';
@@ -7,7 +9,7 @@ import { publicToken, type TokenInput } from '../accounts/service.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
-import { actorOf, assertCanManage } from './auth.js';
+import { actorOf, assertCanManage, canManage } from './auth.js';
 import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf } from './input.js';
 
 const fields = {
@@ -42,6 +44,9 @@ const patchSchema = z.strictObject({
   ip_allow: fields.ip_allow.optional(),
 });
 
+/** Tokens read per query while filtering a list for a non-root administrator. */
+const SCAN_CHUNK = 500;
+
 function tokenInput(input: z.infer<typeof patchSchema>): TokenInput {
   return {
     name: input.name,
@@ -68,14 +73,51 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     if (!token) throw errors.notFound(`Token ${id}`);
     const owner = await accountsStore.userById(token.user_id);
     if (owner) assertCanManage(actor, owner);
+    else if (actor.role !== 'root') throw errors.forbidden(`Only root can manage token ${id}: its owner is gone`);
     return token;
+  };
+
+  /**
+   * A page of the tokens `actor` may manage: `offset` and `limit` count those
+   * tokens only. Root sees every token; anyone else filters while scanning,
+   * looking each owner up once.
+   */
+  const listManaged = async (actor: UserRow, userId: number | undefined, offset: number, limit: number): Promise<TokenRow[]> => {
+    if (actor.role === 'root') return accountsStore.listTokens(userId, offset, limit);
+    if (userId !== undefined) {
+      const owner = await accountsStore.userById(userId);
+      if (!owner) return []; // as for root: nobody's tokens
+      assertCanManage(actor, owner);
+      return accountsStore.listTokens(userId, offset, limit);
+    }
+    const owners = new Map<number, UserRow | undefined>();
+    const mayManage = async (t: TokenRow): Promise<boolean> => {
+      if (!owners.has(t.user_id)) owners.set(t.user_id, await accountsStore.userById(t.user_id));
+      const owner = owners.get(t.user_id);
+      return owner !== undefined && canManage(actor, owner); // as loadManaged: an ownerless token is root's business
+    };
+    const out: TokenRow[] = [];
+    let skip = offset;
+    for (let at = 0; ; at += SCAN_CHUNK) {
+      const rows = await accountsStore.listTokens(undefined, at, SCAN_CHUNK);
+      for (const t of rows) {
+        if (!(await mayManage(t))) continue;
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        out.push(t);
+        if (out.length === limit) return out;
+      }
+      if (rows.length < SCAN_CHUNK) return out;
+    }
   };
 
   app.get('/tokens', async (req) => {
     const q = queryOf(req);
     const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
     const { offset, limit } = paging(q);
-    const rows = await accountsStore.listTokens(userId, offset, limit);
+    const rows = await listManaged(actorOf(req).user, userId, offset, limit);
     return { data: rows.map(publicToken), offset, limit };
   });
 

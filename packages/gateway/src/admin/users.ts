@@ -20,6 +20,8 @@ const password = z.string().min(8, 'at least 8 characters').max(200, 'at most 20
 const role = z.enum(['admin', 'user']);
 const group = z.string().trim().min(1, 'must not be empty').max(64, 'at most 64 characters');
 const balance = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
+/** Added to the balance; negative takes away (the balance stops at 0). */
+const balanceDelta = z.number().finite().min(-MAX_UNITS, `must be >= -${MAX_UNITS}`).max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
 
 const createSchema = z.strictObject({ username, password, role: role.optional(), group: group.optional(), balance: balance.optional() });
 const patchSchema = z.strictObject({
@@ -28,6 +30,7 @@ const patchSchema = z.strictObject({
   group: group.optional(),
   password: password.optional(),
   balance: balance.optional(),
+  balance_delta: balanceDelta.optional(),
 });
 
 export function userRoutes(app: FastifyInstance, services: GatewayServices): void {
@@ -78,7 +81,10 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
       role: input.role,
       group: input.group,
       password: input.password,
+      // An absolute balance: leases other processes hold come back on top of it (see
+      // AccountsService.updateUser); balance_delta composes with them exactly.
       balance_micros: input.balance === undefined ? undefined : unitsToMicros(input.balance),
+      balance_delta_micros: input.balance_delta === undefined ? undefined : unitsToMicros(input.balance_delta),
     });
     auth.invalidate();
     return publicUser(user);

@@ -54,14 +54,39 @@ export interface ModelTestResult {
   error?: string;
 }
 
+export interface RetestResult {
+  channel_id: number;
+  model: string;
+  enabled: boolean;
+  error?: string;
+}
+
+export interface ChannelsServiceOptions {
+  /** Longest a channel test request may take, body included (ms). */
+  testTimeoutMs?: number;
+  /** Disabled models of one channel re-tested at once (channels run side by side). */
+  retestConcurrency?: number;
+}
+
+/** A channel test's bound when none is configured: a test should answer in seconds. */
+export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
+const DEFAULT_RETEST_CONCURRENCY = 3;
+
 export class ChannelsService {
+  readonly testTimeoutMs: number;
+  private readonly retestConcurrency: number;
+
   constructor(
     private readonly store: ChannelsStore,
     private readonly registry: ChannelRegistry,
     private readonly health: ChannelHealth,
     private readonly keyBox: KeyBox,
     private readonly upstream: UpstreamClient,
-  ) {}
+    opts: ChannelsServiceOptions = {},
+  ) {
+    this.testTimeoutMs = opts.testTimeoutMs ?? DEFAULT_TEST_TIMEOUT_MS;
+    this.retestConcurrency = Math.max(1, opts.retestConcurrency ?? DEFAULT_RETEST_CONCURRENCY);
+  }
 
   toPublic(row: ChannelRow): PublicChannel {
     return {
@@ -222,7 +247,13 @@ export class ChannelsService {
     return Promise.all(models.map((m) => this.testModel(channel, m)));
   }
 
-  async testModel(channel: Channel, model: string): Promise<ModelTestResult> {
+  /**
+   * Sends one test request. It is bounded by `timeoutMs` (default
+   * testTimeoutMs), so that a hanging upstream cannot hold a test, or the
+   * periodic re-test, for the whole upstream timeout; `signal` ends it early
+   * (shutting down).
+   */
+  async testModel(channel: Channel, model: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ModelTestResult> {
     const endpoint = endpointOfModel(model, channel.options);
     const upstreamModel = channel.modelMapping[model] ?? model;
     const body =
@@ -231,28 +262,80 @@ export class ChannelsService {
         : endpoint === 'rerank'
           ? { model: upstreamModel, query: 'channel test', documents: ['a channel test', 'something else'] }
           : { model: upstreamModel, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 };
+    const timeoutMs = opts.timeoutMs ?? this.testTimeoutMs;
+    // One controller per test, ended by the timer or by the caller's signal. (Not
+    // AbortSignal.any: that ties every test to a long-lived signal.)
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, timeoutMs);
+    timer.unref();
+    const stop = () => abort.abort();
+    opts.signal?.addEventListener('abort', stop, { once: true });
     const started = Date.now();
     try {
-      const res = await this.upstream.post(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body));
+      if (opts.signal?.aborted) throw new Error('channel test aborted');
+      const res = await this.upstream.post(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body), abort.signal);
       const text = await res.body.text();
       JSON.parse(text);
       return { model, endpoint, ok: true, latency_ms: Date.now() - started, status: res.statusCode };
     } catch (err) {
+      const latency_ms = Date.now() - started;
+      if (timedOut) return { model, endpoint, ok: false, latency_ms, error: `channel test timed out after ${timeoutMs} ms` };
+      if (opts.signal?.aborted) return { model, endpoint, ok: false, latency_ms, error: 'channel test aborted' };
       const status = err instanceof UpstreamFailure ? err.status : undefined;
-      return { model, endpoint, ok: false, latency_ms: Date.now() - started, status, error: (err as Error).message };
+      return { model, endpoint, ok: false, latency_ms, status, error: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', stop);
     }
   }
 
-  /** Re-tests auto-disabled channel models and enables those that answer again. */
-  async retestDisabled(): Promise<Array<{ channel_id: number; model: string; enabled: boolean; error?: string }>> {
-    const out = [];
-    for (const d of this.registry.disabledModels()) {
-      const channel = this.registry.get(d.channel_id);
-      if (!channel) continue;
-      const r = await this.testModel(channel, d.model);
-      if (r.ok) await this.health.enable(d.channel_id, d.model);
-      out.push({ channel_id: d.channel_id, model: d.model, enabled: r.ok, error: r.error });
-    }
-    return out;
+  /**
+   * Re-tests auto-disabled channel models and enables those that answer again.
+   * Channels are tested side by side, each with at most retestConcurrency
+   * requests at once, so one slow channel delays neither the others nor its
+   * own other models by much; every test is bounded by testTimeoutMs. The
+   * results keep the order of registry.disabledModels(). `signal` stops it
+   * (shutting down): tests in flight end and no new ones start.
+   */
+  async retestDisabled(signal?: AbortSignal): Promise<RetestResult[]> {
+    const disabled = this.registry.disabledModels();
+    const results: Array<RetestResult | undefined> = new Array(disabled.length);
+    const byChannel = new Map<number, number[]>();
+    disabled.forEach((d, i) => {
+      const list = byChannel.get(d.channel_id);
+      if (list) list.push(i);
+      else byChannel.set(d.channel_id, [i]);
+    });
+    const retestOne = async (channel: Channel, i: number): Promise<void> => {
+      const d = disabled[i]!;
+      const r = await this.testModel(channel, d.model, { signal });
+      let enabled = false;
+      let error = r.error;
+      if (r.ok) {
+        try {
+          await this.health.enable(d.channel_id, d.model);
+          enabled = true;
+        } catch (err) {
+          error = `the test passed, but enabling failed: ${(err as Error).message}`;
+        }
+      }
+      results[i] = { channel_id: d.channel_id, model: d.model, enabled, ...(error !== undefined ? { error } : {}) };
+    };
+    await Promise.all(
+      [...byChannel].map(async ([channelId, indexes]) => {
+        const channel = this.registry.get(channelId);
+        if (!channel) return;
+        let next = 0;
+        const worker = async () => {
+          while (next < indexes.length && !signal?.aborted) await retestOne(channel, indexes[next++]!);
+        };
+        await Promise.all(Array.from({ length: Math.min(this.retestConcurrency, indexes.length) }, worker));
+      }),
+    );
+    return results.filter((r): r is RetestResult => r !== undefined);
   }
 }

@@ -99,6 +99,7 @@ async function originalCaller(deps: ReplayDeps, tokenId: number | null): Promise
   const user = await deps.accountsStore.userById(token.user_id);
   if (!user) throw errors.conflict(`Cannot replay: user deleted (user ${token.user_id} owned the token)`);
   if (token.status !== 'enabled') throw errors.conflict(`Cannot replay: token ${token.id} is disabled`);
+  if (token.expires_at !== null && Number(token.expires_at) <= Date.now()) throw errors.conflict(`Cannot replay: token ${token.id} has expired`);
   if (user.status !== 'enabled') throw errors.conflict(`Cannot replay: user ${user.id} is disabled`);
   return callerOf(token, user);
 }

@@ -34,12 +34,19 @@ export class LogsStore {
     private readonly pglite?: PGliteDialect,
   ) {}
 
-  async insertMany(rows: NewLog[]): Promise<void> {
-    if (this.pglite) return this.copyMany(this.pglite, rows);
-    // At most 500 rows per statement keeps well under every driver's parameter limit, and
-    // at most ~4 MB of text keeps an escaped statement under MySQL's max_allowed_packet
-    // (16 MB on MariaDB by default): failed requests keep whole bodies, a few of which
-    // would otherwise make the whole batch fail. A larger single row goes alone.
+  /**
+   * How insertMany writes these rows: one statement per group, each of which
+   * is written whole or not at all. The embedded store takes any number in
+   * one COPY. On servers, at most 500 rows per statement keeps well under every
+   * driver's parameter limit, and at most ~4 MB of text keeps an escaped
+   * statement under MySQL's max_allowed_packet (16 MB on MariaDB by default):
+   * failed requests keep whole bodies, a few of which would otherwise make the
+   * whole batch fail. A larger single row goes alone.
+   */
+  statements(rows: NewLog[]): NewLog[][] {
+    if (rows.length === 0) return [];
+    if (this.pglite) return [rows];
+    const out: NewLog[][] = [];
     let start = 0;
     while (start < rows.length) {
       let end = start;
@@ -51,9 +58,21 @@ export class LogsStore {
         bytes += size;
         end++;
       }
-      await this.db.insertInto('logs').values(rows.slice(start, end)).execute();
+      out.push(rows.slice(start, end));
       start = end;
     }
+    return out;
+  }
+
+  /**
+   * Inserts the rows, one statement per group of statements(rows). A group
+   * that fails is not written, but the groups before it stay written: a caller
+   * that retries (LogWriter) passes one group at a time.
+   */
+  async insertMany(rows: NewLog[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (this.pglite) return this.copyMany(this.pglite, rows);
+    for (const values of this.statements(rows)) await this.db.insertInto('logs').values(values).execute();
   }
 
   /**
