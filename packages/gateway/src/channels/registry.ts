@@ -82,8 +82,9 @@ export class ChannelRegistry {
     this.channels = channels;
     this.disabled = new Map(disabled.map((d) => [`${d.channel_id}:${d.model}`, d]));
     const now = Date.now();
+    const ids = new Set(channels.map((c) => c.id));
     for (const [key, o] of this.overrides) {
-      if (now - o.at > this.overrideMs) this.overrides.delete(key);
+      if (now - o.at > this.overrideMs || !ids.has(Number(key.slice(0, key.indexOf(':'))))) this.overrides.delete(key);
       else if (o.state) this.disabled.set(key, o.state);
       else this.disabled.delete(key);
     }
