@@ -76,7 +76,7 @@ export function loadGatewayConfig(
     defaultInputPrice: num(env, 'DEFAULT_INPUT_PRICE', 2, 0),
     defaultOutputPrice: num(env, 'DEFAULT_OUTPUT_PRICE', 8, 0),
     initialRootBalance: num(env, 'ROOT_INITIAL_BALANCE', 200, 0),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: env.LOG_LEVEL || 'warn',
     env,
     ...overrides,
   };

@@ -10,8 +10,24 @@ export const MAX_UNITS = 1_000_000_000;
 /** Ids and other integer columns are 32-bit on every store. */
 export const MAX_INT32 = 2_147_483_647;
 
+/** The path of the first string holding a NUL character, which no store can keep in a text column. */
+function nulField(value: unknown, path: PropertyKey[] = []): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const found = nulField(v, [...path, Array.isArray(value) ? Number(k) : k]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Parses a JSON body; a missing body counts as `{}` so that the first missing field is named. */
 export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const nul = nulField(value);
+  if (nul) {
+    const field = issuePath(nul) || '(body)';
+    throw errors.badField(field, `Invalid '${field}': must not contain NUL characters`);
+  }
   const r = schema.safeParse(value === undefined || value === null ? {} : value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
@@ -55,6 +71,7 @@ export function queryInt(raw: unknown, name: string, opts: IntOptions = {}): num
 export function queryString(raw: unknown, name: string): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (typeof raw !== 'string') throw errors.badField(name, `Invalid '${name}': give it once, as a string`);
+  if (raw.includes('\u0000')) throw errors.badField(name, `Invalid '${name}': must not contain NUL characters`);
   return raw;
 }
 
