@@ -151,6 +151,12 @@ describe('relay retries, timeouts and auto-disable', () => {
       const row = await logRow(requestId!);
       expect(row).toMatchObject({ status: 502, attempts: 1, is_stream: 1 });
       expect(row.error).toMatch(/^upstream stream ended abruptly/);
+
+      // Broken streams count against the channel: two more (three in all) switch the model off there.
+      for (let i = 0; i < 2; i++) await collect(await client.chat.completions.create({ model: 'drop-model', messages: hi, stream: true }));
+      const { registry } = t.gw.services;
+      const slowChannel = registry.all().find((c) => c.name === 'slow')!;
+      await vi.waitFor(() => expect(registry.isModelDisabled(slowChannel.id, 'drop-model')?.reason).toMatch(/upstream stream ended abruptly/));
     });
 
     it('embeddings and rerank are retried past a channel that cannot be reached', async () => {

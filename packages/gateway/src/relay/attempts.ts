@@ -32,6 +32,8 @@ export async function withAttempts<T>(
   endpoint: Endpoint,
   model: string,
   tryChannel: (channel: Channel, upstreamModel: string) => Promise<T>,
+  /** For answers that can still fail after they began (streams): the channel's fault, if any. */
+  lateFault?: (value: T) => string | undefined,
 ): Promise<AttemptResult<T>> {
   const tried = new Set<number>();
   let last: { failure: UpstreamFailure; channel: Channel; upstreamModel: string } | undefined;
@@ -41,7 +43,9 @@ export async function withAttempts<T>(
     const upstreamModel = channel.modelMapping[model] ?? model;
     try {
       const value = await tryChannel(channel, upstreamModel);
-      deps.health.recordSuccess(channel.id, model);
+      const fault = lateFault?.(value);
+      if (fault === undefined) deps.health.recordSuccess(channel.id, model);
+      else if (!ctx.signal.aborted) deps.health.recordFailure(channel.id, model, fault).catch(deps.onError);
       return { value, channel, upstreamModel, attempts: attempt };
     } catch (err) {
       // The client went away (which aborts the upstream call too): not the

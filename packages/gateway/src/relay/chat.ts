@@ -69,7 +69,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
         localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
       });
       return outcome;
-    });
+      // A stream the upstream broke off after it began is the channel's fault too.
+    }, (o) => o.error?.message);
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
     if (a.value.empty) {
       await answerEmptyStream(deps, ctx, body, a.channel, a.upstreamModel, clientWantsUsage, responder, result, localPrompt);
