@@ -30,7 +30,13 @@ export function redactUrl(url: string): string {
 }
 
 export async function openStore(opts: { url?: string; dataDir?: string }): Promise<Store> {
-  const store = await connect(opts);
+  let store: Store;
+  try {
+    store = await connect(opts);
+  } catch (err) {
+    const where = opts.url ? redactUrl(opts.url) : `${opts.dataDir ?? './data'}/gateway-db`;
+    throw new Error(`cannot open the gateway store at ${where}: ${(err as Error).message}`);
+  }
   try {
     await migrateToLatest(store.db, store.kind);
   } catch (err) {
