@@ -36,6 +36,8 @@ export interface GatewayConfig {
   defaultOutputPrice: number;
   initialRootBalance: number;
   logLevel: string;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
   /** The environment, for <PROVIDER>_API_KEY channel sync. */
   env: Record<string, string | undefined>;
 }
@@ -77,6 +79,7 @@ export function loadGatewayConfig(
     defaultOutputPrice: num(env, 'DEFAULT_OUTPUT_PRICE', 8, 0),
     initialRootBalance: num(env, 'ROOT_INITIAL_BALANCE', 200, 0),
     logLevel: env.LOG_LEVEL || 'warn',
+    trustProxy: env.TRUST_PROXY === 'true',
     env,
     ...overrides,
   };

@@ -18,7 +18,7 @@ function toGatewayError(err: unknown, req: FastifyRequest): GatewayError {
   }
   if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') return new GatewayError(414, `Invalid URL: ${fe.message ?? 'a path parameter is too long'}`, 'invalid_request_error', 'uri_too_long');
   if (fe.statusCode && fe.statusCode < 500) return new GatewayError(fe.statusCode, fe.message ?? 'Bad request', 'invalid_request_error', fe.code ?? null);
-  req.log.error({ err }, 'unexpected error');
+  req.log.error({ err, requestId: req.id }, 'unexpected error');
   return errors.internal('The gateway hit an unexpected error; the request id identifies it in the gateway log');
 }
 
@@ -44,7 +44,7 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     childLoggerFactory: (logger) => logger,
     requestIdHeader: false,
     bodyLimit: 64 * 1024 * 1024,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: services.config.trustProxy,
     // Errors Fastify meets before routing (a malformed URL such as /v1/%zz, an
     // over-long path parameter) skip the hooks and setErrorHandler; this gives
     // them the same envelope and request id as every other error.
