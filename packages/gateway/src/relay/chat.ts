@@ -47,8 +47,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
         // Nothing to change: the client's own bytes go up, untouched and unserialised.
         sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
-        const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
-        return deps.upstream.readJson(res);
+        return deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
       });
       Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
       setUsage(result, usageOf(a.value.json), localPrompt, () => countTextTokens(messageText(a.value.json)));
@@ -135,8 +134,7 @@ async function answerEmptyStream(
   let error: GatewayError | undefined;
   let json: any;
   try {
-    const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
-    json = (await deps.upstream.readJson(res)).json;
+    json = (await deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal)).json;
   } catch (err) {
     error = err instanceof UpstreamFailure ? err.error : errors.badUpstreamBody((err as Error).message);
   }

@@ -48,8 +48,7 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   try {
     const a = await withAttempts(deps, ctx, spec.endpoint, body.model, async (channel, upstreamModel) => {
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
-      const res = await deps.upstream.post(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
-      return deps.upstream.readJson(res);
+      return deps.upstream.postJson(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
     });
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
     const reported = spec.upstreamTokens(a.value.json);

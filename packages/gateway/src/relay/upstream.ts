@@ -57,6 +57,33 @@ export function classifyError(err: unknown, opts: UpstreamOptions): UpstreamFail
   return new UpstreamFailure('unreachable', errors.unreachable(detail));
 }
 
+/** The failure for a non-2xx answer, in the upstream's own words. */
+function statusFailure(statusCode: number, text: string): UpstreamFailure {
+  let message: string | undefined;
+  try {
+    message = upstreamErrorMessage(JSON.parse(text));
+  } catch {
+    /* not JSON: the raw text below */
+  }
+  // An error shape we do not know still reaches the client in the upstream's own words.
+  message ??= text.trim() ? text.trim().slice(0, 2000) : undefined;
+  // Only real error statuses pass through; a 3xx or a 6xx becomes a 502 that names it.
+  const status = statusCode >= 400 && statusCode <= 599 ? statusCode : 502;
+  const shown = status === statusCode ? message : `upstream answered with status ${statusCode}${message ? `: ${message}` : ''}`;
+  return new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
+}
+
+/** Calls `onAbort` when the signal (AbortSignal or EventEmitter) fires; returns the unsubscribe. */
+function watchAbort(signal: AbortSignal | EventEmitter | undefined, onAbort: () => void): () => void {
+  if (!signal) return () => {};
+  if ('addEventListener' in signal) {
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+  signal.once('abort', onAbort);
+  return () => signal.off('abort', onAbort);
+}
+
 export class UpstreamClient {
   private readonly agent: Agent;
 
@@ -90,34 +117,60 @@ export class UpstreamClient {
     } catch {
       /* the status alone will do */
     }
-    let message: string | undefined;
-    try {
-      message = upstreamErrorMessage(JSON.parse(text));
-    } catch {
-      /* not JSON: the raw text below */
-    }
-    // An error shape we do not know still reaches the client in the upstream's own words.
-    message ??= text.trim() ? text.trim().slice(0, 2000) : undefined;
-    // Only real error statuses pass through; a 3xx or a 6xx becomes a 502 that names it.
-    const status = res.statusCode >= 400 && res.statusCode <= 599 ? res.statusCode : 502;
-    const shown = status === res.statusCode ? message : `upstream answered with status ${res.statusCode}${message ? `: ${message}` : ''}`;
-    throw new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
+    throw statusFailure(res.statusCode, text);
   }
 
-  /** Reads a whole JSON answer; a broken or stalled body becomes the matching UpstreamFailure. */
-  async readJson(res: Dispatcher.ResponseData): Promise<{ text: string; json: any }> {
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      const failure = classifyError(err, this.opts);
-      throw failure.kind === 'timeout' ? failure : new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
-    }
-    try {
-      return { text, json: JSON.parse(text) };
-    } catch (err) {
-      throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
-    }
+  /**
+   * Posts a JSON body and reads the whole JSON answer. It uses undici's
+   * dispatch API: no stream object and no async resource per request, which
+   * is most of what a relayed non-stream request costs in the HTTP client.
+   */
+  postJson(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<{ text: string; json: any }> {
+    const { origin, path } = this.split(target.url);
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let started = false;
+      const chunks: Buffer[] = [];
+      let controller: { abort(reason: Error): void } | undefined;
+      const abort = () => controller?.abort(new Error('the client closed the connection'));
+      const stopWatching = watchAbort(signal, abort);
+      const fail = (err: unknown) => {
+        stopWatching();
+        if (err instanceof UpstreamFailure) return reject(err);
+        const failure = classifyError(err, this.opts);
+        // Once headers arrived, anything but a stall is a body that broke off.
+        reject(started && failure.kind !== 'timeout' ? new UpstreamFailure('dropped', errors.streamDropped((err as Error).message)) : failure);
+      };
+      this.agent.dispatch(
+        { origin, path, method: 'POST', headers: target.headers, body },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if ((signal as { aborted?: boolean } | undefined)?.aborted) abort();
+          },
+          onResponseStart(_c, statusCode) {
+            status = statusCode;
+            started = true;
+          },
+          onResponseData(_c, chunk) {
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            stopWatching();
+            const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+            if (status < 200 || status >= 300) return reject(statusFailure(status, text));
+            try {
+              resolve({ text, json: JSON.parse(text) });
+            } catch (err) {
+              reject(new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message)));
+            }
+          },
+          onResponseError(_c, err) {
+            fail(err);
+          },
+        },
+      );
+    });
   }
 
   private readonly urls = new Map<string, { origin: string; path: string }>();
