@@ -4,7 +4,6 @@
 // chunk with content arrives nothing is sent to the client, which is what
 // makes a retry on another channel possible (and invisible) before that point.
 import { createSseReader, openAIError, sseData, SSE_DONE } from '@kbchat/shared';
-import type { Dispatcher } from 'undici';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
 import { tokenCount } from './run.js';
@@ -90,7 +89,10 @@ export interface PipeOptions {
  * before anything was sent to the client (the caller may retry elsewhere);
  * after that, errors are written into the stream and returned.
  */
-export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOptions): Promise<StreamOutcome> {
+export async function pipeChatStream(
+  stream: (onChunk: (chunk: Buffer) => void | Promise<void>) => Promise<void>,
+  opts: PipeOptions,
+): Promise<StreamOutcome> {
   const { responder } = opts;
   const out: StreamOutcome = { text: '', empty: true };
   const meta: ChunkMeta = {};
@@ -145,27 +147,46 @@ export async function pipeChatStream(res: Dispatcher.ResponseData, opts: PipeOpt
     emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
   };
 
-  const send = async () => {
+  const send = (): void | Promise<void> => {
     if (!outgoing) return;
     const text = outgoing;
     outgoing = '';
-    await responder.write(text);
+    return responder.write(text);
+  };
+
+  // Frames of upstream reads that arrive in the same turn of the event loop go
+  // out together on the next one; while the client's socket is full, the
+  // upstream is paused (the promise returned to postStream).
+  let scheduled: NodeJS.Immediate | undefined;
+  let blocked: Promise<void> | undefined;
+  const flushSoon = () => {
+    scheduled = undefined;
+    const pending = send();
+    if (pending) blocked = pending.then(() => void (blocked = undefined));
   };
 
   try {
-    for await (const part of res.body) {
-      reader.feed(decoder.decode(part as Buffer, { stream: true }));
+    await stream((part) => {
+      reader.feed(decoder.decode(part, { stream: true }));
       if (events.length) {
         const batch = events;
         events = [];
         for (const e of batch) handle(e.data, e.event);
-        await send();
+        if (outgoing && !scheduled) scheduled = setImmediate(flushSoon);
       }
+      return blocked;
+    });
+    if (scheduled) {
+      clearImmediate(scheduled);
+      scheduled = undefined;
     }
+    await blocked;
+    await send();
   } catch (err) {
     if (err instanceof UpstreamFailure) throw err;
     // A client that went away aborts the upstream read too: no upstream fault.
     const error = opts.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
+    if (scheduled) clearImmediate(scheduled);
     if (!responder.started) throw new UpstreamFailure('dropped', error);
     out.error = error;
     await send();

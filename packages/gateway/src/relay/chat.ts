@@ -58,8 +58,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
     let outcome: StreamOutcome | undefined;
     const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
       sent = upstreamBody(body, upstreamModel, channel, true);
-      const res = await deps.upstream.post(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
-      outcome = await pipeChatStream(res, {
+      const target = channel.provider.target('chat', upstreamModel, channel);
+      outcome = await pipeChatStream((onChunk) => deps.upstream.postStream(target, sent, ctx.signal, onChunk), {
         responder,
         requestId: ctx.requestId,
         startedAt: ctx.startedAt,

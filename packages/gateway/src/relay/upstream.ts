@@ -173,6 +173,79 @@ export class UpstreamClient {
     });
   }
 
+  /**
+   * Posts a JSON body and hands each chunk of a 2xx answer to `onChunk` as it
+   * arrives (dispatch API, like postJson). When `onChunk` returns a promise the
+   * upstream is paused until it settles (the client's socket is full). Rejects
+   * with UpstreamFailure for anything before the answer began (so the caller
+   * may retry elsewhere); a body that breaks off later rejects with the raw error.
+   */
+  postStream(target: UpstreamTarget, body: string, signal: AbortSignal | EventEmitter | undefined, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<void> {
+    const { origin, path } = this.split(target.url);
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let ok = false;
+      let settled = false;
+      const errorChunks: Buffer[] = [];
+      let controller: { abort(reason: Error): void; pause(): void; resume(): void } | undefined;
+      const abort = () => controller?.abort(new Error('the client closed the connection'));
+      const stopWatching = watchAbort(signal, abort);
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        stopWatching();
+        if (err === undefined) return resolve();
+        if (err instanceof UpstreamFailure || ok) return reject(err);
+        reject(classifyError(err, this.opts));
+      };
+      this.agent.dispatch(
+        { origin, path, method: 'POST', headers: target.headers, body },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if ((signal as { aborted?: boolean } | undefined)?.aborted) abort();
+          },
+          onResponseStart(_c, statusCode) {
+            status = statusCode;
+            ok = statusCode >= 200 && statusCode < 300;
+          },
+          onResponseData(c, chunk) {
+            if (settled) return;
+            if (!ok) {
+              errorChunks.push(chunk);
+              return;
+            }
+            let pending: void | Promise<void>;
+            try {
+              pending = onChunk(chunk);
+            } catch (err) {
+              finish(err);
+              c.abort(err as Error);
+              return;
+            }
+            if (pending) {
+              c.pause();
+              pending.then(
+                () => c.resume(),
+                (err) => {
+                  finish(err);
+                  c.abort(err as Error);
+                },
+              );
+            }
+          },
+          onResponseEnd() {
+            if (!ok) return finish(statusFailure(status, Buffer.concat(errorChunks).toString('utf8')));
+            finish();
+          },
+          onResponseError(_c, err) {
+            finish(err);
+          },
+        },
+      );
+    });
+  }
+
   private readonly urls = new Map<string, { origin: string; path: string }>();
 
   private split(url: string): { origin: string; path: string } {
