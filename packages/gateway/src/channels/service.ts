@@ -277,10 +277,8 @@ export class ChannelsService {
     const started = Date.now();
     try {
       if (opts.signal?.aborted) throw new Error('channel test aborted');
-      const res = await this.upstream.post(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body), abort.signal);
-      const text = await res.body.text();
-      JSON.parse(text);
-      return { model, endpoint, ok: true, latency_ms: Date.now() - started, status: res.statusCode };
+      const answer = await this.upstream.postJson(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body), abort.signal);
+      return { model, endpoint, ok: true, latency_ms: Date.now() - started, status: answer.status };
     } catch (err) {
       const latency_ms = Date.now() - started;
       if (timedOut) return { model, endpoint, ok: false, latency_ms, error: `channel test timed out after ${timeoutMs} ms` };

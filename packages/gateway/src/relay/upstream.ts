@@ -3,7 +3,7 @@
 // lowest overhead HTTP client in Node.
 import type { EventEmitter } from 'node:events';
 import { upstreamErrorMessage } from '@kbchat/shared';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import { errors, GatewayError } from '../errors.js';
 import type { UpstreamTarget } from '../providers/index.js';
 
@@ -99,33 +99,11 @@ export class UpstreamClient {
   }
 
   /**
-   * Posts a JSON body. Resolves with the open response on 2xx; throws
-   * UpstreamFailure on anything else, with the upstream's own message.
-   */
-  async post(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<Dispatcher.ResponseData> {
-    let res: Dispatcher.ResponseData;
-    try {
-      const { origin, path } = this.split(target.url);
-      res = await this.agent.request({ origin, path, method: 'POST', headers: target.headers, body, signal });
-    } catch (err) {
-      throw classifyError(err, this.opts);
-    }
-    if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    let text = '';
-    try {
-      text = await res.body.text();
-    } catch {
-      /* the status alone will do */
-    }
-    throw statusFailure(res.statusCode, text);
-  }
-
-  /**
    * Posts a JSON body and reads the whole JSON answer. It uses undici's
    * dispatch API: no stream object and no async resource per request, which
    * is most of what a relayed non-stream request costs in the HTTP client.
    */
-  postJson(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<{ text: string; json: any }> {
+  postJson(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<{ status: number; text: string; json: any }> {
     const { origin, path } = this.split(target.url);
     return new Promise((resolve, reject) => {
       let status = 0;
@@ -160,7 +138,7 @@ export class UpstreamClient {
             const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
             if (status < 200 || status >= 300) return reject(statusFailure(status, text));
             try {
-              resolve({ text, json: JSON.parse(text) });
+              resolve({ status, text, json: JSON.parse(text) });
             } catch (err) {
               reject(new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message)));
             }
