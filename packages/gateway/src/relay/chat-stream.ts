@@ -90,7 +90,7 @@ export interface PipeOptions {
  * after that, errors are written into the stream and returned.
  */
 export async function pipeChatStream(
-  stream: (onChunk: (chunk: Buffer) => void | Promise<void>) => Promise<void>,
+  stream: (onChunk: (chunk: Buffer) => void | Promise<void>) => Promise<unknown>,
   opts: PipeOptions,
 ): Promise<StreamOutcome> {
   const { responder } = opts;
