@@ -97,8 +97,8 @@ export async function pipeChatStream(
   const out: StreamOutcome = { text: '', empty: true };
   const meta: ChunkMeta = {};
   // Frames wait in `held` until the first content (nothing sent yet, so a retry
-  // stays possible), then in `outgoing`, which goes out as ONE socket write per
-  // upstream read: a stream of many small chunks costs a few syscalls, not one each.
+  // stays possible), then in `outgoing`, which goes out as one socket write per
+  // turn of the event loop: many small chunks cost a few syscalls, not one each.
   let held = '';
   let outgoing = '';
   let events: Array<{ data: string; event?: string }> = [];
@@ -183,10 +183,10 @@ export async function pipeChatStream(
     await blocked;
     await send();
   } catch (err) {
+    if (scheduled) clearImmediate(scheduled);
     if (err instanceof UpstreamFailure) throw err;
     // A client that went away aborts the upstream read too: no upstream fault.
     const error = opts.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
-    if (scheduled) clearImmediate(scheduled);
     if (!responder.started) throw new UpstreamFailure('dropped', error);
     out.error = error;
     await send();
