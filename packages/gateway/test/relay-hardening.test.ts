@@ -3,7 +3,7 @@
 // usage, unknown error shapes and statuses, stalled bodies, slow readers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { startTestGateway, ROOT_TOKEN, type TestGateway } from './helpers.js';
 import { expectRequestId } from './relay-support.js';
@@ -25,6 +25,17 @@ function brokenUpstream(): Promise<{ url: string; close(): Promise<void> }> {
           choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 1e300, completion_tokens: -5, total_tokens: 1e300 },
         });
+      }
+      if (model === 'empty-then-slow') {
+        // An empty stream, and a non-stream answer that takes its time.
+        const body = JSON.parse(raw) as { stream?: boolean };
+        if (body.stream) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(`data: ${JSON.stringify({ id: 'e', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+          return res.end('data: [DONE]\n\n');
+        }
+        setTimeout(() => json(200, { id: 'e', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }] }), 1500).unref();
+        return;
       }
       if (model === 'fastapi-422') return json(422, { detail: [{ loc: ['body', 'messages'], msg: 'field required', type: 'missing' }] });
       if (model === 'status-600') return json(600, { error: { message: 'beyond HTTP' } });
@@ -56,7 +67,7 @@ describe('relay hardening', () => {
     broken = await brokenUpstream();
     longSim = await startUpstreamSim({ port: 0, tokens: 8_000 });
     t = await startTestGateway({
-      env: { ROOT_INITIAL_BALANCE: '1000000', BROKEN_API_KEY: 'x', BROKEN_BASE_URL: broken.url, BROKEN_MODELS: 'absurd-usage,fastapi-422,status-600,stall-body,missing-model' },
+      env: { ROOT_INITIAL_BALANCE: '1000000', BROKEN_API_KEY: 'x', BROKEN_BASE_URL: broken.url, BROKEN_MODELS: 'absurd-usage,fastapi-422,status-600,stall-body,missing-model,empty-then-slow' },
       config: { disableThreshold: 2, upstreamIdleTimeoutMs: 500 },
     });
   });
@@ -127,6 +138,25 @@ describe('relay hardening', () => {
     const res = await chat('stall-body');
     expect(res.status).toBe(504);
     expect((await res.json()).error.code).toBe('upstream_timeout');
+  });
+
+  it('logs a client that leaves during the empty-stream fallback as 499, not as an upstream fault', async () => {
+    const controller = new AbortController();
+    const pending = fetch(`${t.url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'empty-then-slow', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    }).catch((err: Error) => err);
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await pending;
+    const { logs, logsStore } = t.gw.services;
+    await vi.waitFor(async () => {
+      await logs.flush();
+      const [row] = await logsStore.list({ model: 'empty-then-slow' }, 0, 1);
+      expect(row).toMatchObject({ status: 499 });
+    });
   });
 
   it('reserves for every one of n choices', async () => {

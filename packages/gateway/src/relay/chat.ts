@@ -136,7 +136,8 @@ async function answerEmptyStream(
   try {
     json = (await deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal)).json;
   } catch (err) {
-    error = err instanceof UpstreamFailure ? err.error : errors.badUpstreamBody((err as Error).message);
+    // The client leaving during the second call is not the upstream's fault.
+    error = ctx.signal.aborted ? errors.clientClosed() : err instanceof UpstreamFailure ? err.error : errors.badUpstreamBody((err as Error).message);
   }
   if (!error && !messageText(json)) error = errors.emptyStream();
   responder.startStream();
