@@ -25,30 +25,35 @@ function drained(raw: NodeJS.WritableStream & { destroyed: boolean }): Promise<v
   });
 }
 
-export function replyResponder(reply: FastifyReply, requestId: string): Responder {
-  let started = false;
-  const raw = reply.raw;
-  return {
-    json(status, text) {
-      reply.code(status).header('content-type', 'application/json').send(text);
-    },
-    startStream() {
-      if (started) return;
-      started = true;
-      reply.hijack();
-      raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId });
-    },
-    write(text) {
-      if (raw.destroyed || raw.writableEnded) return;
-      if (!raw.write(text)) return drained(raw);
-    },
-    end() {
-      if (!raw.writableEnded) raw.end();
-    },
-    get started() {
-      return started;
-    },
-  };
+/** The relay's Responder over a Fastify reply (a class: one allocation per request). */
+export class ReplyResponder implements Responder {
+  started = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly requestId: string,
+  ) {}
+
+  json(status: number, text: string): void {
+    this.reply.code(status).header('content-type', 'application/json').send(text);
+  }
+
+  startStream(): void {
+    if (this.started) return;
+    this.started = true;
+    this.reply.hijack();
+    this.reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': this.requestId });
+  }
+
+  write(text: string): void | Promise<void> {
+    const raw = this.reply.raw;
+    if (raw.destroyed || raw.writableEnded) return;
+    if (!raw.write(text)) return drained(raw);
+  }
+
+  end(): void {
+    if (!this.reply.raw.writableEnded) this.reply.raw.end();
+  }
 }
 
 /** server.ts keeps the JSON text of a request body here. */
@@ -71,7 +76,7 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
     });
     const rawBody = (req as RawBodyRequest).rawBody;
     const ctx: RelayContext = { requestId: req.id, caller, startedAt: Date.now(), signal, rawBody };
-    const responder = replyResponder(reply, req.id);
+    const responder = new ReplyResponder(reply, req.id);
     try {
       await fn(deps, ctx, req.body, responder);
     } catch (err) {

@@ -84,6 +84,86 @@ function watchAbort(signal: AbortSignal | EventEmitter | undefined, onAbort: () 
   return () => signal.off('abort', onAbort);
 }
 
+interface DispatchController {
+  abort(reason: Error): void;
+  pause(): void;
+  resume(): void;
+}
+
+/** One upstream answer through undici's dispatch API (a class: few allocations per request). */
+class StreamHandler {
+  private status = 0;
+  private ok = false;
+  private settled = false;
+  private errorChunks: Buffer[] = [];
+  private controller: DispatchController | undefined;
+  private readonly stopWatching: () => void;
+
+  constructor(
+    private readonly onChunk: (chunk: Buffer) => void | Promise<void>,
+    private readonly signal: AbortSignal | EventEmitter | undefined,
+    private readonly opts: UpstreamOptions,
+    private readonly resolve: (status: number) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    this.stopWatching = watchAbort(signal, () => this.controller?.abort(new Error('the client closed the connection')));
+  }
+
+  private finish(err?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stopWatching();
+    if (err === undefined) return this.resolve(this.status);
+    if (err instanceof UpstreamFailure || this.ok) return this.reject(err);
+    this.reject(classifyError(err, this.opts));
+  }
+
+  onRequestStart(c: DispatchController): void {
+    this.controller = c;
+    if ((this.signal as { aborted?: boolean } | undefined)?.aborted) c.abort(new Error('the client closed the connection'));
+  }
+
+  onResponseStart(_c: DispatchController, statusCode: number): void {
+    this.status = statusCode;
+    this.ok = statusCode >= 200 && statusCode < 300;
+  }
+
+  onResponseData(c: DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (!this.ok) {
+      this.errorChunks.push(chunk);
+      return;
+    }
+    let pending: void | Promise<void>;
+    try {
+      pending = this.onChunk(chunk);
+    } catch (err) {
+      this.finish(err);
+      c.abort(err as Error);
+      return;
+    }
+    if (pending) {
+      c.pause();
+      pending.then(
+        () => c.resume(),
+        (err) => {
+          this.finish(err);
+          c.abort(err as Error);
+        },
+      );
+    }
+  }
+
+  onResponseEnd(): void {
+    if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8')));
+    this.finish();
+  }
+
+  onResponseError(_c: DispatchController, err: Error): void {
+    this.finish(err);
+  }
+}
+
 export class UpstreamClient {
   private readonly agent: Agent;
 
@@ -130,66 +210,8 @@ export class UpstreamClient {
   postStream(target: UpstreamTarget, body: string, signal: AbortSignal | EventEmitter | undefined, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<number> {
     const { origin, path } = this.split(target.url);
     return new Promise((resolve, reject) => {
-      let status = 0;
-      let ok = false;
-      let settled = false;
-      const errorChunks: Buffer[] = [];
-      let controller: { abort(reason: Error): void; pause(): void; resume(): void } | undefined;
-      const abort = () => controller?.abort(new Error('the client closed the connection'));
-      const stopWatching = watchAbort(signal, abort);
-      const finish = (err?: unknown) => {
-        if (settled) return;
-        settled = true;
-        stopWatching();
-        if (err === undefined) return resolve(status);
-        if (err instanceof UpstreamFailure || ok) return reject(err);
-        reject(classifyError(err, this.opts));
-      };
-      this.agent.dispatch(
-        { origin, path, method: 'POST', headers: target.headers, body },
-        {
-          onRequestStart(c) {
-            controller = c;
-            if ((signal as { aborted?: boolean } | undefined)?.aborted) abort();
-          },
-          onResponseStart(_c, statusCode) {
-            status = statusCode;
-            ok = statusCode >= 200 && statusCode < 300;
-          },
-          onResponseData(c, chunk) {
-            if (settled) return;
-            if (!ok) {
-              errorChunks.push(chunk);
-              return;
-            }
-            let pending: void | Promise<void>;
-            try {
-              pending = onChunk(chunk);
-            } catch (err) {
-              finish(err);
-              c.abort(err as Error);
-              return;
-            }
-            if (pending) {
-              c.pause();
-              pending.then(
-                () => c.resume(),
-                (err) => {
-                  finish(err);
-                  c.abort(err as Error);
-                },
-              );
-            }
-          },
-          onResponseEnd() {
-            if (!ok) return finish(statusFailure(status, Buffer.concat(errorChunks).toString('utf8')));
-            finish();
-          },
-          onResponseError(_c, err) {
-            finish(err);
-          },
-        },
-      );
+      const handler = new StreamHandler(onChunk, signal, this.opts, resolve, reject);
+      this.agent.dispatch({ origin, path, method: 'POST', headers: target.headers, body }, handler);
     });
   }
 
