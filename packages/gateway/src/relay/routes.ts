@@ -56,14 +56,6 @@ export class ReplyResponder implements Responder {
   }
 }
 
-const CLIENT_SIGNAL = Symbol('kbchat.clientSignal');
-type SignalledResponse = FastifyReply['raw'] & { [CLIENT_SIGNAL]?: ClientSignal };
-
-/** One listener function for every response (no closure per request): a response closed before it finished means the client left. */
-function abortIfUnfinished(this: SignalledResponse): void {
-  if (!this.writableFinished) this[CLIENT_SIGNAL]?.abort();
-}
-
 /** server.ts keeps the JSON text of a request body here. */
 export type RawBodyRequest = FastifyRequest & { rawBody?: string };
 type CallerRequest = FastifyRequest & { caller: Caller };
@@ -79,8 +71,9 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
   const handle = (fn: Handler) => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = (req as CallerRequest).caller;
     const signal = new ClientSignal();
-    (reply.raw as SignalledResponse)[CLIENT_SIGNAL] = signal;
-    reply.raw.on('close', abortIfUnfinished);
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) signal.abort();
+    });
     const rawBody = (req as RawBodyRequest).rawBody;
     const ctx: RelayContext = { requestId: req.id, caller, startedAt: Date.now(), signal, rawBody };
     const responder = new ReplyResponder(reply, req.id);
