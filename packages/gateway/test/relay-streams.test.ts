@@ -167,6 +167,9 @@ describe('relay streams', () => {
       expect(usage.completion_tokens).toBeGreaterThan(0);
       const row = await logRow(response.headers.get('x-request-id')!);
       expect(row).toMatchObject({ usage_source: 'local', completion_tokens: usage.completion_tokens });
+      // Every streamed chunk is counted: the same answer non-stream counts the same.
+      const { response: plain } = await client.chat.completions.create({ model: 'sim-nousage', messages: hi }).withResponse();
+      expect(Number((await logRow(plain.headers.get('x-request-id')!)).completion_tokens)).toBe(usage.completion_tokens);
     });
   });
 

@@ -17,8 +17,10 @@ export interface Usage {
 export interface StreamOutcome {
   /** Usage the upstream reported, if any. */
   usage?: Usage;
-  /** Text of the answer (content, refusal, tool-call arguments), for local counting. */
+  /** Text of the parsed chunks (content, refusal, tool-call arguments); see answerText. */
   text: string;
+  /** Chunks passed through without parsing; their text is only needed without upstream usage. */
+  unparsed: string[];
   ttftMs?: number;
   /** An error after the stream had started (it was written into the stream). */
   error?: GatewayError;
@@ -45,15 +47,21 @@ function hasContent(chunk: any): boolean {
 }
 
 const NULL_USAGE_TAIL = ',"usage":null}';
+/** A chunk that may carry a usage object or an error must be parsed. */
+const MAY_MATTER = /"(usage"\s*:\s*\{|error"\s*:)/;
 
 /**
  * The chunk without its `"usage":null`: once include_usage is on, upstreams add
  * it to every chunk, and a client that did not ask must not see the gateway's request.
  */
-function withoutNullUsage(data: string, chunk: any): string {
+function withoutNullUsage(data: string, chunk?: any): string {
   if (data.endsWith(NULL_USAGE_TAIL)) return data.slice(0, -NULL_USAGE_TAIL.length) + '}';
-  const { usage: _drop, ...rest } = chunk;
-  return JSON.stringify(rest);
+  try {
+    const { usage: _drop, ...rest } = chunk ?? JSON.parse(data);
+    return JSON.stringify(rest);
+  } catch {
+    return data; // not JSON: pass it on as it came
+  }
 }
 
 function chunkText(chunk: any): string {
@@ -70,6 +78,19 @@ function chunkText(chunk: any): string {
     }
   }
   return out;
+}
+
+/** The whole answer's text, for counting tokens locally. */
+export function answerText(out: StreamOutcome): string {
+  let text = out.text;
+  for (const data of out.unparsed) {
+    try {
+      text += chunkText(JSON.parse(data));
+    } catch {
+      /* not JSON: no text to count */
+    }
+  }
+  return text;
 }
 
 export interface PipeOptions {
@@ -94,7 +115,7 @@ export async function pipeChatStream(
   opts: PipeOptions,
 ): Promise<StreamOutcome> {
   const { responder } = opts;
-  const out: StreamOutcome = { text: '', empty: true };
+  const out: StreamOutcome = { text: '', unparsed: [], empty: true };
   const meta: ChunkMeta = {};
   // Frames wait in `held` until the first content (nothing sent yet, so a retry
   // stays possible), then in `outgoing`, which goes out as one socket write per
@@ -112,6 +133,17 @@ export async function pipeChatStream(
 
   const handle = (data: string, event?: string) => {
     if (data === '[DONE]') return;
+    // Once the answer flows, most chunks need no parsing: only those that may
+    // carry usage or an error do (a false match just takes the full path).
+    // Their text is counted later, and only if the upstream reports no usage.
+    if (!out.empty && !MAY_MATTER.test(data)) {
+      if (!opts.clientWantsUsage && data.includes('"usage":null')) {
+        data = withoutNullUsage(data);
+      }
+      out.unparsed.push(data);
+      emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+      return;
+    }
     let chunk: any;
     try {
       chunk = JSON.parse(data);
@@ -196,7 +228,7 @@ export async function pipeChatStream(
   }
   if (out.empty) return out;
   if (opts.clientWantsUsage && !out.usage) {
-    const usage = opts.localUsage(out.text);
+    const usage = opts.localUsage(answerText(out));
     await responder.write(
       sseData({
         id: meta.id,

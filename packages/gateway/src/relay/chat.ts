@@ -5,7 +5,7 @@ import { chatRequestSchema, countChatPromptTokens, countTextTokens, openAIError,
 import { errors, type GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import { withAttempts } from './attempts.js';
-import { completionToChunks, pipeChatStream, type StreamOutcome, type Usage } from './chat-stream.js';
+import { answerText, completionToChunks, pipeChatStream, type StreamOutcome, type Usage } from './chat-stream.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
 import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 import { UpstreamFailure } from './upstream.js';
@@ -75,7 +75,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       await answerEmptyStream(deps, ctx, body, a.channel, a.upstreamModel, clientWantsUsage, responder, result, localPrompt);
       return;
     }
-    setUsage(result, a.value.usage, localPrompt, () => countTextTokens(a.value.text));
+    setUsage(result, a.value.usage, localPrompt, () => countTextTokens(answerText(a.value)));
     if (a.value.error) {
       result.error = a.value.error;
       result.status = a.value.error.status;
