@@ -122,8 +122,8 @@ export async function pipeChatStream(
   // turn of the event loop: many small chunks cost a few syscalls, not one each.
   let held = '';
   let outgoing = '';
-  let events: Array<{ data: string; event?: string }> = [];
-  const reader = createSseReader((data, event) => events.push({ data, event }));
+  // Each event is handled as the parser finds it (a throw leaves feed() too).
+  const reader = createSseReader((data, event) => handle(data, event));
   const decoder = new TextDecoder();
 
   const emit = (frame: string) => {
@@ -200,12 +200,7 @@ export async function pipeChatStream(
   try {
     await stream((part) => {
       reader.feed(decoder.decode(part, { stream: true }));
-      if (events.length) {
-        const batch = events;
-        events = [];
-        for (const e of batch) handle(e.data, e.event);
-        if (outgoing && !scheduled) scheduled = setImmediate(flushSoon);
-      }
+      if (outgoing && !scheduled) scheduled = setImmediate(flushSoon);
       return blocked;
     });
     if (scheduled) {
