@@ -1,11 +1,11 @@
 // Sends one request to one upstream and classifies what went wrong, so that
 // the retry loop can decide with one switch. undici with keep-alive pools: the
 // lowest overhead HTTP client in Node.
-import type { EventEmitter } from 'node:events';
 import { upstreamErrorMessage } from '@kbchat/shared';
 import { Agent } from 'undici';
 import { errors, GatewayError } from '../errors.js';
 import type { UpstreamTarget } from '../providers/index.js';
+import { ClientSignal } from './context.js';
 
 export type FailureKind = 'unreachable' | 'timeout' | 'status' | 'dropped' | 'bad_body';
 
@@ -73,15 +73,20 @@ function statusFailure(statusCode: number, text: string): UpstreamFailure {
   return new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
 }
 
-/** Calls `onAbort` when the signal (AbortSignal or EventEmitter) fires; returns the unsubscribe. */
-function watchAbort(signal: AbortSignal | EventEmitter | undefined, onAbort: () => void): () => void {
-  if (!signal) return () => {};
-  if ('addEventListener' in signal) {
-    signal.addEventListener('abort', onAbort, { once: true });
-    return () => signal.removeEventListener('abort', onAbort);
+/** Something that says a request is no longer wanted: the client left, or a test timed out. */
+export type StopSignal = AbortSignal | ClientSignal;
+
+const NOTHING_TO_UNWATCH = () => {};
+
+/** Calls `onAbort` when the signal fires; returns the unsubscribe. */
+function watchAbort(signal: StopSignal | undefined, onAbort: () => void): () => void {
+  if (!signal) return NOTHING_TO_UNWATCH;
+  if (signal instanceof ClientSignal) {
+    signal.onAbort(onAbort);
+    return () => signal.offAbort(onAbort);
   }
-  signal.once('abort', onAbort);
-  return () => signal.off('abort', onAbort);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 interface DispatchController {
@@ -101,7 +106,7 @@ class StreamHandler {
 
   constructor(
     private readonly onChunk: (chunk: Buffer) => void | Promise<void>,
-    private readonly signal: AbortSignal | EventEmitter | undefined,
+    private readonly signal: StopSignal | undefined,
     private readonly opts: UpstreamOptions,
     private readonly resolve: (status: number) => void,
     private readonly reject: (err: unknown) => void,
@@ -179,7 +184,7 @@ export class UpstreamClient {
   }
 
   /** Posts a JSON body and reads the whole JSON answer (through postStream: no stream objects). */
-  async postJson(target: UpstreamTarget, body: string, signal?: AbortSignal | EventEmitter): Promise<{ status: number; text: string; json: any }> {
+  async postJson(target: UpstreamTarget, body: string, signal?: StopSignal): Promise<{ status: number; text: string; json: any }> {
     const chunks: Buffer[] = [];
     let status: number;
     try {
@@ -207,7 +212,7 @@ export class UpstreamClient {
    * with UpstreamFailure for anything before the answer began (so the caller
    * may retry elsewhere); a body that breaks off later rejects with the raw error.
    */
-  postStream(target: UpstreamTarget, body: string, signal: AbortSignal | EventEmitter | undefined, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<number> {
+  postStream(target: UpstreamTarget, body: string, signal: StopSignal | undefined, onChunk: (chunk: Buffer) => void | Promise<void>): Promise<number> {
     const { origin, path } = this.split(target.url);
     return new Promise((resolve, reject) => {
       const handler = new StreamHandler(onChunk, signal, this.opts, resolve, reject);
