@@ -4,6 +4,7 @@ import { loadTokenizer } from '@kbchat/shared';
 import { TokenAuthenticator } from './accounts/auth.js';
 import { BalanceLedger } from './accounts/ledger.js';
 import { PriceBook, unitsToMicros } from './accounts/pricing.js';
+import { PricesStore } from './accounts/prices-store.js';
 import { AccountsService } from './accounts/service.js';
 import { AccountsStore } from './accounts/store.js';
 import { ChannelHealth } from './channels/health.js';
@@ -46,7 +47,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const ledger = new BalanceLedger(accountsStore, { leaseMicros: unitsToMicros(config.balanceLeaseUnits), flushMs: config.ledgerFlushMs });
   const accounts = new AccountsService(accountsStore, ledger);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
-  const prices = new PriceBook(store.db, { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
+  const prices = new PriceBook(new PricesStore(store.db), { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const registry = new ChannelRegistry(channelsStore, keyBox);

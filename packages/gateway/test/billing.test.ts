@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BalanceLedger, type Reservation } from '../src/accounts/ledger.js';
 import { costMicros, MICROS, PriceBook, ratioToPrice, unitsToMicros } from '../src/accounts/pricing.js';
+import { PricesStore } from '../src/accounts/prices-store.js';
 import { AccountsStore } from '../src/accounts/store.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { STORE_NAMES, testStore, type TestStore } from './stores.js';
@@ -226,7 +227,7 @@ describe.each(stores)('billing: $name', (t) => {
   describe.skipIf(skip)('PriceBook', () => {
     it('prices unknown models at the default, free models at 0, stored prices over both', async () => {
       const defaults = { inputPrice: 2 * MICROS, outputPrice: 8 * MICROS };
-      const book = new PriceBook(store.db, defaults);
+      const book = new PriceBook(new PricesStore(store.db), defaults);
       await book.load();
       expect(book.priceOf('unknown-model')).toEqual({ model: 'unknown-model', ...defaults });
       book.markFree('local-embed');
@@ -240,7 +241,7 @@ describe.each(stores)('billing: $name', (t) => {
       await book.set('pricey', big, big);
       expect(book.priceOf('gpt-x')).toEqual({ model: 'gpt-x', inputPrice: 250_000, outputPrice: 1_000_000 });
 
-      const fresh = new PriceBook(store.db, defaults);
+      const fresh = new PriceBook(new PricesStore(store.db), defaults);
       await fresh.load();
       expect(fresh.list()).toEqual([
         { model: 'gpt-x', inputPrice: 250_000, outputPrice: 1_000_000 },

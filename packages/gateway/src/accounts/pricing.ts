@@ -3,8 +3,7 @@
 // micro-units: integers all the way, rounded in the gateway's favour by at
 // most one micro-unit. one-api style ratios convert exactly: model ratio 1 is
 // 2 units per 1M input tokens, and output costs input x completion ratio.
-import type { Kysely } from 'kysely';
-import type { GatewayTables } from '../store/schema.js';
+import type { PricesStore } from './prices-store.js';
 
 export const MICROS = 1_000_000;
 
@@ -32,13 +31,13 @@ export class PriceBook {
   private free = new Set<string>();
 
   constructor(
-    private readonly db: Kysely<GatewayTables>,
+    private readonly store: PricesStore,
     private readonly defaults: { inputPrice: number; outputPrice: number },
   ) {}
 
   async load(): Promise<void> {
-    const rows = await this.db.selectFrom('model_prices').selectAll().execute();
-    this.prices = new Map(rows.map((r) => [r.model, { model: r.model, inputPrice: Number(r.input_price), outputPrice: Number(r.output_price) }]));
+    const rows = await this.store.list();
+    this.prices = new Map(rows.map((r) => [r.model, { model: r.model, inputPrice: r.input_price, outputPrice: r.output_price }]));
   }
 
   /** Models served in-process (issue: local models) are free unless priced. */
@@ -58,16 +57,12 @@ export class PriceBook {
   }
 
   async set(model: string, inputPrice: number, outputPrice: number): Promise<void> {
-    const row = { model, input_price: inputPrice, output_price: outputPrice, updated_at: Date.now() };
-    const exists = await this.db.selectFrom('model_prices').select('model').where('model', '=', model).executeTakeFirst();
-    if (exists) await this.db.updateTable('model_prices').set(row).where('model', '=', model).execute();
-    else await this.db.insertInto('model_prices').values(row).execute();
+    await this.store.upsert(model, inputPrice, outputPrice);
     this.prices.set(model, { model, inputPrice, outputPrice });
   }
 
   async remove(model: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('model_prices').where('model', '=', model).executeTakeFirst();
     this.prices.delete(model);
-    return Number(r.numDeletedRows) > 0;
+    return this.store.delete(model);
   }
 }
