@@ -1,6 +1,7 @@
 // Every error a gateway client sees, in one place: the OpenAI envelope's type
 // and code, the HTTP status, and the message. Messages follow one-api's texts
 // where clients already look for them.
+import { openAIError, type OpenAIErrorBody } from '@kbchat/shared';
 
 export class GatewayError extends Error {
   constructor(
@@ -11,6 +12,11 @@ export class GatewayError extends Error {
     readonly param: string | null = null,
   ) {
     super(message);
+  }
+
+  /** The OpenAI envelope a client gets, the request id at the end of the message. */
+  toBody(requestId: string): OpenAIErrorBody {
+    return openAIError(this.message, this.type, this.code, this.param, requestId);
   }
 }
 

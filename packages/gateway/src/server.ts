@@ -27,7 +27,7 @@ function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void
   const e = toGatewayError(err, req);
   if (e.status >= 500) req.log.warn({ requestId: req.id, code: e.code }, e.message);
   reply.header('x-request-id', req.id);
-  reply.code(e.status).send(openAIError(e.message, e.type, e.code, e.param, req.id));
+  reply.code(e.status).send(e.toBody(req.id));
 }
 
 export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: string } = {}): FastifyInstance {

@@ -2,7 +2,7 @@
 // its log row) goes through the relay again, as the same token, under a new
 // request id, and the answer is captured instead of sent anywhere. The replay
 // is billed and logged like any request (the relay does both). Knows no HTTP.
-import { createSseReader, newRequestId, openAIError } from '@kbchat/shared';
+import { createSseReader, newRequestId } from '@kbchat/shared';
 import type { Caller } from '../accounts/auth.js';
 import { parseIpAllow } from '../accounts/auth.js';
 import type { AccountsStore } from '../accounts/store.js';
@@ -130,7 +130,7 @@ export async function replayRequest(deps: ReplayDeps, requestId: string, signal:
     await handler(deps.relay, ctx, replayBody, responder);
   } catch (err) {
     const e = err instanceof GatewayError ? err : errors.internal((err as Error).message);
-    const envelope = openAIError(e.message, e.type, e.code, e.param, id);
+    const envelope = e.toBody(id);
     if (responder.started) responder.payloads.push(JSON.stringify(envelope));
     else return { request_id: id, original_request_id: requestId, status: e.status, stream: false, response: envelope };
   }

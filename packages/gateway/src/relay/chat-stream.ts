@@ -3,7 +3,7 @@
 // shape reaches the client exactly as the upstream sent it. Until the first
 // chunk with content arrives nothing is sent to the client, which is what
 // makes a retry on another channel possible (and invisible) before that point.
-import { createSseReader, openAIError, sseData, SSE_DONE } from '@kbchat/shared';
+import { createSseReader, sseData, SSE_DONE } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
 import { tokenCount } from './run.js';
@@ -64,20 +64,34 @@ function withoutNullUsage(data: string, chunk?: any): string {
   }
 }
 
-function chunkText(chunk: any): string {
+/**
+ * The text of a chat answer's choices (content, refusal, reasoning, tool-call
+ * names and arguments), from `delta`s of stream chunks or whole `message`s.
+ */
+export function choicesText(choices: unknown, part: 'delta' | 'message'): string {
   let out = '';
-  for (const c of chunk?.choices ?? []) {
-    const d = c?.delta;
+  if (!Array.isArray(choices)) return out;
+  for (const c of choices) {
+    const d = c?.[part];
     if (!d) continue;
     if (typeof d.content === 'string') out += d.content;
     if (typeof d.refusal === 'string') out += d.refusal;
     if (typeof d.reasoning_content === 'string') out += d.reasoning_content;
-    for (const t of d.tool_calls ?? []) {
-      if (t?.function?.name) out += t.function.name;
-      if (t?.function?.arguments) out += t.function.arguments;
+    if (!Array.isArray(d.tool_calls)) continue;
+    for (const t of d.tool_calls) {
+      if (typeof t?.function?.name === 'string') out += t.function.name;
+      if (typeof t?.function?.arguments === 'string') out += t.function.arguments;
     }
   }
   return out;
+}
+
+const chunkText = (chunk: any): string => choicesText(chunk?.choices, 'delta');
+
+/** Ends an open stream with an error event (the only way an error can still reach the client). */
+export async function endStreamWithError(responder: Responder, error: GatewayError, requestId: string): Promise<void> {
+  await responder.write(sseData(error.toBody(requestId)));
+  responder.end();
 }
 
 /** The whole answer's text, for counting tokens locally. */
@@ -217,8 +231,7 @@ export async function pipeChatStream(
     if (!responder.started) throw new UpstreamFailure('dropped', error);
     out.error = error;
     await send();
-    await responder.write(sseData(openAIError(out.error.message, out.error.type, out.error.code, out.error.param, opts.requestId)));
-    responder.end();
+    await endStreamWithError(responder, error, opts.requestId);
     return out;
   }
   if (out.empty) return out;

@@ -1,25 +1,18 @@
 // POST /v1/chat/completions, stream and non-stream. Every field the gateway
 // does not need is passed through untouched; only `model` (mapping) and, for
 // streams, `stream_options` (to get usage) may be changed on the way up.
-import { chatRequestSchema, countChatPromptTokens, countTextTokens, openAIError, parseWith, sseData } from '@kbchat/shared';
+import { chatRequestSchema, countChatPromptTokens, countTextTokens, parseWith } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import { withAttempts } from './attempts.js';
-import { answerText, completionToChunks, pipeChatStream, type StreamOutcome, type Usage } from './chat-stream.js';
+import { answerText, choicesText, completionToChunks, endStreamWithError, pipeChatStream, type Usage } from './chat-stream.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
 import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 import { UpstreamFailure } from './upstream.js';
 
+/** A non-stream answer's text, for counting tokens locally. */
 function messageText(body: any): string {
-  let out = '';
-  if (!Array.isArray(body?.choices)) return out;
-  for (const c of body.choices) {
-    const m = c?.message ?? {};
-    if (typeof m.content === 'string') out += m.content;
-    if (typeof m.refusal === 'string') out += m.refusal;
-    for (const t of m.tool_calls ?? []) out += (t?.function?.name ?? '') + (t?.function?.arguments ?? '');
-  }
-  return out;
+  return choicesText(body?.choices, 'message');
 }
 
 function usageOf(body: any): Usage | undefined {
@@ -55,21 +48,26 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       return;
     }
     const clientWantsUsage = body.stream_options?.include_usage === true;
-    let outcome: StreamOutcome | undefined;
-    const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
-      sent = upstreamBody(body, upstreamModel, channel, true);
-      const target = channel.provider.target('chat', upstreamModel, channel);
-      outcome = await pipeChatStream((onChunk) => deps.upstream.postStream(target, sent, ctx.signal, onChunk), {
-        responder,
-        requestId: ctx.requestId,
-        startedAt: ctx.startedAt,
-        signal: ctx.signal,
-        clientWantsUsage,
-        localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
-      });
-      return outcome;
+    const a = await withAttempts(
+      deps,
+      ctx,
+      'chat',
+      body.model,
+      (channel, upstreamModel) => {
+        sent = upstreamBody(body, upstreamModel, channel, true);
+        const target = channel.provider.target('chat', upstreamModel, channel);
+        return pipeChatStream((onChunk) => deps.upstream.postStream(target, sent, ctx.signal, onChunk), {
+          responder,
+          requestId: ctx.requestId,
+          startedAt: ctx.startedAt,
+          signal: ctx.signal,
+          clientWantsUsage,
+          localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
+        });
+      },
       // A stream the upstream broke off after it began is the channel's fault too.
-    }, (o) => o.error?.message);
+      (o) => o.error?.message,
+    );
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
     if (a.value.empty) {
       await answerEmptyStream(deps, ctx, body, a.channel, a.upstreamModel, clientWantsUsage, responder, result, localPrompt);
@@ -145,8 +143,7 @@ async function answerEmptyStream(
     result.error = error;
     result.status = error.status;
     result.failedBody = sent;
-    await responder.write(sseData(openAIError(error.message, error.type, error.code, error.param, ctx.requestId)));
-    responder.end();
+    await endStreamWithError(responder, error, ctx.requestId);
     return;
   }
   result.ttftMs = Date.now() - ctx.startedAt;

@@ -2,11 +2,11 @@
 // /v1/rerank, /v1/models. Routes authenticate, hand the parsed body to the
 // relay and adapt Fastify's reply to the Responder the relay writes to.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { openAIError, sseData } from '@kbchat/shared';
 import type { Caller, TokenAuthenticator } from '../accounts/auth.js';
 import { GatewayError } from '../errors.js';
 import { endpointOfModel } from '../providers/index.js';
 import { relayChat } from './chat.js';
+import { endStreamWithError } from './chat-stream.js';
 import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from './context.js';
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
 
@@ -83,8 +83,7 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
       if (!responder.started) throw err;
       // The stream is open: the error can only travel inside it.
       const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
-      await responder.write(sseData(openAIError(e.message, e.type, e.code, e.param, req.id)));
-      responder.end();
+      await endStreamWithError(responder, e, req.id);
     }
     return reply;
   };
