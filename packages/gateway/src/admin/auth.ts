@@ -4,10 +4,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomSecret } from '@kbchat/shared';
 import { z } from 'zod';
-import { bearer, ipAllowed, parseIpAllow } from '../accounts/auth.js';
+import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
 import { publicUser } from '../accounts/service.js';
-import { errors } from '../errors.js';
+import { errors, GatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
 import { parseBody } from './input.js';
@@ -41,24 +41,21 @@ export function assertCanManage(actor: UserRow, target: UserRow): void {
   if (!canManage(actor, target)) throw errors.forbidden(`Only root can manage ${target.role} users (user ${target.id})`);
 }
 
-/** Finds the user behind a bearer secret: a session first, then an API token. */
-async function resolveActor(services: GatewayServices, key: string, ip: string, now: number): Promise<Actor | undefined> {
-  const hash = hashKey(key);
-  const sessionUser = await services.accountsStore.sessionUser(hash, now);
+/**
+ * Finds the user behind a bearer secret: a session first, then an API token,
+ * checked by the relay's own authenticator (status, expiry, IP allow-list,
+ * owner) so that admin tokens obey exactly the same rules.
+ */
+async function resolveActor(services: GatewayServices, authorization: string | undefined, key: string, ip: string, now: number): Promise<Actor | undefined> {
+  const sessionUser = await services.accountsStore.sessionUser(hashKey(key), now);
   if (sessionUser) return { user: sessionUser, via: 'session' };
-  const token = await services.accountsStore.tokenByHash(hash);
-  if (!token) return undefined;
-  if (token.status !== 'enabled') throw errors.tokenDisabled();
-  if (token.expires_at !== null && Number(token.expires_at) <= now) throw errors.tokenExpired();
-  let allow;
   try {
-    allow = parseIpAllow(token.ip_allow);
-  } catch {
-    throw errors.ipNotAllowed(ip);
+    const caller = await services.auth.authenticate(authorization, ip, now);
+    return { user: caller.user, via: 'token' };
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'invalid_api_key') return undefined;
+    throw err;
   }
-  if (allow && !ipAllowed(allow, ip)) throw errors.ipNotAllowed(ip);
-  const user = await services.accountsStore.userById(token.user_id);
-  return user ? { user, via: 'token' } : undefined;
 }
 
 /** onRequest hook for every guarded /api route. */
@@ -66,7 +63,7 @@ export function adminGuard(services: GatewayServices) {
   return async (req: FastifyRequest): Promise<void> => {
     const key = bearer(req.headers.authorization);
     if (!key) throw errors.unauthorized('Log in as an administrator: send "Authorization: Bearer <session or admin token>"');
-    const actor = await resolveActor(services, key, req.ip, Date.now());
+    const actor = await resolveActor(services, req.headers.authorization, key, req.ip, Date.now());
     if (!actor) throw errors.unauthorized('Invalid session or token: log in again, or use an admin token');
     if (actor.user.status !== 'enabled') throw errors.forbidden('This user is disabled');
     if (actor.user.role !== 'root' && actor.user.role !== 'admin') {
