@@ -40,7 +40,7 @@ export async function handleEmbeddings(
     tokens += countTextTokens(inputs[i]);
     const embedding = format === 'base64' ? JSON.stringify(toBase64(vectors[i])) : `[${vectors[i].join(',')}]`;
     parts.push(`{"object":"embedding","index":${i},"embedding":${embedding}}`);
-    workSinceYield += inputs[i].length + 2_000;
+    workSinceYield += inputs[i].length + 6_000; // ~16 vectors a slice
     if (workSinceYield > 100_000) {
       workSinceYield = 0;
       await yieldToLoop();

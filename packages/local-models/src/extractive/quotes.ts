@@ -2,7 +2,7 @@
 //
 // Written by formatQuotesForPrompt (the format this model parses best):
 //
-//   Answer the question using only the quotes in <Reference> ... [instructions]
+//   Answer the question using only the quotes in the Reference block ... [instructions]
 //   <Reference>
 //   <quote id="1" source="handbook.pdf">
 //   text of the first quote
@@ -45,7 +45,7 @@ const MARKER_LINE = /^\s*\[([^\]\s]{1,40})\]\s+/;
 const QUESTION_LABEL = /(?:^|\n)\s*(?:question|user question|query|q|问题|問題)\s*[:：]/gi;
 
 const INSTRUCTIONS =
-  'Answer the question using only the quotes in <Reference> below. Cite every quote you use by its id in square brackets, ' +
+  'Answer the question using only the quotes in the Reference block below. Cite every quote you use by its id in square brackets, ' +
   'like [1]. If the quotes do not contain the answer, say that you could not find it in the provided knowledge.';
 
 /** Writes quotes and a question in the format local-extractive reads best (any chat model can use it too). */

@@ -1,0 +1,32 @@
+// Talks to a started local-models server over real HTTP, as the gateway does.
+export async function postJson(baseUrl: string, path: string, body: unknown): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(baseUrl + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+/** The data payloads of an SSE body, [DONE] included. */
+export function sseEvents(text: string): string[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => block.slice('data: '.length));
+}
+
+export function norm(v: number[]): number {
+  return Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+}
+
+export function dot(a: number[], b: number[]): number {
+  return a.reduce((s, x, i) => s + x * b[i], 0);
+}
