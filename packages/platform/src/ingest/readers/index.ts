@@ -1,0 +1,145 @@
+// One entry point for uploads: pick a reader from the file name, then the mime
+// type, then the bytes themselves, and turn the file into markdown-ish text.
+
+import { IngestError } from '../errors.js';
+import { csvToText } from './csv.js';
+import { readDocx } from './docx.js';
+import { htmlToMarkdown } from './html.js';
+import { readPdf } from './pdf.js';
+import { decodeText, normalizeNewlines } from './text.js';
+
+export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv';
+
+export interface ReadDocumentInput {
+  data: Uint8Array;
+  filename: string;
+  /** The uploader's or server's content type, e.g. `text/html; charset=gbk`. */
+  mimeType?: string;
+}
+
+export interface ReadDocumentOptions {
+  /** Refuse files larger than this (default 50 MiB). */
+  maxBytes?: number;
+  /** Refuse PDFs with more pages than this (default 1000). */
+  maxPages?: number;
+  /** Per-file parse time limit for PDF and DOCX (default 120 s). */
+  timeoutMs?: number;
+}
+
+export interface ReadDocumentResult {
+  format: DocumentFormat;
+  text: string;
+  title?: string;
+  /** PDF only: the text of each page. */
+  pages?: string[];
+}
+
+const EXTENSIONS: Record<string, DocumentFormat> = {
+  txt: 'txt', text: 'txt', log: 'txt',
+  md: 'md', markdown: 'md', mdx: 'md',
+  html: 'html', htm: 'html', xhtml: 'html',
+  pdf: 'pdf', docx: 'docx', csv: 'csv', tsv: 'csv',
+};
+const MIME_TYPES: Record<string, DocumentFormat> = {
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/x-markdown': 'md',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'csv',
+};
+const HINTS: Record<string, string> = {
+  doc: 'save it as .docx first',
+  xls: 'export it as .csv first',
+  xlsx: 'export it as .csv first',
+  ppt: 'export it as .pdf first',
+  pptx: 'export it as .pdf first',
+};
+
+export function extensionOf(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+}
+
+function parseMime(mimeType: string | undefined): { type: string; charset?: string } {
+  if (!mimeType) return { type: '' };
+  const [type, ...params] = mimeType.split(';');
+  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(p)?.[1]).find(Boolean);
+  return { type: type.trim().toLowerCase(), ...(charset ? { charset } : {}) };
+}
+
+function sniff(data: Uint8Array): DocumentFormat | undefined {
+  const head = Buffer.from(data.subarray(0, 1024)).toString('latin1');
+  if (head.startsWith('%PDF-')) return 'pdf';
+  if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('word/')) return 'docx';
+  if (/^\s*(<!doctype html|<html[\s>])/i.test(head)) return 'html';
+  return undefined;
+}
+
+/** Which reader a file gets; throws `unsupported_file_type` naming the type when none. */
+export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' | 'mimeType'>): DocumentFormat {
+  const ext = extensionOf(input.filename);
+  const byExt = EXTENSIONS[ext];
+  if (byExt) return byExt;
+  const { type } = parseMime(input.mimeType);
+  // Generic types say nothing: look at the bytes.
+  const byMime = MIME_TYPES[type];
+  if (byMime) return byMime;
+  const sniffed = sniff(input.data);
+  if (sniffed) return sniffed;
+  const what = ext ? `.${ext} files` : type && type !== 'application/octet-stream' ? `files of type ${type}` : 'files without an extension';
+  const hint = HINTS[ext] ? ` (${HINTS[ext]})` : '';
+  throw new IngestError(
+    'unsupported_file_type',
+    `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv.`,
+  );
+}
+
+/** Reads an uploaded file into markdown-ish text. Every failure is an IngestError. */
+export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentOptions = {}): Promise<ReadDocumentResult> {
+  const { data, filename } = input;
+  const maxBytes = opts.maxBytes ?? 50 * 1024 * 1024;
+  if (data.byteLength > maxBytes) {
+    throw new IngestError(
+      'file_too_large',
+      `${filename} is ${(data.byteLength / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(1)} MiB.`,
+    );
+  }
+  const format = detectFormat(input);
+  const { charset } = parseMime(input.mimeType);
+  switch (format) {
+    case 'txt':
+    case 'md':
+      return { format, text: normalizeNewlines(decodeText(data, { charset, filename })).trim() };
+    case 'csv': {
+      const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;
+      return { format, text: csvToText(decodeText(data, { charset, filename }), delimiter ? { delimiter } : {}) };
+    }
+    case 'html': {
+      const raw = decodeText(data, { charset: charset ?? metaCharset(data), filename });
+      return { format, ...htmlToMarkdown(raw) };
+    }
+    case 'pdf': {
+      if (!Buffer.from(data.subarray(0, 1024)).includes('%PDF-')) {
+        throw new IngestError('corrupt_file', `${filename} is not a PDF file (no PDF header).`);
+      }
+      const pdf = await readPdf(data, { filename, maxPages: opts.maxPages, timeoutMs: opts.timeoutMs });
+      if (!pdf.text.trim()) {
+        throw new IngestError('empty_document', `${filename} has no extractable text (a scanned PDF needs OCR first).`);
+      }
+      return { format, ...pdf };
+    }
+    case 'docx':
+      return { format, ...(await readDocx(data, { filename, timeoutMs: opts.timeoutMs })) };
+  }
+}
+
+/** `<meta charset>` / `http-equiv` content type in the first 2 KB, as browsers look for it. */
+export function metaCharset(data: Uint8Array): string | undefined {
+  const head = Buffer.from(data.subarray(0, 2048)).toString('latin1');
+  return /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)?.[1];
+}
