@@ -13,6 +13,7 @@ const env = {
   SIM_BASE_URL: `http://127.0.0.1:${simPort}/v1`,
   SIM_MODELS: 'sim-chat',
   LOG_LEVEL: 'warn',
+  LOCAL_MODELS: 'off',
 };
 await startGateway(loadGatewayConfig(env, { host: '127.0.0.1', port: Number(port), dataDir: mkdtempSync(join(tmpdir(), 'kbchat-compare-')) }));
 console.log(`listening on ${port}`);

@@ -31,6 +31,7 @@ const gateway = await spawnReady(
     SIM_BASE_URL: `http://127.0.0.1:${simPort}/v1`,
     SIM_MODELS: 'sim-chat',
     LOG_LEVEL: 'warn',
+    LOCAL_MODELS: 'off',
   },
   /listening on/,
 );

@@ -38,6 +38,14 @@ export interface GatewayConfig {
   logLevel: string;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /** Run the in-process local models and their channel (LOCAL_MODELS, default on). */
+  localModels: boolean;
+  /** Load the embedding model at start instead of at the first request. */
+  localWarmup: boolean;
+  /** A GGUF file for the optional generative local-gguf model. */
+  localGgufPath?: string;
+  /** Worker threads for local-embed (default: the package's choice). */
+  localEmbedWorkers?: number;
   /** The environment, for <PROVIDER>_API_KEY channel sync. */
   env: Record<string, string | undefined>;
 }
@@ -48,6 +56,14 @@ function num(env: Record<string, string | undefined>, name: string, dflt: number
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min} (got "${raw}")`);
   return n;
+}
+
+function onOff(env: Record<string, string | undefined>, name: string, dflt: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return dflt;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off (got "${env[name]}")`);
 }
 
 export function loadGatewayConfig(
@@ -80,6 +96,10 @@ export function loadGatewayConfig(
     initialRootBalance: num(env, 'ROOT_INITIAL_BALANCE', 200, 0),
     logLevel: env.LOG_LEVEL || 'warn',
     trustProxy: env.TRUST_PROXY === 'true',
+    localModels: onOff(env, 'LOCAL_MODELS', true),
+    localWarmup: onOff(env, 'LOCAL_MODELS_WARMUP', true),
+    localGgufPath: env.LOCAL_GGUF_PATH || undefined,
+    localEmbedWorkers: env.LOCAL_EMBED_WORKERS ? num(env, 'LOCAL_EMBED_WORKERS', 1, 1) : undefined,
     env,
     ...overrides,
   };

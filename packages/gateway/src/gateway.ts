@@ -12,6 +12,7 @@ import { KeyBox } from './channels/key-box.js';
 import { ChannelRegistry } from './channels/registry.js';
 import { ChannelsService, DEFAULT_TEST_TIMEOUT_MS } from './channels/service.js';
 import { ChannelsStore } from './channels/store.js';
+import { startLocalModels } from './providers/local/index.js';
 import type { GatewayConfig } from './config.js';
 import { LogsStore } from './logs/store.js';
 import { LogWriter } from './logs/writer.js';
@@ -50,7 +51,10 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const prices = new PriceBook(new PricesStore(store.db), { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
-  const registry = new ChannelRegistry(channelsStore, keyBox);
+  const local = config.localModels
+    ? await startLocalModels({ ggufPath: config.localGgufPath, embedWorkers: config.localEmbedWorkers, warmup: config.localWarmup })
+    : undefined;
+  const registry = new ChannelRegistry(channelsStore, keyBox, new Map(local ? [[local.provider.type, local.provider]] : []));
   const health = new ChannelHealth(channelsStore, registry, { threshold: config.disableThreshold, windowMs: config.disableWindowMs });
   const upstream = new UpstreamClient({
     connectTimeoutMs: config.connectTimeoutMs,
@@ -72,7 +76,10 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   if (root.generatedPassword) startupNotes.push(`root user created; password (shown once): ${root.generatedPassword}`);
   await registry.load();
   startupNotes.push(...(await channels.syncFromEnv(config.env)));
+  if (local) startupNotes.push(await channels.syncLocalModels(local.models));
   await prices.load();
+  // In-process models cost nothing unless the operator prices them.
+  for (const m of local?.models ?? []) prices.markFree(m.id);
   await tokenizer;
 
   registry.startRefresh(config.channelRefreshMs, onError);
@@ -111,6 +118,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
       await ledger.flush();
       await logs.close();
       await upstream.close();
+      await local?.close();
       await store.close();
     },
   };

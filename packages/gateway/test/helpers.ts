@@ -49,6 +49,8 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     SIM_MODELS: (opts.models ?? SIM_MODELS).join(','),
     INITIAL_ROOT_TOKEN: ROOT_TOKEN,
     ROOT_PASSWORD,
+    // The in-process models load a 220 MB graph: only the tests about them turn them on.
+    LOCAL_MODELS: 'off',
     ...opts.env,
   };
   const config = loadGatewayConfig(env, {

@@ -4,6 +4,7 @@
 // nodes). Selection: highest priority tier first, weighted random inside it,
 // never a channel that already failed this request.
 import { providerOf, type ChannelOptions, type Endpoint, type Provider } from '../providers/index.js';
+import { LOCAL_PROVIDER_TYPE } from '../providers/local/index.js';
 import type { ChannelRow } from '../store/schema.js';
 import type { KeyBox } from './key-box.js';
 import type { ChannelsStore, DisabledModel } from './store.js';
@@ -25,8 +26,8 @@ export interface Channel {
   envProvider: string | null;
 }
 
-export function channelFromRow(row: ChannelRow, keyBox: KeyBox): Channel | undefined {
-  const provider = providerOf(row.type);
+export function channelFromRow(row: ChannelRow, keyBox: KeyBox, processProviders?: ReadonlyMap<string, Provider>): Channel | undefined {
+  const provider = processProviders?.get(row.type) ?? providerOf(row.type);
   if (!provider) return undefined;
   return {
     id: row.id,
@@ -60,9 +61,14 @@ export class ChannelRegistry {
   private overrides = new Map<string, { state: DisabledModel | null; at: number }>();
   private overrideMs = 30_000;
 
+  /**
+   * `processProviders` are providers bound to this process (the in-process
+   * local models); they take precedence over the static provider list.
+   */
   constructor(
     private readonly store: ChannelsStore,
     private readonly keyBox: KeyBox,
+    private readonly processProviders: ReadonlyMap<string, Provider> = new Map(),
   ) {}
 
   async load(): Promise<void> {
@@ -71,8 +77,9 @@ export class ChannelRegistry {
     const problems: string[] = [];
     for (const row of rows) {
       try {
-        const ch = channelFromRow(row, this.keyBox);
+        const ch = channelFromRow(row, this.keyBox, this.processProviders);
         if (ch) channels.push(ch);
+        else if (row.type === LOCAL_PROVIDER_TYPE) problems.push(`channel ${row.id} (local models) is not served by this process: LOCAL_MODELS=off`);
         else problems.push(`channel ${row.id} has unknown type ${row.type}`);
       } catch (err) {
         problems.push(`channel ${row.id}: ${(err as Error).message}`);

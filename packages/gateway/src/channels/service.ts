@@ -4,6 +4,7 @@
 import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
 import { endpointOfModel, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
+import { LOCAL_BASE_URL, LOCAL_PROVIDER_TYPE } from '../providers/local/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
 import type { ChannelRow } from '../store/schema.js';
@@ -69,6 +70,16 @@ export interface ChannelsServiceOptions {
 }
 
 /** A channel test's bound when none is configured: a test should answer in seconds. */
+/** A model the in-process local model server offers, as its /v1/models lists it. */
+export interface LocalModelEntry {
+  id: string;
+  kind: Endpoint;
+  [info: string]: unknown;
+}
+
+/** The env_provider mark of the local models' channel (one per database). */
+const LOCAL_ENV_PROVIDER = 'LOCAL';
+
 export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
 const DEFAULT_RETEST_CONCURRENCY = 3;
 
@@ -235,6 +246,37 @@ export class ChannelsService {
       }
     }
     return done;
+  }
+
+  /**
+   * Creates or updates the channel of the in-process local models. It keeps
+   * what an operator set (status, priority, weight, prices); models and their
+   * metadata follow what this build serves.
+   */
+  async syncLocalModels(models: LocalModelEntry[]): Promise<string> {
+    const options: ChannelOptions = {
+      modelTypes: Object.fromEntries(models.map((m) => [m.id, m.kind])),
+      modelInfo: Object.fromEntries(models.map(({ id, kind: _kind, ...info }) => [id, info])),
+    };
+    const fields = { type: LOCAL_PROVIDER_TYPE, base_url: LOCAL_BASE_URL, models: JSON.stringify(models.map((m) => m.id)), options: JSON.stringify(options) };
+    let existing = await this.store.byEnvProvider(LOCAL_ENV_PROVIDER);
+    if (!existing) {
+      const now = Date.now();
+      try {
+        const id = await this.store.insert({
+          ...fields, name: 'local models (built-in)', key_cipher: this.keyBox.seal(''), model_mapping: '{}',
+          priority: 0, weight: 1, status: 'enabled', source: 'env', env_provider: LOCAL_ENV_PROVIDER, created_at: now, updated_at: now,
+        });
+        await this.registry.load();
+        return `local models: created channel ${id} (${models.map((m) => m.id).join(', ')})`;
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        existing = await this.store.byEnvProvider(LOCAL_ENV_PROVIDER);
+      }
+    }
+    await this.store.update(existing!.id, { ...fields, updated_at: Date.now() });
+    await this.registry.load();
+    return `local models: channel ${existing!.id} serves ${models.map((m) => m.id).join(', ')}`;
   }
 
   /** Tests every model of a channel with a request suited to its kind. */

@@ -11,6 +11,8 @@ export interface ChannelOptions {
   apiVersion?: string;
   /** Per-model endpoint kind where the name does not tell (used by tests and /v1/models). */
   modelTypes?: Record<string, Endpoint>;
+  /** Extra facts per model shown by /v1/models (local models: supports_tools, dimensions, description). */
+  modelInfo?: Record<string, Record<string, unknown>>;
 }
 
 export interface UpstreamTarget {

@@ -98,7 +98,7 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
     for (const id of deps.registry.servedModels().sort()) {
       if (caller.models && !caller.models.has(id)) continue;
       const ch = deps.registry.all().find((c) => c.enabled && c.models.includes(id));
-      data.push({ id, object: 'model', created: 0, owned_by: ch?.type ?? 'kbchat', endpoint: endpointOfModel(id, ch?.options) });
+      data.push({ id, object: 'model', created: 0, owned_by: ch?.type ?? 'kbchat', endpoint: endpointOfModel(id, ch?.options), ...ch?.options.modelInfo?.[id] });
     }
     return { object: 'list', data };
   });
