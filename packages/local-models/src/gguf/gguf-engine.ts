@@ -46,7 +46,7 @@ interface LlamaSessionLike {
 
 export class GgufEngine implements ChatEngine {
   readonly model = LOCAL_GGUF_MODEL;
-  private loaded: Promise<{ model: LlamaModelLike; context: Awaited<ReturnType<LlamaModelLike['createContext']>>; mod: LlamaModule; dispose(): Promise<void> }> | undefined;
+  private loaded: Promise<{ mod: LlamaModule; sequence: { clearHistory(): Promise<void> }; dispose(): Promise<void> }> | undefined;
   /** One context sequence, so requests take turns. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -67,7 +67,8 @@ export class GgufEngine implements ChatEngine {
       const llama = await mod.getLlama({ gpu: false, build: 'never', skipDownload: true, progressLogs: false, logLevel: 'error' });
       const model = await llama.loadModel({ modelPath: this.path, gpuLayers: 0 });
       const context = await model.createContext({ contextSize: this.contextSize, sequences: 1 });
-      return { mod, model, context, dispose: async () => { await context.dispose(); await model.dispose(); await llama.dispose(); } };
+      // One sequence, reused by every request in turn (getSequence() hands out a new one each call).
+      return { mod, sequence: context.getSequence(), dispose: async () => { await context.dispose(); await model.dispose(); await llama.dispose(); } };
     })();
     this.loaded.catch(() => (this.loaded = undefined)); // a later request may retry
     return this.loaded;
@@ -83,12 +84,11 @@ export class GgufEngine implements ChatEngine {
       if (err instanceof LocalModelError) throw err;
       throw new LocalModelError(503, `local-gguf could not load ${this.path}: ${(err as Error).message}`, 'model_unavailable', 'model');
     }
-    const { mod, context } = loaded;
+    const { mod, sequence } = loaded;
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? 512;
     const pieces = new PieceQueue();
     let stopReason = 'eogToken';
     const turn = this.queue.then(async () => {
-      const sequence = context.getSequence();
       const session = new mod.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
       try {
         session.setChatHistory(toHistory(messages.slice(0, -1)));
