@@ -1,0 +1,19 @@
+// Document ingestion: uploaded files and links -> markdown-ish text -> chunks.
+// Everything refused is an IngestError with a stable `code` and an HTTP `status`.
+
+export { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
+export {
+  readDocument,
+  detectFormat,
+  type DocumentFormat,
+  type ReadDocumentInput,
+  type ReadDocumentOptions,
+  type ReadDocumentResult,
+} from './readers/index.js';
+export { htmlToMarkdown, type HtmlToMarkdownResult } from './readers/html.js';
+export { parseCsv, csvRowsToText, csvToText, type CsvOptions } from './readers/csv.js';
+export { decodeText } from './readers/text.js';
+export { fetchLink, type FetchLinkOptions, type FetchLinkResult, type HostResolver } from './link.js';
+export { forbiddenAddressReason } from './link-address.js';
+export { chunkMarkdown, chunkMarkdownLoaded, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
+export { DEFAULT_QA_PROMPT, buildQaPrompt, parseQaPairs, type QaPair } from './qa.js';

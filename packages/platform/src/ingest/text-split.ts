@@ -1,0 +1,135 @@
+// Splitting text that is over the token budget, finest level last:
+// lines -> sentences -> words -> code points. Each piece keeps the separator
+// that stood before it in the original, so joining pieces gives the text back.
+// A code point is the one indivisible unit (no tokenizer makes more than a few
+// tokens of one), so every piece fits any budget of at least 4 tokens.
+
+import { countTextTokens } from '@kbchat/shared';
+
+export interface Piece {
+  text: string;
+  /** What stood before this piece in the original text ('' for the first). */
+  sep: string;
+  tokens: number;
+}
+
+/** Splits `text` at `pattern` (whose matches become the following piece's separator). */
+function splitKeepingSeparators(text: string, pattern: RegExp): { text: string; sep: string }[] {
+  const out: { text: string; sep: string }[] = [];
+  let last = 0;
+  let sep = '';
+  for (const m of text.matchAll(pattern)) {
+    const cut = m.index + (m[1]?.length ?? 0); // group 1 (if any) stays with the text before
+    const piece = text.slice(last, cut);
+    if (piece) {
+      out.push({ text: piece, sep });
+      sep = text.slice(cut, m.index + m[0].length);
+    } else sep += text.slice(cut, m.index + m[0].length);
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push({ text: text.slice(last), sep });
+  return out;
+}
+
+const LINE = /\n+/g;
+// Sentence ends: Western punctuation followed by whitespace, or CJK full stops (no space follows them).
+const SENTENCE = /([.!?…]+["'”’)\]]*)\s+|([。！？；]+["'”’」』)]*)\s*/g;
+const WORD = /\s+/g;
+
+function sentenceSplit(text: string): { text: string; sep: string }[] {
+  // Group 2 (CJK) also stays with the text before: normalise both groups into group 1.
+  const out: { text: string; sep: string }[] = [];
+  let last = 0;
+  let sep = '';
+  for (const m of text.matchAll(SENTENCE)) {
+    const kept = m[1] ?? m[2] ?? '';
+    const cut = m.index + kept.length;
+    const end = m.index + m[0].length;
+    if (cut <= last || end >= text.length) continue;
+    out.push({ text: text.slice(last, cut), sep });
+    sep = text.slice(cut, end);
+    last = end;
+  }
+  if (last < text.length) out.push({ text: text.slice(last), sep });
+  return out;
+}
+
+/** Cuts one whitespace-free run into pieces of at most `budget` tokens at code-point boundaries. */
+function codePointSplit(word: string, budget: number): string[] {
+  const out: string[] = [];
+  let rest = word;
+  while (rest) {
+    if (countTextTokens(rest) <= budget) {
+      out.push(rest);
+      break;
+    }
+    // Largest prefix that fits: galloping guess from the average chars per token, then binary search.
+    const sample = rest.slice(0, 4000);
+    const ratio = sample.length / Math.max(1, countTextTokens(sample)); // chars per token
+    let lo = 1;
+    let hi = Math.min(rest.length, Math.max(2, Math.ceil(budget * ratio * 2)));
+    while (hi < rest.length && countTextTokens(rest.slice(0, hi)) <= budget) hi = Math.min(rest.length, hi * 2);
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (countTextTokens(rest.slice(0, mid)) <= budget) lo = mid;
+      else hi = mid - 1;
+    }
+    let cut = lo;
+    const code = rest.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff && cut < rest.length) cut = cut > 1 ? cut - 1 : cut + 1; // keep surrogate pairs whole
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  return out;
+}
+
+/**
+ * Splits `text` into pieces of at most `budget` tokens each, trying line,
+ * sentence and word boundaries before cutting inside a word. The first
+ * piece's `sep` is `firstSep`.
+ */
+export function splitToBudget(text: string, budget: number, firstSep = ''): Piece[] {
+  const out: Piece[] = [];
+  const levels = [
+    (t: string) => splitKeepingSeparators(t, LINE),
+    sentenceSplit,
+    (t: string) => splitKeepingSeparators(t, WORD),
+  ];
+  const visit = (t: string, sep: string, level: number): void => {
+    const tokens = countTextTokens(t);
+    if (tokens <= budget) {
+      out.push({ text: t, sep, tokens });
+      return;
+    }
+    for (let l = level; l < levels.length; l++) {
+      const parts = levels[l](t);
+      if (parts.length > 1) {
+        parts.forEach((p, i) => visit(p.text, i === 0 ? sep : p.sep, l + 1));
+        return;
+      }
+    }
+    codePointSplit(t, budget).forEach((p, i) => out.push({ text: p, sep: i === 0 ? sep : '', tokens: countTextTokens(p) }));
+  };
+  visit(text, firstSep, 0);
+  return out;
+}
+
+/** The trailing sentences of `text` that fit in `budget` tokens (trailing words if even the last sentence does not). */
+export function tailForOverlap(text: string, budget: number): string {
+  if (budget <= 0) return '';
+  const sentences = sentenceSplit(text.replace(/\s*\n\s*/g, ' ').trim());
+  let tail = '';
+  for (let i = sentences.length - 1; i >= 0; i--) {
+    const candidate = sentences[i].text + (tail ? sentences[i + 1].sep + tail : '');
+    if (countTextTokens(candidate) > budget) break;
+    tail = candidate;
+  }
+  if (tail) return tail;
+  const words = (sentences[sentences.length - 1]?.text ?? '').split(/\s+/);
+  for (let i = words.length - 1; i >= 0; i--) {
+    const candidate = words[i] + (tail ? ' ' + tail : '');
+    if (countTextTokens(candidate) > budget) break;
+    tail = candidate;
+  }
+  return tail;
+}
