@@ -159,6 +159,15 @@ describe('chunkMarkdown', () => {
     expect(chunks.every((c) => !/[\ud800-\udbff]$/.test(c.text))).toBe(true); // no surrogate pair cut in half
   });
 
+  it('stays linear on a huge run without whitespace or punctuation (the tokenizer alone is quadratic there)', async () => {
+    const run = '这是一个测试句子用于检查中文分块'.repeat(10_000); // 160k chars, one pre-token for o200k
+    const t0 = performance.now();
+    const chunks = await chunkMarkdown(run, { chunkSize: 256 });
+    expect(performance.now() - t0).toBeLessThan(5000); // counting it whole would take minutes
+    assertSizes(chunks, 256);
+    expect(chunks.map((c) => c.text).join('')).toBe(run);
+  });
+
   it('is deterministic and handles empty input', async () => {
     const md = `# X\n\n${prose(50)}`;
     expect(await chunkMarkdown(md, { chunkSize: 50 })).toEqual(await chunkMarkdown(md, { chunkSize: 50 }));

@@ -18,9 +18,9 @@
 //   from a text block: never from inside code or a table. It is reported in
 //   `overlap`, and counts toward chunkSize.
 
-import { countTextTokens, loadTokenizer } from '@kbchat/shared';
+import { loadTokenizer } from '@kbchat/shared';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.js';
-import { splitToBudget, tailForOverlap } from './text-split.js';
+import { countTokens, splitToBudget, tailForOverlap } from './text-split.js';
 
 export interface ChunkOptions {
   /** Most tokens in a chunk (default 512; at least 16). Pass the vector model's `defaultToken`. */
@@ -40,7 +40,7 @@ export interface Chunk {
   titlePath: string[];
   /** 0-based position in the document. */
   index: number;
-  /** o200k tokens of `text`. */
+  /** o200k tokens of `text` (whitespace-free runs over 1000 characters counted in slices: see countTokens). */
   tokens: number;
   /** The leading part of the content repeated from the previous chunk ('' when none). */
   overlap: string;
@@ -59,23 +59,23 @@ export const MIN_CHUNK_SIZE = 16;
 function prefixFor(path: string[], chunkSize: number, enabled: boolean): string {
   if (!enabled || path.length === 0) return '';
   for (const candidate of [path.join('\n'), path[path.length - 1]]) {
-    if (countTextTokens(candidate) + 1 <= chunkSize / 2) return candidate + '\n';
+    if (countTokens(candidate) + 1 <= chunkSize / 2) return candidate + '\n';
   }
   return '';
 }
 
 /** Turns one block into units that each fit `budget` tokens. */
 function blockUnits(block: Exclude<MarkdownBlock, { kind: 'heading' }>, budget: number): Unit[] {
-  const whole = countTextTokens(block.text);
+  const whole = countTokens(block.text);
   if (whole <= budget) return [{ text: block.text, sep: '\n\n', tokens: whole, kind: block.kind }];
   if (block.kind === 'code') {
-    const wrap = countTextTokens(`${block.open}\n\n${block.close}`);
+    const wrap = countTokens(`${block.open}\n\n${block.close}`);
     if (wrap + 4 <= budget) {
       return packLines(block.lines, budget - wrap, (body) => `${block.open}\n${body}\n${block.close}`, 'code');
     }
   }
   if (block.kind === 'table') {
-    const head = countTextTokens(block.header) + 1;
+    const head = countTokens(block.header) + 1;
     if (head + 4 <= budget) return packLines(block.rows, budget - head, (rows) => `${block.header}\n${rows}`, 'table');
   }
   return splitToBudget(block.text, budget, '\n\n').map((p) => ({ ...p, kind: 'text' as const }));
@@ -91,7 +91,7 @@ function packLines(lines: string[], budget: number, wrap: (body: string) => stri
   let current: string[] = [];
   let used = 0;
   for (const line of lines) {
-    const t = countTextTokens(line) + 1;
+    const t = countTokens(line) + 1;
     if (t > budget) {
       if (current.length) bodies.push(current.join('\n'));
       current = [];
@@ -110,7 +110,7 @@ function packLines(lines: string[], budget: number, wrap: (body: string) => stri
   if (current.length || bodies.length === 0) bodies.push(current.join('\n'));
   return bodies.map((body) => {
     const text = wrap(body);
-    return { text, sep: '\n\n', tokens: countTextTokens(text), kind };
+    return { text, sep: '\n\n', tokens: countTokens(text), kind };
   });
 }
 
@@ -119,6 +119,8 @@ class ChunkBuilder {
   /** The title path of the section being read. */
   path: string[] = [];
   private units: Unit[] = [];
+  /** Estimated tokens of overlap + units + joins, kept as units are added (no re-summing). */
+  private used = 0;
   private overlap = '';
   private prefix = '';
   private budget = 0;
@@ -133,9 +135,10 @@ class ChunkBuilder {
   /** Starts a fresh chunk for the current path; `overlap` is carried only after a size cut. */
   private start(overlap: string): void {
     this.prefix = prefixFor(this.path, this.chunkSize, this.prefixTitle);
-    this.budget = this.chunkSize - countTextTokens(this.prefix) - 1; // 1: the join after the prefix
+    this.budget = this.chunkSize - (this.prefix ? countTokens(this.prefix) + 1 : 0); // +1: the join after the prefix
     this.units = [];
     this.overlap = overlap;
+    this.used = overlap ? countTokens(overlap) + 1 : 0;
     this.started = true;
   }
 
@@ -163,17 +166,17 @@ class ChunkBuilder {
 
   add(unit: Unit): void {
     if (!this.started) this.start('');
-    let used = this.overlap ? countTextTokens(this.overlap) + 1 : 0;
-    for (const u of this.units) used += u.tokens + 1;
-    if (used + unit.tokens > this.budget) {
+    if (this.used + unit.tokens > this.budget) {
       if (this.units.length > 0) {
         this.flush(true);
         this.add(unit); // into the next chunk, after any units the flush carried over
         return;
       }
       this.overlap = ''; // only the overlap stands in the way: content wins
+      this.used = 0;
     }
     this.units.push(unit);
+    this.used += unit.tokens + 1;
   }
 
   /** Ends the current chunk. `sizeCut`: the next chunk continues the same section, so it gets overlap. */
@@ -184,7 +187,7 @@ class ChunkBuilder {
       return;
     }
     let text = this.compose(units, this.overlap);
-    let tokens = countTextTokens(text);
+    let tokens = countTokens(text);
     // The packing sums are estimates (tokens can merge or split across joins): check the real count.
     const carried: Unit[] = [];
     while (tokens > this.chunkSize && (units.length > 1 || this.overlap)) {
@@ -194,13 +197,14 @@ class ChunkBuilder {
         units = units.slice(0, -1);
       }
       text = this.compose(units, this.overlap);
-      tokens = countTextTokens(text);
+      tokens = countTokens(text);
     }
     if (tokens > this.chunkSize) {
       // A single unit whose joins cost more than estimated: split it finer and pack again.
       const finer = splitToBudget(units[0].text, Math.max(4, Math.floor(this.budget * 0.9)), units[0].sep);
       this.units = [];
       this.overlap = '';
+      this.used = 0;
       for (const u of [...finer.map((p) => ({ ...p, kind: 'text' as const })), ...carried]) this.add(u);
     } else {
       this.chunks.push({ text, titlePath: [...this.path], index: this.chunks.length, tokens, overlap: this.overlap });

@@ -16,4 +16,5 @@ export { decodeText } from './readers/text.js';
 export { fetchLink, type FetchLinkOptions, type FetchLinkResult, type HostResolver } from './link.js';
 export { forbiddenAddressReason } from './link-address.js';
 export { chunkMarkdown, chunkMarkdownLoaded, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
+export { countTokens as countChunkTokens } from './text-split.js';
 export { DEFAULT_QA_PROMPT, buildQaPrompt, parseQaPairs, type QaPair } from './qa.js';

@@ -219,7 +219,12 @@ export async function fetchLink(link: string, opts: FetchLinkOptions = {}): Prom
 
 async function readBody(data: Buffer, contentType: string, url: URL): Promise<Omit<FetchLinkResult, 'url' | 'contentType'>> {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  const path = decodeURIComponent(url.pathname).split('/').pop() || 'index';
+  let path = url.pathname.split('/').pop() || 'index';
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // malformed percent-encoding: keep it encoded, it only names the document
+  }
   let format: DocumentFormat | undefined = FORMAT_BY_TYPE[type];
   // text/plain for a .md file is how most static hosts serve markdown.
   if (format === 'txt' && /\.(md|markdown)$/i.test(path)) format = 'md';
