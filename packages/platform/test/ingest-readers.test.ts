@@ -85,6 +85,21 @@ describe('html', () => {
     expect(htmlToMarkdown('<title>T</title><h1>Real</h1><p>x</p>').text).toBe('# Real\n\nx');
   });
 
+  it('refuses absurd nesting quickly with a typed error, and converts deep but sane trees', async () => {
+    const nested = (n: number) => '<div>'.repeat(n) + 'deep text' + '</div>'.repeat(n);
+    const t0 = performance.now();
+    const err = await rejection(readDocument({ data: Buffer.from(nested(100_000)), filename: 'deep.html' })); // htmlparser2 alone: ~7 s
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(err.code).toBe('corrupt_file');
+    expect(err.message).toMatch(/^deep\.html: elements nest more than 6000 levels deep/);
+    expect((await readDocument({ data: Buffer.from(nested(1400)), filename: 'ok.html' })).text).toBe('deep text');
+    // Sloppy markup that the parser nests (an unclosed <p> inside each <li>): clear refusal past the limit.
+    const sloppy = (n: number) => '<ul>' + '<li><p>item'.repeat(n) + '</ul><script>for (let i=0;i<n;i++) { a<b }</script>';
+    expect((await readDocument({ data: Buffer.from(sloppy(300)), filename: 's.html' })).text).toContain('item');
+    const tooDeep = await rejection(readDocument({ data: Buffer.from(sloppy(3000)), filename: 'sloppy.html' }));
+    expect(tooDeep.message).toMatch(/sloppy\.html: elements nest \d+ levels deep \(the limit is 1500\).*unclosed tags/);
+  });
+
   it('reads .html files in their meta charset', async () => {
     const html = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>caf'), Buffer.from([0xe9]), Buffer.from('</p></body></html>')]);
     expect((await readDocument({ data: html, filename: 'p.htm' })).text).toBe('café');

@@ -205,19 +205,55 @@ function walk(node: AnyNode, w: Writer): void {
   if (isBlock) w.flush();
 }
 
-function hasTag(nodes: AnyNode[], name: string): boolean {
-  return nodes.some((n) => isTag(n) && (n.name === name || hasTag(n.children, name)));
-}
-
-function findTitle(nodes: AnyNode[]): string | undefined {
-  for (const n of nodes) {
+/** Depth-first search without recursion (trees can be deep: see MAX_HTML_DEPTH). */
+function findElement(nodes: AnyNode[], match: (el: Element) => boolean, skip?: (el: Element) => boolean): Element | undefined {
+  const stack = [...nodes].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
     if (!isTag(n)) continue;
-    if (n.name === 'title') return textContent(n).replace(/\s+/g, ' ').trim() || undefined;
-    if (n.name === 'body') continue;
-    const found = findTitle(n.children);
-    if (found) return found;
+    if (match(n)) return n;
+    if (!skip?.(n)) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
   }
   return undefined;
+}
+
+function treeDepth(nodes: AnyNode[]): number {
+  let max = 0;
+  const stack: [AnyNode, number][] = nodes.map((n) => [n, 1]);
+  while (stack.length) {
+    const [n, d] = stack.pop()!;
+    if (!isTag(n)) continue;
+    if (d > max) max = d;
+    for (const c of n.children) stack.push([c, d + 1]);
+  }
+  return max;
+}
+
+// Elements that never nest content or whose end tag may be left out: they do not count toward depth.
+const NO_DEPTH = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr',
+  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'caption',
+  'rb', 'rt', 'rp', 'html', 'head', 'body',
+]);
+/** Deepest element nesting converted; deeper trees are refused (the converter recurses per level). */
+export const MAX_HTML_DEPTH = 1500;
+
+/**
+ * Deepest element nesting, estimated by a linear scan of the tags (leniently:
+ * tags whose end may be omitted do not count). htmlparser2 slows down badly on
+ * absurd nesting (100,000 levels: 7 s), so such input is refused before parsing.
+ */
+export function htmlNestingDepth(html: string): number {
+  let depth = 0;
+  let max = 0;
+  const markup = html.replace(/<!--[\s\S]*?-->|<(script|style|textarea)\b[\s\S]*?<\/\1\s*>/gi, ''); // text that may hold '<'
+  for (const m of markup.matchAll(/<(\/?)([a-zA-Z][\w-]*)[^>]*?(\/?)>/g)) {
+    const name = m[2].toLowerCase();
+    if (NO_DEPTH.has(name) || m[3]) continue;
+    if (m[1]) depth = Math.max(0, depth - 1);
+    else if (++depth > max) max = depth;
+  }
+  return max;
 }
 
 /**
@@ -227,8 +263,17 @@ function findTitle(nodes: AnyNode[]): string | undefined {
  */
 export function htmlToMarkdown(html: string): HtmlToMarkdownResult {
   const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
-  const title = findTitle(doc.children);
+  const depth = treeDepth(doc.children);
+  if (depth > MAX_HTML_DEPTH) throw new HtmlTooDeepError(depth);
+  const titleEl = findElement(doc.children, (el) => el.name === 'title', (el) => el.name === 'body');
+  const title = titleEl ? textContent(titleEl).replace(/\s+/g, ' ').trim() || undefined : undefined;
   let text = renderFragment(doc.children).replace(/\n{3,}/g, '\n\n');
-  if (title && !hasTag(doc.children, 'h1')) text = `# ${title}\n\n${text}`;
+  if (title && !findElement(doc.children, (el) => el.name === 'h1')) text = `# ${title}\n\n${text}`;
   return { text: text.trim(), ...(title ? { title } : {}) };
+}
+
+export class HtmlTooDeepError extends Error {
+  constructor(readonly depth: number) {
+    super(`elements nest ${depth} levels deep (more than ${MAX_HTML_DEPTH}; unclosed tags?)`);
+  }
 }

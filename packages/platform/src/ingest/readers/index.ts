@@ -4,7 +4,7 @@
 import { IngestError } from '../errors.js';
 import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
-import { htmlToMarkdown } from './html.js';
+import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { readPdf } from './pdf.js';
 import { decodeText, normalizeNewlines } from './text.js';
 
@@ -110,6 +110,17 @@ export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentO
     );
   }
   const format = detectFormat(input);
+  try {
+    return await readAs(format, input, opts);
+  } catch (err) {
+    if (err instanceof IngestError) throw err;
+    // Safety net: a parser failing in a way it does not report (a stack overflow on absurd nesting…).
+    throw new IngestError('corrupt_file', `${filename} could not be read as ${format} (${(err as Error)?.message ?? err}).`, { cause: err });
+  }
+}
+
+async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: ReadDocumentOptions): Promise<ReadDocumentResult> {
+  const { data, filename } = input;
   const { charset } = parseMime(input.mimeType);
   switch (format) {
     case 'txt':
@@ -121,7 +132,14 @@ export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentO
     }
     case 'html': {
       const raw = decodeText(data, { charset: charset ?? metaCharset(data), filename });
-      return { format, ...htmlToMarkdown(raw) };
+      // Absurd nesting is refused before parsing (the parser itself slows down on it), then exactly after.
+      if (htmlNestingDepth(raw) > MAX_HTML_DEPTH * 4) throw tooDeep(filename, `more than ${MAX_HTML_DEPTH * 4}`);
+      try {
+        return { format, ...htmlToMarkdown(raw) };
+      } catch (err) {
+        if (err instanceof HtmlTooDeepError) throw tooDeep(filename, String(err.depth));
+        throw err;
+      }
     }
     case 'pdf': {
       if (!Buffer.from(data.subarray(0, 1024)).includes('%PDF-')) {
@@ -136,6 +154,13 @@ export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentO
     case 'docx':
       return { format, ...(await readDocx(data, { filename, timeoutMs: opts.timeoutMs })) };
   }
+}
+
+function tooDeep(filename: string, depth: string): IngestError {
+  return new IngestError(
+    'corrupt_file',
+    `${filename}: elements nest ${depth} levels deep (the limit is ${MAX_HTML_DEPTH}); the HTML is broken, probably by unclosed tags.`,
+  );
 }
 
 /** `<meta charset>` / `http-equiv` content type in the first 2 KB, as browsers look for it. */
