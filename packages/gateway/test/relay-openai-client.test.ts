@@ -207,6 +207,19 @@ describe('relay through the official openai client', () => {
       expect(norm).toBeCloseTo(1, 4);
     });
 
+    it('a large answer (hundreds of KB of numbers) passes intact and is billed from its trailing usage', async () => {
+      const many = Array.from({ length: 120 }, (_, i) => `sentence number ${i} about the weather`);
+      const res = await t.api('/v1/embeddings', { method: 'POST', json: { model: 'sim-embed-384', input: many, encoding_format: 'float' } });
+      const text = await res.text();
+      expect(text.length).toBeGreaterThan(64 * 1024);
+      const body = JSON.parse(text);
+      expect(body.data).toHaveLength(120);
+      const requestId = res.headers.get('x-request-id');
+      const log = await (await t.api(`/api/logs/${requestId}`)).json();
+      expect(log.usage_source).toBe('upstream');
+      expect(log.prompt_tokens).toBe(body.usage.prompt_tokens);
+    });
+
     it('reranks documents by relevance', async () => {
       const res = await t.api('/v1/rerank', {
         method: 'POST',

@@ -4,14 +4,33 @@
 // Node itself, outside vitest's transform, and Node 20 cannot run .ts files).
 //
 // Protocol: after loading it posts {type:'ready'} (or {type:'failed', error});
-// then for each {id, texts} it posts {id, vectors} (a Float32Array of
-// texts.length * 512, its buffer transferred) or {id, error}. One batch at a
+// then for each {id, texts} it posts {id, vectors, json} (a Float32Array of
+// texts.length * 512, its buffer transferred, and each row as JSON text) or {id, error}. One batch at a
 // time: the pool never sends a second batch before the first is answered.
 import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { execFileSync } from 'node:child_process';
 
 const DIMENSIONS = 512;
 const require = createRequire(import.meta.url);
+
+// Embedding is background work next to the relay on the same cores: this
+// thread (only this one; Linux schedules threads by their own id) gets the
+// lowest priority there is, SCHED_IDLE (through util-linux's chrt, as Node has
+// no call for it), or at least nice 19, so that a relayed request never waits
+// behind a batch. Measured, relay p99 at 200 req/s while embedding (idle: 5 ms):
+// 13.8 ms at nice 19, 9.8 ms with SCHED_IDLE.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (tid > 0) {
+    setPriority(tid, 19);
+    execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 5000 });
+  }
+} catch {
+  /* not Linux, or no chrt: what could be lowered is */
+}
 
 let model;
 try {
@@ -41,7 +60,11 @@ parentPort.on('message', async ({ id, texts }) => {
       const scale = norm > 0 && Math.abs(norm - 1) > 1e-4 ? 1 / norm : 1;
       for (let j = 0; j < DIMENSIONS; j++) vectors[i * DIMENSIONS + j] = row[j] * scale;
     }
-    parentPort.postMessage({ id, vectors }, [vectors.buffer]);
+    // The JSON text of each row is made here, at low priority, instead of on the
+    // event loop that serves requests (16k numbers a batch of 32 take milliseconds).
+    const json = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) json[i] = `[${vectors.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS).join(',')}]`;
+    parentPort.postMessage({ id, vectors, json }, [vectors.buffer]);
   } catch (err) {
     parentPort.postMessage({ id, error: String(err?.message ?? err) });
   }

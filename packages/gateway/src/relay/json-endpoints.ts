@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { errors } from '../errors.js';
 import type { Endpoint } from '../providers/index.js';
 import { withAttempts } from './attempts.js';
+import { parseAnswer } from './upstream.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
 import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 
@@ -48,7 +49,8 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   try {
     const a = await withAttempts(deps, ctx, spec.endpoint, body.model, async (channel, upstreamModel) => {
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
-      return deps.upstream.postJson(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
+      const answer = await deps.upstream.postForText(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
+      return { text: answer.text, json: usageOnly(answer.text) ?? parseAnswer(answer.text) };
     });
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
     const reported = spec.upstreamTokens(a.value.json);
@@ -60,4 +62,36 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   } finally {
     run.finish(result);
   }
+}
+
+/**
+ * For a large answer (embeddings of many inputs run to megabytes of numbers)
+ * only its trailing `"usage":{...}` is parsed: parsing it all on the relay's
+ * thread, just to read the usage, would stall every other request. Returns
+ * undefined when the answer is small or does not end that way.
+ */
+export function usageOnly(text: string): { usage: unknown } | undefined {
+  if (text.length < 64 * 1024) return undefined;
+  const at = text.lastIndexOf('"usage"');
+  const open = text.indexOf('{', at);
+  if (at < 0 || open < 0 || text.length - at > 4096 || !/^\s*"usage"\s*:\s*$/.test(text.slice(at, open))) return undefined;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      // Skip a string (keys, and any string value), escapes included.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      continue;
+    }
+    if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      if (!/^\s*}\s*$/.test(text.slice(i + 1))) return undefined;
+      try {
+        return { usage: JSON.parse(text.slice(open, i + 1)) };
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }

@@ -73,6 +73,15 @@ function statusFailure(statusCode: number, text: string): UpstreamFailure {
   return new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
 }
 
+/** An upstream's 2xx answer as JSON; one that is not JSON is the upstream's fault. */
+export function parseAnswer(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
+  }
+}
+
 /** Something that says a request is no longer wanted: the client left, or a test timed out. */
 export type StopSignal = AbortSignal | ClientSignal;
 
@@ -185,6 +194,12 @@ export class UpstreamClient {
 
   /** Posts a JSON body and reads the whole JSON answer (through postStream: no stream objects). */
   async postJson(target: UpstreamTarget, body: string, signal?: StopSignal): Promise<{ status: number; text: string; json: any }> {
+    const { status, text } = await this.postForText(target, body, signal);
+    return { status, text, json: parseAnswer(text) };
+  }
+
+  /** Posts a JSON body and reads the whole answer as text, unparsed. */
+  async postForText(target: UpstreamTarget, body: string, signal?: StopSignal): Promise<{ status: number; text: string }> {
     const chunks: Buffer[] = [];
     let status: number;
     try {
@@ -195,12 +210,7 @@ export class UpstreamClient {
       const failure = classifyError(err, this.opts);
       throw failure.kind === 'timeout' ? failure : new UpstreamFailure('dropped', errors.streamDropped((err as Error).message));
     }
-    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    try {
-      return { status, text, json: JSON.parse(text) };
-    } catch (err) {
-      throw new UpstreamFailure('bad_body', errors.badUpstreamBody((err as Error).message));
-    }
+    return { status, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') };
   }
 
   /**

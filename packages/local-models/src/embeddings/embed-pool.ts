@@ -14,12 +14,19 @@ export interface EmbedPoolOptions {
   maxBatch: number;
 }
 
+/** Unit vectors, and each one as JSON text (made in the worker). */
+export interface Embedded {
+  vectors: Float32Array[];
+  json: string[];
+}
+
 interface Job {
   texts: string[];
   vectors: Float32Array[];
+  json: string[];
   next: number; // first text not yet handed to a worker
   left: number; // texts not yet answered
-  resolve(vectors: Float32Array[]): void;
+  resolve(result: Embedded): void;
   reject(err: Error): void;
 }
 
@@ -52,13 +59,13 @@ export class EmbedPool {
   }
 
   /** Embeds non-empty, prepared texts; resolves with one unit vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]> {
+  embed(texts: string[]): Promise<Embedded> {
     if (this.closed) return Promise.reject(new LocalModelError(503, 'local-embed is shut down', 'model_unavailable'));
     if (this.loadError) return Promise.reject(this.loadError);
-    if (texts.length === 0) return Promise.resolve([]);
+    if (texts.length === 0) return Promise.resolve({ vectors: [], json: [] });
     this.ensureWorkers();
     return new Promise((resolve, reject) => {
-      this.jobs.push({ texts, vectors: new Array(texts.length), next: 0, left: texts.length, resolve, reject });
+      this.jobs.push({ texts, vectors: new Array(texts.length), json: new Array(texts.length), next: 0, left: texts.length, resolve, reject });
       this.dispatch();
     });
   }
@@ -132,14 +139,15 @@ export class EmbedPool {
     const batch = slot.inFlight;
     slot.inFlight = [];
     slot.busy = false;
-    if (msg.error !== undefined || !msg.vectors) {
+    if (msg.error !== undefined || !msg.vectors || !msg.json) {
       const err = new LocalModelError(500, `local-embed failed: ${msg.error}`, 'local_model_error');
       for (const job of new Set(batch.map((b) => b.job))) this.rejectJob(job, err);
     } else {
       for (let i = 0; i < batch.length; i++) {
         const { job, index } = batch[i];
         job.vectors[index] = msg.vectors.subarray(i * EMBED_DIMENSIONS, (i + 1) * EMBED_DIMENSIONS);
-        if (--job.left === 0) job.resolve(job.vectors);
+        job.json[index] = msg.json[i]!;
+        if (--job.left === 0) job.resolve({ vectors: job.vectors, json: job.json });
       }
     }
     this.dispatch();
@@ -171,5 +179,6 @@ export class EmbedPool {
 interface BatchResult {
   id: number;
   vectors?: Float32Array;
+  json?: string[];
   error?: string;
 }

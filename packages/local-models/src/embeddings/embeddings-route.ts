@@ -29,18 +29,19 @@ export async function handleEmbeddings(
     throw invalidField('dimensions', `Invalid 'dimensions': ${LOCAL_EMBED_MODEL} produces 512-dimensional vectors only.`);
   }
 
-  const vectors = await pool.embed(inputs.map(prepareForEmbedding));
+  const { vectors, json } = await pool.embed(inputs.map(prepareForEmbedding));
 
-  // Counting and serialising are done a slice at a time, yielding in between,
-  // so that a 2048-input request cannot hold the event loop for long.
+  // The vectors' JSON text comes from the worker; counting tokens is done a
+  // slice at a time, yielding in between, so that a 2048-input request cannot
+  // hold the event loop for long.
   let tokens = 0;
   let workSinceYield = 0;
   const parts: string[] = [];
   for (let i = 0; i < vectors.length; i++) {
     tokens += countTextTokens(inputs[i]);
-    const embedding = format === 'base64' ? JSON.stringify(toBase64(vectors[i])) : `[${vectors[i].join(',')}]`;
+    const embedding = format === 'base64' ? `"${toBase64(vectors[i]!)}"` : json[i];
     parts.push(`{"object":"embedding","index":${i},"embedding":${embedding}}`);
-    workSinceYield += inputs[i].length + 6_000; // ~16 vectors a slice
+    workSinceYield += inputs[i].length + 1_000;
     if (workSinceYield > 100_000) {
       workSinceYield = 0;
       await yieldToLoop();
@@ -53,10 +54,13 @@ export async function handleEmbeddings(
   res.end(text);
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Little-endian float32 bytes, as OpenAI's base64 encoding_format. */
 function toBase64(vector: Float32Array): string {
+  if (LITTLE_ENDIAN) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
   const bytes = Buffer.alloc(vector.length * 4);
-  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i], i * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
   return bytes.toString('base64');
 }
 

@@ -54,7 +54,7 @@ export async function answerFromPrompt(
   const texts = [question, ...embedded.map((c) => (c.quote.question ? `${c.quote.question} ${c.sentence}` : c.sentence))];
   const prepared = texts.map(prepareForEmbedding);
   const usable = prepared.map((t) => t.length > 0);
-  const vectors = await pool.embed(prepared.filter((_, i) => usable[i]));
+  const { vectors } = await pool.embed(prepared.filter((_, i) => usable[i]));
   const byText: (Float32Array | undefined)[] = [];
   for (let i = 0, v = 0; i < prepared.length; i++) byText.push(usable[i] ? vectors[v++] : undefined);
   const q = byText[0];
