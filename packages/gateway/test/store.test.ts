@@ -114,7 +114,7 @@ describe.each(stores)('store: $name', (t) => {
         await second.close();
       }
       const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(store.db);
-      expect(applied.rows.map((r) => r.name)).toEqual(['0001_initial']);
+      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index']);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
 
@@ -124,7 +124,7 @@ describe.each(stores)('store: $name', (t) => {
         // Separate pools, as two gateway processes starting together would have.
         const [a, b] = await Promise.all([openStore({ url: fresh.url! }), openStore({ url: fresh.url! })]);
         const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(a.db);
-        expect(applied.rows.map((r) => r.name)).toEqual(['0001_initial']);
+        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index']);
         await Promise.all([a.close(), b.close()]);
       } finally {
         await fresh.drop();

@@ -117,11 +117,19 @@ export class LogsStore {
     return this.db.selectFrom('logs').selectAll().where('request_id', '=', requestId).orderBy('id', 'desc').limit(1).executeTakeFirst();
   }
 
-  /** Deletes up to `batch` rows older than `before`; returns how many went. */
+  /**
+   * Deletes rows older than `before` among the `batch` oldest rows (by id);
+   * returns how many went. Rows are written in time order, so walking the
+   * primary key finds the old ones first, and a call never reads more than
+   * `batch` rows (there is no index on created_at). Fewer than `batch` deleted
+   * means there is nothing older left.
+   */
   async deleteOlderThan(before: number, batch: number): Promise<number> {
-    const ids = await this.db.selectFrom('logs').select('id').where('created_at', '<', before).orderBy('id').limit(batch).execute();
+    const oldest = await this.db.selectFrom('logs').select(['id', 'created_at']).orderBy('id').limit(batch).execute();
+    const ids = oldest.filter((r) => Number(r.created_at) < before).map((r) => r.id);
     if (ids.length === 0) return 0;
-    const r = await this.db.deleteFrom('logs').where('id', 'in', ids.map((r) => r.id)).executeTakeFirst();
+    const r = await this.db.deleteFrom('logs').where('id', 'in', ids).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
+
 }

@@ -118,6 +118,16 @@ function migrations(kind: StoreKind): Record<string, Migration> {
         await db.schema.createIndex('logs_user_idx').on('logs').columns(['user_id', 'created_at']).execute();
       },
     },
+    '0002_logs_without_created_at_index': {
+      // Rows arrive in time order, so retention walks the primary key instead
+      // (LogsStore.deleteOlderThan). The index cost a quarter of each log row's
+      // insert, on the relay's own thread with the embedded store (measured:
+      // 15.9 -> 12.1 us a row).
+      async up(db: Kysely<any>) {
+        const drop = db.schema.dropIndex('logs_created_at_idx');
+        await (isMysql ? drop.on('logs') : drop).execute();
+      },
+    },
   };
 }
 
