@@ -1,6 +1,6 @@
 // SQL for request logs: batched inserts, filtered listing, batched deletes.
 import type { Kysely } from 'kysely';
-import type { PGliteDialect } from '../store/pglite-dialect.js';
+import type { PGliteDialect } from '@kbchat/shared/pglite';
 import type { GatewayTables, LogRow, NewLog } from '../store/schema.js';
 
 const LOG_COLUMNS = [

@@ -1,10 +1,8 @@
 // Opens the gateway store: PGlite in the data dir by default, or PostgreSQL /
 // MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
 // kind, and nothing outside store files writes SQL.
-import { existsSync, mkdirSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
-import { PGliteDialect } from './pglite-dialect.js';
+import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
 import { migrateToLatest } from './migrations.js';
 import type { GatewayTables } from './schema.js';
 
@@ -47,40 +45,10 @@ export async function openStore(opts: { url?: string; dataDir?: string }): Promi
   return store;
 }
 
-/**
- * Creating a data dir runs PGlite's initdb, a second WASM instance that stays
- * resident (about 450 MB) until V8 gets round to collecting it, which an idle
- * server may not do for hours (measured: 870 MB after a first start, 340 MB
- * after a restart). Run it in a worker thread instead: when the worker ends,
- * all of its memory goes with it.
- */
-async function createDataDir(dir: string, startParams: string[]): Promise<void> {
-  const code = `
-    const { workerData } = require('node:worker_threads');
-    import(workerData.pglite).then(async ({ PGlite }) => {
-      const pg = await PGlite.create(workerData.dir, { startParams: workerData.startParams });
-      await pg.close();
-    });`;
-  const worker = new Worker(code, { eval: true, workerData: { pglite: import.meta.resolve('@electric-sql/pglite'), dir, startParams } });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`creating the PGlite data dir ${dir} failed (worker exit ${code})`))));
-  });
-}
-
 async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Promise<Store> {
   if (!url || url.startsWith('pglite:') || url === 'memory://') {
-    const { PGlite } = await import('@electric-sql/pglite');
     const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/gateway-db`;
-    // PostgreSQL's default 128 MB of shared buffers is resident memory inside the
-    // WASM heap; 16 MB holds the gateway's working set (measured: 300 -> 160 MB
-    // RSS on a reopened store).
-    const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
-    if (target !== 'memory://' && !existsSync(`${target}/PG_VERSION`)) {
-      mkdirSync(target, { recursive: true });
-      await createDataDir(target, startParams);
-    }
-    const pg = await PGlite.create(target, { startParams });
+    const pg = await openPGlite(target);
     const dialect = new PGliteDialect(pg);
     const db = new Kysely<GatewayTables>({ dialect });
     return { db, kind: 'pglite', description: `PGlite (${target})`, pglite: dialect, close: () => db.destroy() };
