@@ -1,0 +1,49 @@
+// Opens the platform store: PGlite with pgvector in the data dir by default,
+// or PostgreSQL (with the pgvector extension) from DATABASE_URL. Nothing
+// outside store files writes SQL.
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
+import { migratePlatform, type ExtraMigrations } from './migrations.js';
+import type { PlatformTables } from './schema.js';
+
+export interface PlatformStore {
+  db: Kysely<PlatformTables>;
+  kind: 'pglite' | 'postgres';
+  description: string;
+  close(): Promise<void>;
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+export async function openPlatformStore(opts: { url?: string; dataDir?: string; migrations?: ExtraMigrations }): Promise<PlatformStore> {
+  const store = await connect(opts.url, opts.dataDir);
+  try {
+    await migratePlatform(store.db, opts.migrations);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+async function connect(url: string | undefined, dataDir: string | undefined): Promise<PlatformStore> {
+  if (!url || url.startsWith('pglite:') || url === 'memory://') {
+    const { vector } = await import('@electric-sql/pglite-pgvector');
+    const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/platform-db`;
+    // Vectors and their HNSW graphs want more buffer than the gateway's rows.
+    const pg = await openPGlite(target, { sharedBuffers: '32MB', extensions: { vector } });
+    const db = new Kysely<PlatformTables>({ dialect: new PGliteDialect(pg) });
+    return { db, kind: 'pglite', description: `PGlite with pgvector (${target})`, close: () => db.destroy() };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const pg = await import('pg');
+    const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.default.types.getTypeParser(oid, format as 'text')) };
+    const pool = new pg.default.Pool({ connectionString: url, max: 10, types: types as never });
+    const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
+    await sql`select 1`.execute(db);
+    return { db, kind: 'postgres', description: `PostgreSQL (${redactUrl(url)})`, close: () => db.destroy() };
+  }
+  throw new Error(`DATABASE_URL must start with postgres:// or pglite: (got ${redactUrl(url)})`);
+}
