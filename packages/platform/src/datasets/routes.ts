@@ -1,0 +1,105 @@
+// /api/core/dataset/*: FastGPT's paths and shapes (platform-api.md), general keys only.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { parseInput } from '../http/validate.js';
+import type { KeyAuthenticator } from '../keys/auth.js';
+import { MAX_PUSH, type DatasetsService } from './service.js';
+import type { CollectionRow, DataRow, DatasetRow } from './store.js';
+
+const id = z.string().min(1).max(64);
+const createDataset = z.object({ name: z.string().trim().min(1).max(200), intro: z.string().max(5000).optional(), vectorModel: z.string().optional(), agentModel: z.string().optional(), type: z.literal('dataset').optional(), parentId: z.string().nullable().optional() });
+const chunkSettings = {
+  trainingType: z.enum(['chunk', 'qa']).default('chunk'),
+  chunkSize: z.number().int().min(16).max(32_000).optional(),
+  chunkSplitter: z.string().max(100).optional(),
+  qaPrompt: z.string().max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+const createText = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
+const listCollections = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
+const pushData = z.object({
+  collectionId: id,
+  data: z.array(z.object({ q: z.string().max(100_000), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() })).min(1).max(MAX_PUSH),
+  trainingType: z.enum(['chunk', 'qa']).optional(),
+});
+const listData = z.object({ collectionId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
+const updateData = z.object({ dataId: id.optional(), id: id.optional(), q: z.string().max(100_000).optional(), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() });
+const idQuery = z.object({ id });
+
+export const ok = <T>(data: T) => ({ code: 200, statusText: '', message: '', data });
+
+export function publicDataset(d: DatasetRow & { collection_count?: number; data_count?: number }) {
+  return {
+    _id: d.id, id: d.id, name: d.name, intro: d.intro, type: 'dataset', vectorModel: { model: d.vector_model }, vectorDimensions: d.vector_dimensions,
+    agentModel: d.agent_model ? { model: d.agent_model } : null, collectionCount: d.collection_count, dataCount: d.data_count,
+    createTime: new Date(Number(d.created_at)).toISOString(), updateTime: new Date(Number(d.updated_at)).toISOString(),
+  };
+}
+
+function publicCollection(c: CollectionRow & { data_amount?: number }) {
+  return {
+    _id: c.id, id: c.id, datasetId: c.dataset_id, name: c.name, type: c.type, rawLink: c.type === 'link' ? c.source : undefined, fileName: c.type === 'file' ? c.source : undefined,
+    trainingType: c.training_type, chunkSize: c.chunk_size, chunkSplitter: c.chunk_splitter, metadata: JSON.parse(c.metadata), dataAmount: c.data_amount,
+    createTime: new Date(Number(c.created_at)).toISOString(), updateTime: new Date(Number(c.updated_at)).toISOString(),
+  };
+}
+
+export function publicData(d: DataRow & { indexes?: { id: number; text: string; is_default: boolean }[] }) {
+  return {
+    _id: d.id, id: d.id, datasetId: d.dataset_id, collectionId: d.collection_id, q: d.q, a: d.a, chunkIndex: d.chunk_index, titlePath: JSON.parse(d.title_path),
+    indexes: d.indexes?.map((i) => ({ dataId: String(i.id), defaultIndex: i.is_default, text: i.text })), updateTime: new Date(Number(d.updated_at)).toISOString(),
+  };
+}
+
+export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: KeyAuthenticator): void {
+  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+
+  app.post('/api/core/dataset/create', async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
+  app.post('/api/core/dataset/list', async (req) => {
+    const body = parseInput(z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() }), req.body);
+    return ok((await datasets.listDatasets(await caller(req), body.searchKey)).map(publicDataset));
+  });
+  app.get('/api/core/dataset/detail', async (req) => ok(publicDataset(await datasets.dataset(await caller(req), parseInput(idQuery, req.query).id))));
+  app.delete('/api/core/dataset/delete', async (req) => {
+    await datasets.deleteDataset(await caller(req), parseInput(idQuery, req.query).id);
+    return ok(null);
+  });
+
+  app.post('/api/core/dataset/collection/create/text', async (req) => {
+    const input = parseInput(createText, req.body);
+    const r = await datasets.createTextCollection(await caller(req), input);
+    return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
+  });
+  app.post('/api/core/dataset/collection/listV2', async (req) => {
+    const q = parseInput(listCollections, req.body);
+    const { rows, total } = await datasets.listCollections(await caller(req), q.datasetId, q.offset, q.pageSize, q.searchText);
+    return ok({ list: rows.map(publicCollection), total });
+  });
+  app.get('/api/core/dataset/collection/detail', async (req) => ok(publicCollection(await datasets.collection(await caller(req), parseInput(idQuery, req.query).id))));
+  app.delete('/api/core/dataset/collection/delete', async (req) => {
+    await datasets.deleteCollection(await caller(req), parseInput(idQuery, req.query).id);
+    return ok(null);
+  });
+
+  app.post('/api/core/dataset/data/pushData', async (req) => {
+    const body = parseInput(pushData, req.body);
+    return ok(await datasets.pushData(await caller(req), body.collectionId, body.data, body.trainingType));
+  });
+  app.post('/api/core/dataset/data/v2/list', async (req) => {
+    const q = parseInput(listData, req.body);
+    const { rows, total } = await datasets.listData(await caller(req), q.collectionId, q.offset, q.pageSize, q.searchText);
+    return ok({ list: rows.map(publicData), total });
+  });
+  app.get('/api/core/dataset/data/detail', async (req) => ok(publicData(await datasets.dataItem(await caller(req), parseInput(idQuery, req.query).id))));
+  app.put('/api/core/dataset/data/update', async (req) => {
+    const body = parseInput(updateData, req.body);
+    const dataId = body.dataId ?? body.id;
+    if (!dataId) return parseInput(z.object({ dataId: id }), {});
+    await datasets.updateData(await caller(req), dataId, body);
+    return ok(null);
+  });
+  app.delete('/api/core/dataset/data/delete', async (req) => {
+    await datasets.deleteData(await caller(req), parseInput(idQuery, req.query).id);
+    return ok(null);
+  });
+}

@@ -1,0 +1,185 @@
+// Knowledge bases: datasets bound to one vector model, collections made of
+// chunks, and the data items themselves. No HTTP here; the routes shape.
+import { countTextTokens } from '@kbchat/shared';
+import { chunkMarkdown } from '../ingest/index.js';
+import { newId } from '../keys/auth.js';
+import type { KeyCaller } from '../keys/auth.js';
+import { errors } from '../http/errors.js';
+import type { ModelConfig } from '../models/config-file.js';
+import type { Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
+
+/** What indexing needs to hear about new or changed data (the queue; wired at start). */
+export interface IndexingHooks {
+  /** Called inside the transaction that wrote the items. */
+  enqueue(tx: Db, items: { teamId: string; datasetId: string; collectionId: string; dataId: string; mode: 'chunk' | 'qa' }[]): Promise<void>;
+}
+
+export interface TextCollectionInput {
+  datasetId: string;
+  name: string;
+  text: string;
+  trainingType: 'chunk' | 'qa';
+  chunkSize?: number;
+  chunkSplitter?: string;
+  qaPrompt?: string;
+  metadata?: Record<string, unknown>;
+  type?: 'text' | 'file' | 'link';
+  source?: string | null;
+}
+
+export interface PushDataItem {
+  q: string;
+  a?: string;
+  indexes?: { text: string }[];
+}
+
+export const MAX_PUSH = 200;
+
+export class DatasetsService {
+  constructor(
+    private readonly store: DatasetsStore,
+    private readonly models: ModelConfig,
+    private readonly indexing: IndexingHooks,
+  ) {}
+
+  async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string }): Promise<string> {
+    const vectorModel = input.vectorModel ?? this.models.vectorModels[0]?.model;
+    if (input.vectorModel && !this.models.vectorModels.some((m) => m.model === input.vectorModel)) {
+      throw errors.badField('vectorModel', `"${input.vectorModel}" is not one of the configured vector models (${this.models.vectorModels.map((m) => m.model).join(', ') || 'none configured'})`);
+    }
+    if (input.agentModel && !this.models.llmModels.some((m) => m.model === input.agentModel)) {
+      throw errors.badField('agentModel', `"${input.agentModel}" is not one of the configured LLM models`);
+    }
+    const id = newId();
+    const now = Date.now();
+    await this.store.insertDataset({
+      id, team_id: caller.teamId, name: input.name, intro: input.intro ?? '',
+      // No vector model configured: the dataset is still made, and its items wait with that reason shown.
+      vector_model: vectorModel ?? '', vector_dimensions: null, agent_model: input.agentModel ?? this.models.llmModels[0]?.model ?? null,
+      created_at: now, updated_at: now,
+    });
+    return id;
+  }
+
+  async dataset(caller: KeyCaller, id: string) {
+    const d = await this.store.dataset(caller.teamId, id);
+    if (!d) throw errors.notFound(`Dataset ${id}`);
+    return d;
+  }
+
+  listDatasets(caller: KeyCaller, searchKey?: string) {
+    return this.store.listDatasets(caller.teamId, searchKey);
+  }
+
+  async deleteDataset(caller: KeyCaller, id: string): Promise<void> {
+    if (!(await this.store.deleteDataset(caller.teamId, id))) throw errors.notFound(`Dataset ${id}`);
+  }
+
+  /** Chunk size for a dataset: what the caller asks, else its vector model's default. */
+  private chunkSizeFor(vectorModel: string, asked?: number): number {
+    const model = this.models.vectorModels.find((m) => m.model === vectorModel);
+    const max = model?.maxToken ?? 8000;
+    const size = asked ?? model?.defaultToken ?? 512;
+    if (size > max) throw errors.badField('chunkSize', `${size} is more than ${vectorModel} reads (${max} tokens)`);
+    return size;
+  }
+
+  async createTextCollection(caller: KeyCaller, input: TextCollectionInput): Promise<{ collectionId: string; insertLen: number }> {
+    const dataset = await this.dataset(caller, input.datasetId);
+    const chunkSize = this.chunkSizeFor(dataset.vector_model, input.chunkSize);
+    const chunks = await chunkMarkdown(input.text, { chunkSize, chunkSplitter: input.chunkSplitter || undefined });
+    if (chunks.length === 0) throw errors.badField('text', 'there is no text to index');
+    const collectionId = newId();
+    const now = Date.now();
+    const items: NewDataItem[] = chunks.map((c, i) => ({
+      row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: c.text, a: '', chunk_index: i, title_path: JSON.stringify(c.titlePath), created_at: now, updated_at: now },
+      indexes: [c.text],
+    }));
+    await this.store.transaction(async (tx) => {
+      await this.store.insertCollection(
+        {
+          id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
+          training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text, created_at: now, updated_at: now,
+        },
+        tx,
+      );
+      await this.store.insertData(items, tx);
+      await this.indexing.enqueue(tx, items.map((i) => ({ teamId: caller.teamId, datasetId: dataset.id, collectionId, dataId: i.row.id, mode: input.trainingType })));
+    });
+    return { collectionId, insertLen: items.length };
+  }
+
+  async collection(caller: KeyCaller, id: string) {
+    const c = await this.store.collection(caller.teamId, id);
+    if (!c) throw errors.notFound(`Collection ${id}`);
+    return c;
+  }
+
+  async listCollections(caller: KeyCaller, datasetId: string, offset: number, pageSize: number, searchText?: string) {
+    await this.dataset(caller, datasetId);
+    return this.store.listCollections(caller.teamId, datasetId, offset, pageSize, searchText);
+  }
+
+  async deleteCollection(caller: KeyCaller, id: string): Promise<void> {
+    if (!(await this.store.deleteCollection(caller.teamId, id))) throw errors.notFound(`Collection ${id}`);
+  }
+
+  async pushData(caller: KeyCaller, collectionId: string, data: PushDataItem[], trainingType: 'chunk' | 'qa' = 'chunk'): Promise<{ insertLen: number }> {
+    if (data.length > MAX_PUSH) throw errors.badField('data', `at most ${MAX_PUSH} items a request (got ${data.length})`);
+    const collection = await this.collection(caller, collectionId);
+    const dataset = await this.dataset(caller, collection.dataset_id);
+    const limit = this.models.vectorModels.find((m) => m.model === dataset.vector_model)?.maxToken;
+    data.forEach((d, i) => {
+      if (!d.q.trim()) throw errors.badField(`data[${i}].q`, 'must not be empty');
+      if (limit && countTextTokens(d.q + (d.a ? `\n${d.a}` : '')) > limit * 4) {
+        throw errors.badField(`data[${i}].q`, `is far longer than ${dataset.vector_model} reads (${limit} tokens); split it`);
+      }
+    });
+    const now = Date.now();
+    return this.store.transaction(async (tx) => {
+      let next = await this.store.nextChunkIndex(collectionId, tx);
+      const items: NewDataItem[] = data.map((d) => ({
+        row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: d.q, a: d.a ?? '', chunk_index: next++, title_path: '[]', created_at: now, updated_at: now },
+        indexes: indexTexts(d.q, d.a ?? '', d.indexes),
+      }));
+      await this.store.insertData(items, tx);
+      await this.indexing.enqueue(tx, items.map((i) => ({ teamId: caller.teamId, datasetId: dataset.id, collectionId, dataId: i.row.id, mode: trainingType })));
+      return { insertLen: items.length };
+    });
+  }
+
+  async dataItem(caller: KeyCaller, id: string): Promise<DataRow & { indexes: { id: number; text: string; is_default: boolean }[] }> {
+    const row = await this.store.dataItem(caller.teamId, id);
+    if (!row) throw errors.notFound(`Data ${id}`);
+    return { ...row, indexes: await this.store.indexesOf(id) };
+  }
+
+  async listData(caller: KeyCaller, collectionId: string, offset: number, pageSize: number, searchText?: string) {
+    await this.collection(caller, collectionId);
+    return this.store.listData(caller.teamId, collectionId, offset, pageSize, searchText);
+  }
+
+  /** New text means new vectors: the item is queued again in the same transaction. */
+  async updateData(caller: KeyCaller, id: string, input: { q?: string; a?: string; indexes?: { text: string }[] }): Promise<void> {
+    const row = await this.store.dataItem(caller.teamId, id);
+    if (!row) throw errors.notFound(`Data ${id}`);
+    const q = input.q ?? row.q;
+    const a = input.a ?? row.a;
+    if (!q.trim()) throw errors.badField('q', 'must not be empty');
+    await this.store.transaction(async (tx) => {
+      await this.store.updateData(id, q, a, indexTexts(q, a, input.indexes), tx);
+      await this.indexing.enqueue(tx, [{ teamId: caller.teamId, datasetId: row.dataset_id, collectionId: row.collection_id, dataId: id, mode: 'chunk' }]);
+    });
+  }
+
+  async deleteData(caller: KeyCaller, id: string): Promise<void> {
+    if (!(await this.store.deleteData(caller.teamId, id))) throw errors.notFound(`Data ${id}`);
+  }
+}
+
+/** The default index (q, and a when there is one) and any custom ones, without repeats. */
+function indexTexts(q: string, a: string, custom?: { text: string }[]): string[] {
+  const texts = [a.trim() ? `${q}\n${a}` : q, ...(custom ?? []).map((i) => i.text).filter((t) => t.trim())];
+  return [...new Set(texts)];
+}

@@ -1,0 +1,133 @@
+// SQL for datasets, collections and data. Every query is scoped by team: a key
+// never reaches another team's rows, whatever ids it sends.
+import type { Kysely, Transaction } from 'kysely';
+import type { CollectionsTable, DatasetsTable, DataTable, PlatformTables } from '../store/schema.js';
+
+export type DatasetRow = DatasetsTable;
+export type CollectionRow = CollectionsTable;
+export type DataRow = DataTable;
+export type Db = Kysely<PlatformTables> | Transaction<PlatformTables>;
+
+export interface NewDataItem {
+  row: DataRow;
+  /** Texts embedded for this item; the first is its default index (q, plus a when there is one). */
+  indexes: string[];
+}
+
+export class DatasetsStore {
+  constructor(readonly db: Kysely<PlatformTables>) {}
+
+  transaction<T>(fn: (tx: Transaction<PlatformTables>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  async insertDataset(row: DatasetRow): Promise<void> {
+    await this.db.insertInto('datasets').values(row).execute();
+  }
+
+  dataset(teamId: string, id: string): Promise<DatasetRow | undefined> {
+    return this.db.selectFrom('datasets').selectAll().where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+  }
+
+  listDatasets(teamId: string, searchKey?: string): Promise<(DatasetRow & { collection_count: number; data_count: number })[]> {
+    let q = this.db
+      .selectFrom('datasets as d')
+      .selectAll('d')
+      .select((eb) => [
+        eb.selectFrom('collections as c').whereRef('c.dataset_id', '=', 'd.id').select(eb.fn.countAll<number>().as('n')).as('collection_count'),
+        eb.selectFrom('data as x').whereRef('x.dataset_id', '=', 'd.id').select(eb.fn.countAll<number>().as('n')).as('data_count'),
+      ])
+      .where('d.team_id', '=', teamId);
+    if (searchKey) q = q.where('d.name', 'ilike', `%${searchKey.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return q.orderBy('d.created_at', 'desc').execute() as Promise<(DatasetRow & { collection_count: number; data_count: number })[]>;
+  }
+
+  async deleteDataset(teamId: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('datasets').where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async setDimensions(datasetId: string, dims: number, db: Db = this.db): Promise<void> {
+    await db.updateTable('datasets').set({ vector_dimensions: dims }).where('id', '=', datasetId).where('vector_dimensions', 'is', null).execute();
+  }
+
+  async insertCollection(row: CollectionRow, db: Db = this.db): Promise<void> {
+    await db.insertInto('collections').values(row).execute();
+  }
+
+  collection(teamId: string, id: string): Promise<CollectionRow | undefined> {
+    return this.db.selectFrom('collections').selectAll().where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+  }
+
+  async listCollections(teamId: string, datasetId: string, offset: number, limit: number, searchText?: string): Promise<{ rows: (CollectionRow & { data_amount: number })[]; total: number }> {
+    let base = this.db.selectFrom('collections as c').where('c.team_id', '=', teamId).where('c.dataset_id', '=', datasetId);
+    if (searchText) base = base.where('c.name', 'ilike', `%${searchText.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const rows = await base
+      .selectAll('c')
+      .select((eb) => eb.selectFrom('data as x').whereRef('x.collection_id', '=', 'c.id').select(eb.fn.countAll<number>().as('n')).as('data_amount'))
+      .orderBy('c.created_at', 'desc')
+      .orderBy('c.id')
+      .offset(offset)
+      .limit(limit)
+      .execute();
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows: rows as (CollectionRow & { data_amount: number })[], total: Number(total.n) };
+  }
+
+  async deleteCollection(teamId: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('collections').where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Data rows and their index texts, in one statement each. Returns the data_indexes ids per item. */
+  async insertData(items: NewDataItem[], db: Db = this.db): Promise<number[][]> {
+    if (items.length === 0) return [];
+    await db.insertInto('data').values(items.map((i) => i.row)).execute();
+    const indexRows = items.flatMap((i) => i.indexes.map((text, k) => ({ data_id: i.row.id, dataset_id: i.row.dataset_id, text, is_default: k === 0 })));
+    const ids = await db.insertInto('data_indexes').values(indexRows).returning(['id', 'data_id']).execute();
+    const byData = new Map<string, number[]>();
+    for (const r of ids) byData.set(r.data_id, [...(byData.get(r.data_id) ?? []), r.id]);
+    return items.map((i) => byData.get(i.row.id) ?? []);
+  }
+
+  async nextChunkIndex(collectionId: string, db: Db = this.db): Promise<number> {
+    const r = await db.selectFrom('data').select((eb) => eb.fn.max('chunk_index').as('m')).where('collection_id', '=', collectionId).executeTakeFirst();
+    return r?.m === null || r?.m === undefined ? 0 : Number(r.m) + 1;
+  }
+
+  dataItem(teamId: string, id: string): Promise<DataRow | undefined> {
+    return this.db.selectFrom('data').selectAll().where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+  }
+
+  indexesOf(dataId: string): Promise<{ id: number; text: string; is_default: boolean }[]> {
+    return this.db.selectFrom('data_indexes').select(['id', 'text', 'is_default']).where('data_id', '=', dataId).orderBy('id').execute();
+  }
+
+  async listData(teamId: string, collectionId: string, offset: number, limit: number, searchText?: string): Promise<{ rows: DataRow[]; total: number }> {
+    let base = this.db.selectFrom('data').where('team_id', '=', teamId).where('collection_id', '=', collectionId);
+    if (searchText) {
+      const like = `%${searchText.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      base = base.where((eb) => eb.or([eb('q', 'ilike', like), eb('a', 'ilike', like)]));
+    }
+    const rows = await base.selectAll().orderBy('chunk_index').offset(offset).limit(limit).execute();
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(total.n) };
+  }
+
+  /** Replaces an item's text and index texts; returns the new data_indexes ids. */
+  async updateData(id: string, q: string, a: string, indexes: string[], db: Db): Promise<number[]> {
+    const row = await db.updateTable('data').set({ q, a, updated_at: Date.now() }).where('id', '=', id).returning(['dataset_id']).executeTakeFirstOrThrow();
+    await db.deleteFrom('data_indexes').where('data_id', '=', id).execute();
+    const ids = await db
+      .insertInto('data_indexes')
+      .values(indexes.map((text, k) => ({ data_id: id, dataset_id: row.dataset_id, text, is_default: k === 0 })))
+      .returning('id')
+      .execute();
+    return ids.map((r) => r.id);
+  }
+
+  async deleteData(teamId: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('data').where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+}

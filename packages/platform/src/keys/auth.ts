@@ -1,0 +1,85 @@
+// API keys: general keys belong to a team; application keys also carry one
+// application id and open only that application's chat. Keys are shown once
+// and stored as sha256 hashes.
+import { createHash, randomBytes } from 'node:crypto';
+import { errors } from '../http/errors.js';
+import type { ApiKeyRow, KeysStore } from './store.js';
+
+export interface KeyCaller {
+  keyId: number;
+  teamId: string;
+  /** Set for an application key. */
+  appId: string | null;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+export function newApiKey(): string {
+  return `kbchat-${randomBytes(24).toString('base64url')}`;
+}
+
+export class KeyAuthenticator {
+  /** Recently seen keys, so that a busy client does not cost a query per request. */
+  private cache = new Map<string, { row: ApiKeyRow | undefined; at: number }>();
+
+  constructor(
+    private readonly store: KeysStore,
+    private readonly cacheMs = 2_000,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<KeyCaller> {
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) throw errors.missingKey();
+    const hash = hashKey(m[1]!);
+    const now = Date.now();
+    let hit = this.cache.get(hash);
+    if (!hit || now - hit.at > this.cacheMs) {
+      hit = { row: await this.store.byHash(hash), at: now };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, hit);
+    }
+    const row = hit.row;
+    if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw errors.invalidKey();
+    return { keyId: row.id, teamId: row.team_id, appId: row.app_id };
+  }
+
+  /** Dataset and management endpoints take general keys only. */
+  async general(header: string | undefined): Promise<KeyCaller> {
+    const caller = await this.authenticate(header);
+    if (caller.appId) throw errors.appKeyNotAllowed();
+    return caller;
+  }
+
+  forget(): void {
+    this.cache.clear();
+  }
+}
+
+/**
+ * First start: the root team, and the INITIAL_API_KEY as its general key
+ * (idempotent: the same key again changes nothing).
+ */
+export async function ensureRootTeam(store: KeysStore, initialApiKey: string | undefined): Promise<{ teamId: string; notes: string[] }> {
+  const notes: string[] = [];
+  let team = await store.firstTeam();
+  if (!team) {
+    await store.insertTeam(newId(), 'root');
+    team = (await store.firstTeam())!;
+    notes.push(`root team created (${team.id})`);
+  }
+  if (initialApiKey) {
+    const hash = hashKey(initialApiKey);
+    const existing = await store.byHash(hash);
+    if (!existing) {
+      await store.insertKey({ team_id: team.id, app_id: null, name: 'initial key (INITIAL_API_KEY)', key_hash: hash, key_prefix: initialApiKey.slice(0, 12), created_at: Date.now(), expires_at: null });
+      notes.push('INITIAL_API_KEY: general key created for the root team');
+    }
+  }
+  return { teamId: team.id, notes };
+}
