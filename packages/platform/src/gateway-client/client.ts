@@ -1,0 +1,216 @@
+// The platform's only way to models: HTTP to the gateway (GATEWAY_URL with
+// GATEWAY_TOKEN). undici with a keep-alive pool, the project's HTTP client of
+// choice. Every failure becomes a GatewayError that keeps the gateway's own
+// message and request id; an unreachable gateway says "Connection error" and
+// names the address, so the operator knows which setting to fix.
+import { createSseReader } from '@kbchat/shared';
+import { Agent, request, type Dispatcher } from 'undici';
+import { errorFromResponse, GatewayError } from './errors.js';
+
+export interface GatewayClientOptions {
+  /** The gateway root (http://host:3001); a trailing "/v1" is accepted too. */
+  url: string;
+  token?: string;
+  /** Longest wait for the answer's headers and between body chunks (default 120 s). */
+  timeoutMs?: number;
+  /** Connections kept to the gateway (default 32). */
+  connections?: number;
+}
+
+export interface EmbeddingsResult {
+  vectors: Float32Array[];
+  promptTokens: number;
+  requestId: string | undefined;
+}
+
+export interface ChatStreamResult {
+  content: string;
+  finishReason: string | null;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
+  requestId: string | undefined;
+}
+
+export interface RerankResult {
+  results: { index: number; relevanceScore: number }[];
+  requestId: string | undefined;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Little-endian float32 base64 (OpenAI's encoding_format "base64") to a Float32Array. */
+export function decodeBase64Floats(b64: string): Float32Array {
+  const buf = Buffer.from(b64, 'base64');
+  const out = new Float32Array(buf.length >>> 2);
+  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
+  return out;
+}
+
+export class GatewayClient {
+  readonly url: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly agent: Agent;
+
+  constructor(opts: GatewayClientOptions) {
+    this.url = opts.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.token = opts.token;
+    this.timeoutMs = opts.timeoutMs ?? 120_000;
+    this.agent = new Agent({
+      connections: opts.connections ?? 32,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  /** Embeds `inputs` in one call; vectors come back in input order. */
+  async embeddings(model: string, inputs: string[]): Promise<EmbeddingsResult> {
+    const body = JSON.stringify({ model, input: inputs, encoding_format: 'base64' });
+    const { json, requestId } = await this.postJson('/v1/embeddings', body);
+    const data = Array.isArray(json?.data) ? (json.data as { index?: number; embedding?: unknown }[]) : [];
+    if (data.length !== inputs.length) {
+      throw this.badResponse(`the gateway returned ${data.length} embeddings for ${inputs.length} inputs`, requestId, body);
+    }
+    const vectors = new Array<Float32Array>(inputs.length);
+    data.forEach((d, i) => {
+      const at = typeof d.index === 'number' ? d.index : i;
+      // Some upstreams ignore encoding_format and send float arrays: accept both.
+      if (typeof d.embedding === 'string') vectors[at] = decodeBase64Floats(d.embedding);
+      else if (Array.isArray(d.embedding)) vectors[at] = Float32Array.from(d.embedding as number[]);
+      else throw this.badResponse(`embedding ${at} is neither base64 nor an array of numbers`, requestId, body);
+    });
+    if (vectors.some((v) => !v)) throw this.badResponse('the embeddings did not cover every input index', requestId, body);
+    return { vectors, promptTokens: Number(json?.usage?.prompt_tokens ?? 0), requestId };
+  }
+
+  /** A non-stream chat completion; `body` is the OpenAI request (stream is forced off). */
+  async chat(body: Record<string, unknown>): Promise<{ json: any; requestId: string | undefined }> {
+    return this.postJson('/v1/chat/completions', JSON.stringify({ ...body, stream: false }));
+  }
+
+  /** A streamed chat completion: `onDelta` gets each piece of content as it arrives. */
+  async chatStream(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void): Promise<ChatStreamResult> {
+    const sent = JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } });
+    const res = await this.send('POST', '/v1/chat/completions', sent);
+    const requestId = headerOf(res.headers, 'x-request-id');
+    if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, await res.body.text(), sent);
+    const out: ChatStreamResult = { content: '', finishReason: null, usage: undefined, requestId };
+    let streamError: GatewayError | undefined;
+    const reader = createSseReader((data) => {
+      if (data === '[DONE]' || streamError) return;
+      let chunk: any;
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        return; // a keep-alive or comment-like line: nothing to show
+      }
+      if (chunk?.error) {
+        // The gateway ends a stream that failed midway with an error envelope.
+        streamError = errorFromResponse(502, res.headers, data, sent);
+        return;
+      }
+      if (chunk?.usage) out.usage = chunk.usage;
+      const choice = chunk?.choices?.[0];
+      if (choice?.finish_reason) out.finishReason = choice.finish_reason;
+      const text = choice?.delta?.content;
+      if (typeof text === 'string' && text) {
+        out.content += text;
+        onDelta(text, chunk);
+      }
+    });
+    try {
+      for await (const piece of res.body) reader.feed((piece as Buffer).toString('utf8'));
+    } catch (err) {
+      throw this.transportError(err, sent);
+    }
+    if (streamError) throw streamError;
+    return out;
+  }
+
+  async rerank(model: string, query: string, documents: string[], topN?: number): Promise<RerankResult> {
+    const body = JSON.stringify({ model, query, documents, ...(topN ? { top_n: topN } : {}) });
+    const { json, requestId } = await this.postJson('/v1/rerank', body);
+    const results = Array.isArray(json?.results) ? json.results : [];
+    return {
+      results: results.map((r: { index: number; relevance_score: number }) => ({ index: r.index, relevanceScore: r.relevance_score })),
+      requestId,
+    };
+  }
+
+  /** The model names the gateway serves to this token (GET /v1/models). */
+  async models(): Promise<string[]> {
+    const res = await this.send('GET', '/v1/models', undefined);
+    const text = await this.readText(res, undefined);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, text, undefined);
+    const json = this.parse(text, headerOf(res.headers, 'x-request-id'), undefined);
+    return Array.isArray(json?.data) ? json.data.map((m: { id: string }) => m.id) : [];
+  }
+
+  /** Of `required`, the models the gateway does not serve (what the platform checks at start). */
+  async missingModels(required: string[]): Promise<string[]> {
+    const served = new Set(await this.models());
+    return [...new Set(required)].filter((m) => !served.has(m));
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private async postJson(path: string, body: string): Promise<{ json: any; requestId: string | undefined }> {
+    const res = await this.send('POST', path, body);
+    const text = await this.readText(res, body);
+    const requestId = headerOf(res.headers, 'x-request-id');
+    if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, text, body);
+    return { json: this.parse(text, requestId, body), requestId };
+  }
+
+  private async send(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await request(this.url + path, { method, headers, body, dispatcher: this.agent });
+    } catch (err) {
+      throw this.transportError(err, body);
+    }
+  }
+
+  private async readText(res: Dispatcher.ResponseData, body: string | undefined): Promise<string> {
+    try {
+      return await res.body.text();
+    } catch (err) {
+      throw this.transportError(err, body);
+    }
+  }
+
+  private parse(text: string, requestId: string | undefined, body: string | undefined): any {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw this.badResponse(`the gateway's answer is not JSON: ${text.slice(0, 200)}`, requestId, body);
+    }
+  }
+
+  private badResponse(detail: string, requestId: string | undefined, body: string | undefined): GatewayError {
+    const message = requestId ? `${detail} (request id: ${requestId})` : detail;
+    return new GatewayError(502, 'bad_response', message, requestId, body);
+  }
+
+  /** undici's errors: a timeout is a 504, anything else a 502 "Connection error" naming the address. */
+  private transportError(err: unknown, body: string | undefined): GatewayError {
+    if (err instanceof GatewayError) return err;
+    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const code = e.code ?? e.cause?.code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new GatewayError(504, 'timeout', `Timeout: the gateway at ${this.url} did not answer within ${this.timeoutMs} ms`, undefined, body);
+    }
+    const cause = e.cause?.message && e.cause.message !== e.message ? `${e.message}: ${e.cause.message}` : (e.message ?? String(err));
+    return new GatewayError(502, 'connection_error', `Connection error: ${this.url}: ${cause || code || 'unknown error'}`, undefined, body);
+  }
+}
+
+function headerOf(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return (Array.isArray(v) ? v[0] : v) || undefined;
+}

@@ -1,0 +1,2 @@
+export { GatewayClient, decodeBase64Floats, type GatewayClientOptions, type EmbeddingsResult, type ChatStreamResult, type RerankResult } from './client.js';
+export { GatewayError, isGatewayError, parseRetryAfter, errorFromResponse } from './errors.js';
