@@ -1,19 +1,20 @@
 // The `kbchat` command: start (everything, embedded), gateway, replay, help.
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
-import { loadGatewayConfig, startGateway } from '@kbchat/gateway';
 import { replayCommand } from './replay.js';
+import { runEverything, runGateway, runPlatform } from './services.js';
 
 const USAGE = `kbchat <command> [options]
 
 Commands:
-  start              start everything there is (today: the model gateway) on the embedded store
+  start              start the model gateway and the platform in one process, on the embedded stores
   gateway            start the model gateway alone
+  platform           start the platform alone (GATEWAY_URL, GATEWAY_TOKEN name the gateway)
   replay <requestId> replay a failed request's stored upstream body against the gateway
 
 Options:
   --data-dir <dir>   where embedded stores and secrets live (default ./data, env DATA_DIR)
   --port <port>      gateway port (default 3001, env GATEWAY_PORT)
+  --platform-port <p> platform port (default 3000, env PORT)
   --gateway-url <u>  (replay) the gateway to use (default http://127.0.0.1:$GATEWAY_PORT)
   --token <t>        (replay) admin token or session (default env GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN)
   -h, --help         this text
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       'data-dir': { type: 'string' },
       port: { type: 'string' },
+      'platform-port': { type: 'string' },
       'gateway-url': { type: 'string' },
       token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -40,19 +42,16 @@ async function main(argv: string[]): Promise<number> {
   const env = { ...process.env };
   if (values['data-dir']) env.DATA_DIR = values['data-dir'];
   if (values.port) env.GATEWAY_PORT = values.port;
+  if (values['platform-port']) env.PORT = values['platform-port'];
 
   switch (command) {
     case 'start':
-    case 'gateway': {
-      const config = loadGatewayConfig(env);
-      config.dataDir = resolve(config.dataDir);
-      const gw = await startGateway(config);
-      for (const note of gw.services.startupNotes) console.log(`[gateway] ${note}`);
-      console.log(`[gateway] store: ${gw.services.store.description}`);
-      console.log(`[gateway] listening on ${gw.url} (OpenAI-compatible API at ${gw.url}/v1)`);
+    case 'gateway':
+    case 'platform': {
+      const running = command === 'start' ? await runEverything(env) : command === 'gateway' ? await runGateway(env) : await runPlatform(env);
       const stop = async (signal: string) => {
-        console.log(`[gateway] ${signal}: shutting down`);
-        await gw.close();
+        console.log(`[kbchat] ${signal}: shutting down`);
+        await running.close();
         process.exit(0);
       };
       process.once('SIGINT', () => void stop('SIGINT'));

@@ -71,12 +71,12 @@ const kbchat = await spawnReady(
     SIM_MODELS: 'sim-chat',
     LOG_LEVEL: 'warn',
   },
-  /listening on/,
+  /\[platform\] listening on/,
   120_000,
 );
 const url = `http://127.0.0.1:${port}`;
 try {
-  console.log(`kbchat start ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (local models loaded at start)`);
+  console.log(`kbchat start (gateway and platform) ready in ${((performance.now() - startedAt) / 1000).toFixed(1)} s (local models loaded at start)`);
   const atStart = memoryMb(kbchat.pid);
 
   await embedRate(url, 8, 1, 1000); // warm-up

@@ -1,6 +1,6 @@
 // The platform's HTTP layer: request ids, JSON parsing with clear 400s, the
 // {code, statusText, message, data} envelope with real statuses for errors.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { newRequestId } from '@kbchat/shared';
 import { errors, PlatformError } from './errors.js';
 
@@ -25,7 +25,7 @@ export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply
 export function buildHttpApp(opts: { logLevel: string; bodyLimit?: number }): FastifyInstance {
   const app = Fastify({
     logger: { level: opts.logLevel, redact: ['req.headers.authorization'] },
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimit ?? 32 * 1024 * 1024,
