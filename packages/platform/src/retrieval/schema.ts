@@ -1,0 +1,87 @@
+// Retrieval's own tables, merged into the platform's migrations:
+//  - BM25 postings: search_terms (one row per term per data item, with the
+//    item's length so that scoring needs no second lookup), search_docs (one
+//    row per indexed item) and search_stats (document count and total length
+//    per dataset, kept by statement triggers so that cascaded deletes of data,
+//    collections or datasets keep them right too).
+//  - Vectors: one table per dimension, vectors_<dims>, made on demand by
+//    ensureVectorTable (store.ts), so any model's dimension fits unpadded.
+import { sql, type Kysely, type Migration } from 'kysely';
+
+export const retrievalMigrations: Record<string, Migration> = {
+  '1001_retrieval_fulltext': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('search_docs')
+        .addColumn('data_id', 'varchar(32)', (c) => c.primaryKey().references('data.id').onDelete('cascade'))
+        .addColumn('dataset_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('length', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('search_terms')
+        .addColumn('dataset_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('term', 'text', (c) => c.notNull())
+        .addColumn('data_id', 'varchar(32)', (c) => c.notNull().references('search_docs.data_id').onDelete('cascade'))
+        .addColumn('tf', 'integer', (c) => c.notNull())
+        .addColumn('doc_length', 'integer', (c) => c.notNull())
+        .execute();
+      // "All postings of these terms in this dataset" is the only read; the
+      // included columns make it an index-only scan where the visibility map allows.
+      await sql`create unique index search_terms_lookup on search_terms (dataset_id, term, data_id) include (tf, doc_length)`.execute(db);
+      // The cascade from search_docs finds a document's postings through this one.
+      await db.schema.createIndex('search_terms_data_idx').on('search_terms').column('data_id').execute();
+      await db.schema
+        .createTable('search_stats')
+        .addColumn('dataset_id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('doc_count', 'bigint', (c) => c.notNull())
+        .addColumn('total_length', 'bigint', (c) => c.notNull())
+        .execute();
+      // Statement-level triggers with transition tables: one stats update per
+      // statement, however many rows it wrote or a cascade removed.
+      await sql`
+        create function search_stats_add() returns trigger language plpgsql as $$
+        begin
+          insert into search_stats (dataset_id, doc_count, total_length)
+            select dataset_id, count(*), coalesce(sum(length), 0) from new_rows group by dataset_id
+          on conflict (dataset_id) do update
+            set doc_count = search_stats.doc_count + excluded.doc_count,
+                total_length = search_stats.total_length + excluded.total_length;
+          return null;
+        end $$`.execute(db);
+      await sql`
+        create function search_stats_remove() returns trigger language plpgsql as $$
+        begin
+          update search_stats s set doc_count = s.doc_count - o.n, total_length = s.total_length - o.len
+            from (select dataset_id, count(*) as n, coalesce(sum(length), 0) as len from old_rows group by dataset_id) o
+           where s.dataset_id = o.dataset_id;
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger search_docs_added after insert on search_docs referencing new table as new_rows
+                for each statement execute function search_stats_add()`.execute(db);
+      await sql`create trigger search_docs_removed after delete on search_docs referencing old table as old_rows
+                for each statement execute function search_stats_remove()`.execute(db);
+    },
+  },
+};
+
+/** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
+export const HNSW_MAX_VECTOR_DIMS = 2000;
+export const HNSW_MAX_HALFVEC_DIMS = 4000;
+/** pgvector's column limit. */
+export const MAX_VECTOR_DIMS = 16000;
+
+export function vectorTableName(dims: number): string {
+  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_VECTOR_DIMS) throw new RangeError(`vector dimensions must be an integer from 1 to ${MAX_VECTOR_DIMS} (got ${dims})`);
+  return `vectors_${dims}`;
+}
+
+/**
+ * The expression the HNSW index is built on, and that searches must order by
+ * for the index to be used: the column itself, or its half-precision cast past
+ * 2,000 dimensions (none past 4,000: an exact scan, still correct).
+ */
+export function vectorIndexedExpression(dims: number): { expr: string; cast: string; indexed: boolean } {
+  if (dims <= HNSW_MAX_VECTOR_DIMS) return { expr: 'embedding', cast: `vector(${dims})`, indexed: true };
+  if (dims <= HNSW_MAX_HALFVEC_DIMS) return { expr: `(embedding::halfvec(${dims}))`, cast: `halfvec(${dims})`, indexed: true };
+  return { expr: 'embedding', cast: `vector(${dims})`, indexed: false };
+}

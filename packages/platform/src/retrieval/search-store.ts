@@ -1,0 +1,131 @@
+// Retrieval's reads: BM25 over the postings, nearest vectors through HNSW, and
+// the rows of the chosen items. One statement each (the vector search adds the
+// transaction that scopes its HNSW settings).
+import { sql, type Kysely } from 'kysely';
+import { vectorIndexedExpression, vectorTableName } from './schema.js';
+import { vectorLiteral } from './store.js';
+
+type Db = Kysely<any>;
+
+export interface ScoredId {
+  dataId: string;
+  score: number;
+}
+
+export interface Bm25Query {
+  datasetIds: string[];
+  /** analysed query terms -> occurrences in the query (a repeated term counts again, as in Lucene) */
+  terms: Map<string, number>;
+  k1: number;
+  b: number;
+  limit: number;
+}
+
+/**
+ * Okapi BM25 with Lucene's idf, ln(1 + (N - df + 0.5) / (df + 0.5)), and
+ * tf·(k1+1) / (tf + k1·(1 - b + b·dl/avgdl)). N, avgdl and df are over all the
+ * given datasets together, as if they were one corpus.
+ */
+export async function bm25Search(db: Db, q: Bm25Query): Promise<ScoredId[]> {
+  if (q.terms.size === 0 || q.datasetIds.length === 0) return [];
+  const terms = [...q.terms.keys()];
+  const qtf = terms.map((t) => q.terms.get(t)!);
+  const res = await sql<{ data_id: string; score: number }>`
+    with qt as (select * from unnest(${terms}::text[], ${qtf}::int[]) as qt(term, qtf)),
+    st as (select sum(doc_count)::float8 as n, sum(total_length)::float8 / greatest(sum(doc_count), 1) as avgdl
+             from search_stats where dataset_id = any(${q.datasetIds}::varchar[])),
+    p as (select term, data_id, tf, doc_length from search_terms
+           where dataset_id = any(${q.datasetIds}::varchar[]) and term = any(${terms}::text[])),
+    w as (select p.term, qt.qtf * ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) as idf
+            from p join qt using (term) cross join st group by p.term, qt.qtf, st.n)
+    select p.data_id, sum(w.idf * p.tf * (${q.k1}::float8 + 1)
+                          / (p.tf + ${q.k1}::float8 * (1 - ${q.b}::float8 + ${q.b}::float8 * p.doc_length / greatest(st.avgdl, 1e-9)))) as score
+      from p join w using (term) cross join st
+     group by p.data_id
+     order by score desc, p.data_id
+     limit ${q.limit}`.execute(db);
+  return res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
+}
+
+export interface VectorQuery {
+  datasetIds: string[];
+  dims: number;
+  vector: ArrayLike<number>;
+  /** data items to return (an item's score is its best index's) */
+  limit: number;
+  /** HNSW candidate list size; at least limit */
+  efSearch: number;
+}
+
+/** Nearest data items by cosine (inner product of unit vectors), best index per item. */
+export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> {
+  if (q.datasetIds.length === 0) return [];
+  const table = vectorTableName(q.dims);
+  if (!(await vectorTableExists(db, table))) return [];
+  const { expr, cast } = vectorIndexedExpression(q.dims);
+  const ef = Math.max(q.efSearch, q.limit);
+  // Several indexes of one item can all be near: fetch more rows than items wanted.
+  const rows = q.limit * 3;
+  return db.transaction().execute(async (trx) => {
+    // Iterative scans keep HNSW from returning too few rows when other datasets share the table.
+    await sql`select set_config('hnsw.ef_search', ${String(Math.min(ef, 1000))}, true),
+                     set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
+    const res = await sql<{ data_id: string; score: number }>`
+      select data_id, max(score) as score from (
+        select data_id, -(${sql.raw(expr)} <#> ${vectorLiteral(q.vector)}::${sql.raw(cast)}) as score
+          from ${sql.table(table)}
+         where dataset_id = any(${q.datasetIds}::varchar[])
+         order by ${sql.raw(expr)} <#> ${vectorLiteral(q.vector)}::${sql.raw(cast)}
+         limit ${rows}) nearest
+       group by data_id order by score desc, data_id limit ${q.limit}`.execute(trx);
+    return res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
+  });
+}
+
+const knownTables = new WeakMap<Db, Set<string>>();
+async function vectorTableExists(db: Db, table: string): Promise<boolean> {
+  const known = knownTables.get(db) ?? new Set<string>();
+  knownTables.set(db, known);
+  if (known.has(table)) return true;
+  const res = await sql<{ t: string | null }>`select to_regclass(${table})::text as t`.execute(db);
+  if (res.rows[0]?.t) known.add(table);
+  return !!res.rows[0]?.t;
+}
+
+export interface DataRow {
+  id: string;
+  q: string;
+  a: string;
+  chunkIndex: number;
+  datasetId: string;
+  collectionId: string;
+  collectionName: string;
+  collectionSource: string | null;
+  /** best cosine of the item's vectors to the query vector, when one was given */
+  cosine: number | null;
+}
+
+/** The rows of the given items (any order), with their best cosine to `vector` when given. */
+export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: number; values: ArrayLike<number> }): Promise<DataRow[]> {
+  if (dataIds.length === 0) return [];
+  const withVector = vector && (await vectorTableExists(db, vectorTableName(vector.dims)));
+  const cosine = withVector
+    ? sql`(select max(-(v.embedding <#> ${vectorLiteral(vector.values)}::${sql.raw(`vector(${vector.dims})`)}))
+             from ${sql.table(vectorTableName(vector.dims))} v where v.data_id = d.id)`
+    : sql`null::float8`;
+  const res = await sql<{ id: string; q: string; a: string; chunk_index: number; dataset_id: string; collection_id: string; name: string; source: string | null; cosine: number | null }>`
+    select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, ${cosine} as cosine
+      from data d join collections c on c.id = d.collection_id
+     where d.id = any(${dataIds}::varchar[])`.execute(db);
+  return res.rows.map((r) => ({
+    id: r.id,
+    q: r.q,
+    a: r.a,
+    chunkIndex: r.chunk_index,
+    datasetId: r.dataset_id,
+    collectionId: r.collection_id,
+    collectionName: r.name,
+    collectionSource: r.source,
+    cosine: r.cosine === null ? null : Number(r.cosine),
+  }));
+}

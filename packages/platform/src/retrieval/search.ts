@@ -1,0 +1,246 @@
+// searchDataset: the one retrieval path behind searchTest and chat, so both
+// rank alike. Per query: full-text (BM25) and/or embedding recall, fused;
+// several queries (query extension) fused by RRF; then optional rerank, the
+// similarity filter, and the token budget.
+import { countTextTokens } from '@kbchat/shared';
+import type { Kysely } from 'kysely';
+import { analyze } from './analyzer.js';
+import { RetrievalError } from './errors.js';
+import { fuse, rrfFuse, type FusionMethod } from './fusion.js';
+import { bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
+import { checkUnitVectors } from './store.js';
+
+export type SearchMode = 'embedding' | 'fullTextRecall' | 'mixedRecall';
+export type ScoreType = 'embedding' | 'fullText' | 'reRank' | 'rrf';
+
+/** Chosen on SciFact train (see bench/README.md); test was not looked at to choose. */
+export const SEARCH_DEFAULTS = {
+  k1: 0.9,
+  b: 0.4,
+  fusion: 'linear' as FusionMethod,
+  embeddingWeight: 0.3,
+  /** candidates each recall list brings */
+  candidates: 100,
+  efSearch: 100,
+  tokenBudget: 5000,
+  /** most candidates sent to the reranker */
+  rerankCandidates: 50,
+};
+
+export interface SearchParams {
+  datasetIds: string[];
+  text: string;
+  /** Alternative queries from query extension; searched too and fused with the question by RRF. */
+  extensionQueries?: string[];
+  mode: SearchMode;
+  /** 0..1, the embedding list's share in mixed recall (the rest is full text's). */
+  embeddingWeight?: number;
+  fusion?: FusionMethod;
+  /** 0..1; see similarityOf for what it is compared with. */
+  similarity?: number;
+  /** Token budget for q + a of the results (o200k tokens). */
+  limit?: number;
+  /** At most this many results, whatever the budget. */
+  topK?: number;
+  usingReRank?: boolean;
+  rerankModel?: string;
+  k1?: number;
+  b?: number;
+  candidates?: number;
+  /** HNSW ef_search (config.json systemEnv.hnswEfSearch). */
+  efSearch?: number;
+}
+
+export interface SearchDeps {
+  /** Unit-length vectors of the dataset's model, one per text. */
+  embed(texts: string[]): Promise<Float32Array[] | number[][]>;
+  /** Relevance of each doc to the query, higher is better (0..1 for the similarity filter). */
+  rerank?(query: string, docs: string[]): Promise<{ index: number; score: number }[]>;
+}
+
+export interface SearchScore {
+  type: ScoreType;
+  value: number;
+  /** rank in that list, from 0 */
+  index: number;
+}
+
+export interface SearchResultItem {
+  id: string;
+  q: string;
+  a: string;
+  chunkIndex: number;
+  datasetId: string;
+  collectionId: string;
+  sourceName: string;
+  sourceId: string;
+  score: SearchScore[];
+}
+
+export interface SearchResult {
+  list: SearchResultItem[];
+  duration: string;
+  searchMode: SearchMode;
+  limit: number;
+  similarity: number;
+  usingReRank: boolean;
+  fusion: FusionMethod;
+  embeddingWeight: number;
+  queries: string[];
+}
+
+interface Candidate {
+  dataId: string;
+  scores: Map<ScoreType, SearchScore>;
+}
+
+function keepBest(c: Candidate, s: SearchScore): void {
+  const old = c.scores.get(s.type);
+  if (!old || s.value > old.value) c.scores.set(s.type, s);
+}
+
+export async function searchDataset(db: Kysely<any>, params: SearchParams, deps: SearchDeps): Promise<SearchResult> {
+  const started = Date.now();
+  const mode = params.mode;
+  const embeddingWeight = clamp01(params.embeddingWeight ?? SEARCH_DEFAULTS.embeddingWeight);
+  const fusion = params.fusion ?? SEARCH_DEFAULTS.fusion;
+  const similarity = clamp01(params.similarity ?? 0);
+  const budget = params.limit && params.limit > 0 ? params.limit : SEARCH_DEFAULTS.tokenBudget;
+  const candidates = params.candidates ?? SEARCH_DEFAULTS.candidates;
+  const usingReRank = !!params.usingReRank && !!deps.rerank;
+  const queries = [params.text, ...(params.extensionQueries ?? [])].map((q) => q.trim()).filter((q, i, all) => q && all.indexOf(q) === i);
+  if (queries.length === 0) throw new RetrievalError('invalid_search', 'text is empty: give a question to search for');
+
+  const needVectors = mode !== 'fullTextRecall';
+  const vectors = needVectors ? await embedQueries(deps, queries) : [];
+  const dims = vectors[0]?.length ?? 0;
+
+  const all = new Map<string, Candidate>();
+  const candidate = (dataId: string) => {
+    let c = all.get(dataId);
+    if (!c) all.set(dataId, (c = { dataId, scores: new Map() }));
+    return c;
+  };
+  const perQuery: ScoredId[][] = [];
+  for (let qi = 0; qi < queries.length; qi++) {
+    let full: ScoredId[] = [], dense: ScoredId[] = [];
+    if (mode !== 'embedding') {
+      const terms = new Map<string, number>();
+      for (const t of analyze(queries[qi]!)) terms.set(t, (terms.get(t) ?? 0) + 1);
+      full = await bm25Search(db, { datasetIds: params.datasetIds, terms, k1: params.k1 ?? SEARCH_DEFAULTS.k1, b: params.b ?? SEARCH_DEFAULTS.b, limit: candidates });
+      full.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'fullText', value: r.score, index: i }));
+    }
+    if (needVectors) {
+      dense = await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch: params.efSearch ?? SEARCH_DEFAULTS.efSearch });
+      dense.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'embedding', value: r.score, index: i }));
+    }
+    perQuery.push(
+      mode === 'mixedRecall'
+        ? fuse(fusion, [
+            { list: dense, weight: embeddingWeight },
+            { list: full, weight: 1 - embeddingWeight },
+          ])
+        : mode === 'embedding' ? dense : full,
+    );
+  }
+  // Several queries: reciprocal ranks, equal weights (their scores are not comparable).
+  const fused = perQuery.length === 1 ? perQuery[0]! : rrfFuse(perQuery.map((list) => ({ list, weight: 1 })));
+  if (mode === 'mixedRecall' || perQuery.length > 1) fused.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'rrf', value: r.score, index: i }));
+
+  // Rows of the best few hundred; for mixed recall their exact cosine to the question too.
+  const shortlist = fused.slice(0, Math.max(candidates, params.topK ?? 0));
+  const rows = new Map(
+    (await loadDataRows(db, shortlist.map((r) => r.dataId), mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined)).map((r) => [r.id, r]),
+  );
+  let ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
+  if (mode === 'mixedRecall') {
+    // Every mixed result gets its embedding score (full-text-only ones too), ranked among the shortlist.
+    const byCos = ordered.filter((r) => r.cosine !== null).sort((x, y) => y.cosine! - x.cosine!);
+    byCos.forEach((r, i) => candidate(r.id).scores.set('embedding', { type: 'embedding', value: r.cosine!, index: i }));
+  }
+
+  if (usingReRank) {
+    ordered = ordered.slice(0, SEARCH_DEFAULTS.rerankCandidates);
+    const ranked = await deps.rerank!(params.text, ordered.map((r) => (r.a ? `${r.q}\n${r.a}` : r.q)));
+    const scored = ranked.filter((r) => r.index >= 0 && r.index < ordered.length).sort((x, y) => y.score - x.score);
+    ordered = scored.map((r, i) => {
+      const row = ordered[r.index]!;
+      candidate(row.id).scores.set('reRank', { type: 'reRank', value: r.score, index: i });
+      return row;
+    });
+  }
+
+  const best = ordered.length ? scoreOf(candidate(ordered[0]!.id), 'fullText') : 0;
+  const filtered = similarity > 0 ? ordered.filter((r) => similarityOf(candidate(r.id), mode, usingReRank, best) >= similarity) : ordered;
+  const list = withinBudget(filtered, budget, params.topK).map((r) => toItem(r, candidate(r.id)));
+  return {
+    list,
+    duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
+    searchMode: mode,
+    limit: budget,
+    similarity,
+    usingReRank,
+    fusion,
+    embeddingWeight,
+    queries,
+  };
+}
+
+async function embedQueries(deps: SearchDeps, queries: string[]): Promise<ArrayLike<number>[]> {
+  const vectors = await deps.embed(queries);
+  if (vectors.length !== queries.length) throw new Error(`the embedding model returned ${vectors.length} vectors for ${queries.length} queries`);
+  checkUnitVectors(vectors);
+  return vectors;
+}
+
+function scoreOf(c: Candidate, type: ScoreType): number {
+  return c.scores.get(type)?.value ?? 0;
+}
+
+/**
+ * What the similarity filter compares: the rerank score when reranked; else
+ * the cosine to the question (embedding and mixed recall: every mixed result
+ * has one); for full text alone, BM25 relative to the best result's (1 = as
+ * good as the best), since raw BM25 has no fixed scale.
+ */
+function similarityOf(c: Candidate, mode: SearchMode, reranked: boolean, bestFullText: number): number {
+  if (reranked) return scoreOf(c, 'reRank');
+  if (mode === 'fullTextRecall') return bestFullText > 0 ? scoreOf(c, 'fullText') / bestFullText : 0;
+  return c.scores.has('embedding') ? scoreOf(c, 'embedding') : 1;
+}
+
+/**
+ * Results in order while q + a tokens stay within the budget; the first result
+ * always comes, even alone past it (an empty answer helps nobody).
+ */
+export function withinBudget<T extends { q: string; a: string }>(rows: T[], budget: number, topK?: number): T[] {
+  const out: T[] = [];
+  let used = 0;
+  for (const r of rows) {
+    if (topK !== undefined && out.length >= topK) break;
+    used += countTextTokens(r.q) + countTextTokens(r.a);
+    if (used > budget && out.length > 0) break;
+    out.push(r);
+  }
+  return out;
+}
+
+function toItem(r: DataRow, c: Candidate): SearchResultItem {
+  const order: ScoreType[] = ['embedding', 'fullText', 'rrf', 'reRank'];
+  return {
+    id: r.id,
+    q: r.q,
+    a: r.a,
+    chunkIndex: r.chunkIndex,
+    datasetId: r.datasetId,
+    collectionId: r.collectionId,
+    sourceName: r.collectionName,
+    // FastGPT's sourceId is the file or link a collection came from; a text collection has only its id.
+    sourceId: r.collectionSource ?? r.collectionId,
+    score: order.flatMap((t) => (c.scores.has(t) ? [c.scores.get(t)!] : [])),
+  };
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
