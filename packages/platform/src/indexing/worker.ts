@@ -1,0 +1,279 @@
+// The indexing worker: claims due queue items, runs them in batches through an
+// injected processor, and settles each batch in one transaction together with
+// the item's deletion, so a kill -9 at any point leaves every item either
+// still claimable or done, never half done. Many workers (processes) may share
+// one PostgreSQL: claims use SKIP LOCKED and completions check the lease.
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, retryAfterOf } from './errors.js';
+import {
+  claimItems,
+  completeItems,
+  failItems,
+  markWaiting,
+  releaseItems,
+  renewLeases,
+  wakeWaiting,
+  type IndexingMode,
+  type QueueItem,
+} from './queue-store.js';
+
+/**
+ * Two phases, because PGlite has one connection: a transaction held open over
+ * an HTTP call would stall every other query of the process. `prepare` does the
+ * network work (embedding, LLM calls) outside any transaction; `commit` writes
+ * the results inside the transaction that also completes the items. `commit`
+ * may get a subset of the prepared items (the others were taken away meanwhile).
+ */
+export interface BatchProcessor<P = unknown> {
+  /** When set, the processor cannot run (e.g. "no vector model configured"): waiting items of its mode show this text and stay queued. */
+  unavailable?: string;
+  prepare(items: QueueItem[], db: Kysely<any>): Promise<P>;
+  commit(tx: Transaction<any>, items: QueueItem[], prepared: P): Promise<void>;
+}
+
+export interface IndexingWorkerOptions {
+  db: Kysely<any>;
+  /** Unique per worker; default host-pid-random. */
+  workerId?: string;
+  /** Batches in flight at once (systemEnv.vectorMaxProcess / qaMaxProcess). Default 1. */
+  concurrency?: number;
+  /** Items per batch (one embeddings call for chunk mode). Default 16. */
+  batchSize?: number;
+  /** How long a claim holds before another worker may take the item; renewed at a third of it. Default 60 s. */
+  leaseMs?: number;
+  /** Counted failures before an item becomes 'failed'. Default 5. */
+  maxAttempts?: number;
+  /** Sleep when nothing is due. Default 1 s. */
+  pollMs?: number;
+  /** One processor per mode this worker runs; a mode without one is left to other workers. */
+  processors: Partial<Record<IndexingMode, BatchProcessor<any>>>;
+  /** Backoff after a counted failure: base * 2^attempts, capped. Defaults 2 s, 5 min. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Pause after a rate limit without Retry-After: base * 2^(streak-1), capped. Defaults 1 s, 60 s. */
+  rateLimitBaseMs?: number;
+  rateLimitMaxMs?: number;
+  /** How long items wait before an unconfigured model is checked again. Default 30 s. */
+  unconfiguredRecheckMs?: number;
+  /** Store failures inside the loop (the loop keeps going). */
+  onError?: (err: unknown) => void;
+}
+
+export interface WorkerStats {
+  batches: number;
+  done: number;
+  failedAttempts: number;
+  rateLimited: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class IndexingWorker {
+  readonly workerId: string;
+  readonly stats: WorkerStats = { batches: 0, done: 0, failedAttempts: 0, rateLimited: 0 };
+  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors'>;
+  private readonly held = new Set<number>();
+  private readonly slots = new Set<Promise<void>>();
+  private stopping = false;
+  private loopDone: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private rateLimitStreak = 0;
+  /** No claims before this time (a rate limit pauses the whole worker). */
+  pausedUntil = 0;
+
+  constructor(opts: IndexingWorkerOptions) {
+    this.workerId = opts.workerId ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.o = {
+      concurrency: 1,
+      batchSize: 16,
+      leaseMs: 60_000,
+      maxAttempts: 5,
+      pollMs: 1000,
+      backoffBaseMs: 2000,
+      backoffMaxMs: 300_000,
+      rateLimitBaseMs: 1000,
+      rateLimitMaxMs: 60_000,
+      unconfiguredRecheckMs: 30_000,
+      ...(Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as IndexingWorkerOptions),
+    } as IndexingWorker['o'];
+  }
+
+  private get runnable(): IndexingMode[] {
+    return (Object.keys(this.o.processors) as IndexingMode[]).filter((m) => this.o.processors[m] && !this.o.processors[m]!.unavailable);
+  }
+
+  start(): this {
+    if (this.loopDone) return this;
+    this.stopping = false;
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.o.leaseMs / 3)));
+    this.renewTimer.unref();
+    this.loopDone = this.loop();
+    return this;
+  }
+
+  /** Claims at once instead of waiting for the next poll (after an enqueue). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming and waits for the batches in flight to settle. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loopDone;
+    clearInterval(this.renewTimer);
+    this.loopDone = undefined;
+  }
+
+  private async loop(): Promise<void> {
+    let lastMark = 0;
+    try {
+      // Items held back as "not configured" by an earlier run start now if this one can run them.
+      for (const mode of this.runnable) await this.safe(() => wakeWaiting(this.o.db, { mode, error: notConfiguredText(mode) }));
+    } catch {
+      /* reported by safe() */
+    }
+    while (!this.stopping) {
+      const now = Date.now();
+      if (now - lastMark >= Math.min(this.o.unconfiguredRecheckMs, 10_000)) {
+        lastMark = now;
+        await this.markUnavailable();
+      }
+      if (this.pausedUntil > now) {
+        await this.idle(Math.min(this.pausedUntil - now, this.o.pollMs * 10));
+        continue;
+      }
+      const free = this.o.concurrency - this.slots.size;
+      if (free <= 0) {
+        await Promise.race([...this.slots, this.idle(this.o.pollMs)]);
+        continue;
+      }
+      const items = await this.safe(() =>
+        claimItems(this.o.db, { workerId: this.workerId, limit: free * this.o.batchSize, leaseMs: this.o.leaseMs, modes: this.runnable }),
+      );
+      if (!items?.length) {
+        await this.idle(this.o.pollMs);
+        continue;
+      }
+      for (const it of items) this.held.add(it.id);
+      // Same mode and dataset per batch (one model per call), spread over the free slots.
+      const batches = toBatches(items, this.o.batchSize);
+      const perSlot: QueueItem[][][] = Array.from({ length: Math.min(free, batches.length) }, () => []);
+      batches.forEach((b, i) => perSlot[i % perSlot.length]!.push(b));
+      for (const list of perSlot) {
+        const slot = (async () => {
+          for (const b of list) await this.runBatch(b);
+        })();
+        this.slots.add(slot);
+        void slot.finally(() => this.slots.delete(slot));
+      }
+    }
+    await Promise.all(this.slots);
+  }
+
+  private async runBatch(items: QueueItem[]): Promise<void> {
+    const processor = this.o.processors[items[0]!.mode]!;
+    const ids = items.map((i) => i.id);
+    this.stats.batches++;
+    try {
+      const prepared = await processor.prepare(items, this.o.db);
+      await this.o.db.transaction().execute(async (tx) => {
+        const owned = await completeItems(tx, this.workerId, ids);
+        if (owned.size) await processor.commit(tx, items.filter((i) => owned.has(i.id)), prepared);
+        this.stats.done += owned.size;
+      });
+      this.rateLimitStreak = 0;
+    } catch (err) {
+      await this.settleFailure(items, err);
+    } finally {
+      for (const id of ids) this.held.delete(id);
+    }
+  }
+
+  private async settleFailure(items: QueueItem[], err: unknown): Promise<void> {
+    const ids = items.map((i) => i.id);
+    const now = Date.now();
+    if (err instanceof NotConfiguredError) {
+      const next = now + this.o.unconfiguredRecheckMs;
+      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: next, error: err.message, now }));
+      await this.safe(() => markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, datasetId: err.datasetId, nextAttemptAt: next, now }));
+      return;
+    }
+    if (isRateLimit(err)) {
+      // Wait as told (Retry-After), else back off exponentially; the items lose no attempt.
+      this.stats.rateLimited++;
+      this.rateLimitStreak++;
+      const wait = retryAfterOf(err) ?? Math.min(this.o.rateLimitMaxMs, this.o.rateLimitBaseMs * 2 ** (this.rateLimitStreak - 1));
+      this.pausedUntil = Math.max(this.pausedUntil, now + wait);
+      const text = `rate limited, waiting ${Math.ceil(wait / 1000)} s before trying again: ${errorText(err)}`;
+      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: now + wait, error: text, now }));
+      return;
+    }
+    if (items.length > 1 && isItemSpecific(err)) {
+      // One bad item must not fail its neighbours: run them one by one.
+      for (const it of items) {
+        if (this.pausedUntil > Date.now()) {
+          // A rate limit hit while going one by one: the rest wait too, without losing an attempt.
+          await this.safe(() => releaseItems(this.o.db, this.workerId, [it.id], { nextAttemptAt: this.pausedUntil, error: null }));
+        } else await this.runBatch([it]);
+      }
+      return;
+    }
+    this.stats.failedAttempts += items.length;
+    const o = { error: errorText(err), maxAttempts: this.o.maxAttempts, backoffBaseMs: this.o.backoffBaseMs, backoffMaxMs: this.o.backoffMaxMs, now };
+    await this.safe(() => failItems(this.o.db, this.workerId, ids, o));
+  }
+
+  /** Modes this worker has a processor for but which cannot run: their waiting items say why. */
+  private async markUnavailable(): Promise<void> {
+    for (const [mode, p] of Object.entries(this.o.processors) as [IndexingMode, BatchProcessor | undefined][]) {
+      if (p?.unavailable) await this.safe(() => markWaiting(this.o.db, { mode, error: p.unavailable! }));
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size) await this.safe(() => renewLeases(this.o.db, this.workerId, [...this.held], this.o.leaseMs));
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  /** Store calls inside the loop never end it: an unreachable database is reported and retried. */
+  private async safe<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.o.onError?.(err);
+      if (!this.stopping) await sleep(Math.min(this.o.pollMs, 1000));
+      return undefined;
+    }
+  }
+}
+
+/** The text shown on items a mode's processor cannot run yet. */
+export function notConfiguredText(mode: IndexingMode): string {
+  return mode === 'chunk' ? NO_VECTOR_MODEL : NO_QA_MODEL;
+}
+
+function toBatches(items: QueueItem[], size: number): QueueItem[][] {
+  const groups = new Map<string, QueueItem[]>();
+  for (const it of items) {
+    const key = `${it.mode}\u0000${it.datasetId}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(it);
+  }
+  const out: QueueItem[][] = [];
+  for (const g of groups.values()) for (let i = 0; i < g.length; i += size) out.push(g.slice(i, i + size));
+  return out;
+}
