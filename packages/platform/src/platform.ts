@@ -1,5 +1,6 @@
 // Builds the platform's services from its configuration, in dependency order,
 // and takes them down in reverse. The HTTP layer only sees this.
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
@@ -46,6 +47,7 @@ export async function createPlatformServices(config: PlatformConfig, opts: { ind
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel });
   app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
-  datasetRoutes(app, services.datasets, services.auth);
+  void app.register(multipart);
+  app.after(() => datasetRoutes(app, services.datasets, services.auth, { linkAllowPrivate: services.config.linkAllowPrivate }));
   return app;
 }

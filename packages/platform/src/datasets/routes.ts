@@ -1,6 +1,7 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (platform-api.md), general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { KeyAuthenticator } from '../keys/auth.js';
 import { MAX_PUSH, type DatasetsService } from './service.js';
@@ -16,6 +17,10 @@ const chunkSettings = {
   metadata: z.record(z.string(), z.unknown()).optional(),
 };
 const createText = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
+const createLink = z.object({ datasetId: id, link: z.string().min(1).max(4000), name: z.string().trim().max(500).optional(), ...chunkSettings });
+const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), ...chunkSettings });
+/** Largest upload (the readers' own limit). */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 const listCollections = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
 const pushData = z.object({
   collectionId: id,
@@ -51,7 +56,7 @@ export function publicData(d: DataRow & { indexes?: { id: number; text: string; 
   };
 }
 
-export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: KeyAuthenticator): void {
+export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: KeyAuthenticator, opts: { linkAllowPrivate: boolean }): void {
   const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
 
   app.post('/api/core/dataset/create', async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
@@ -68,6 +73,34 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, a
   app.post('/api/core/dataset/collection/create/text', async (req) => {
     const input = parseInput(createText, req.body);
     const r = await datasets.createTextCollection(await caller(req), input);
+    return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
+  });
+  app.post('/api/core/dataset/collection/create/link', async (req) => {
+    const input = parseInput(createLink, req.body);
+    const r = await datasets.createLinkCollection(await caller(req), input.link, input, opts.linkAllowPrivate);
+    return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
+  });
+  // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
+  app.post('/api/core/dataset/collection/create/localFile', async (req) => {
+    const who = await caller(req);
+    if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
+    let file: { data: Uint8Array; filename: string; mimeType?: string } | undefined;
+    let settings: unknown;
+    for await (const part of req.parts({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } })) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (part.file.truncated) throw errors.tooLarge(`${part.filename} is larger than ${MAX_FILE_BYTES / 1048576} MiB`);
+        file = { data, filename: part.filename || 'upload', mimeType: part.mimetype };
+      } else if (part.fieldname === 'data') {
+        try {
+          settings = JSON.parse(String(part.value));
+        } catch (err) {
+          throw errors.badField('data', `not JSON: ${(err as Error).message}`);
+        }
+      }
+    }
+    if (!file) throw errors.badField('file', 'no file in the upload');
+    const r = await datasets.createFileCollection(who, file, parseInput(fileSettings, settings));
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
   app.post('/api/core/dataset/collection/listV2', async (req) => {

@@ -1,7 +1,7 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { countTextTokens } from '@kbchat/shared';
-import { chunkMarkdown } from '../ingest/index.js';
+import { chunkMarkdown, fetchLink, readDocument } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
@@ -108,6 +108,19 @@ export class DatasetsService {
       await this.indexing.enqueue(tx, items.map((i) => ({ teamId: caller.teamId, datasetId: dataset.id, collectionId, dataId: i.row.id, mode: input.trainingType })));
     });
     return { collectionId, insertLen: items.length };
+  }
+
+  /** An uploaded file: read into structured text, then chunked like text. */
+  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }) {
+    const doc = await readDocument({ data: file.data, filename: file.filename, mimeType: file.mimeType });
+    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text: doc.text, type: 'file', source: file.filename });
+  }
+
+  /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */
+  async createLinkCollection(caller: KeyCaller, link: string, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, allowPrivate: boolean) {
+    await this.dataset(caller, settings.datasetId);
+    const page = await fetchLink(link, { allowPrivate });
+    return this.createTextCollection(caller, { ...settings, name: settings.name || page.title || page.url, text: page.text, type: 'link', source: page.url });
   }
 
   async collection(caller: KeyCaller, id: string) {

@@ -1,0 +1,86 @@
+// Collections from uploaded files (multipart, as FastGPT's clients send them)
+// and from links (loopback refused unless the operator allows it).
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+
+const KEY = 'kbchat-test-import-key-0123456789';
+
+async function platform(linkAllowPrivate: boolean): Promise<RunningPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-import-'));
+  return startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: 'pglite:memory', linkAllowPrivate }));
+}
+
+describe('collections from files and links', () => {
+  let strict: RunningPlatform;
+  let open: RunningPlatform;
+  let site: Server;
+  let siteUrl = '';
+
+  beforeAll(async () => {
+    [strict, open] = await Promise.all([platform(false), platform(true)]);
+    site = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><head><title>Opening hours</title></head><body><h1>Hours</h1><p>The library opens at 8 am.</p><table><tr><th>Day</th><th>Open</th></tr><tr><td>Mon</td><td>8-18</td></tr></table></body></html>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/hours`;
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([strict?.close(), open?.close()]);
+    site?.close();
+  });
+
+  const post = async (p: RunningPlatform, path: string, body: unknown) => {
+    const res = await fetch(`${p.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('uploads a markdown file and keeps its headings in the chunks', async () => {
+    const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files' })).body.data;
+    const form = new FormData();
+    form.append('file', new Blob(['# Guide\n\n## Returns\n\nBooks go back within 21 days.\n'], { type: 'text/markdown' }), 'guide.md');
+    form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk', chunkSize: 64 }));
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const collectionId = body.data.collectionId;
+    const detail = (await (await fetch(`${strict.url}/api/core/dataset/collection/detail?id=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
+    expect(detail.data).toMatchObject({ name: 'guide.md', type: 'file', fileName: 'guide.md' });
+    const data = await post(strict, '/api/core/dataset/data/v2/list', { collectionId });
+    expect(data.body.data.list.some((d: any) => d.titlePath.join('/').includes('Returns') && /21 days/.test(d.q))).toBe(true);
+  });
+
+  it('refuses an unknown file type with a 400 naming it, and a missing file', async () => {
+    const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files2' })).body.data;
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3])]), 'sheet.xlsx');
+    form.append('data', JSON.stringify({ datasetId }));
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).message).toMatch(/xlsx/);
+    const empty = new FormData();
+    empty.append('data', JSON.stringify({ datasetId }));
+    const none = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: empty });
+    expect(none.status).toBe(400);
+    expect(((await none.json()) as any).message).toMatch(/'file'/);
+  });
+
+  it('refuses a loopback link by default, and imports it where the operator allows private addresses', async () => {
+    const strictSet = (await post(strict, '/api/core/dataset/create', { name: 'links' })).body.data;
+    const refused = await post(strict, '/api/core/dataset/collection/create/link', { datasetId: strictSet, link: siteUrl });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/127\.0\.0\.1|loopback|private/i);
+
+    const openSet = (await post(open, '/api/core/dataset/create', { name: 'links' })).body.data;
+    const made = await post(open, '/api/core/dataset/collection/create/link', { datasetId: openSet, link: siteUrl });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const list = await post(open, '/api/core/dataset/collection/listV2', { datasetId: openSet });
+    expect(list.body.data.list[0]).toMatchObject({ name: 'Opening hours', type: 'link', rawLink: siteUrl });
+    const data = await post(open, '/api/core/dataset/data/v2/list', { collectionId: made.body.data.collectionId });
+    expect(data.body.data.list.map((d: any) => d.q).join('\n')).toMatch(/opens at 8 am/);
+  });
+});
