@@ -129,12 +129,8 @@ export class IndexingWorker {
 
   private async loop(): Promise<void> {
     let lastMark = 0;
-    try {
-      // Items held back as "not configured" by an earlier run start now if this one can run them.
-      for (const mode of this.runnable) await this.safe(() => wakeWaiting(this.o.db, { mode, error: notConfiguredText(mode) }));
-    } catch {
-      /* reported by safe() */
-    }
+    // Items held back as "not configured" by an earlier run start now if this one can run them.
+    for (const mode of this.runnable) await this.safe(() => wakeWaiting(this.o.db, { mode, error: notConfiguredText(mode) }));
     while (!this.stopping) {
       const now = Date.now();
       if (now - lastMark >= Math.min(this.o.unconfiguredRecheckMs, 10_000)) {
