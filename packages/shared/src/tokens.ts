@@ -15,11 +15,30 @@ export function loadTokenizer(): Promise<void> {
   return loading;
 }
 
-/** Exact o200k count once loaded; a conservative estimate (4 chars a token) before. */
+const RUN = 1000;
+const LONG_RUN = new RegExp(`\\S{${RUN + 1},}`, 'g');
+
+/**
+ * o200k tokens once loaded; a conservative estimate (4 chars a token) before.
+ * gpt-tokenizer is quadratic on one long whitespace-free run (16k CJK
+ * characters without punctuation: 1.4 s; 1 MB: minutes, enough for one request
+ * body to stall a process), so runs over 1000 characters are counted in
+ * 1000-character slices: linear, and for ordinary text exact. Slicing only
+ * prevents merges, so a sliced count is never below the exact one in practice
+ * (+0.8% measured on 'aaaa…').
+ */
 export function countTextTokens(text: string): number {
   if (!text) return 0;
-  if (counter) return counter(text);
-  return Math.ceil(text.length / 4);
+  if (!counter) return Math.ceil(text.length / 4);
+  if (text.length <= RUN) return counter(text);
+  let n = 0;
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > last) n += counter(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += RUN) n += counter(m[0].slice(i, i + RUN));
+    last = m.index + m[0].length;
+  }
+  return n + (last < text.length ? counter(text.slice(last)) : 0);
 }
 
 function contentText(content: unknown): string {
