@@ -62,8 +62,9 @@ async function startGatewayProcess(name: string, env: Record<string, string>): P
   const dataDir = mkdtempSync(join(tmpdir(), `kbchat-mp-${name}-`));
   const child = spawn(process.execPath, [CLI, 'gateway', '--port', String(port)], {
     cwd: REPO,
-    // A clean environment: no stray <PROVIDER>_API_KEY of the machine becomes a channel.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir, ...env },
+    // A clean environment: no stray <PROVIDER>_API_KEY of the machine becomes a
+    // channel, and no local models (local-channel.test.ts covers those).
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: dataDir, LOCAL_MODELS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
