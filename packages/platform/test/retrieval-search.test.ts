@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformStore } from '../src/store/db.js';
 import { analyze } from '../src/retrieval/analyzer.js';
 import { bm25Search } from '../src/retrieval/search-store.js';
-import { searchDataset, type SearchDeps } from '../src/retrieval/search.js';
+import { SEARCH_DEFAULTS, searchDataset, type SearchDeps } from '../src/retrieval/search.js';
 import { checkUnitVectors, removeData, storeVectors } from '../src/retrieval/store.js';
 import { addDataset, addDocs, openRetrievalStore, unit } from './retrieval-fixtures.js';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => store?.close());
 
-function bm25(tf: number, df: number, n: number, dl: number, avgdl: number, k1 = 0.9, b = 0.4): number {
+function bm25(tf: number, df: number, n: number, dl: number, avgdl: number, k1 = SEARCH_DEFAULTS.k1, b = SEARCH_DEFAULTS.b): number {
   const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
   return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avgdl));
 }
@@ -163,6 +163,20 @@ describe('vectors', () => {
     expect(res8.list[0]!.id).toBe('d2');
     const tables = await sql<{ t: string }>`select tablename as t from pg_tables where tablename like 'vectors_%' order by 1`.execute(store.db);
     expect(tables.rows.map((r) => r.t)).toEqual(['vectors_12', 'vectors_8']);
+  });
+
+  it('takes dimensions past HNSW\'s 2,000 (halfvec index) and concurrent table creation', async () => {
+    const { ensureVectorTable } = await import('../src/retrieval/store.js');
+    await Promise.all([ensureVectorTable(store.db, 3072), ensureVectorTable(store.db, 3072)]);
+    await addDataset(store.db, 'ds3072');
+    await addDocs(store.db, 'ds3072', [
+      { id: 'g1', q: 'large one', vector: unit(3072, 3000) },
+      { id: 'g2', q: 'large two', vector: unit(3072, 3071) },
+    ]);
+    const deps3072: SearchDeps = { embed: async (t) => t.map(() => Float32Array.from(unit(3072, 3071, 3000, 0.5))) };
+    const res = await searchDataset(store.db, { datasetIds: ['ds3072'], text: 'q', mode: 'mixedRecall' }, deps3072);
+    expect(res.list.map((r) => r.id)).toEqual(['g2', 'g1']);
+    expect(res.list[0]!.score[0]!.value).toBeCloseTo(1 / Math.hypot(1, 0.5), 3);
   });
 
   it('removes postings and vectors with the data', async () => {

@@ -21,14 +21,15 @@ export const retrievalMigrations: Record<string, Migration> = {
         .createTable('search_terms')
         .addColumn('dataset_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('term', 'text', (c) => c.notNull())
-        .addColumn('data_id', 'varchar(32)', (c) => c.notNull().references('search_docs.data_id').onDelete('cascade'))
+        .addColumn('data_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('tf', 'integer', (c) => c.notNull())
         .addColumn('doc_length', 'integer', (c) => c.notNull())
         .execute();
       // "All postings of these terms in this dataset" is the only read; the
       // included columns make it an index-only scan where the visibility map allows.
       await sql`create unique index search_terms_lookup on search_terms (dataset_id, term, data_id) include (tf, doc_length)`.execute(db);
-      // The cascade from search_docs finds a document's postings through this one.
+      // No foreign key here: checking one per posting made indexing ~2x slower;
+      // search_docs' delete trigger removes a document's postings instead, found through this index.
       await db.schema.createIndex('search_terms_data_idx').on('search_terms').column('data_id').execute();
       await db.schema
         .createTable('search_stats')
@@ -51,6 +52,7 @@ export const retrievalMigrations: Record<string, Migration> = {
       await sql`
         create function search_stats_remove() returns trigger language plpgsql as $$
         begin
+          delete from search_terms t using old_rows o where t.data_id = o.data_id;
           update search_stats s set doc_count = s.doc_count - o.n, total_length = s.total_length - o.len
             from (select dataset_id, count(*) as n, coalesce(sum(length), 0) as len from old_rows group by dataset_id) o
            where s.dataset_id = o.dataset_id;

@@ -15,7 +15,7 @@ export type ScoreType = 'embedding' | 'fullText' | 'reRank' | 'rrf';
 
 /** Chosen on SciFact train (see bench/README.md); test was not looked at to choose. */
 export const SEARCH_DEFAULTS = {
-  k1: 0.9,
+  k1: 1.5,
   b: 0.4,
   fusion: 'linear' as FusionMethod,
   embeddingWeight: 0.3,
