@@ -65,7 +65,7 @@ let dataDir: string;
 beforeAll(async () => {
   ensureSharedBuilt();
   script = transpile();
-  gw = await startTestGateway({ sim: { embedDelayMs: 120 } });
+  gw = await startTestGateway({ sim: { embedDelayMs: 200 } });
   dataDir = mkdtempSync(join(tmpdir(), 'kbchat-indexing-kill-'));
 }, 120_000);
 afterAll(async () => {
@@ -97,35 +97,35 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('kill -9 of a worker process', () => {
   it('loses nothing and duplicates nothing across several SIGKILLs and restarts', async () => {
-    const N = 48;
+    const N = 80; // 20 batches of 4 at 200 ms a call: far more than three short runs can finish
     let store = await openPlatformStore({ url: `pglite:${join(dataDir, 'platform-db')}`, migrations: { ...indexingMigrations, ...testResultMigrations } });
     const s = await seed(store.db, { n: N, indexesPer: 2 });
     await enqueue(store.db, s.items);
     await store.close();
 
     const embedCalls = () => gw.sim.stats().byModel['sim-embed-384'] ?? 0;
+    const lastLeft = (out: string) => Number([...out.matchAll(/left (\d+)/g)].at(-1)?.[1] ?? N);
     const leftAtKill: number[] = [];
-    // Kill at different moments: mid-embedding, and while batches commit.
-    for (const extraMs of [150, 400, 260]) {
+    // Run 1 is killed in its first embeddings call (nothing committed yet); runs 2 and 3 once
+    // they have committed a batch, while other batches are embedding or committing.
+    for (const [i, extraMs] of [0, 120, 60].entries()) {
       const calls = embedCalls();
       const run = startWorker();
-      // Started and at least one embeddings call under way or done, then a little more.
       const until = Date.now() + 60_000;
-      while (embedCalls() === calls && Date.now() < until) {
-        if (/finished/.test(run.output())) break;
-        await sleep(10);
-      }
-      await sleep(extraMs);
+      // The child prints its own count of completed items ("done N"): this run has committed a batch.
+      const ready = () => (i === 0 ? embedCalls() > calls : /done [1-9]/.test(run.output()));
+      while (!ready() && !/finished/.test(run.output()) && Date.now() < until) await sleep(5);
+      await sleep(i === 0 ? 80 : extraMs);
       run.kill();
       const { signal } = await run.exited;
       expect(signal, run.output()).toBe('SIGKILL');
       expect(run.output()).not.toMatch(/finished/);
-      const lefts = [...run.output().matchAll(/left (\d+)/g)].map((m) => Number(m[1]));
-      leftAtKill.push(lefts.at(-1) ?? N);
+      leftAtKill.push(lastLeft(run.output()));
     }
-    // The kills fell mid-run: some items were done, some not, and the runs made progress.
-    expect(leftAtKill.some((n) => n > 0 && n < N), String(leftAtKill)).toBe(true);
-    expect(leftAtKill.at(-1)!).toBeGreaterThan(0);
+    // Runs 2 and 3 made progress and were cut off with work left.
+    expect(leftAtKill[1]!, String(leftAtKill)).toBeLessThan(N);
+    expect(leftAtKill[2]!, String(leftAtKill)).toBeLessThan(leftAtKill[1]!);
+    expect(leftAtKill[2]!, String(leftAtKill)).toBeGreaterThan(0);
     const last = startWorker();
     const { code } = await Promise.race([last.exited, sleep(90_000).then(() => ({ code: -1 }))]);
     expect(code, last.output()).toBe(0);
