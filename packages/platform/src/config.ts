@@ -14,6 +14,8 @@ export interface PlatformConfig {
   initialApiKey?: string;
   /** Link import may reach loopback and private addresses. */
   linkAllowPrivate: boolean;
+  /** Run an indexing worker in this process (PLATFORM_WORKER, default on). */
+  runWorker: boolean;
   logLevel: string;
 }
 
@@ -36,6 +38,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     configPath: env.CONFIG_PATH || undefined,
     initialApiKey: env.INITIAL_API_KEY || undefined,
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
+    runWorker: env.PLATFORM_WORKER !== 'off',
     logLevel: env.LOG_LEVEL || 'warn',
     ...overrides,
   };

@@ -9,7 +9,13 @@ import { buildHttpApp } from './http/server.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
-import { loadModelConfig, type ModelConfig } from './models/config-file.js';
+import { GatewayClient } from './gateway-client/index.js';
+import { enqueue, indexingMigrations, type IndexingWorker } from './indexing/index.js';
+import { createIndexingWorker } from './indexing/wiring.js';
+import { ConfigFileError, loadModelConfig, type ModelConfig } from './models/config-file.js';
+import { retrievalMigrations } from './retrieval/index.js';
+import { searchRoutes } from './search/routes.js';
+import { SearchService } from './search/service.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
 
 export interface PlatformServices {
@@ -19,26 +25,61 @@ export interface PlatformServices {
   keys: KeysStore;
   auth: KeyAuthenticator;
   datasets: DatasetsService;
+  search: SearchService;
+  gateway: GatewayClient;
+  worker?: IndexingWorker;
   rootTeamId: string;
   startupNotes: string[];
   close(): Promise<void>;
 }
 
-/** Until the indexing queue is wired, new data is only stored. */
-const NO_INDEXING: IndexingHooks = { enqueue: async () => {} };
+/**
+ * Every model config.json names must be served by the gateway. A gateway that
+ * cannot be reached yet (started after the platform) is a note, not a failure;
+ * a gateway that answers without a configured model stops the start, naming it.
+ */
+async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise<string[]> {
+  const required = [...models.llmModels, ...models.vectorModels, ...models.reRankModels].map((m) => m.model);
+  let missing: string[];
+  try {
+    missing = await gateway.missingModels(required);
+  } catch (err) {
+    return [`models not checked: the gateway did not answer (${(err as Error).message})`];
+  }
+  if (missing.length) throw new ConfigFileError(`config.json names models the gateway at ${gateway.url} does not serve: ${missing.join(', ')} (add a channel for them, or remove them from config.json)`);
+  return [`all ${required.length} configured models are served by the gateway`];
+}
 
-export async function createPlatformServices(config: PlatformConfig, opts: { indexing?: IndexingHooks } = {}): Promise<PlatformServices> {
+export async function createPlatformServices(config: PlatformConfig): Promise<PlatformServices> {
   const models = loadModelConfig(config.configPath);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir });
+  const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
+  const notes = await checkModels(gateway, models);
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
-  const datasets = new DatasetsService(new DatasetsStore(store.db), models, opts.indexing ?? NO_INDEXING);
-  const startupNotes = [...root.notes, `store: ${store.description}`];
+  const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
+  const worker = config.runWorker ? createIndexingWorker(store.db, gateway, models, onError) : undefined;
+  const indexing: IndexingHooks = {
+    async enqueue(tx, items) {
+      await enqueue(tx, items);
+      // New work: the worker looks at once instead of at its next poll (after the commit).
+      setImmediate(() => worker?.wake());
+    },
+  };
+  const datasets = new DatasetsService(new DatasetsStore(store.db), models, indexing);
+  const search = new SearchService(store.db, gateway, models);
+  const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) startupNotes.push('no vector model configured: datasets can be made, but nothing is indexed');
+  if (worker) {
+    worker.start();
+    startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
+  }
   return {
-    config, models, store, keys, auth, datasets, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, datasets, search, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
+      await worker?.stop();
+      await gateway.close();
       await store.close();
     },
   };
@@ -48,6 +89,10 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel });
   app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
   void app.register(multipart);
-  app.after(() => datasetRoutes(app, services.datasets, services.auth, { linkAllowPrivate: services.config.linkAllowPrivate }));
+  app.after(() => {
+    datasetRoutes(app, services.datasets, services.auth, { linkAllowPrivate: services.config.linkAllowPrivate });
+    const extensionModel = services.models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? services.models.llmModels[0]?.model;
+    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.auth, defaultExtensionModel: extensionModel });
+  });
   return app;
 }

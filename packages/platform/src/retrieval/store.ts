@@ -9,6 +9,11 @@ import { vectorIndexedExpression, vectorTableName } from './schema.js';
 
 type Db = Kysely<any>;
 
+/** Runs `fn` in the caller's transaction when there is one (the indexing worker commits with its queue items), else in a new one. */
+function inTransaction(db: Db, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 /** Rows per statement: bounds a statement's parameter size (postings run ~100 per item). */
 const POSTINGS_PER_STATEMENT = 20_000;
 const VECTORS_PER_STATEMENT = 500;
@@ -91,7 +96,7 @@ export async function indexForSearch(db: Db, items: SearchItem[]): Promise<void>
     docIds.push(item.dataId), docSets.push(item.datasetId), docLens.push(length);
     for (const [term, tf] of terms) pSet.push(item.datasetId), pTerm.push(term), pData.push(item.dataId), pTf.push(tf), pLen.push(length);
   }
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     // Replacing: the cascade drops old postings, the trigger corrects the stats.
     await sql`delete from search_docs where data_id = any(${docIds}::varchar[])`.execute(trx);
     await sql`insert into search_docs (data_id, dataset_id, length)
@@ -123,7 +128,7 @@ export async function storeVectors(db: Db, dims: number, rows: VectorRow[]): Pro
   }
   checkUnitVectors(rows.map((r) => r.vector));
   const table = await ensureVectorTable(db, dims);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     for (let i = 0; i < rows.length; i += VECTORS_PER_STATEMENT) {
       const part = rows.slice(i, i + VECTORS_PER_STATEMENT);
       await sql`insert into ${sql.table(table)} (index_id, data_id, dataset_id, embedding)
@@ -140,7 +145,7 @@ export async function storeVectors(db: Db, dims: number, rows: VectorRow[]): Pro
  */
 export async function removeData(db: Db, dataIds: string[]): Promise<void> {
   if (dataIds.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await sql`delete from search_docs where data_id = any(${dataIds}::varchar[])`.execute(trx);
     const tables = await sql<{ name: string }>`select tablename as name from pg_tables
       where schemaname = current_schema() and tablename ~ '^vectors_[0-9]+$'`.execute(trx);

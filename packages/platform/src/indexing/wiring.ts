@@ -1,0 +1,60 @@
+// The indexing worker of a platform process, wired to the gateway (embeddings,
+// QA chat) and to the retrieval tables (vectors, full-text postings).
+import type { Kysely, Transaction } from 'kysely';
+import type { GatewayClient } from '../gateway-client/index.js';
+import type { ModelConfig } from '../models/config-file.js';
+import { indexForSearch, storeVectors } from '../retrieval/index.js';
+import { newId } from '../keys/auth.js';
+import { indexChunks } from './chunk-processor.js';
+import { indexQa } from './qa-processor.js';
+import { IndexingWorker } from './worker.js';
+
+export function createIndexingWorker(db: Kysely<any>, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
+  const vectorModels = new Set(models.vectorModels.map((m) => m.model));
+  const llms = new Set(models.llmModels.map((m) => m.model));
+  const datasetModels = new Map<string, { vector: string; agent: string | null }>();
+  const modelsOf = async (datasetId: string) => {
+    let hit = datasetModels.get(datasetId);
+    if (!hit) {
+      const row = await db.selectFrom('datasets').select(['vector_model', 'agent_model']).where('id', '=', datasetId).executeTakeFirst();
+      if (!row) return undefined;
+      // A dataset's vector model never changes: safe to keep.
+      hit = { vector: row.vector_model, agent: row.agent_model };
+      datasetModels.set(datasetId, hit);
+    }
+    return hit;
+  };
+  const chunk = indexChunks({
+    embed: vectorModels.size ? (model, texts) => gateway.embeddings(model, texts) : undefined,
+    vectorModelOf: async (datasetId) => {
+      const m = (await modelsOf(datasetId))?.vector;
+      return m && vectorModels.has(m) ? m : undefined;
+    },
+    // Vectors are keyed by their data_indexes row: storing replaces, and index
+    // rows an update removed take their vectors with them (foreign key cascade).
+    async writeVectors(tx: Transaction<any>, rows) {
+      if (rows.length === 0) return;
+      const dims = rows[0]!.vector.length;
+      // The first vectors fix the dataset's dimensions; a model that changes them is refused.
+      await tx.updateTable('datasets').set({ vector_dimensions: dims }).where('id', '=', rows[0]!.datasetId).where('vector_dimensions', 'is', null).execute();
+      await storeVectors(tx, dims, rows);
+    },
+    async writePostings(tx: Transaction<any>, items) {
+      await indexForSearch(tx, items.map((i) => ({ dataId: i.dataId, datasetId: i.datasetId, text: [i.q, i.a].filter(Boolean).join('\n') })));
+    },
+  });
+  const qa = indexQa({
+    chat: llms.size ? (body) => gateway.chat(body) : undefined,
+    qaModelOf: async (datasetId) => {
+      const m = (await modelsOf(datasetId))?.agent;
+      return m && llms.has(m) ? m : undefined;
+    },
+    newId,
+  });
+  return new IndexingWorker({
+    db,
+    concurrency: models.systemEnv.vectorMaxProcess,
+    processors: { chunk, qa },
+    onError,
+  });
+}

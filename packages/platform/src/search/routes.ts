@@ -1,0 +1,74 @@
+// searchTest, and the indexing progress and retry endpoints of collections.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { ok } from '../datasets/routes.js';
+import type { DatasetsService } from '../datasets/service.js';
+import { parseInput } from '../http/validate.js';
+import { progress, retryFailed, sumProgress } from '../indexing/index.js';
+import type { KeyAuthenticator } from '../keys/auth.js';
+import type { SearchService } from './service.js';
+
+const id = z.string().min(1).max(64);
+const searchTest = z.object({
+  datasetId: id,
+  text: z.string().trim().min(1).max(10_000),
+  limit: z.number().int().min(1).max(100_000).default(5000),
+  similarity: z.number().min(0).max(1).default(0),
+  searchMode: z.enum(['embedding', 'fullTextRecall', 'mixedRecall']).default('embedding'),
+  embeddingWeight: z.number().min(0).max(1).optional(),
+  usingReRank: z.boolean().default(false),
+  rerankModel: z.string().optional(),
+  datasetSearchUsingExtensionQuery: z.boolean().default(false),
+  datasetSearchExtensionModel: z.string().optional(),
+  datasetSearchExtensionBg: z.string().max(10_000).optional(),
+});
+
+export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: KeyAuthenticator; defaultExtensionModel?: string }): void {
+  const caller = (req: FastifyRequest) => deps.auth.general(req.headers.authorization);
+
+  app.post('/api/core/dataset/searchTest', async (req) => {
+    const who = await caller(req);
+    const b = parseInput(searchTest, req.body);
+    const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
+    const r = await deps.search.search(who, {
+      datasetIds: [b.datasetId], text: b.text, mode: b.searchMode, limit: b.limit, similarity: b.similarity, embeddingWeight: b.embeddingWeight,
+      usingReRank: b.usingReRank, rerankModel: b.rerankModel,
+      extension: b.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: b.datasetSearchExtensionBg } : undefined,
+    });
+    return ok({
+      list: r.list, duration: r.duration, searchMode: r.searchMode, limit: r.limit, similarity: r.similarity, usingReRank: r.usingReRank,
+      queryExtensionModel: r.extension?.model, queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
+    });
+  });
+
+  // Counts of a collection's items by state, and the last error, so that "indexing" never sits without a reason.
+  app.get('/api/core/dataset/collection/trainingDetail', async (req) => {
+    const who = await caller(req);
+    const { collectionId } = parseInput(z.object({ collectionId: id }), req.query);
+    const c = await deps.datasets.collection(who, collectionId);
+    const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
+    const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null };
+    return ok({
+      trainingType: c.training_type, queuedCounts: counts.queued, trainingCounts: counts.indexing, errorCounts: counts.failed, trainedCount: counts.done,
+      ...counts,
+    });
+  });
+
+  app.get('/api/core/dataset/trainingDetail', async (req) => {
+    const who = await caller(req);
+    const { datasetId } = parseInput(z.object({ datasetId: id }), req.query);
+    await deps.datasets.dataset(who, datasetId);
+    const list = await progress(deps.db, { datasetId });
+    return ok({ ...sumProgress(list), collections: list });
+  });
+
+  // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
+  app.post('/api/core/dataset/training/retry', async (req) => {
+    const who = await caller(req);
+    const b = parseInput(z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] }), req.body);
+    if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
+    if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
+    return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });
+  });
+}
