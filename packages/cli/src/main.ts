@@ -1,7 +1,7 @@
 // The `kbchat` command: start (everything, embedded), gateway, replay, help.
 import { parseArgs } from 'node:util';
 import { replayCommand } from './replay.js';
-import { runEverything, runGateway, runPlatform } from './services.js';
+import { runEverything, runGateway, runPlatform, runWorker } from './services.js';
 
 const USAGE = `kbchat <command> [options]
 
@@ -9,6 +9,7 @@ Commands:
   start              start the model gateway and the platform in one process, on the embedded stores
   gateway            start the model gateway alone
   platform           start the platform alone (GATEWAY_URL, GATEWAY_TOKEN name the gateway)
+  worker             run an indexing worker alone, against the platform store (DATABASE_URL)
   replay <requestId> replay a failed request's stored upstream body against the gateway
 
 Options:
@@ -47,8 +48,10 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'start':
     case 'gateway':
-    case 'platform': {
-      const running = command === 'start' ? await runEverything(env) : command === 'gateway' ? await runGateway(env) : await runPlatform(env);
+    case 'platform':
+    case 'worker': {
+      const run = { start: runEverything, gateway: runGateway, platform: runPlatform, worker: runWorker }[command];
+      const running = await run(env);
       const stop = async (signal: string) => {
         console.log(`[kbchat] ${signal}: shutting down`);
         await running.close();

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '@kbchat/gateway';
-import { loadPlatformConfig, startPlatform, type RunningPlatform } from '@kbchat/platform';
+import { loadPlatformConfig, startPlatform, startWorker, type RunningPlatform } from '@kbchat/platform';
 import { randomSecret } from '@kbchat/shared';
 
 export interface Running {
@@ -62,4 +62,13 @@ export async function runEverything(env: Record<string, string | undefined>): Pr
       await gw.close();
     },
   };
+}
+
+export async function runWorker(env: Record<string, string | undefined>): Promise<Running> {
+  const config = loadPlatformConfig(env);
+  config.dataDir = resolve(config.dataDir);
+  const w = await startWorker(config);
+  for (const note of w.services.startupNotes) console.log(`[worker] ${note}`);
+  console.log('[worker] indexing: waiting for work');
+  return w;
 }

@@ -35,3 +35,9 @@ export async function startPlatform(config: PlatformConfig): Promise<RunningPlat
     },
   };
 }
+
+/** An indexing worker alone (`kbchat worker`): no HTTP, the same store and gateway. */
+export async function startWorker(config: PlatformConfig): Promise<{ services: PlatformServices; close(): Promise<void> }> {
+  const services = await createPlatformServices({ ...config, runWorker: true });
+  return { services, close: () => services.close() };
+}

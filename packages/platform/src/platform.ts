@@ -10,7 +10,7 @@ import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, indexingMigrations, type IndexingWorker } from './indexing/index.js';
+import { enqueue, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { ConfigFileError, loadModelConfig, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations } from './retrieval/index.js';
@@ -65,6 +65,10 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
       await enqueue(tx, items);
       // New work: the worker looks at once instead of at its next poll (after the commit).
       setImmediate(() => worker?.wake());
+    },
+    async progress(datasetId, collectionIds) {
+      const list = await progress(store.db, { datasetId, collectionIds });
+      return new Map(list.map((p) => [p.collectionId, { waiting: p.queued + p.indexing, failed: p.failed }]));
     },
   };
   const datasets = new DatasetsService(new DatasetsStore(store.db), models, indexing);

@@ -78,6 +78,8 @@ describe('knowledge base end to end', () => {
     expect(detail).toMatchObject({ failed: 0, queued: 0, indexing: 0 });
     expect(detail.done).toBe(made.body.data.results.insertLen);
     expect((await call(`/api/core/dataset/detail?id=${datasetId}`)).body.data.vectorDimensions).toBe(384);
+    const listed = (await call('/api/core/dataset/collection/listV2', { datasetId })).body.data.list[0];
+    expect(listed).toMatchObject({ dataAmount: detail.total, trainingAmount: 0, errorAmount: 0 });
 
     for (const searchMode of ['fullTextRecall', 'embedding', 'mixedRecall'] as const) {
       const r = await call('/api/core/dataset/searchTest', { datasetId, text: 'largest glacier in the Alps', searchMode, limit: 5000 });

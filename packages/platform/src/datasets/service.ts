@@ -12,6 +12,8 @@ import type { Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
 export interface IndexingHooks {
   /** Called inside the transaction that wrote the items. */
   enqueue(tx: Db, items: { teamId: string; datasetId: string; collectionId: string; dataId: string; mode: 'chunk' | 'qa' }[]): Promise<void>;
+  /** Items still to index and failed ones, per collection (for the collection list). */
+  progress?(datasetId: string, collectionIds: string[]): Promise<Map<string, { waiting: number; failed: number }>>;
 }
 
 export interface TextCollectionInput {
@@ -131,7 +133,9 @@ export class DatasetsService {
 
   async listCollections(caller: KeyCaller, datasetId: string, offset: number, pageSize: number, searchText?: string) {
     await this.dataset(caller, datasetId);
-    return this.store.listCollections(caller.teamId, datasetId, offset, pageSize, searchText);
+    const page = await this.store.listCollections(caller.teamId, datasetId, offset, pageSize, searchText);
+    const progress = (await this.indexing.progress?.(datasetId, page.rows.map((r) => r.id))) ?? new Map();
+    return { total: page.total, rows: page.rows.map((r) => ({ ...r, training_amount: progress.get(r.id)?.waiting ?? 0, error_amount: progress.get(r.id)?.failed ?? 0 })) };
   }
 
   async deleteCollection(caller: KeyCaller, id: string): Promise<void> {
