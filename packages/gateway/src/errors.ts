@@ -4,6 +4,9 @@
 import { openAIError, type OpenAIErrorBody } from '@kbchat/shared';
 
 export class GatewayError extends Error {
+  /** An upstream's Retry-After (seconds or an HTTP date), passed on to the client. */
+  retryAfter?: string;
+
   constructor(
     readonly status: number,
     message: string,

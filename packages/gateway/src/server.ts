@@ -27,6 +27,7 @@ function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void
   const e = toGatewayError(err, req);
   if (e.status >= 500) req.log.warn({ requestId: req.id, code: e.code }, e.message);
   reply.header('x-request-id', req.id);
+  if (e.retryAfter && /^[\w ,:+-]{1,64}$/.test(e.retryAfter)) reply.header('retry-after', e.retryAfter);
   reply.code(e.status).send(e.toBody(req.id));
 }
 

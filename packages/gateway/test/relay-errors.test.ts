@@ -100,6 +100,20 @@ describe('relay errors', () => {
       expectRequestId((err.error as any).message, err.requestID);
     });
 
+    it("an upstream 429 keeps its status and passes its Retry-After on to the client", async () => {
+      const limited = await startTestGateway({ sim: { rpm: 1, retryAfterSeconds: 7 }, config: { maxAttempts: 1 } });
+      try {
+        const body = { model: 'sim-chat', messages: hi };
+        expect((await limited.api('/v1/chat/completions', { method: 'POST', json: body })).status).toBe(200);
+        const res = await limited.api('/v1/chat/completions', { method: 'POST', json: body });
+        expect(res.status).toBe(429);
+        expect(res.headers.get('retry-after')).toBe('7');
+        expect(((await res.json()) as any).error.message).toMatch(/Rate limit reached/);
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('upstream unreachable inside a stream request fails before any byte, as a plain HTTP error', async () => {
       const err = await apiError(client.chat.completions.create({ model: 'dead-model', messages: hi, stream: true }));
       expect(err.status).toBe(502);

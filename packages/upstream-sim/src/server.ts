@@ -27,6 +27,7 @@ function resolveConfig(opts: UpstreamSimOptions): SimConfig {
     embedDelayMs: opts.embedDelayMs ?? envNumber('SIM_EMBED_DELAY_MS', 0),
     slowMs: opts.slowMs ?? envNumber('SIM_SLOW_MS', 3000),
     rpm: opts.rpm ?? envNumber('SIM_RPM', 0),
+    retryAfterSeconds: opts.retryAfterSeconds ?? envNumber('SIM_RETRY_AFTER', 0),
   };
 }
 
@@ -116,6 +117,7 @@ function createHandler(cfg: SimConfig, state: SimState) {
         state.windowCount = 0;
       }
       if (++state.windowCount > cfg.rpm) {
+        if (cfg.retryAfterSeconds) res.setHeader('retry-after', String(cfg.retryAfterSeconds));
         return oaiError(res, 429, `Rate limit reached: ${cfg.rpm} requests per minute`, 'requests', 'rate_limit_exceeded');
       }
     }

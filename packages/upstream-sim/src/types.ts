@@ -18,6 +18,8 @@ export interface UpstreamSimOptions {
   slowMs?: number;
   /** Requests a minute before 429 (env SIM_RPM, default 0 = unlimited). */
   rpm?: number;
+  /** Retry-After (seconds) on those 429s (env SIM_RETRY_AFTER, default none). */
+  retryAfterSeconds?: number;
 }
 
 /** What reached the simulator: counts of parsed requests plus the last bodies and auth presence. */
@@ -54,6 +56,7 @@ export interface SimConfig {
   embedDelayMs: number;
   slowMs: number;
   rpm: number;
+  retryAfterSeconds: number;
 }
 
 // Request bodies are untrusted JSON: fields are typed loosely and checked where the reference checks them.

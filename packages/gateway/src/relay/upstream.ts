@@ -58,7 +58,7 @@ export function classifyError(err: unknown, opts: UpstreamOptions): UpstreamFail
 }
 
 /** The failure for a non-2xx answer, in the upstream's own words. */
-function statusFailure(statusCode: number, text: string): UpstreamFailure {
+function statusFailure(statusCode: number, text: string, retryAfter?: string): UpstreamFailure {
   let message: string | undefined;
   try {
     message = upstreamErrorMessage(JSON.parse(text));
@@ -70,7 +70,10 @@ function statusFailure(statusCode: number, text: string): UpstreamFailure {
   // Only real error statuses pass through; a 3xx or a 6xx becomes a 502 that names it.
   const status = statusCode >= 400 && statusCode <= 599 ? statusCode : 502;
   const shown = status === statusCode ? message : `upstream answered with status ${statusCode}${message ? `: ${message}` : ''}`;
-  return new UpstreamFailure('status', errors.badResponseStatus(status, shown), status);
+  const error = errors.badResponseStatus(status, shown);
+  // A rate limit's wait is the upstream's to say; clients (the platform's queue) honour it.
+  if (retryAfter && (status === 429 || status === 503)) error.retryAfter = retryAfter;
+  return new UpstreamFailure('status', error, status);
 }
 
 /** An upstream's 2xx answer as JSON; one that is not JSON is the upstream's fault. */
@@ -110,6 +113,7 @@ class StreamHandler {
   private ok = false;
   private settled = false;
   private errorChunks: Buffer[] = [];
+  private retryAfter: string | undefined;
   private controller: DispatchController | undefined;
   private readonly stopWatching: () => void;
 
@@ -137,9 +141,13 @@ class StreamHandler {
     if ((this.signal as { aborted?: boolean } | undefined)?.aborted) c.abort(new Error('the client closed the connection'));
   }
 
-  onResponseStart(_c: DispatchController, statusCode: number): void {
+  onResponseStart(_c: DispatchController, statusCode: number, headers?: Record<string, string | string[] | undefined>): void {
     this.status = statusCode;
     this.ok = statusCode >= 200 && statusCode < 300;
+    if (!this.ok) {
+      const h = headers?.['retry-after'];
+      this.retryAfter = Array.isArray(h) ? h[0] : h;
+    }
   }
 
   onResponseData(c: DispatchController, chunk: Buffer): void {
@@ -169,7 +177,7 @@ class StreamHandler {
   }
 
   onResponseEnd(): void {
-    if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8')));
+    if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8'), this.retryAfter));
     this.finish();
   }
 
