@@ -140,3 +140,32 @@ describe('knowledge base end to end', () => {
     expect(r.body.data.list).toEqual([]);
   });
 });
+
+describe('a platform with no vector model configured', () => {
+  it('still takes data, and every waiting item says "no vector model configured"', async () => {
+    const gw = await startTestGateway();
+    const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-novector-'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }] }));
+    const p = await startPlatform(
+      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+    );
+    try {
+      expect(p.services.startupNotes.join('\n')).toMatch(/no vector model configured/);
+      const post = async (path: string, json: unknown) =>
+        (await (await fetch(`${p.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) })).json()) as any;
+      const datasetId = (await post('/api/core/dataset/create', { name: 'waiting' })).data;
+      const made = await post('/api/core/dataset/collection/create/text', { datasetId, name: 'a', text: 'One sentence.\n\nAnother one.' });
+      const until = Date.now() + 20_000;
+      let d: any;
+      do {
+        await new Promise((r) => setTimeout(r, 100));
+        d = ((await (await fetch(`${p.url}/api/core/dataset/collection/trainingDetail?collectionId=${made.data.collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).data;
+      } while (d.lastError !== 'no vector model configured' && Date.now() < until);
+      expect(d).toMatchObject({ lastError: 'no vector model configured', failed: 0, done: 0 });
+      expect(d.queued).toBe(d.total);
+    } finally {
+      await p.close();
+      await gw.close();
+    }
+  }, 60_000);
+});
