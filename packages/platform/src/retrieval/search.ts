@@ -18,7 +18,7 @@ export const SEARCH_DEFAULTS = {
   k1: 1.5,
   b: 0.4,
   fusion: 'linear' as FusionMethod,
-  embeddingWeight: 0.3,
+  embeddingWeight: 0.2,
   /** candidates each recall list brings */
   candidates: 100,
   efSearch: 100,
