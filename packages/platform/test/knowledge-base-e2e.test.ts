@@ -41,7 +41,7 @@ describe('knowledge base end to end', () => {
     writeFileSync(
       configPath,
       JSON.stringify({
-        llmModels: [{ model: 'sim-chat', toolChoice: false, functionCall: false }],
+        llmModels: [{ model: 'sim-chat', toolChoice: false, functionCall: false }, { model: 'sim-echo-prompt' }],
         vectorModels: [{ model: 'sim-embed-384', defaultToken: 200, maxToken: 512 }, { model: 'sim-embed-raw-384', defaultToken: 200, maxToken: 512 }],
         reRankModels: [{ model: 'sim-rerank' }],
         systemEnv: { vectorMaxProcess: 2 },
@@ -57,7 +57,7 @@ describe('knowledge base end to end', () => {
   });
 
   it('checks at start that the gateway serves every configured model, naming the missing ones', async () => {
-    expect(p.services.startupNotes.join('\n')).toMatch(/all 4 configured models are served/);
+    expect(p.services.startupNotes.join('\n')).toMatch(/all 5 configured models are served/);
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-e2e-bad-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'gpt-nowhere' }], vectorModels: [] }));
     await expect(
@@ -103,6 +103,29 @@ describe('knowledge base end to end', () => {
     expect(reranked.status, JSON.stringify(reranked.body)).toBe(200);
     expect(reranked.body.data.usingReRank).toBe(true);
     expect(reranked.body.data.list[0].score.map((s: any) => s.type)).toContain('reRank');
+  });
+
+  it('QA mode: the dataset\'s LLM turns each chunk into question/answer pairs, which become the indexed items', async () => {
+    const datasetId = (await call('/api/core/dataset/create', { name: 'qa', vectorModel: 'sim-embed-384', agentModel: 'sim-echo-prompt' })).body.data;
+    // sim-echo-prompt answers with the prompt itself, so the pairs written in the text come back as its answer.
+    const text = 'Q1: When was the bridge built?\nA1: The bridge was built in 1890.\n\nQ2: How long is it?\nA2: It is 400 metres long.';
+    const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'bridge', text, trainingType: 'qa', chunkSize: 200 });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const collectionId = made.body.data.collectionId;
+    const until = Date.now() + 30_000;
+    let list: any[] = [];
+    let d: any;
+    do {
+      await new Promise((r) => setTimeout(r, 150));
+      d = (await call(`/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`)).body.data;
+      list = (await call('/api/core/dataset/data/v2/list', { collectionId, pageSize: 50 })).body.data.list;
+    } while (!(d.total > 0 && d.done === d.total && d.queued === 0) && Date.now() < until);
+    expect(d.lastError).toBeNull();
+    const pairs = list.map((x) => `${x.q} => ${x.a}`).join('\n');
+    expect(pairs).toMatch(/When was the bridge built\? => The bridge was built in 1890\./);
+    expect(pairs).toMatch(/How long is it\? => It is 400 metres long\./);
+    const found = await call('/api/core/dataset/searchTest', { datasetId, text: 'bridge built 1890', searchMode: 'fullTextRecall' });
+    expect(found.body.data.list[0].a).toMatch(/1890/);
   });
 
   it('a vector model whose vectors are not unit length is refused with the reason on the item', async () => {

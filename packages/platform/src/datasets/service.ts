@@ -11,7 +11,7 @@ import type { Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
 /** What indexing needs to hear about new or changed data (the queue; wired at start). */
 export interface IndexingHooks {
   /** Called inside the transaction that wrote the items. */
-  enqueue(tx: Db, items: { teamId: string; datasetId: string; collectionId: string; dataId: string; mode: 'chunk' | 'qa' }[]): Promise<void>;
+  enqueue(tx: Db, items: { teamId: string; datasetId: string; collectionId: string; dataId?: string; mode: 'chunk' | 'qa'; payload?: string }[]): Promise<void>;
   /** Items still to index and failed ones, per collection (for the collection list). */
   progress?(datasetId: string, collectionIds: string[]): Promise<Map<string, { waiting: number; failed: number }>>;
 }
@@ -106,8 +106,7 @@ export class DatasetsService {
         },
         tx,
       );
-      await this.store.insertData(items, tx);
-      await this.indexing.enqueue(tx, items.map((i) => ({ teamId: caller.teamId, datasetId: dataset.id, collectionId, dataId: i.row.id, mode: input.trainingType })));
+      await this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, input.trainingType);
     });
     return { collectionId, insertLen: items.length };
   }
@@ -123,6 +122,21 @@ export class DatasetsService {
     await this.dataset(caller, settings.datasetId);
     const page = await fetchLink(link, { allowPrivate });
     return this.createTextCollection(caller, { ...settings, name: settings.name || page.title || page.url, text: page.text, type: 'link', source: page.url });
+  }
+
+  /**
+   * Chunk mode stores the items and queues them for embedding. QA mode stores
+   * nothing yet: each chunk goes to the dataset's LLM, and the question/answer
+   * pairs it returns become the items (indexing/qa-processor.ts).
+   */
+  private async enqueueNew(tx: Db, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa'): Promise<void> {
+    if (mode === 'qa') {
+      const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });
+      await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, mode, payload: payload(i) })));
+      return;
+    }
+    await this.store.insertData(items, tx);
+    await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode })));
   }
 
   async collection(caller: KeyCaller, id: string) {
@@ -160,8 +174,7 @@ export class DatasetsService {
         row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: d.q, a: d.a ?? '', chunk_index: next++, title_path: '[]', created_at: now, updated_at: now },
         indexes: indexTexts(d.q, d.a ?? '', d.indexes),
       }));
-      await this.store.insertData(items, tx);
-      await this.indexing.enqueue(tx, items.map((i) => ({ teamId: caller.teamId, datasetId: dataset.id, collectionId, dataId: i.row.id, mode: trainingType })));
+      await this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, trainingType);
       return { insertLen: items.length };
     });
   }
