@@ -158,7 +158,9 @@ export async function openPGlite<E extends Extensions = Extensions>(
   options: { sharedBuffers?: string; extensions?: E } = {},
 ): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers ?? '16MB'}`];
+  const buffers = process.env.PGLITE_SHARED_BUFFERS || options.sharedBuffers || '16MB';
+  if (!/^\d+(kB|MB|GB)$/.test(buffers)) throw new Error(`PGLITE_SHARED_BUFFERS must look like 64MB (got "${buffers}")`);
+  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`];
   if (target !== 'memory://' && !existsSync(`${target}/PG_VERSION`)) {
     mkdirSync(target, { recursive: true });
     await createDataDir(target, startParams);
