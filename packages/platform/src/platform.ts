@@ -12,7 +12,7 @@ import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
 import { enqueue, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
-import { ConfigFileError, loadModelConfig, type ModelConfig } from './models/config-file.js';
+import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
 import { SearchService } from './search/service.js';
@@ -39,15 +39,15 @@ export interface PlatformServices {
  * a gateway that answers without a configured model stops the start, naming it.
  */
 async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise<string[]> {
-  const required = [...models.llmModels, ...models.vectorModels, ...models.reRankModels].map((m) => m.model);
+  const required = models.llmModels.length + models.vectorModels.length + models.reRankModels.length;
   let missing: string[];
   try {
-    missing = await gateway.missingModels(required);
+    missing = modelsMissingFromGateway(models, new Set(await gateway.models()));
   } catch (err) {
     return [`models not checked: the gateway did not answer (${(err as Error).message})`];
   }
   if (missing.length) throw new ConfigFileError(`config.json names models the gateway at ${gateway.url} does not serve: ${missing.join(', ')} (add a channel for them, or remove them from config.json)`);
-  return [`all ${required.length} configured models are served by the gateway`];
+  return [`all ${required} configured models are served by the gateway`];
 }
 
 export async function createPlatformServices(config: PlatformConfig): Promise<PlatformServices> {

@@ -1,0 +1,60 @@
+// config.json validation: every problem names its field; the embedded default
+// is valid; a file that cannot be read or parsed says which and why.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigFileError, EMBEDDED_MODEL_CONFIG, loadModelConfig, modelsMissingFromGateway, parseModelConfig } from '../src/models/config-file.js';
+
+const problem = (raw: unknown) => {
+  try {
+    parseModelConfig(raw, 'config.json');
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigFileError);
+    return (err as Error).message;
+  }
+  throw new Error('expected the config to be refused');
+};
+
+describe('config.json', () => {
+  it('the embedded default lists the local models and is valid', () => {
+    const c = parseModelConfig(EMBEDDED_MODEL_CONFIG);
+    expect(c.llmModels.map((m) => m.model)).toEqual(['local-extractive']);
+    expect(c.vectorModels.map((m) => m.model)).toEqual(['local-embed']);
+    expect(c.llmModels[0]).toMatchObject({ toolChoice: false, functionCall: false });
+    expect(c.systemEnv).toMatchObject({ vectorMaxProcess: 2, hnswEfSearch: 100 });
+  });
+
+  it('names the field of each problem', () => {
+    expect(problem({ vectorModels: [] })).toMatch(/llmModels/);
+    expect(problem({ llmModels: [] })).toMatch(/llmModels: at least one enabled model/);
+    expect(problem({ llmModels: [{ model: 'a', isActive: false }] })).toMatch(/llmModels: at least one enabled model/);
+    expect(problem({ llmModels: [{ name: 'no model' }] })).toMatch(/llmModels\[0\]\.model/);
+    expect(problem({ llmModels: [{ model: 'a', maxContext: -5 }] })).toMatch(/llmModels\[0\]\.maxContext/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', defaultToken: 'big' }] })).toMatch(/vectorModels\[0\]\.defaultToken/);
+    expect(problem({ llmModels: [{ model: 'a' }, { model: 'a' }] })).toMatch(/llmModels\[1\]\.model: "a" is listed twice/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', isActive: false }] })).toMatch(/vectorModels: every model is disabled/);
+    expect(problem({ llmModels: [{ model: 'a' }], systemEnv: { vectorMaxProcess: 0 } })).toMatch(/systemEnv\.vectorMaxProcess/);
+    expect(problem({ llmModels: [{ model: 'a' }], unknownField: 1 })).toMatch(/unknownField|unrecognized/i);
+  });
+
+  it('an empty object or array parameter must be {} or [], never null or ""', () => {
+    expect(problem({ llmModels: [{ model: 'a', defaultConfig: null }] })).toMatch(/llmModels\[0\]\.defaultConfig/);
+    expect(problem({ llmModels: [{ model: 'a', defaultConfig: '' }] })).toMatch(/llmModels\[0\]\.defaultConfig/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', dbConfig: [] }] })).toMatch(/vectorModels\[0\]\.dbConfig/);
+    expect(problem({ llmModels: [{ model: 'a' }], reRankModels: null })).toMatch(/reRankModels/);
+    expect(parseModelConfig({ llmModels: [{ model: 'a', defaultConfig: {} }], vectorModels: [], reRankModels: [] }).vectorModels).toEqual([]);
+  });
+
+  it('a file that cannot be read or is not JSON says so, naming the path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbchat-config-'));
+    expect(() => loadModelConfig(join(dir, 'missing.json'))).toThrow(/missing\.json cannot be read/);
+    writeFileSync(join(dir, 'bad.json'), '{"llmModels": [');
+    expect(() => loadModelConfig(join(dir, 'bad.json'))).toThrow(/bad\.json is not JSON/);
+  });
+
+  it('names every configured model the gateway does not serve', () => {
+    const c = parseModelConfig({ llmModels: [{ model: 'a' }, { model: 'b' }], vectorModels: [{ model: 'v' }], reRankModels: [{ model: 'r' }] });
+    expect(modelsMissingFromGateway(c, new Set(['a', 'v']))).toEqual(['b', 'r']);
+  });
+});
