@@ -59,7 +59,8 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
   const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
-  const worker = config.runWorker ? createIndexingWorker(store.db, gateway, models, onError) : undefined;
+  const datasetsStore = new DatasetsStore(store.db);
+  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError) : undefined;
   const indexing: IndexingHooks = {
     async enqueue(tx, items) {
       await enqueue(tx, items);
@@ -71,8 +72,8 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
       return new Map(list.map((p) => [p.collectionId, { waiting: p.queued + p.indexing, failed: p.failed }]));
     },
   };
-  const datasets = new DatasetsService(new DatasetsStore(store.db), models, indexing);
-  const search = new SearchService(store.db, gateway, models);
+  const datasets = new DatasetsService(datasetsStore, models, indexing);
+  const search = new SearchService(store.db, datasetsStore, gateway, models);
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) startupNotes.push('no vector model configured: datasets can be made, but nothing is indexed');
   if (worker) {

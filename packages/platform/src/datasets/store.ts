@@ -14,6 +14,11 @@ export interface NewDataItem {
   indexes: string[];
 }
 
+/** A LIKE pattern matching `text` anywhere, its own %, _ and backslash taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export class DatasetsStore {
   constructor(readonly db: Kysely<PlatformTables>) {}
 
@@ -38,7 +43,7 @@ export class DatasetsStore {
         eb.selectFrom('data as x').whereRef('x.dataset_id', '=', 'd.id').select(eb.fn.countAll<number>().as('n')).as('data_count'),
       ])
       .where('d.team_id', '=', teamId);
-    if (searchKey) q = q.where('d.name', 'ilike', `%${searchKey.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (searchKey) q = q.where('d.name', 'ilike', containing(searchKey));
     return q.orderBy('d.created_at', 'desc').execute() as Promise<(DatasetRow & { collection_count: number; data_count: number })[]>;
   }
 
@@ -47,6 +52,17 @@ export class DatasetsStore {
     return Number(r.numDeletedRows) > 0;
   }
 
+  /** The models a dataset is bound to (any team: for the indexing worker). */
+  models(id: string): Promise<{ vector_model: string; agent_model: string | null } | undefined> {
+    return this.db.selectFrom('datasets').select(['vector_model', 'agent_model']).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A team's datasets among `ids`, with their vector models. */
+  teamDatasets(teamId: string, ids: string[]): Promise<{ id: string; vector_model: string }[]> {
+    return this.db.selectFrom('datasets').select(['id', 'vector_model']).where('team_id', '=', teamId).where('id', 'in', ids).execute();
+  }
+
+  /** The first vectors fix a dataset's dimensions (set once; later writes change nothing). */
   async setDimensions(datasetId: string, dims: number, db: Db = this.db): Promise<void> {
     await db.updateTable('datasets').set({ vector_dimensions: dims }).where('id', '=', datasetId).where('vector_dimensions', 'is', null).execute();
   }
@@ -61,7 +77,7 @@ export class DatasetsStore {
 
   async listCollections(teamId: string, datasetId: string, offset: number, limit: number, searchText?: string): Promise<{ rows: (CollectionRow & { data_amount: number })[]; total: number }> {
     let base = this.db.selectFrom('collections as c').where('c.team_id', '=', teamId).where('c.dataset_id', '=', datasetId);
-    if (searchText) base = base.where('c.name', 'ilike', `%${searchText.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (searchText) base = base.where('c.name', 'ilike', containing(searchText));
     const rows = await base
       .selectAll('c')
       .select((eb) => eb.selectFrom('data as x').whereRef('x.collection_id', '=', 'c.id').select(eb.fn.countAll<number>().as('n')).as('data_amount'))
@@ -106,7 +122,7 @@ export class DatasetsStore {
   async listData(teamId: string, collectionId: string, offset: number, limit: number, searchText?: string): Promise<{ rows: DataRow[]; total: number }> {
     let base = this.db.selectFrom('data').where('team_id', '=', teamId).where('collection_id', '=', collectionId);
     if (searchText) {
-      const like = `%${searchText.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = containing(searchText);
       base = base.where((eb) => eb.or([eb('q', 'ilike', like), eb('a', 'ilike', like)]));
     }
     const rows = await base.selectAll().orderBy('chunk_index').offset(offset).limit(limit).execute();

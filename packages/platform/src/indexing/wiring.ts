@@ -1,6 +1,7 @@
 // The indexing worker of a platform process, wired to the gateway (embeddings,
 // QA chat) and to the retrieval tables (vectors, full-text postings).
 import type { Kysely, Transaction } from 'kysely';
+import type { DatasetsStore } from '../datasets/store.js';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { indexForSearch, storeVectors } from '../retrieval/index.js';
@@ -9,14 +10,14 @@ import { indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
 import { IndexingWorker } from './worker.js';
 
-export function createIndexingWorker(db: Kysely<any>, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
+export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
   const llms = new Set(models.llmModels.map((m) => m.model));
   const datasetModels = new Map<string, { vector: string; agent: string | null }>();
   const modelsOf = async (datasetId: string) => {
     let hit = datasetModels.get(datasetId);
     if (!hit) {
-      const row = await db.selectFrom('datasets').select(['vector_model', 'agent_model']).where('id', '=', datasetId).executeTakeFirst();
+      const row = await datasets.models(datasetId);
       if (!row) return undefined;
       // A dataset's vector model never changes: safe to keep.
       hit = { vector: row.vector_model, agent: row.agent_model };
@@ -35,8 +36,7 @@ export function createIndexingWorker(db: Kysely<any>, gateway: GatewayClient, mo
     async writeVectors(tx: Transaction<any>, rows) {
       if (rows.length === 0) return;
       const dims = rows[0]!.vector.length;
-      // The first vectors fix the dataset's dimensions; a model that changes them is refused.
-      await tx.updateTable('datasets').set({ vector_dimensions: dims }).where('id', '=', rows[0]!.datasetId).where('vector_dimensions', 'is', null).execute();
+      await datasets.setDimensions(rows[0]!.datasetId, dims, tx);
       await storeVectors(tx, dims, rows);
     },
     async writePostings(tx: Transaction<any>, items) {

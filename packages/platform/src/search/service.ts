@@ -1,6 +1,7 @@
 // Dataset search for searchTest and, later, chat: one code path, so that both
 // rank alike. Models are reached only through the gateway.
 import type { Kysely } from 'kysely';
+import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
 import type { GatewayClient } from '../gateway-client/index.js';
@@ -23,12 +24,13 @@ export interface SearchRequest {
 export class SearchService {
   constructor(
     private readonly db: Kysely<any>,
+    private readonly datasets: DatasetsStore,
     private readonly gateway: GatewayClient,
     private readonly models: ModelConfig,
   ) {}
 
   async search(caller: KeyCaller, req: SearchRequest): Promise<SearchResult & { extension?: ExtensionResult }> {
-    const datasets = await this.db.selectFrom('datasets').select(['id', 'vector_model']).where('team_id', '=', caller.teamId).where('id', 'in', req.datasetIds).execute();
+    const datasets = await this.datasets.teamDatasets(caller.teamId, req.datasetIds);
     const missing = req.datasetIds.find((id) => !datasets.some((d) => d.id === id));
     if (missing) throw errors.notFound(`Dataset ${missing}`);
     const vectorModels = new Set(datasets.map((d) => d.vector_model));
