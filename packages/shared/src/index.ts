@@ -3,3 +3,4 @@ export * from './ids.js';
 export * from './sse.js';
 export * from './tokens.js';
 export * from './wire.js';
+export * from './urls.js';

@@ -2,6 +2,7 @@
 // MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
 // kind, and nothing outside store files writes SQL.
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
+import { redactUrl } from '@kbchat/shared';
 import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
 import { migrateToLatest } from './migrations.js';
 import type { GatewayTables } from './schema.js';
@@ -16,16 +17,6 @@ export interface Store {
   /** The embedded store's raw handle, for bulk loads (COPY); absent on servers. */
   pglite?: PGliteDialect;
   close(): Promise<void>;
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable database url)';
-  }
 }
 
 export async function openStore(opts: { url?: string; dataDir?: string }): Promise<Store> {

@@ -2,6 +2,7 @@
 // or PostgreSQL (with the pgvector extension) from DATABASE_URL. Nothing
 // outside store files writes SQL.
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { redactUrl } from '@kbchat/shared';
 import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
 import { migratePlatform, type ExtraMigrations } from './migrations.js';
 import type { PlatformTables } from './schema.js';
@@ -11,10 +12,6 @@ export interface PlatformStore {
   kind: 'pglite' | 'postgres';
   description: string;
   close(): Promise<void>;
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 }
 
 export async function openPlatformStore(opts: { url?: string; dataDir?: string; migrations?: ExtraMigrations }): Promise<PlatformStore> {
