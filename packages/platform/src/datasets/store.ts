@@ -15,7 +15,7 @@ export interface NewDataItem {
 }
 
 /** A LIKE pattern matching `text` anywhere, its own %, _ and backslash taken literally. */
-function containing(text: string): string {
+export function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

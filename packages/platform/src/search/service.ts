@@ -19,6 +19,8 @@ export interface SearchRequest {
   usingReRank?: boolean;
   rerankModel?: string;
   extension?: { model: string; background?: string; history?: { role: string; content: string }[] };
+  /** Queries a caller already extended (chat does, to record that step on its own). */
+  extensionQueries?: string[];
 }
 
 export class SearchService {
@@ -54,7 +56,7 @@ export class SearchService {
     const result = await searchDataset(
       this.db,
       {
-        datasetIds: req.datasetIds, text: req.text, extensionQueries: extension?.queries, mode: req.mode,
+        datasetIds: req.datasetIds, text: req.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode: req.mode,
         embeddingWeight: req.embeddingWeight, similarity: req.similarity, limit: req.limit,
         usingReRank: req.usingReRank, rerankModel: req.rerankModel, efSearch: this.models.systemEnv.hnswEfSearch,
       },
