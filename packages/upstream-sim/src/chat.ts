@@ -65,20 +65,22 @@ export async function chat(res: ServerResponse, body: ChatBody, cfg: SimConfig, 
   const toolCall = answer.toolCall;
 
   if (!body.stream) {
-    const message = toolCall
-      ? {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }],
-        }
-      : { role: 'assistant', content: answer.content };
+    const message = !toolCall
+      ? { role: 'assistant', content: answer.content }
+      : toolCall.style === 'function_call'
+        ? { role: 'assistant', content: null, function_call: { name: toolCall.name, arguments: toolCall.arguments } }
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }],
+          };
     const reply: Record<string, unknown> = {
       id,
       object: 'chat.completion',
       created,
       model: body.model,
       system_fingerprint: 'fp_sim',
-      choices: [{ index: 0, message, logprobs: null, finish_reason: toolCall ? 'tool_calls' : 'stop' }],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: toolCall?.style ?? 'stop' }],
     };
     if (withUsage) reply.usage = usage;
     return send(res, 200, reply);
@@ -98,17 +100,23 @@ export async function chat(res: ServerResponse, body: ChatBody, cfg: SimConfig, 
 
   res.write(head + ROLE_DELTA + tail);
   if (toolCall) {
-    const { id: callId, name, arguments: a } = toolCall;
-    res.write(head + JSON.stringify({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: '' } }] }) + tail);
+    const { id: callId, name, arguments: a, style } = toolCall;
+    const legacy = style === 'function_call';
+    // The call's name first, then its arguments in two pieces, as providers stream them.
+    const opening = legacy
+      ? { function_call: { name, arguments: '' } }
+      : { tool_calls: [{ index: 0, id: callId, type: 'function', function: { name, arguments: '' } }] };
+    res.write(head + JSON.stringify(opening) + tail);
     const half = Math.ceil(a.length / 2);
     for (const part of [a.slice(0, half), a.slice(half)]) {
       if (delay) {
         await sleep(delay);
         if (res.destroyed) return; // client went away: stop producing
       }
-      res.write(head + `{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(part)}}}]}` + tail);
+      const piece = JSON.stringify(part);
+      res.write(head + (legacy ? `{"function_call":{"arguments":${piece}}}` : `{"tool_calls":[{"index":0,"function":{"arguments":${piece}}}]}`) + tail);
     }
-    res.write(head + '{}' + finishTail('tool_calls'));
+    res.write(head + '{}' + finishTail(style));
   } else if (answer.content) {
     const parts = answer.parts;
     for (let i = 0; i < parts.length; i++) {

@@ -9,6 +9,9 @@
 //   sim-chat               "Echo: <last user message>", streamed word by word
 //   sim-echo-prompt        every message's content joined by "\n"
 //   sim-tools              calls the first tool until a tool result is present, then "Tool result: ..."
+//                          (each required parameter = the last word of the last user message);
+//                          with the legacy `functions` instead of `tools`, a `function_call` the same
+//                          way (finish_reason "function_call"), until a role "function" message is present
 //   sim-strict             rejects temperature 0, two-decimal temperatures, max_tokens > 4096:
 //                          400 when stream=false, an EMPTY 200 stream when stream=true
 //   sim-503                always 503

@@ -1,7 +1,7 @@
 // Chat model names and the answers they give. The model name picks the
 // behaviour; any suffix after ':' is ignored (baseModel).
 import { contentText, fnv1a, tokenCount, words } from './text.js';
-import type { ChatBody, ChatMessage } from './types.js';
+import type { ChatBody, ChatFunction, ChatMessage } from './types.js';
 
 export type ChatKind =
   | 'chat'
@@ -67,6 +67,8 @@ export interface ToolCall {
   id: string;
   name: string | undefined;
   arguments: string;
+  /** 'function_call' when the request used the legacy `functions` field. */
+  style: 'tool_calls' | 'function_call';
 }
 
 /** A text answer already cut into streamed pieces ("word ") with its completion tokens, or a tool call. */
@@ -117,23 +119,29 @@ function echoAnswer(msgs: ChatMessage[], tokens: number): Answer {
   return { content: out.join(' '), parts, completionTokens: Math.ceil(out.length * 1.3) };
 }
 
+/** Calls `fn`, filling each required parameter with the last word of the user message. */
+function callFirst(fn: ChatFunction, msgs: ChatMessage[], style: ToolCall['style']): Answer {
+  const ws = words(contentText(lastOfRole(msgs, 'user')?.content));
+  const params: Record<string, string> = {};
+  for (const p of fn.parameters?.required || []) params[p] = ws[ws.length - 1] || 'x';
+  const args = JSON.stringify(params);
+  const id = `call_${fnv1a(JSON.stringify(msgs)).toString(16)}`;
+  return { content: '', parts: [], completionTokens: tokenCount(args) + 5, toolCall: { id, name: fn.name, arguments: args, style } };
+}
+
 export function chatAnswer(body: ChatBody, model: ChatModel, tokens: number): Answer {
   const msgs = Array.isArray(body.messages) ? body.messages : [];
   if (model.kind === 'big') return bigAnswer(model.n);
   if (model.kind === 'echo-prompt') return textAnswer(msgs.map((m) => contentText(m.content)).join('\n'));
   if (model.kind === 'tools' && Array.isArray(body.tools) && body.tools.length && body.tool_choice !== 'none') {
+    // Call the first tool until a tool result is present.
     const toolMsg = lastOfRole(msgs, 'tool');
-    if (!toolMsg) {
-      // Call the first tool, filling each required parameter with the last word of the user message.
-      const fn = body.tools[0].function || {};
-      const ws = words(contentText(lastOfRole(msgs, 'user')?.content));
-      const params: Record<string, string> = {};
-      for (const p of fn.parameters?.required || []) params[p] = ws[ws.length - 1] || 'x';
-      const args = JSON.stringify(params);
-      const id = `call_${fnv1a(JSON.stringify(msgs)).toString(16)}`;
-      return { content: '', parts: [], completionTokens: tokenCount(args) + 5, toolCall: { id, name: fn.name, arguments: args } };
-    }
-    return textAnswer(`Tool result: ${contentText(toolMsg.content)}`);
+    return toolMsg ? textAnswer(`Tool result: ${contentText(toolMsg.content)}`) : callFirst(body.tools[0].function || {}, msgs, 'tool_calls');
+  }
+  if (model.kind === 'tools' && !body.tools && Array.isArray(body.functions) && body.functions.length && body.function_call !== 'none') {
+    // The legacy form: a function's result comes back in a 'function' message.
+    const resultMsg = lastOfRole(msgs, 'function');
+    return resultMsg ? textAnswer(`Tool result: ${contentText(resultMsg.content)}`) : callFirst(body.functions[0] || {}, msgs, 'function_call');
   }
   return echoAnswer(msgs, tokens);
 }

@@ -65,8 +65,13 @@ export interface ChatMessage {
   content?: unknown;
 }
 
+export interface ChatFunction {
+  name?: string;
+  parameters?: { required?: string[] };
+}
+
 export interface ChatTool {
-  function?: { name?: string; parameters?: { required?: string[] } };
+  function?: ChatFunction;
 }
 
 export interface ChatBody {
@@ -76,6 +81,9 @@ export interface ChatBody {
   stream_options?: { include_usage?: unknown } | null;
   tools?: ChatTool[];
   tool_choice?: unknown;
+  /** The legacy form of tools (OpenAI's `functions` + `function_call`). */
+  functions?: ChatFunction[];
+  function_call?: unknown;
   temperature?: unknown;
   max_tokens?: unknown;
 }

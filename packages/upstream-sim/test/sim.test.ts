@@ -116,6 +116,30 @@ describe('chat', () => {
     expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: 'Tool result: sunny, 21C' } });
   });
 
+  it('sim-tools answers the legacy functions field with a function_call', async () => {
+    const functions = [{ name: 'get_weather', parameters: { required: ['city', 'day'] } }];
+    const first = await (await post('/v1/chat/completions', { model: 'sim-tools', functions, function_call: { name: 'get_weather' }, messages: user('weather in Paris') })).json();
+    expect(first.choices[0].finish_reason).toBe('function_call');
+    expect(first.choices[0].message).toEqual({ role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"paris","day":"paris"}' } });
+
+    const streamed = chunks(await sseData(await post('/v1/chat/completions', { model: 'sim-tools', stream: true, functions, messages: user('weather in Paris') })));
+    expect(streamed[1].choices[0].delta).toEqual({ function_call: { name: 'get_weather', arguments: '' } });
+    expect(streamed.map((c) => c.choices[0]?.delta?.function_call?.arguments ?? '').join('')).toBe('{"city":"paris","day":"paris"}');
+    expect(streamed.some((c) => c.choices[0]?.delta?.tool_calls)).toBe(false);
+    expect(streamed.at(-1).choices[0].finish_reason).toBe('function_call');
+
+    const messages = [
+      ...user('weather in Paris'),
+      { role: 'assistant', content: null, function_call: first.choices[0].message.function_call },
+      { role: 'function', name: 'get_weather', content: 'sunny, 21C' },
+    ];
+    const second = await (await post('/v1/chat/completions', { model: 'sim-tools', functions, messages })).json();
+    expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Tool result: sunny, 21C' } });
+    // function_call "none": an ordinary answer.
+    const none = await (await post('/v1/chat/completions', { model: 'sim-tools', functions, function_call: 'none', messages: user('hi') })).json();
+    expect(none.choices[0].message.content).toMatch(/^Echo: hi/);
+  });
+
   it('sim-strict: 400 without stream, empty 200 stream with stream', async () => {
     for (const [params, message] of [
       [{ temperature: 0 }, 'Invalid parameter: temperature must be greater than 0'],
