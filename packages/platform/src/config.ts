@@ -16,6 +16,8 @@ export interface PlatformConfig {
   linkAllowPrivate: boolean;
   /** Run an indexing worker in this process (PLATFORM_WORKER, default on). */
   runWorker: boolean;
+  /** Files served at /<name> (PUBLIC_DIR, default ./public). */
+  publicDir: string;
   logLevel: string;
 }
 
@@ -39,6 +41,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     initialApiKey: env.INITIAL_API_KEY || undefined,
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
     runWorker: env.PLATFORM_WORKER !== 'off',
+    publicDir: env.PUBLIC_DIR || './public',
     logLevel: env.LOG_LEVEL || 'warn',
     ...overrides,
   };

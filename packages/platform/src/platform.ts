@@ -2,11 +2,22 @@
 // and takes them down in reverse. The HTTP layer only sees this.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { appMigrations } from './apps/migration.js';
+import { appRoutes } from './apps/routes.js';
+import { AppsService } from './apps/service.js';
+import { AppsStore } from './apps/store.js';
+import { ChatHistoryStore } from './chat/history-store.js';
+import { chatHistoryRoutes } from './chat/history-routes.js';
+import { ChatService } from './chat/pipeline.js';
+import { chatRoutes } from './chat/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
+import { publicFileRoutes } from './http/public-files.js';
 import { buildHttpApp } from './http/server.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
+import { keyRoutes } from './keys/routes.js';
+import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
@@ -26,6 +37,10 @@ export interface PlatformServices {
   auth: KeyAuthenticator;
   datasets: DatasetsService;
   search: SearchService;
+  apps: AppsService;
+  keyService: KeysService;
+  chat: ChatService;
+  chatHistory: ChatHistoryStore;
   gateway: GatewayClient;
   worker?: IndexingWorker;
   rootTeamId: string;
@@ -54,7 +69,7 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   const models = loadModelConfig(config.configPath);
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -74,6 +89,11 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   };
   const datasets = new DatasetsService(datasetsStore, models, indexing);
   const search = new SearchService(store.db, datasetsStore, gateway, models);
+  const appsStore = new AppsStore(store.db);
+  const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
+  const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
+  const chat = new ChatService(gateway, search, datasetsStore, models);
+  const chatHistory = new ChatHistoryStore(store.db);
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) startupNotes.push('no vector model configured: datasets can be made, but nothing is indexed');
   if (worker) {
@@ -81,7 +101,7 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, datasets, search, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, datasets, search, apps, keyService, chat, chatHistory, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
       await worker?.stop();
       await gateway.close();
@@ -98,6 +118,11 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     datasetRoutes(app, services.datasets, services.auth, { linkAllowPrivate: services.config.linkAllowPrivate });
     const extensionModel = services.models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? services.models.llmModels[0]?.model;
     searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.auth, defaultExtensionModel: extensionModel });
+    appRoutes(app, services.apps, services.auth);
+    keyRoutes(app, services.keyService, services.auth);
+    chatRoutes(app, { auth: services.auth, apps: services.apps, chat: services.chat, history: services.chatHistory });
+    chatHistoryRoutes(app, { auth: services.auth, apps: services.apps, history: services.chatHistory });
+    publicFileRoutes(app, services.config.publicDir);
   });
   return app;
 }

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { newRequestId } from '@kbchat/shared';
 import { errors, PlatformError } from './errors.js';
 
-function toPlatformError(err: unknown, req: FastifyRequest): PlatformError {
+export function toPlatformError(err: unknown, req: FastifyRequest): PlatformError {
   if (err instanceof PlatformError) return err;
   const e = err as { statusCode?: number; code?: string; message?: string; status?: number };
   // Typed errors of the ingest readers and link fetcher carry their own status.

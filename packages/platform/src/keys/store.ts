@@ -39,4 +39,9 @@ export class KeysStore {
     const r = await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('id', '=', id).where('team_id', '=', teamId).where('revoked_at', 'is', null).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
+
+  /** An application's keys die with it. */
+  async revokeForApp(teamId: string, appId: string): Promise<void> {
+    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('team_id', '=', teamId).where('app_id', '=', appId).where('revoked_at', 'is', null).execute();
+  }
 }

@@ -1,0 +1,46 @@
+// /api/core/app/*: applications, general keys only.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ok } from '../datasets/routes.js';
+import { parseInput } from '../http/validate.js';
+import type { KeyAuthenticator } from '../keys/auth.js';
+import { createAppSchema, updateAppSchema } from './schema.js';
+import type { App, AppsService } from './service.js';
+
+const appIdQuery = z.object({ appId: z.string().min(1).max(64) });
+const listBody = z.object({ searchKey: z.string().max(200).optional(), offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(100) });
+
+export function publicApp(app: App) {
+  return {
+    _id: app.id, id: app.id, name: app.name, intro: app.intro, type: 'simple', ...app.settings,
+    createTime: new Date(app.createdAt).toISOString(), updateTime: new Date(app.updatedAt).toISOString(),
+  };
+}
+
+export function appRoutes(app: FastifyInstance, apps: AppsService, auth: KeyAuthenticator): void {
+  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+
+  app.post('/api/core/app/create', async (req) => {
+    const who = await caller(req);
+    return ok(await apps.create(who, parseInput(createAppSchema, req.body)));
+  });
+  app.post('/api/core/app/list', async (req) => {
+    const who = await caller(req);
+    const { list, total } = await apps.list(who, parseInput(listBody, req.body));
+    return ok({ list: list.map(publicApp), total });
+  });
+  app.get('/api/core/app/detail', async (req) => {
+    const who = await caller(req);
+    return ok(publicApp(await apps.app(who, parseInput(appIdQuery, req.query).appId)));
+  });
+  app.put('/api/core/app/update', async (req) => {
+    const who = await caller(req);
+    const body = parseInput(updateAppSchema, req.body);
+    return ok(publicApp(await apps.update(who, body.appId, body)));
+  });
+  app.delete('/api/core/app/del', async (req) => {
+    const who = await caller(req);
+    await apps.delete(who, parseInput(appIdQuery, req.query).appId);
+    return ok(null);
+  });
+}

@@ -1,0 +1,49 @@
+// /api/support/openapi/*: API keys, managed with a general key.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ok } from '../datasets/routes.js';
+import { parseInput } from '../http/validate.js';
+import type { KeyAuthenticator } from './auth.js';
+import type { KeysService } from './service.js';
+import type { ApiKeyRow } from './store.js';
+
+/** An ISO date or epoch milliseconds. */
+const time = z.union([z.number().int().positive(), z.string().datetime({ offset: true })]).transform((t) => (typeof t === 'number' ? t : Date.parse(t)));
+const createKey = z.object({
+  name: z.string().trim().min(1).max(200).default('API key'),
+  appId: z.string().min(1).max(64).optional(),
+  expiredTime: time.optional(),
+  // FastGPT nests the expiry in `limit`.
+  limit: z.object({ expiredTime: time.optional() }).optional(),
+});
+
+function publicKey(k: ApiKeyRow) {
+  return {
+    _id: String(k.id), id: String(k.id), name: k.name, appId: k.app_id ?? undefined, apiKey: `${k.key_prefix}…`,
+    createTime: new Date(Number(k.created_at)).toISOString(), lastUsedTime: k.last_used_at ? new Date(Number(k.last_used_at)).toISOString() : undefined,
+    limit: { expiredTime: k.expires_at ? new Date(Number(k.expires_at)).toISOString() : undefined },
+  };
+}
+
+export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: KeyAuthenticator): void {
+  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+
+  // The key itself is in this answer and nowhere else, ever.
+  app.post('/api/support/openapi/create', async (req) => {
+    const who = await caller(req);
+    const b = parseInput(createKey, req.body);
+    const { key } = await keys.create(who, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
+    return ok(key);
+  });
+  app.get('/api/support/openapi/list', async (req) => {
+    const who = await caller(req);
+    const { appId } = parseInput(z.object({ appId: z.string().min(1).max(64).optional() }), req.query);
+    return ok((await keys.list(who, appId)).map(publicKey));
+  });
+  app.delete('/api/support/openapi/delete', async (req) => {
+    const who = await caller(req);
+    const { id } = parseInput(z.object({ id: z.coerce.number().int().positive() }), req.query);
+    await keys.revoke(who, id);
+    return ok(null);
+  });
+}
