@@ -1,0 +1,211 @@
+// One chat turn of an application: classification, question completion,
+// search and extraction, then the answering model call. No HTTP here: the
+// route hands in the request and a sink for what streams out, and gets the
+// answer, the usage and one responseData record per step.
+import { countTextTokens } from '@kbchat/shared';
+import type { App } from '../apps/service.js';
+import type { DatasetsStore } from '../datasets/store.js';
+import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
+import type { KeyCaller } from '../keys/auth.js';
+import type { LlmModel, ModelConfig } from '../models/config-file.js';
+import { extendQuery } from '../search/query-extension.js';
+import type { SearchService } from '../search/service.js';
+import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
+import { secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
+import { classifyQuestion, extractFields } from './steps/index.js';
+
+/** What streams out while a turn runs (a no-op sink for non-stream requests). */
+export interface ChatSink {
+  /** A step starts (FastGPT's flowNodeStatus). */
+  status(name: string): void;
+  /** A piece of the model's answer. */
+  answer(text: string): void;
+  /** A fixed reply, sent whole. */
+  fastAnswer(text: string): void;
+  variables(values: Record<string, unknown>): void;
+}
+
+export interface ChatTurnInput {
+  question: string;
+  history: ChatTurn[];
+  variables: Record<string, unknown>;
+  stream: boolean;
+  /** Called for every failed model call, with the exact body sent, so an operator can replay it. */
+  onModelFailure?(step: string, err: GatewayError): void;
+}
+
+export interface ChatTurnResult {
+  content: string;
+  model: string;
+  usage: TokenUsage;
+  responseData: StepRecord[];
+  newVariables: Record<string, unknown>;
+}
+
+const DEFAULT_MAX_CONTEXT = 16_000;
+
+export class ChatService {
+  constructor(
+    private readonly gateway: GatewayClient,
+    private readonly search: SearchService,
+    private readonly datasets: DatasetsStore,
+    private readonly models: ModelConfig,
+  ) {}
+
+  async run(caller: KeyCaller, app: App, input: ChatTurnInput, sink: ChatSink): Promise<ChatTurnResult> {
+    const s = app.settings;
+    const records: StepRecord[] = [];
+    const usage = new UsageTotal();
+    const failed = (step: string, err: unknown) => {
+      if (err instanceof GatewayError) input.onModelFailure?.(step, err);
+    };
+    let datasetIds = s.datasets;
+    let categoryPrompt = '';
+
+    if (s.classify) {
+      sink.status('Question classification');
+      const model = this.stepModel(s.classify.model, 'usedInClassify', s.model);
+      const r = await classifyQuestion(this.gateway, model, { question: input.question, history: input.history, categories: s.classify.categories, background: s.classify.background });
+      if (r.failure) failed('classification', r.failure);
+      usage.add(r.inputTokens, r.outputTokens);
+      const category = s.classify.categories.find((c) => c.id === r.categoryId);
+      records.push({
+        moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: r.runningTime / 1000, model: r.model, mode: r.mode,
+        inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question,
+        cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error,
+      });
+      if (category?.reply !== undefined) {
+        sink.fastAnswer(category.reply);
+        return { content: category.reply, model: s.model, usage: usage.toJSON(), responseData: records, newVariables: input.variables };
+      }
+      if (category?.datasets) datasetIds = category.datasets;
+      if (category?.prompt) categoryPrompt = category.prompt;
+    }
+
+    // Extraction needs no quotes: it runs while the search does.
+    const extraction = s.extract ? this.extract(app, input, usage, failed) : undefined;
+    // Awaited below; until then a rejection must not count as unhandled (the search may throw first).
+    extraction?.catch(() => {});
+    if (s.extract) sink.status('Content extraction');
+    const quotes = datasetIds.length ? await this.searchQuotes(caller, app, datasetIds, input, usage, records, failed, sink) : [];
+    let variables = input.variables;
+    if (extraction) {
+      const done = await extraction;
+      records.push(done.record);
+      variables = done.variables;
+      sink.variables(variables);
+    }
+
+    sink.status('AI chat');
+    const model = this.llm(s.model);
+    const answerTokens = s.maxToken ?? model.maxResponse ?? 2000;
+    const systemPrompt = [s.systemPrompt || model.defaultSystemChatPrompt || '', categoryPrompt].filter(Boolean).join('\n\n');
+    const { messages, historyUsed } = buildMessages({
+      systemPrompt, variables, history: input.history, question: input.question, quotes, quoteTemplate: s.quoteTemplate, quotePrompt: s.quotePrompt,
+      maxContext: model.maxContext ?? DEFAULT_MAX_CONTEXT, answerTokens,
+    });
+    const temperature = s.temperature === undefined ? undefined : Math.min(s.temperature, model.maxTemperature ?? 2);
+    const body: Record<string, unknown> = { ...(model.defaultConfig ?? {}), model: model.model, messages, ...(temperature === undefined ? {} : { temperature }), max_tokens: answerTokens };
+    const started = performance.now();
+    let content: string;
+    let callUsage: TokenUsage | undefined;
+    try {
+      if (input.stream) {
+        const r = await this.gateway.chatStream(body, (text) => sink.answer(text));
+        content = r.content;
+        callUsage = r.usage;
+      } else {
+        const { json } = await this.gateway.chat(body);
+        content = String(json?.choices?.[0]?.message?.content ?? '');
+        callUsage = json?.usage;
+      }
+    } catch (err) {
+      failed('answer', err);
+      throw err;
+    }
+    // Counted locally when the model reports no usage, never made up.
+    const inputTokens = callUsage?.prompt_tokens ?? messages.reduce((n, m) => n + countTextTokens(m.content) + 4, 0);
+    const outputTokens = callUsage?.completion_tokens ?? countTextTokens(content);
+    usage.add(inputTokens, outputTokens);
+    records.push({
+      moduleName: 'AI chat', moduleType: 'chatNode', runningTime: secondsSince(started), model: model.model, inputTokens, outputTokens,
+      query: input.question, maxToken: answerTokens, temperature, historyPreview: messages.slice(-(historyUsed + 1)).map((m) => ({ obj: m.role === 'assistant' ? 'AI' : 'Human', value: m.content.slice(0, 300) })),
+      quoteCount: quotes.length,
+    });
+    return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables };
+  }
+
+  private async searchQuotes(
+    caller: KeyCaller, app: App, datasetIds: string[], input: ChatTurnInput, usage: UsageTotal, records: StepRecord[],
+    failed: (step: string, err: unknown) => void, sink: ChatSink,
+  ): Promise<QuoteItem[]> {
+    const s = app.settings.search;
+    let extensionQueries: string[] | undefined;
+    if (s.queryExtension.enabled) {
+      sink.status('Question completion');
+      const model = this.stepModel(s.queryExtension.model, 'usedInQueryExtension', app.settings.model);
+      const started = performance.now();
+      try {
+        const r = await extendQuery(this.gateway, model.model, input.question, { background: s.queryExtension.background, history: input.history });
+        extensionQueries = r.queries;
+        usage.add(r.inputTokens, r.outputTokens);
+        records.push({
+          moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens,
+          query: input.question, queryExtensionResult: { model: r.model, queries: r.queries },
+        });
+      } catch (err) {
+        // Without extra queries the question itself is still searched.
+        failed('query extension', err);
+        records.push({ moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: model.model, query: input.question, error: (err as Error).message });
+      }
+    }
+    sink.status('Dataset search');
+    const started = performance.now();
+    // A dataset deleted after the app was made is skipped and named, not fatal.
+    const present = new Set((await this.datasets.teamDatasets(caller.teamId, datasetIds)).map((d) => d.id));
+    const gone = datasetIds.filter((id) => !present.has(id));
+    const record: StepRecord = {
+      moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0, query: input.question, searchMode: s.searchMode, similarity: s.similarity,
+      limit: s.limit, searchUsingReRank: s.usingReRank, datasets: [...present], quoteList: [], ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
+    };
+    records.push(record);
+    if (present.size === 0) return [];
+    try {
+      const r = await this.search.search(caller, {
+        datasetIds: [...present], text: input.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
+        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries,
+      });
+      record.runningTime = secondsSince(started);
+      record.quoteList = r.list;
+      record.queries = r.queries;
+      return r.list.map((q) => ({ q: q.q, a: q.a, sourceName: q.sourceName, sourceId: q.sourceId }));
+    } catch (err) {
+      failed('search', err);
+      throw err;
+    }
+  }
+
+  private async extract(app: App, input: ChatTurnInput, usage: UsageTotal, failed: (step: string, err: unknown) => void): Promise<{ variables: Record<string, unknown>; record: StepRecord }> {
+    const x = app.settings.extract!;
+    const model = this.stepModel(x.model, 'usedInExtractFields', app.settings.model);
+    const r = await extractFields(this.gateway, model, { question: input.question, history: input.history, fields: x.fields, description: x.description });
+    if (r.failure) failed('extraction', r.failure);
+    usage.add(r.inputTokens, r.outputTokens);
+    const record: StepRecord = {
+      moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: r.runningTime / 1000, model: r.model, mode: r.mode,
+      inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question, extractDescription: x.description, extractResult: r.fields, success: r.success, error: r.error,
+    };
+    return { variables: { ...input.variables, ...r.fields }, record };
+  }
+
+  private llm(name: string): LlmModel {
+    // Checked at app creation; config.json may have changed since.
+    return this.models.llmModels.find((m) => m.model === name) ?? { model: name };
+  }
+
+  /** The step's own model, else the first config.json model marked for that use, else the app's. */
+  private stepModel(explicit: string | undefined, use: 'usedInClassify' | 'usedInExtractFields' | 'usedInQueryExtension', fallback: string): LlmModel {
+    if (explicit) return this.llm(explicit);
+    return this.models.llmModels.find((m) => m[use] && m.isActive !== false) ?? this.llm(fallback);
+  }
+}

@@ -1,0 +1,38 @@
+// responseData: one record per step of a chat, in FastGPT's field names
+// (moduleName, moduleType, runningTime in seconds, model, inputTokens, ...).
+export interface StepRecord {
+  moduleName: string;
+  moduleType: 'queryExtension' | 'classifyQuestion' | 'datasetSearchNode' | 'contentExtract' | 'chatNode' | 'answerNode';
+  runningTime: number;
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  query?: string;
+  error?: string;
+  [field: string]: unknown;
+}
+
+/** Seconds since `startedAt`, two decimals (FastGPT's unit). */
+export function secondsSince(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) / 10) / 100;
+}
+
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export class UsageTotal {
+  prompt = 0;
+  completion = 0;
+
+  add(input: number | undefined, output: number | undefined): void {
+    this.prompt += input ?? 0;
+    this.completion += output ?? 0;
+  }
+
+  toJSON(): TokenUsage {
+    return { prompt_tokens: this.prompt, completion_tokens: this.completion, total_tokens: this.prompt + this.completion };
+  }
+}

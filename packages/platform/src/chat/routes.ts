@@ -1,0 +1,112 @@
+// POST /api/v1/chat/completions: an application's chat, for its own key only.
+// Parses and shapes; the turn itself is ChatService's.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppsService } from '../apps/service.js';
+import { GatewayError } from '../gateway-client/index.js';
+import { PlatformError } from '../http/errors.js';
+import { toPlatformError } from '../http/server.js';
+import { parseInput } from '../http/validate.js';
+import { newId, type KeyAuthenticator, type KeyCaller } from '../keys/auth.js';
+import type { ChatHistoryStore } from './history-store.js';
+import type { ChatService, ChatSink } from './pipeline.js';
+import type { ChatTurn } from './prompt.js';
+import { ChatEventStream } from './sse.js';
+
+/** The text FastGPT clients already look for. */
+export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
+/** Stored turns loaded for a chatId (the prompt then keeps what fits the model). */
+const HISTORY_ITEMS = 40;
+
+const part = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
+const message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: z.union([z.string(), z.array(part), z.null()]).optional() }).passthrough();
+const chatBody = z
+  .object({
+    chatId: z.string().max(64).nullable().optional(),
+    stream: z.boolean().default(false),
+    detail: z.boolean().default(false),
+    messages: z.array(message).min(1).max(1000),
+    variables: z.record(z.string(), z.unknown()).nullable().optional(),
+    responseChatItemId: z.string().min(1).max(64).optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
+  })
+  .passthrough();
+
+function textOf(content: z.infer<typeof message>['content']): string {
+  if (typeof content === 'string') return content;
+  return (content ?? []).map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+/** Chat errors carry the platform envelope and OpenAI's `error` object, so both kinds of client show the message. */
+export function chatErrorBody(e: PlatformError) {
+  return { ...e.toBody(), error: { message: e.message, type: e.statusText, code: e.statusText } };
+}
+
+export function chatError(err: unknown, req: FastifyRequest): PlatformError {
+  // A 401 from the gateway is about the platform's own token, not the caller's key.
+  if (err instanceof GatewayError && err.status === 401) {
+    return new PlatformError(502, 'gateway_token_refused', `The gateway refused the platform's GATEWAY_TOKEN: ${err.message}`);
+  }
+  return toPlatformError(err, req);
+}
+
+export async function appCaller(auth: KeyAuthenticator, req: FastifyRequest): Promise<KeyCaller & { appId: string }> {
+  const caller = await auth.authenticate(req.headers.authorization);
+  if (!caller.appId) throw new PlatformError(403, 'app_key_required', APP_KEY_REQUIRED);
+  return caller as KeyCaller & { appId: string };
+}
+
+const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
+
+export function chatRoutes(app: FastifyInstance, deps: { auth: KeyAuthenticator; apps: AppsService; chat: ChatService; history: ChatHistoryStore }): void {
+  app.register(async (scope) => {
+    scope.setErrorHandler((err: unknown, req, reply) => {
+      const e = chatError(err, req);
+      reply.header('x-request-id', req.id).code(e.status).send(chatErrorBody(e));
+    });
+    scope.post('/api/v1/chat/completions', (req, reply) => completions(deps, req, reply));
+  });
+}
+
+async function completions(deps: Parameters<typeof chatRoutes>[1], req: FastifyRequest, reply: FastifyReply) {
+  const caller = await appCaller(deps.auth, req);
+  const b = parseInput(chatBody, req.body);
+  const last = b.messages.length - 1;
+  const question = textOf(b.messages[last]!.content).trim();
+  if (b.messages[last]!.role !== 'user' || !question) throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
+  const app = await deps.apps.app(caller, caller.appId);
+  const chatId = b.chatId || undefined;
+  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId } : undefined;
+  // With a chatId the stored chat is the history; without, the messages before the question are.
+  const history: ChatTurn[] = ref
+    ? (await deps.history.recentItems(ref, HISTORY_ITEMS)).map((i) => ({ role: i.role, content: i.content }))
+    : b.messages.slice(0, last).flatMap((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : []);
+  const id = chatId ?? `chatcmpl-${newId()}`;
+  const stream = b.stream ? new ChatEventStream(reply.raw, { id, model: app.settings.model, detail: b.detail, includeUsage: b.stream_options?.include_usage === true, requestId: req.id }) : undefined;
+  if (stream) reply.hijack();
+  try {
+    const result = await deps.chat.run(caller, app, {
+      question, history, variables: b.variables ?? {}, stream: !!stream,
+      onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, status: err.status, gatewayRequestId: err.requestId, requestBody: err.requestBody }, `chat: the ${step} model call failed: ${err.message}`),
+    }, stream ?? noopSink);
+    if (ref) {
+      const now = Date.now();
+      await deps.history.appendTurn(ref, question.slice(0, 100), [
+        { data_id: newId(), role: 'user', content: question, response_data: null, created_at: now },
+        { data_id: b.responseChatItemId ?? newId(), role: 'assistant', content: result.content, response_data: JSON.stringify(result.responseData), created_at: now },
+      ]);
+    }
+    if (stream) return stream.finish(result.usage, result.responseData);
+    return {
+      id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: result.model, usage: result.usage,
+      choices: [{ message: { role: 'assistant', content: result.content }, finish_reason: 'stop', index: 0 }],
+      ...(b.detail ? { responseData: result.responseData, newVariables: result.newVariables } : {}),
+    };
+  } catch (err) {
+    if (!stream) throw err;
+    const e = chatError(err, req);
+    if (stream.started) return stream.fail(chatErrorBody(e));
+    reply.raw.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id });
+    reply.raw.end(JSON.stringify(chatErrorBody(e)));
+  }
+}
