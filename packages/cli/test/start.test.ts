@@ -10,9 +10,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 const CLI = join(import.meta.dirname, '../bin/kbchat.js');
 const KEY = 'kbchat-cli-test-key-0123456789';
 
+/** The environment of a user with no provider configured: no <PROVIDER>_API_KEY at all. */
+function noProviderEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL')));
+}
+
 function start(dataDir: string, gatewayPort: number, platformPort: number): Promise<{ child: ChildProcess; out: () => string }> {
   const child = spawn('node', [CLI, 'start', '--data-dir', dataDir, '--port', String(gatewayPort), '--platform-port', String(platformPort)], {
-    env: { ...process.env, INITIAL_API_KEY: KEY, GATEWAY_HOST: '127.0.0.1', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...noProviderEnv(), INITIAL_API_KEY: KEY, GATEWAY_HOST: '127.0.0.1', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -76,4 +81,49 @@ describe('kbchat start', () => {
     expect(await stop(s.child)).toBe(0);
     running = undefined;
   }, 180_000);
+
+  it('answers a question about an uploaded document from it, through local-extractive, with no provider key', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-cli-chat-'));
+    const gw = 20000 + Math.floor(Math.random() * 20000);
+    const s = await start(dataDir, gw, gw + 1);
+    running = s.child;
+    const platformUrl = /\[platform\] listening on (\S+)/.exec(s.out())![1]!;
+    const api = async (path: string, json: unknown) => {
+      const res = await fetch(`${platformUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+      const body = (await res.json()) as any;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return body.data;
+    };
+    const datasetId = await api('/api/core/dataset/create', { name: 'manuals' });
+    const text = [
+      '# Zorblax 3000 manual',
+      'The Zorblax 3000 is a handheld label printer for warehouses.',
+      '## Battery',
+      'The Zorblax 3000 battery lasts 14 hours of continuous printing and recharges in 90 minutes over USB-C.',
+      '## Cleaning',
+      'Wipe the print head with an alcohol pad once a month. Never use water on the print head.',
+    ].join('\n\n');
+    const { collectionId } = await api('/api/core/dataset/collection/create/text', { datasetId, name: 'zorblax.md', text });
+    const until = Date.now() + 120_000;
+    for (;;) {
+      const d = ((await (await fetch(`${platformUrl}/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).data;
+      if (d.total > 0 && d.done === d.total) break;
+      if (d.failed > 0 || Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(d)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const appId = await api('/api/core/app/create', { name: 'manual helper', model: 'local-extractive', datasets: [datasetId] });
+    const appKey = await api('/api/support/openapi/create', { name: 'helper key', appId });
+    const res = await fetch(`${platformUrl}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'How long does the Zorblax battery last?' }], detail: true }),
+    });
+    const answer = (await res.json()) as any;
+    expect(res.status, JSON.stringify(answer)).toBe(200);
+    expect(answer.choices[0].message.content).toMatch(/14 hours/);
+    expect(answer.choices[0].message.content).not.toMatch(/alcohol/);
+    expect(answer.responseData.find((r: any) => r.moduleType === 'chatNode').model).toBe('local-extractive');
+    expect(await stop(s.child)).toBe(0);
+    running = undefined;
+  }, 240_000);
 });
