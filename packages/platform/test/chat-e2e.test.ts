@@ -177,6 +177,39 @@ describe('applications and chat end to end', () => {
     expect((await chatRaw('kbchat-nope', { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(401);
   });
 
+  it('refuses expired and revoked keys at once', async () => {
+    const { appId } = await makeApp({ model: 'sim-chat' });
+    const past = await call('/api/support/openapi/create', { appId, expiredTime: Date.now() - 1000 });
+    expect(past.status).toBe(400);
+    expect(past.body.message).toMatch(/'expiredTime'/);
+    const soon = (await call('/api/support/openapi/create', { appId, limit: { expiredTime: new Date(Date.now() + 400).toISOString() } })).body.data as string;
+    expect((await chatRaw(soon, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await chatRaw(soon, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(401);
+    const revoked = (await call('/api/support/openapi/create', { appId })).body.data as string;
+    expect((await chatRaw(revoked, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    const listed = (await call(`/api/support/openapi/list?appId=${appId}`)).body.data as any[];
+    const id = listed.find((k) => revoked.startsWith(k.apiKey.replace('…', '')) && k.limit.expiredTime === undefined)!.id;
+    expect((await call(`/api/support/openapi/delete?id=${id}`, undefined, 'DELETE', OTHER_TEAM_KEY)).status).toBe(404);
+    expect((await call(`/api/support/openapi/delete?id=${id}`, undefined, 'DELETE')).status).toBe(200);
+    expect((await chatRaw(revoked, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(401);
+  });
+
+  it('completes the question into several queries, searches them all, and records the step', async () => {
+    const { key } = await makeApp({ model: 'sim-chat', datasets: [datasetId], search: { queryExtension: { enabled: true, model: 'sim-echo-prompt', background: 'Geography of Europe' } } });
+    const body = (await (await chatRaw(key, { detail: true, messages: [{ role: 'user', content: 'glacier in the Alps' }] })).json()) as any;
+    const [ext, search] = body.responseData;
+    expect(ext).toMatchObject({ moduleType: 'queryExtension', model: 'sim-echo-prompt' });
+    expect(ext.queryExtensionResult.queries.length).toBeGreaterThanOrEqual(1);
+    expect(ext.queryExtensionResult.queries.length).toBeLessThanOrEqual(5);
+    expect(ext.inputTokens).toBeGreaterThan(0);
+    expect(search.moduleType).toBe('datasetSearchNode');
+    expect(search.queries).toEqual(['glacier in the Alps', ...ext.queryExtensionResult.queries.filter((q: string) => q !== 'glacier in the Alps')]);
+    expect(search.quoteList[0].q).toContain('Aletsch');
+    // Every model call of the turn counts in usage.
+    expect(body.usage.prompt_tokens).toBe(ext.inputTokens + body.responseData[2].inputTokens);
+  });
+
   it('validates the chat body, naming the field', async () => {
     const { key } = await makeApp({ model: 'sim-chat' });
     const noMessages = await chatRaw(key, { messages: [] });
