@@ -3,7 +3,7 @@
 // Prints throughput (32 connections, stream and non-stream) and the latency
 // the gateway adds at 200 requests/s (p50, p99). The gateway runs as `kbchat
 // gateway` on its embedded store with billing and request logs on.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixedRate, freePort, spawnReady, target, throughput } from './lib.mjs';
@@ -18,6 +18,7 @@ const root = new URL('../../..', import.meta.url).pathname;
 const simPort = await freePort();
 const gwPort = await freePort();
 const barePort = await freePort();
+const rawPort = await freePort();
 const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-bench-'));
 const sim = await spawnReady('node', [join(root, 'packages/upstream-sim/bin/upstream-sim.js'), '--port', String(simPort)], {}, /listening/);
 const gateway = await spawnReady(
@@ -37,10 +38,28 @@ const gateway = await spawnReady(
 );
 
 const bare = await spawnReady('node', [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(barePort)], {}, /listening/);
+const raw = await spawnReady('node', [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(rawPort), 'raw'], {}, /listening/);
+
+/** CPU milliseconds a process has used so far (Linux /proc; NaN elsewhere). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 10 ms ticks
+  } catch {
+    return NaN;
+  }
+}
+/** Throughput of one target, with the CPU microseconds per request its relay process spent (when it has one). */
+async function measured(send, pid, ms) {
+  const before = pid ? cpuMs(pid) : NaN;
+  const r = await throughput(send, CONNECTIONS, ms);
+  return { ...r, cpuUs: pid ? ((cpuMs(pid) - before) * 1000) / Math.max(1, r.ok) : NaN };
+}
 
 const chat = { model: 'sim-chat', messages: [{ role: 'user', content: 'How fast is the gateway?' }], max_tokens: 64 };
 const direct = (payload) => target(`http://127.0.0.1:${simPort}`, '/v1/chat/completions', 'sk-sim', payload, CONNECTIONS);
 const viaBare = (payload) => target(`http://127.0.0.1:${barePort}`, '/v1/chat/completions', 'none', payload, CONNECTIONS);
+const viaRaw = (payload) => target(`http://127.0.0.1:${rawPort}`, '/v1/chat/completions', 'none', payload, CONNECTIONS);
 const viaGateway = (payload) => target(`http://127.0.0.1:${gwPort}`, '/v1/chat/completions', TOKEN, payload, CONNECTIONS);
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 const rows = [];
@@ -51,23 +70,28 @@ try {
     const d = direct(payload);
     const g = viaGateway(payload);
     const b = viaBare(payload);
+    const w = viaRaw(payload);
     await throughput(d.send, CONNECTIONS, 1000); // warm-up
     await throughput(g.send, CONNECTIONS, 1000);
     await throughput(b.send, CONNECTIONS, 1000);
+    await throughput(w.send, CONNECTIONS, 1000);
     // Interleaved rounds, median of each: this machine is shared and noisy, and
     // drift hits all three alike when they take turns.
-    const runs = { d: [], g: [], b: [] };
+    const runs = { d: [], g: [], b: [], w: [] };
+    const slice = (SECONDS * 1000) / ROUNDS;
     for (let i = 0; i < ROUNDS; i++) {
-      runs.d.push(await throughput(d.send, CONNECTIONS, (SECONDS * 1000) / ROUNDS));
-      runs.g.push(await throughput(g.send, CONNECTIONS, (SECONDS * 1000) / ROUNDS));
-      runs.b.push(await throughput(b.send, CONNECTIONS, (SECONDS * 1000) / ROUNDS));
+      runs.d.push(await measured(d.send, undefined, slice));
+      runs.g.push(await measured(g.send, gateway.pid, slice));
+      runs.b.push(await measured(b.send, bare.pid, slice));
+      runs.w.push(await measured(w.send, raw.pid, slice));
     }
     const median = (list) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
     const sum = (list, key) => list.reduce((n, r) => n + r[key], 0);
     const dr = { ...median(runs.d), errors: sum(runs.d, 'errors') };
     const gr = { ...median(runs.g), errors: sum(runs.g, 'errors') };
     const br = { ...median(runs.b), errors: sum(runs.b, 'errors') };
-    rows.push({ stream, dr, gr, br });
+    const wr = { ...median(runs.w), errors: sum(runs.w, 'errors') };
+    rows.push({ stream, dr, gr, br, wr });
     const dl = await fixedRate(d.send, RATE, 5000);
     const gl = await fixedRate(g.send, RATE, 5000);
     rows[rows.length - 1].dl = dl;
@@ -75,6 +99,7 @@ try {
     await d.pool.close();
     await g.pool.close();
     await b.pool.close();
+    await w.pool.close();
   }
   console.log(`\nkbchat relay benchmark: ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} interleaved rounds (median), latency at ${RATE} req/s; upstream = the project's simulator`);
   console.log('mode        direct req/s   gateway req/s   ratio    added p50 ms @rate   added p99 ms @rate   errors (direct/gateway)');
@@ -85,10 +110,14 @@ try {
         `${fmt(r.gl.p50 - r.dl.p50).padStart(18)}${fmt(r.gl.p99 - r.dl.p99).padStart(21)}        ${r.dr.errors + r.dl.errors}/${r.gr.errors + r.gl.errors}`,
     );
   }
+  const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
   for (const r of rows) {
+    const mode = r.stream ? 'stream' : 'non-stream';
     console.log(
-      `  ${r.stream ? 'stream' : 'non-stream'}: a bare Fastify+undici proxy (no accounts, billing, logs, retries) did ${r.br.rps.toFixed(0)} req/s = ${((r.br.rps / r.dr.rps) * 100).toFixed(1)}% of direct; the gateway reached ${((r.gr.rps / r.br.rps) * 100).toFixed(1)}% of that proxy`,
+      `  ${mode}: bare proxies with no accounts, billing, logs or retries: Fastify+undici ${r.br.rps.toFixed(0)} req/s = ${pct(r.br.rps, r.dr.rps)} of direct, ` +
+        `node:http+undici ${r.wr.rps.toFixed(0)} req/s = ${pct(r.wr.rps, r.dr.rps)}; the gateway reached ${pct(r.gr.rps, r.br.rps)} of the Fastify proxy`,
     );
+    console.log(`  ${mode}: CPU per request of the relay process: gateway ${fmt(r.gr.cpuUs)} us, Fastify proxy ${fmt(r.br.cpuUs)} us, node:http proxy ${fmt(r.wr.cpuUs)} us`);
   }
   console.log('\ntargets: gateway throughput >= 40% of direct; added p50 < 2 ms at 200 req/s');
   for (const r of rows) {
@@ -99,6 +128,7 @@ try {
 } finally {
   gateway.kill('SIGTERM');
   bare.kill('SIGTERM');
+  raw.kill('SIGTERM');
   sim.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
   rmSync(dataDir, { recursive: true, force: true });
