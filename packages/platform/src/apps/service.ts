@@ -46,6 +46,10 @@ export function mergeSettings(stored: AppSettings, patch: Record<string, unknown
 }
 
 export class AppsService {
+  /** Recently read apps: every chat turn reads its app; another process sees a change within cacheMs. */
+  private readonly cache = new Map<string, { app: App; at: number }>();
+  private readonly cacheMs = 2_000;
+
   constructor(
     private readonly store: AppsStore,
     private readonly datasets: DatasetsStore,
@@ -64,9 +68,14 @@ export class AppsService {
   }
 
   async app(caller: KeyCaller, id: string): Promise<App> {
+    const hit = this.cache.get(id);
+    if (hit && hit.app.teamId === caller.teamId && Date.now() - hit.at < this.cacheMs) return hit.app;
     const row = await this.store.app(caller.teamId, id);
     if (!row) throw errors.notFound(`App ${id}`);
-    return appFromRow(row);
+    const app = appFromRow(row);
+    if (this.cache.size > 1_000) this.cache.clear();
+    this.cache.set(id, { app, at: Date.now() });
+    return app;
   }
 
   async list(caller: KeyCaller, opts: { searchKey?: string; offset: number; pageSize: number }): Promise<{ list: App[]; total: number }> {
@@ -78,11 +87,13 @@ export class AppsService {
     const app = await this.app(caller, id);
     const settings = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)));
     const now = Date.now();
+    this.cache.delete(id);
     await this.store.update(caller.teamId, id, { name: patch.name ?? app.name, intro: patch.intro ?? app.intro, config: JSON.stringify(settings), updated_at: now });
     return { ...app, name: patch.name ?? app.name, intro: patch.intro ?? app.intro, settings, updatedAt: now };
   }
 
   async delete(caller: KeyCaller, id: string): Promise<void> {
+    this.cache.delete(id);
     if (!(await this.store.delete(caller.teamId, id))) throw errors.notFound(`App ${id}`);
     await this.onDelete(caller, id);
   }
