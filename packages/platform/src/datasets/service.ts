@@ -6,7 +6,7 @@ import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
-import type { Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
+import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
 
 /** What indexing needs to hear about new or changed data (the queue; wired at start). */
 export interface IndexingHooks {
@@ -97,17 +97,12 @@ export class DatasetsService {
       row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: c.text, a: '', chunk_index: i, title_path: JSON.stringify(c.titlePath), created_at: now, updated_at: now },
       indexes: [c.text],
     }));
-    await this.store.transaction(async (tx) => {
-      await this.store.insertCollection(
-        {
-          id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
-          training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
-          metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text, created_at: now, updated_at: now,
-        },
-        tx,
-      );
-      await this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, input.trainingType);
-    });
+    const collection = {
+      id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
+      training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text, created_at: now, updated_at: now,
+    };
+    await this.store.transaction((tx) => this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, input.trainingType, collection));
     return { collectionId, insertLen: items.length };
   }
 
@@ -129,13 +124,14 @@ export class DatasetsService {
    * nothing yet: each chunk goes to the dataset's LLM, and the question/answer
    * pairs it returns become the items (indexing/qa-processor.ts).
    */
-  private async enqueueNew(tx: Db, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa'): Promise<void> {
+  private async enqueueNew(tx: Db, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow): Promise<void> {
     if (mode === 'qa') {
+      if (collection) await this.store.insertCollection(collection, tx);
       const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });
       await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, mode, payload: payload(i) })));
       return;
     }
-    await this.store.insertData(items, tx);
+    await this.store.insertData(items, tx, collection);
     await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode })));
   }
 

@@ -1,6 +1,6 @@
 // SQL for datasets, collections and data. Every query is scoped by team: a key
 // never reaches another team's rows, whatever ids it sends.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { CollectionsTable, DatasetsTable, DataTable, PlatformTables } from '../store/schema.js';
 
 export type DatasetRow = DatasetsTable;
@@ -95,15 +95,27 @@ export class DatasetsStore {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** Data rows and their index texts, in one statement each. Returns the data_indexes ids per item. */
-  async insertData(items: NewDataItem[], db: Db = this.db): Promise<number[][]> {
-    if (items.length === 0) return [];
-    await db.insertInto('data').values(items.map((i) => i.row)).execute();
-    const indexRows = items.flatMap((i) => i.indexes.map((text, k) => ({ data_id: i.row.id, dataset_id: i.row.dataset_id, text, is_default: k === 0 })));
-    const ids = await db.insertInto('data_indexes').values(indexRows).returning(['id', 'data_id']).execute();
-    const byData = new Map<string, number[]>();
-    for (const r of ids) byData.set(r.data_id, [...(byData.get(r.data_id) ?? []), r.id]);
-    return items.map((i) => byData.get(i.row.id) ?? []);
+  /**
+   * Data rows and their index texts in one statement (data-modifying CTEs;
+   * arrays as parameters), with the new collection's row first when given:
+   * on the embedded store each statement costs its own round trip into WASM.
+   */
+  async insertData(items: NewDataItem[], db: Db = this.db, collection?: CollectionRow): Promise<void> {
+    if (items.length === 0 && !collection) return;
+    const rows = items.map((i) => i.row);
+    const col = <K extends keyof DataRow>(k: K) => rows.map((r) => r[k]);
+    const idx = items.flatMap((i) => i.indexes.map((text, k) => ({ data_id: i.row.id, dataset_id: i.row.dataset_id, text, is_default: k === 0 })));
+    const withCollection = collection
+      ? sql`c as (insert into collections (id, dataset_id, team_id, name, type, source, training_type, chunk_size, chunk_splitter, qa_prompt, metadata, raw_text, created_at, updated_at)
+                values (${collection.id}, ${collection.dataset_id}, ${collection.team_id}, ${collection.name}, ${collection.type}, ${collection.source}, ${collection.training_type},
+                        ${collection.chunk_size}, ${collection.chunk_splitter}, ${collection.qa_prompt}, ${collection.metadata}, ${collection.raw_text}, ${collection.created_at}, ${collection.updated_at})),`
+      : sql``;
+    await sql`with ${withCollection}
+      d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, created_at, updated_at)
+            select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
+                                 ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[]))
+      insert into data_indexes (data_id, dataset_id, text, is_default)
+      select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`.execute(db);
   }
 
   async nextChunkIndex(collectionId: string, db: Db = this.db): Promise<number> {
