@@ -1,9 +1,10 @@
 // Retrieval's reads: BM25 over the postings, nearest vectors through HNSW, and
-// the rows of the chosen items. One statement each (the vector search adds the
-// transaction that scopes its HNSW settings).
+// the rows of the chosen items. One statement each (a vector search with
+// other HNSW settings than the session's adds a transaction that scopes them).
 import { sql, type Kysely } from 'kysely';
 import { vectorIndexedExpression, vectorTableName } from './schema.js';
-import { vectorLiteral } from './store.js';
+import { dbKey, hasSearchSession, SESSION_HNSW } from '../store/session.js';
+import { vectorFixed, vectorFromFixed } from './store.js';
 
 type Db = Kysely<any>;
 
@@ -63,29 +64,32 @@ export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> 
   const table = vectorTableName(q.dims);
   if (!(await vectorTableExists(db, table))) return [];
   const { expr, cast } = vectorIndexedExpression(q.dims);
-  const ef = Math.max(q.efSearch, q.limit);
+  const ef = Math.min(Math.max(q.efSearch, q.limit), 1000);
   // Several indexes of one item can all be near: fetch more rows than items wanted.
   const rows = q.limit * 3;
-  return db.transaction().execute(async (trx) => {
-    // Iterative scans keep HNSW from returning too few rows when other datasets share the table.
-    await sql`select set_config('hnsw.ef_search', ${String(Math.min(ef, 1000))}, true),
-                     set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-    const res = await sql<{ data_id: string; score: number }>`
+  // The query vector is parsed once (an init plan), and the index scan orders by it.
+  const query = (trx: Db) => sql<{ data_id: string; score: number }>`
+      with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(q.vector)}::text`, q.dims)}::${sql.raw(cast)} as v)
       select data_id, max(score) as score from (
-        select data_id, -(${sql.raw(expr)} <#> ${vectorLiteral(q.vector)}::${sql.raw(cast)}) as score
+        select data_id, -(${sql.raw(expr)} <#> (select v from qv)) as score
           from ${sql.table(table)}
          where dataset_id = any(${q.datasetIds}::varchar[])
-         order by ${sql.raw(expr)} <#> ${vectorLiteral(q.vector)}::${sql.raw(cast)}
+         order by ${sql.raw(expr)} <#> (select v from qv)
          limit ${rows}) nearest
        group by data_id order by score desc, data_id limit ${q.limit}`.execute(trx);
-    return res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
+  const toScored = (res: { rows: { data_id: string; score: number }[] }) => res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
+  if (ef === SESSION_HNSW.efSearch && hasSearchSession(db)) return toScored(await query(db));
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('hnsw.ef_search', ${String(ef)}, true),
+                     set_config('hnsw.iterative_scan', ${SESSION_HNSW.iterativeScan}, true)`.execute(trx);
+    return toScored(await query(trx));
   });
 }
 
-const knownTables = new WeakMap<Db, Set<string>>();
+const knownTables = new WeakMap<object, Set<string>>();
 async function vectorTableExists(db: Db, table: string): Promise<boolean> {
-  const known = knownTables.get(db) ?? new Set<string>();
-  knownTables.set(db, known);
+  const known = knownTables.get(dbKey(db)) ?? new Set<string>();
+  knownTables.set(dbKey(db), known);
   if (known.has(table)) return true;
   const res = await sql<{ t: string | null }>`select to_regclass(${table})::text as t`.execute(db);
   if (res.rows[0]?.t) known.add(table);
@@ -110,11 +114,12 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
   if (dataIds.length === 0) return [];
   const withVector = vector && (await vectorTableExists(db, vectorTableName(vector.dims)));
   const cosine = withVector
-    ? sql`(select max(-(v.embedding <#> ${vectorLiteral(vector.values)}::${sql.raw(`vector(${vector.dims})`)}))
-             from ${sql.table(vectorTableName(vector.dims))} v where v.data_id = d.id)`
+    ? sql`(select max(-(v.embedding <#> (select qv.v from qv))) from ${sql.table(vectorTableName(vector.dims))} v where v.data_id = d.id)`
     : sql`null::float8`;
+  // The query vector is parsed once for all rows (a materialized CTE).
+  const qv = withVector ? sql`with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(vector.values)}::text`, vector.dims)} as v) ` : sql``;
   const res = await sql<{ id: string; q: string; a: string; chunk_index: number; dataset_id: string; collection_id: string; name: string; source: string | null; cosine: number | null }>`
-    select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, ${cosine} as cosine
+    ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, ${cosine} as cosine
       from data d join collections c on c.id = d.collection_id
      where d.id = any(${dataIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({

@@ -2,9 +2,10 @@
 // these two files are the only SQL of retrieval.) Every write is one or a few
 // statements whatever the number of rows: arrays are sent as parameters and
 // unnested, which PGlite and PostgreSQL both take in one round trip.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { termCounts } from './analyzer.js';
 import { notNormalisedMessage, RetrievalError } from './errors.js';
+import { dbKey } from '../store/session.js';
 import { vectorIndexedExpression, vectorTableName } from './schema.js';
 
 type Db = Kysely<any>;
@@ -20,30 +21,32 @@ const VECTORS_PER_STATEMENT = 500;
 /** |norm - 1| allowed before a model counts as not normalised (float32 rounding is ~1e-7). */
 export const UNIT_NORM_TOLERANCE = 1e-3;
 
-const ensured = new WeakMap<Db, Set<number>>();
+const ensured = new WeakMap<object, Set<number>>();
 
 /**
- * Creates vectors_<dims> and its HNSW index if missing. Idempotent; two
- * processes racing on `create ... if not exists` can still collide on the
- * catalog, so a duplicate-object error counts as done.
+ * Creates vectors_<dims> if missing, without its HNSW index: that comes from
+ * buildVectorIndexes once the table is big enough and the queue is quiet.
+ * Idempotent; two processes racing on `create ... if not exists` can still
+ * collide on the catalog, so a duplicate-object error counts as done.
  */
 export async function ensureVectorTable(db: Db, dims: number): Promise<string> {
   const table = vectorTableName(dims);
-  const done = ensured.get(db) ?? new Set<number>();
-  ensured.set(db, done);
+  const done = ensured.get(dbKey(db)) ?? new Set<number>();
+  ensured.set(dbKey(db), done);
   if (done.has(dims)) return table;
-  const { expr, cast, indexed } = vectorIndexedExpression(dims);
-  const opclass = cast.startsWith('halfvec') ? 'halfvec_ip_ops' : 'vector_ip_ops';
-  const statements = [
+  await ddl(db, [
     `create table if not exists ${table} (
        index_id integer primary key references data_indexes(id) on delete cascade,
        data_id varchar(32) not null references data(id) on delete cascade,
        dataset_id varchar(32) not null,
        embedding vector(${dims}) not null)`,
     `create index if not exists ${table}_data_idx on ${table} (data_id)`,
-    // Inner product: every stored vector is unit length (checkUnitVectors), so it is the cosine.
-    ...(indexed ? [`create index if not exists ${table}_hnsw on ${table} using hnsw (${expr} ${opclass})`] : []),
-  ];
+  ]);
+  done.add(dims);
+  return table;
+}
+
+async function ddl(db: Db, statements: string[]): Promise<void> {
   for (const statement of statements) {
     try {
       await sql.raw(statement).execute(db);
@@ -52,8 +55,40 @@ export async function ensureVectorTable(db: Db, dims: number): Promise<string> {
       if (code !== '23505' && code !== '42P07' && code !== '42710') throw err;
     }
   }
-  done.add(dims);
-  return table;
+}
+
+/**
+ * Vectors a table holds before it gets its HNSW index. Below this an exact
+ * scan is fast (~1.5 µs a 384-dim vector in PGlite) and exact.
+ */
+export const HNSW_MIN_ROWS = 1000;
+
+/**
+ * Builds the HNSW index of each vectors table that has none yet and holds at
+ * least `minRows` vectors; returns the tables it built. The indexing worker
+ * calls it when its queue has been quiet for a while: CREATE INDEX over the
+ * rows there costs ~0.9 ms a vector in PGlite (in memory, up to
+ * maintenance_work_mem), where inserting into a live graph costs ~8 ms each,
+ * so a first bulk load goes in without the graph. Later vectors go into the
+ * live index. Searches before the build are exact scans: slower, still right.
+ */
+export async function buildVectorIndexes(db: Db, minRows = HNSW_MIN_ROWS): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select t.tablename as name from pg_tables t
+    where t.schemaname = current_schema() and t.tablename ~ '^vectors_[0-9]+$'
+      and not exists (select 1 from pg_indexes i where i.schemaname = t.schemaname and i.indexname = t.tablename || '_hnsw')`.execute(db);
+  const built: string[] = [];
+  for (const { name } of rows) {
+    const dims = Number(name.slice('vectors_'.length));
+    const { expr, cast, indexed } = vectorIndexedExpression(dims);
+    if (!indexed) continue;
+    const n = await sql<{ n: number }>`select count(*)::int as n from (select 1 from ${sql.table(name)} limit ${minRows}) x`.execute(db);
+    if (Number(n.rows[0]?.n ?? 0) < minRows) continue;
+    // Inner product: every stored vector is unit length (checkUnitVectors), so it is the cosine.
+    const opclass = cast.startsWith('halfvec') ? 'halfvec_ip_ops' : 'vector_ip_ops';
+    await ddl(db, [`create index if not exists ${name}_hnsw on ${name} using hnsw (${expr} ${opclass})`]);
+    built.push(name);
+  }
+  return built;
 }
 
 /** Throws RetrievalError('vector_not_normalised') unless every vector is unit length. */
@@ -74,6 +109,33 @@ export function vectorLiteral(v: ArrayLike<number>): string {
     s += (i ? ',' : '') + x;
   }
   return s + ']';
+}
+
+/**
+ * Vectors travel as int8 arrays of x·2^52 and become vectors in SQL
+ * (vectorFromFixed): pgvector's text input parses floats with strtof, which
+ * costs ~1 ms per 384 dimensions in PGlite's WASM (software long double);
+ * integers parse ~3x cheaper. Exact for float32 components down to ~2e-9
+ * (x·2^52 is then an integer); smaller ones are off by less than 2^-53.
+ */
+const FIXED_SHIFT = 52;
+const FIXED_SCALE = 2 ** FIXED_SHIFT;
+
+export function vectorFixed(v: ArrayLike<number>): string {
+  let s = '{';
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    // Unit vectors only reach here; the bound keeps x·2^52 inside int8.
+    if (!Number.isFinite(x) || Math.abs(x) > 1024) throw new RetrievalError('vector_not_normalised', notNormalisedMessage(Number.isFinite(x) ? Math.abs(x) : NaN));
+    s += (i ? ',' : '') + Math.round(x * FIXED_SCALE);
+  }
+  return s + '}';
+}
+
+/** SQL turning a vectorFixed text (a parameter or a column) back into vector(dims): int8 -> float8 -> float32 is exact, and so is scaling by 2^-52. */
+export function vectorFromFixed(fixed: RawBuilder<unknown>, dims: number): RawBuilder<unknown> {
+  const type = sql.raw(`vector(${dims})`);
+  return sql`((${fixed})::int8[]::float8[]::${type} * array_fill(power(2::float8, ${sql.raw(String(-FIXED_SHIFT))})::float4, array[${sql.raw(String(dims))}])::${type})`;
 }
 
 export interface SearchItem {
@@ -132,8 +194,9 @@ export async function storeVectors(db: Db, dims: number, rows: VectorRow[]): Pro
     for (let i = 0; i < rows.length; i += VECTORS_PER_STATEMENT) {
       const part = rows.slice(i, i + VECTORS_PER_STATEMENT);
       await sql`insert into ${sql.table(table)} (index_id, data_id, dataset_id, embedding)
-                select * from unnest(${part.map((r) => r.indexId)}::int[], ${part.map((r) => r.dataId)}::varchar[],
-                                     ${part.map((r) => r.datasetId)}::varchar[], ${part.map((r) => vectorLiteral(r.vector))}::text[]::${sql.raw(`vector(${dims})`)}[])
+                select u.i, u.d, u.s, ${vectorFromFixed(sql`u.v`, dims)}
+                  from unnest(${part.map((r) => r.indexId)}::int[], ${part.map((r) => r.dataId)}::varchar[],
+                              ${part.map((r) => r.datasetId)}::varchar[], ${part.map((r) => vectorFixed(r.vector))}::text[]) as u(i, d, s, v)
                 on conflict (index_id) do update set data_id = excluded.data_id, dataset_id = excluded.dataset_id, embedding = excluded.embedding`.execute(trx);
     }
   });

@@ -1,10 +1,11 @@
 // Opens the platform store: PGlite with pgvector in the data dir by default,
 // or PostgreSQL (with the pgvector extension) from DATABASE_URL. Nothing
 // outside store files writes SQL.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
 import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
 import { migratePlatform, type ExtraMigrations } from './migrations.js';
+import { markSearchSession, SESSION_HNSW_SQL } from './session.js';
 import type { PlatformTables } from './schema.js';
 
 export interface PlatformStore {
@@ -18,6 +19,9 @@ export async function openPlatformStore(opts: { url?: string; dataDir?: string; 
   const store = await connect(opts.url, opts.dataDir);
   try {
     await migratePlatform(store.db, opts.migrations);
+    // PGlite's one connection gets the search session settings now (pool connections as they open).
+    if (store.kind === 'pglite') for (const statement of SESSION_HNSW_SQL) await sql.raw(statement).execute(store.db);
+    markSearchSession(store.db);
   } catch (err) {
     await store.close();
     throw err;
@@ -38,7 +42,10 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
     const pg = await import('pg');
     const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.default.types.getTypeParser(oid, format as 'text')) };
     const pool = new pg.default.Pool({ connectionString: url, max: 10, types: types as never });
-    const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool }) });
+    const onCreateConnection = async (conn: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
+      for (const statement of SESSION_HNSW_SQL) await conn.executeQuery(CompiledQuery.raw(statement));
+    };
+    const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool, onCreateConnection }) });
     await sql`select 1`.execute(db);
     return { db, kind: 'postgres', description: `PostgreSQL (${redactUrl(url)})`, close: () => db.destroy() };
   }
