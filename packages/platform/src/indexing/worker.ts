@@ -58,6 +58,10 @@ export interface IndexingWorkerOptions {
   unconfiguredRecheckMs?: number;
   /** Store failures inside the loop (the loop keeps going). */
   onError?: (err: unknown) => void;
+  /** Called once the queue has had nothing due for quietMs (again after each busy spell): deferred work such as index builds. */
+  onQuiet?: () => Promise<unknown>;
+  /** Default 2 s. */
+  quietMs?: number;
 }
 
 export interface WorkerStats {
@@ -72,7 +76,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class IndexingWorker {
   readonly workerId: string;
   readonly stats: WorkerStats = { batches: 0, done: 0, failedAttempts: 0, rateLimited: 0 };
-  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors'>;
+  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors' | 'onQuiet'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors' | 'onQuiet'>;
   private readonly held = new Set<number>();
   private readonly slots = new Set<Promise<void>>();
   private stopping = false;
@@ -96,6 +100,7 @@ export class IndexingWorker {
       rateLimitBaseMs: 1000,
       rateLimitMaxMs: 60_000,
       unconfiguredRecheckMs: 30_000,
+      quietMs: 2000,
       ...(Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as IndexingWorkerOptions),
     } as IndexingWorker['o'];
   }
@@ -129,6 +134,8 @@ export class IndexingWorker {
 
   private async loop(): Promise<void> {
     let lastMark = 0;
+    let lastBusy = Date.now();
+    let quietDone = false;
     // Items held back as "not configured" by an earlier run start now if this one can run them.
     for (const mode of this.runnable) await this.safe(() => wakeWaiting(this.o.db, { mode, error: notConfiguredText(mode) }));
     while (!this.stopping) {
@@ -150,9 +157,17 @@ export class IndexingWorker {
         claimItems(this.o.db, { workerId: this.workerId, limit: free * this.o.batchSize, leaseMs: this.o.leaseMs, modes: this.runnable }),
       );
       if (!items?.length) {
-        await this.idle(this.o.pollMs);
+        if (this.slots.size) lastBusy = Date.now();
+        else if (!quietDone && this.o.onQuiet && Date.now() - lastBusy >= this.o.quietMs) {
+          quietDone = true;
+          await this.safe(this.o.onQuiet);
+          continue;
+        }
+        await this.idle(Math.min(this.o.pollMs, this.o.quietMs));
         continue;
       }
+      lastBusy = Date.now();
+      quietDone = false;
       for (const it of items) this.held.add(it.id);
       // Same mode and dataset per batch (one model per call), spread over the free slots.
       const batches = toBatches(items, this.o.batchSize);
