@@ -4,7 +4,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DatasetsStore } from '../datasets/store.js';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { ModelConfig } from '../models/config-file.js';
-import { buildVectorIndexes, indexForSearch, storeVectors } from '../retrieval/index.js';
+import { buildVectorIndexes, indexForSearch, storeVectors, vacuumSearchTables } from '../retrieval/index.js';
 import { newId } from '../keys/auth.js';
 import { indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
@@ -56,7 +56,11 @@ export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, g
     concurrency: models.systemEnv.vectorMaxProcess,
     processors: { chunk, qa },
     onError,
-    // A bulk load goes in without the HNSW graph, which is built once the queue is quiet (retrieval/store.ts).
-    onQuiet: () => buildVectorIndexes(db),
+    // A bulk load goes in without the HNSW graph, which is built once the queue
+    // is quiet; then statistics and visibility maps (retrieval/store.ts).
+    onQuiet: async () => {
+      await buildVectorIndexes(db);
+      await vacuumSearchTables(db);
+    },
   });
 }

@@ -86,6 +86,15 @@ export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> 
   });
 }
 
+/** 'hnsw' once the table of these dimensions has its graph, 'exact' before it (searches scan every vector), null with no vectors yet. */
+export async function vectorIndexState(db: Db, dims: number | null): Promise<'hnsw' | 'exact' | null> {
+  if (!dims) return null;
+  const table = vectorTableName(dims);
+  const res = await sql<{ t: string | null; h: string | null }>`select to_regclass(${table})::text as t, to_regclass(${`${table}_hnsw`})::text as h`.execute(db);
+  const row = res.rows[0];
+  return !row?.t ? null : row.h ? 'hnsw' : 'exact';
+}
+
 const knownTables = new WeakMap<object, Set<string>>();
 async function vectorTableExists(db: Db, table: string): Promise<boolean> {
   const known = knownTables.get(dbKey(db)) ?? new Set<string>();

@@ -91,6 +91,19 @@ export async function buildVectorIndexes(db: Db, minRows = HNSW_MIN_ROWS): Promi
   return built;
 }
 
+/**
+ * VACUUM ANALYZE of the tables indexing writes: PGlite runs no autovacuum, so
+ * without this the planner has no statistics and index-only scans of the
+ * postings visit the heap (measured on 10,000 SciFact chunks: BM25 p50 37 ->
+ * 24 ms). Run by the worker when its queue is quiet; outside any transaction.
+ */
+export async function vacuumSearchTables(db: Db): Promise<void> {
+  const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables
+    where schemaname = current_schema() and tablename ~ '^vectors_[0-9]+$'`.execute(db);
+  const tables = ['data', 'data_indexes', 'search_docs', 'search_terms', 'search_stats', ...rows.map((r) => r.name)];
+  await sql.raw(`vacuum analyze ${tables.join(', ')}`).execute(db);
+}
+
 /** Throws RetrievalError('vector_not_normalised') unless every vector is unit length. */
 export function checkUnitVectors(vectors: ArrayLike<number>[]): void {
   for (const v of vectors) {

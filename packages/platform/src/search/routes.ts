@@ -7,6 +7,7 @@ import type { DatasetsService } from '../datasets/service.js';
 import { parseInput } from '../http/validate.js';
 import { progress, retryFailed, sumProgress } from '../indexing/index.js';
 import type { KeyAuthenticator } from '../keys/auth.js';
+import { vectorIndexState } from '../retrieval/index.js';
 import type { SearchService } from './service.js';
 
 const id = z.string().min(1).max(64);
@@ -58,9 +59,11 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   app.get('/api/core/dataset/trainingDetail', async (req) => {
     const who = await caller(req);
     const { datasetId } = parseInput(z.object({ datasetId: id }), req.query);
-    await deps.datasets.dataset(who, datasetId);
+    const dataset = await deps.datasets.dataset(who, datasetId);
     const list = await progress(deps.db, { datasetId });
-    return ok({ ...sumProgress(list), collections: list });
+    // 'exact' until the worker builds the HNSW graph (when its queue is quiet): searches scan every vector meanwhile.
+    const vectorIndex = await vectorIndexState(deps.db, dataset.vector_dimensions);
+    return ok({ ...sumProgress(list), vectorIndex, collections: list });
   });
 
   // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
