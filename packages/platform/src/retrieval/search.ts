@@ -147,12 +147,27 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   const fused = perQuery.length === 1 ? perQuery[0]! : rrfFuse(perQuery.map((list) => ({ list, weight: 1 })));
   if (mode === 'mixedRecall' || perQuery.length > 1) fused.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'rrf', value: r.score, index: i }));
 
-  // Rows of the best few hundred; for mixed recall their exact cosine to the question too.
   const shortlist = fused.slice(0, Math.max(candidates, params.topK ?? 0));
-  const rows = new Map(
-    (await loadDataRows(db, shortlist.map((r) => r.dataId), mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined)).map((r) => [r.id, r]),
-  );
-  let ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
+  const tokens = new Map<string, number>();
+  const tokensOf = (r: DataRow) => {
+    let n = tokens.get(r.id);
+    if (n === undefined) tokens.set(r.id, (n = countTextTokens(r.q) + countTextTokens(r.a)));
+    return n;
+  };
+  let ordered: DataRow[];
+  if (mode !== 'mixedRecall' && !usingReRank) {
+    // One list alone, no rerank: its scores decide order and similarity, so rows
+    // are read only as far as the budget reaches (often a tenth of the shortlist).
+    const bestFull = shortlist.length ? scoreOf(candidate(shortlist[0]!.dataId), 'fullText') : 0;
+    const kept = similarity > 0 ? shortlist.filter((r) => similarityOf(candidate(r.dataId), mode, false, bestFull) >= similarity) : shortlist;
+    ordered = await rowsWithinBudget(db, kept.map((r) => r.dataId), budget, params.topK, tokensOf);
+  } else {
+    // The best few hundred rows; for mixed recall their exact cosine to the question too.
+    const rows = new Map(
+      (await loadDataRows(db, shortlist.map((r) => r.dataId), mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined)).map((r) => [r.id, r]),
+    );
+    ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
+  }
   if (mode === 'mixedRecall') {
     // Every mixed result gets its embedding score (full-text-only ones too), ranked among the shortlist.
     const byCos = ordered.filter((r) => r.cosine !== null).sort((x, y) => y.cosine! - x.cosine!);
@@ -172,7 +187,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
 
   const best = ordered.length ? scoreOf(candidate(ordered[0]!.id), 'fullText') : 0;
   const filtered = similarity > 0 ? ordered.filter((r) => similarityOf(candidate(r.id), mode, usingReRank, best) >= similarity) : ordered;
-  const list = withinBudget(filtered, budget, params.topK).map((r) => toItem(r, candidate(r.id)));
+  const list = withinBudget(filtered, budget, params.topK, tokensOf).map((r) => toItem(r, candidate(r.id)));
   return {
     list,
     duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
@@ -213,14 +228,32 @@ function similarityOf(c: Candidate, mode: SearchMode, reranked: boolean, bestFul
  * Results in order while q + a tokens stay within the budget; the first result
  * always comes, even alone past it (an empty answer helps nobody).
  */
-export function withinBudget<T extends { q: string; a: string }>(rows: T[], budget: number, topK?: number): T[] {
+export function withinBudget<T extends { q: string; a: string }>(rows: T[], budget: number, topK?: number, tokensOf: (r: T) => number = (r) => countTextTokens(r.q) + countTextTokens(r.a)): T[] {
   const out: T[] = [];
   let used = 0;
   for (const r of rows) {
     if (topK !== undefined && out.length >= topK) break;
-    used += countTextTokens(r.q) + countTextTokens(r.a);
+    used += tokensOf(r);
     if (used > budget && out.length > 0) break;
     out.push(r);
+  }
+  return out;
+}
+
+/** The rows of `ids` in order, read a page at a time (16, 32, ...) until withinBudget would stop. */
+async function rowsWithinBudget(db: Kysely<any>, ids: string[], budget: number, topK: number | undefined, tokensOf: (r: DataRow) => number): Promise<DataRow[]> {
+  const out: DataRow[] = [];
+  let used = 0;
+  for (let at = 0, page = 16; at < ids.length; at += page, page *= 2) {
+    const slice = ids.slice(at, at + page);
+    const byId = new Map((await loadDataRows(db, slice)).map((r) => [r.id, r]));
+    for (const id of slice) {
+      const r = byId.get(id);
+      if (!r) continue; // deleted meanwhile
+      out.push(r);
+      used += tokensOf(r);
+      if (used > budget || (topK !== undefined && out.length > topK)) return out;
+    }
   }
   return out;
 }
