@@ -50,6 +50,7 @@ describe('applications and chat end to end', () => {
           { model: 'sim-chat' },
           { model: 'sim-tools', toolChoice: true },
           { model: 'sim-500' },
+          { model: 'sim-slow' },
         ],
         vectorModels: [{ model: 'sim-embed-384', defaultToken: 200, maxToken: 512 }],
         reRankModels: [{ model: 'sim-rerank' }],
@@ -304,6 +305,30 @@ describe('applications and chat end to end', () => {
     const d = await chatRaw(key, { stream: true, detail: true, messages: [{ role: 'user', content: 'hi' }] });
     const raw = await d.text();
     expect(raw).toMatch(/event: error\ndata: .*request id/);
+  });
+
+  it('cancels the model call at the gateway when the chat client leaves', async () => {
+    const { key } = await makeApp({ model: 'sim-slow' });
+    for (const stream of [true, false]) {
+      const leave = new AbortController();
+      const pending = fetch(`${p.url}/api/v1/chat/completions`, {
+        method: 'POST', signal: leave.signal,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ stream, messages: [{ role: 'user', content: `slow ${stream}` }] }),
+      }).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      leave.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      // The gateway saw its client (the platform) leave long before sim-slow's 3 s answer.
+      let rows: any[] = [];
+      const until = Date.now() + 2_000;
+      while (Date.now() < until && rows.length === 0) {
+        await new Promise((r) => setTimeout(r, 50));
+        rows = ((await (await gw.api('/api/logs?model=sim-slow')).json()) as any).data.filter((r: any) => r.is_stream === stream);
+      }
+      expect(rows[0]?.status).toBe(499);
+      expect(rows[0].latency_ms).toBeLessThan(2_500);
+    }
   });
 
   it('says "Connection error" naming the address when the gateway is unreachable', async () => {

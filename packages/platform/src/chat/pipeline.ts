@@ -30,6 +30,8 @@ export interface ChatTurnInput {
   history: ChatTurn[];
   variables: Record<string, unknown>;
   stream: boolean;
+  /** Aborted when the client goes away: the answering call is cancelled at the gateway. */
+  signal?: AbortSignal;
   /** Called for every failed model call, with the exact body sent, so an operator can replay it. */
   onModelFailure?(step: string, err: GatewayError): void;
 }
@@ -57,7 +59,7 @@ export class ChatService {
     const records: StepRecord[] = [];
     const usage = new UsageTotal();
     const failed = (step: string, err: unknown) => {
-      if (err instanceof GatewayError) input.onModelFailure?.(step, err);
+      if (err instanceof GatewayError && err.code !== 'client_closed') input.onModelFailure?.(step, err);
     };
     let datasetIds = s.datasets;
     let categoryPrompt = '';
@@ -111,11 +113,11 @@ export class ChatService {
     let callUsage: TokenUsage | undefined;
     try {
       if (input.stream) {
-        const r = await this.gateway.chatStream(body, (text) => sink.answer(text));
+        const r = await this.gateway.chatStream(body, (text) => sink.answer(text), input.signal);
         content = r.content;
         callUsage = r.usage;
       } else {
-        const { json } = await this.gateway.chat(body);
+        const { json } = await this.gateway.chat(body, input.signal);
         content = String(json?.choices?.[0]?.message?.content ?? '');
         callUsage = json?.usage;
       }

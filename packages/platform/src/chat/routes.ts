@@ -84,9 +84,17 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], req: FastifyR
   const id = chatId ?? `chatcmpl-${newId()}`;
   const stream = b.stream ? new ChatEventStream(reply.raw, { id, model: app.settings.model, detail: b.detail, includeUsage: b.stream_options?.include_usage === true, requestId: req.id }) : undefined;
   if (stream) reply.hijack();
+  // A client that leaves cancels the answer's model call (and so its cost at the gateway).
+  const left = new AbortController();
+  reply.raw.on('close', () => {
+    if (reply.raw.writableFinished) return;
+    left.abort();
+    // A half-closed socket would otherwise wait for an answer nobody reads (and hold up shutdown).
+    reply.raw.socket?.destroy();
+  });
   try {
     const result = await deps.chat.run(caller, app, {
-      question, history, variables: b.variables ?? {}, stream: !!stream,
+      question, history, variables: b.variables ?? {}, stream: !!stream, signal: left.signal,
       onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, status: err.status, gatewayRequestId: err.requestId, requestBody: err.requestBody }, `chat: the ${step} model call failed: ${err.message}`),
     }, stream ?? noopSink);
     if (ref) {

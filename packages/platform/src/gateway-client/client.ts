@@ -85,14 +85,14 @@ export class GatewayClient {
   }
 
   /** A non-stream chat completion; `body` is the OpenAI request (stream is forced off). */
-  async chat(body: Record<string, unknown>): Promise<{ json: any; requestId: string | undefined }> {
-    return this.postJson('/v1/chat/completions', JSON.stringify({ ...body, stream: false }));
+  async chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {
+    return this.postJson('/v1/chat/completions', JSON.stringify({ ...body, stream: false }), signal);
   }
 
   /** A streamed chat completion: `onDelta` gets each piece of content as it arrives. */
-  async chatStream(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void): Promise<ChatStreamResult> {
+  async chatStream(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void, signal?: AbortSignal): Promise<ChatStreamResult> {
     const sent = JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } });
-    const res = await this.send('POST', '/v1/chat/completions', sent);
+    const res = await this.send('POST', '/v1/chat/completions', sent, signal);
     const requestId = headerOf(res.headers, 'x-request-id');
     if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, await res.body.text(), sent);
     const out: ChatStreamResult = { content: '', finishReason: null, usage: undefined, requestId };
@@ -157,20 +157,20 @@ export class GatewayClient {
     return this.agent.close();
   }
 
-  private async postJson(path: string, body: string): Promise<{ json: any; requestId: string | undefined }> {
-    const res = await this.send('POST', path, body);
+  private async postJson(path: string, body: string, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {
+    const res = await this.send('POST', path, body, signal);
     const text = await this.readText(res, body);
     const requestId = headerOf(res.headers, 'x-request-id');
     if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, text, body);
     return { json: this.parse(text, requestId, body), requestId };
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<Dispatcher.ResponseData> {
+  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
-      return await request(this.url + path, { method, headers, body, dispatcher: this.agent });
+      return await request(this.url + path, { method, headers, body, dispatcher: this.agent, signal });
     } catch (err) {
       throw this.transportError(err, body);
     }
@@ -202,6 +202,8 @@ export class GatewayClient {
     if (err instanceof GatewayError) return err;
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code ?? e.cause?.code;
+    // The caller gave up (its own client left): not the gateway's fault.
+    if (code === 'UND_ERR_ABORTED' || (e as Error).name === 'AbortError') return new GatewayError(499, 'client_closed', 'The request was cancelled: the client went away', undefined, body);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return new GatewayError(504, 'timeout', `Timeout: the gateway at ${this.url} did not answer within ${this.timeoutMs} ms`, undefined, body);
     }

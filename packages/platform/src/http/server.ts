@@ -29,6 +29,8 @@ export function buildHttpApp(opts: { logLevel: string; bodyLimit?: number }): Fa
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: opts.bodyLimit ?? 32 * 1024 * 1024,
+    // Shutdown closes every client connection instead of waiting up to the keep-alive timeout on one that is mid-request.
+    forceCloseConnections: true,
     frameworkErrors: (err, req, reply) => sendError(err, req, reply),
   });
   app.addHook('onRequest', (req, reply, done) => {
