@@ -3,7 +3,7 @@
 // shape reaches the client exactly as the upstream sent it. Until the first
 // chunk with content arrives nothing is sent to the client, which is what
 // makes a retry on another channel possible (and invisible) before that point.
-import { createSseReader, sseData, SSE_DONE } from '@kbchat/shared';
+import { createSseReader, sseData, sseEvent, SSE_DONE } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
 import { tokenCount } from './run.js';
@@ -155,14 +155,14 @@ export async function pipeChatStream(
         data = withoutNullUsage(data);
       }
       out.unparsed.push(data);
-      emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+      emit(event ? sseEvent(event, data) : sseData(data));
       return;
     }
     let chunk: any;
     try {
       chunk = JSON.parse(data);
     } catch {
-      emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+      emit(event ? sseEvent(event, data) : sseData(data));
       return;
     }
     if (meta.id === undefined && chunk && typeof chunk === 'object') {
@@ -190,7 +190,7 @@ export async function pipeChatStream(
       outgoing = held;
       held = '';
     }
-    emit(event ? `event: ${event}\n${sseData(data)}` : sseData(data));
+    emit(event ? sseEvent(event, data) : sseData(data));
   };
 
   const send = (): void | Promise<void> => {

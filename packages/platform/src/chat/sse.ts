@@ -4,6 +4,7 @@
 // first event, so without detail a failure before the answer starts is still
 // a plain HTTP error with its real status.
 import type { ServerResponse } from 'node:http';
+import { sseData, sseEvent } from '@kbchat/shared';
 import type { ChatSink } from './pipeline.js';
 import type { StepRecord, TokenUsage } from './records.js';
 
@@ -55,7 +56,7 @@ export class ChatEventStream implements ChatSink {
   }
 
   /** An error is always a named event, with or without detail. */
-  fail(body: unknown): void {
+  fail(body: object): void {
     this.event('error', body);
     this.res.end();
   }
@@ -70,11 +71,11 @@ export class ChatEventStream implements ChatSink {
     return { ...this.base(), choices: [{ delta: withRole, index: 0, finish_reason: finishReason }] };
   }
 
-  private event(name: string | null, data: unknown): void {
-    this.write(name, JSON.stringify(data));
+  private event(name: string | null, data: object): void {
+    this.write(name, data);
   }
 
-  private write(name: string | null, data: string): void {
+  private write(name: string | null, data: string | object): void {
     const res = this.res;
     if (res.destroyed || res.writableEnded) return; // the client left: the turn still completes and is stored
     if (!res.headersSent) {
@@ -83,6 +84,6 @@ export class ChatEventStream implements ChatSink {
         'x-request-id': this.opts.requestId,
       });
     }
-    res.write(name ? `event: ${name}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+    res.write(name ? sseEvent(name, data) : sseData(data));
   }
 }
