@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
-import { hashKey } from '../src/keys/auth.js';
+import { apiKeyRow, hashKey } from '../src/keys/auth.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 
 const KEY = 'kbchat-test-chat-e2e-key-0123456789';
@@ -76,7 +76,7 @@ describe('applications and chat end to end', () => {
     }
     // A second team with its own general key: it must never reach the first team's data.
     await p.services.keys.insertTeam('otherteam00000000000000', 'other');
-    await p.services.keys.insertKey({ team_id: 'otherteam00000000000000', app_id: null, name: 'other', key_hash: hashKey(OTHER_TEAM_KEY), key_prefix: 'kbchat-test-', created_at: Date.now(), expires_at: null });
+    await p.services.keys.insertKey(apiKeyRow(OTHER_TEAM_KEY, { teamId: 'otherteam00000000000000', appId: null, name: 'other', expiresAt: null }));
   }, 90_000);
   afterAll(async () => {
     await p?.close();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
-import { hashKey, newApiKey, newId } from '../src/keys/auth.js';
+import { apiKeyRow, newApiKey, newId } from '../src/keys/auth.js';
 
 const KEY = 'kbchat-test-general-key-0123456789';
 
@@ -32,7 +32,7 @@ describe('dataset API', () => {
     expect(unknown.status).toBe(401);
     expect(unknown.body).toMatchObject({ code: 401, statusText: 'unauthorized', data: null });
     const appKey = newApiKey();
-    await p.services.keys.insertKey({ team_id: p.services.rootTeamId, app_id: 'app1', name: 'app', key_hash: hashKey(appKey), key_prefix: appKey.slice(0, 12), created_at: Date.now(), expires_at: null });
+    await p.services.keys.insertKey(apiKeyRow(appKey, { teamId: p.services.rootTeamId, appId: 'app1', name: 'app', expiresAt: null }));
     expect((await call('/api/core/dataset/list', { json: {}, key: appKey })).status).toBe(403);
   });
 
@@ -95,7 +95,7 @@ describe('dataset API', () => {
     const otherTeam = newId();
     await p.services.keys.insertTeam(otherTeam, 'other');
     const otherKey = newApiKey();
-    await p.services.keys.insertKey({ team_id: otherTeam, app_id: null, name: 'other', key_hash: hashKey(otherKey), key_prefix: otherKey.slice(0, 12), created_at: Date.now(), expires_at: null });
+    await p.services.keys.insertKey(apiKeyRow(otherKey, { teamId: otherTeam, appId: null, name: 'other', expiresAt: null }));
     expect((await call(`/api/core/dataset/detail?id=${datasetId}`, { key: otherKey })).status).toBe(404);
     expect((await call(`/api/core/dataset/delete?id=${datasetId}`, { method: 'DELETE', key: otherKey })).status).toBe(404);
     expect((await call('/api/core/dataset/list', { json: {}, key: otherKey })).body.data).toEqual([]);

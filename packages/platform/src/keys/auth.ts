@@ -24,6 +24,11 @@ export function newApiKey(): string {
   return `kbchat-${randomBytes(24).toString('base64url')}`;
 }
 
+/** The row stored for a key: its sha256 and first characters, never the key itself. */
+export function apiKeyRow(key: string, opts: { teamId: string; appId: string | null; name: string; expiresAt: number | null }): Omit<ApiKeyRow, 'id' | 'last_used_at' | 'revoked_at'> {
+  return { team_id: opts.teamId, app_id: opts.appId, name: opts.name, key_hash: hashKey(key), key_prefix: key.slice(0, 12), created_at: Date.now(), expires_at: opts.expiresAt };
+}
+
 export class KeyAuthenticator {
   /** Recently seen keys, so that a busy client does not cost a query per request. */
   private cache = new Map<string, { row: ApiKeyRow | undefined; at: number }>();
@@ -77,7 +82,7 @@ export async function ensureRootTeam(store: KeysStore, initialApiKey: string | u
     const hash = hashKey(initialApiKey);
     const existing = await store.byHash(hash);
     if (!existing) {
-      await store.insertKey({ team_id: team.id, app_id: null, name: 'initial key (INITIAL_API_KEY)', key_hash: hash, key_prefix: initialApiKey.slice(0, 12), created_at: Date.now(), expires_at: null });
+      await store.insertKey(apiKeyRow(initialApiKey, { teamId: team.id, appId: null, name: 'initial key (INITIAL_API_KEY)', expiresAt: null }));
       notes.push('INITIAL_API_KEY: general key created for the root team');
     }
   }

@@ -1,7 +1,7 @@
 // Creating, listing and revoking API keys. A key is returned once, at
 // creation; only its sha256 and first characters are stored.
 import { errors } from '../http/errors.js';
-import { hashKey, newApiKey, type KeyAuthenticator, type KeyCaller } from './auth.js';
+import { apiKeyRow, newApiKey, type KeyAuthenticator, type KeyCaller } from './auth.js';
 import type { ApiKeyRow, KeysStore } from './store.js';
 
 export interface NewKeyInput {
@@ -24,10 +24,7 @@ export class KeysService {
     if (input.appId && !(await this.appExists(caller.teamId, input.appId))) throw errors.notFound(`App ${input.appId}`);
     if (input.expiresAt !== undefined && input.expiresAt <= Date.now()) throw errors.badField('expiredTime', 'the expiry time is in the past');
     const key = newApiKey();
-    const row = {
-      team_id: caller.teamId, app_id: input.appId ?? null, name: input.name, key_hash: hashKey(key), key_prefix: key.slice(0, 12),
-      created_at: Date.now(), expires_at: input.expiresAt ?? null,
-    };
+    const row = apiKeyRow(key, { teamId: caller.teamId, appId: input.appId ?? null, name: input.name, expiresAt: input.expiresAt ?? null });
     const id = await this.store.insertKey(row);
     return { key, row: { ...row, id, last_used_at: null, revoked_at: null } };
   }
