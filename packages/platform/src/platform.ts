@@ -92,7 +92,7 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
   const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
-  const chat = new ChatService(gateway, search, datasetsStore, models);
+  const chat = new ChatService(gateway, search, models);
   const chatHistory = new ChatHistoryStore(store.db);
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) startupNotes.push('no vector model configured: datasets can be made, but nothing is indexed');

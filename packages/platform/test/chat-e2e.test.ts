@@ -212,6 +212,19 @@ describe('applications and chat end to end', () => {
     expect(body.usage.prompt_tokens).toBe(ext.inputTokens + body.responseData[2].inputTokens);
   });
 
+  it('skips a dataset deleted after the app was made, naming it, and still answers', async () => {
+    const doomed = (await call('/api/core/dataset/create', { name: 'doomed', vectorModel: 'sim-embed-384' })).body.data;
+    const { key } = await makeApp({ model: 'sim-chat', datasets: [datasetId, doomed] });
+    expect((await call(`/api/core/dataset/delete?id=${doomed}`, undefined, 'DELETE')).status).toBe(200);
+    const res = await chatRaw(key, { detail: true, messages: [{ role: 'user', content: 'Where is Mount Etna?' }] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    const search = body.responseData.find((r: any) => r.moduleType === 'datasetSearchNode');
+    expect(search.error).toBe(`datasets no longer exist: ${doomed}`);
+    expect(search.datasets).toEqual([datasetId]);
+    expect(search.quoteList.some((q: any) => q.q.includes('Etna'))).toBe(true);
+  });
+
   it('validates the chat body, naming the field', async () => {
     const { key } = await makeApp({ model: 'sim-chat' });
     const noMessages = await chatRaw(key, { messages: [] });

@@ -4,7 +4,6 @@
 // answer, the usage and one responseData record per step.
 import { countTextTokens } from '@kbchat/shared';
 import type { App } from '../apps/service.js';
-import type { DatasetsStore } from '../datasets/store.js';
 import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { KeyCaller } from '../keys/auth.js';
 import type { LlmModel, ModelConfig } from '../models/config-file.js';
@@ -50,7 +49,6 @@ export class ChatService {
   constructor(
     private readonly gateway: GatewayClient,
     private readonly search: SearchService,
-    private readonly datasets: DatasetsStore,
     private readonly models: ModelConfig,
   ) {}
 
@@ -163,23 +161,18 @@ export class ChatService {
     }
     sink.status('Dataset search');
     const started = performance.now();
-    // A dataset deleted after the app was made is skipped and named, not fatal.
-    const present = new Set((await this.datasets.teamDatasets(caller.teamId, datasetIds)).map((d) => d.id));
-    const gone = datasetIds.filter((id) => !present.has(id));
-    const record: StepRecord = {
-      moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0, query: input.question, searchMode: s.searchMode, similarity: s.similarity,
-      limit: s.limit, searchUsingReRank: s.usingReRank, datasets: [...present], quoteList: [], ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
-    };
-    records.push(record);
-    if (present.size === 0) return [];
     try {
+      // A dataset deleted after the app was made is skipped and named, not fatal.
       const r = await this.search.search(caller, {
-        datasetIds: [...present], text: input.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
-        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries,
+        datasetIds, text: input.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
+        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries, skipMissing: true,
       });
-      record.runningTime = secondsSince(started);
-      record.quoteList = r.list;
-      record.queries = r.queries;
+      const gone = r.missingDatasets;
+      records.push({
+        moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: secondsSince(started), query: input.question, searchMode: s.searchMode,
+        similarity: s.similarity, limit: s.limit, searchUsingReRank: s.usingReRank, datasets: datasetIds.filter((id) => !gone.includes(id)),
+        quoteList: r.list, queries: r.queries, ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
+      });
       return r.list.map((q) => ({ q: q.q, a: q.a, sourceName: q.sourceName, sourceId: q.sourceId }));
     } catch (err) {
       failed('search', err);

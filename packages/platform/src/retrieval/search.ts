@@ -110,6 +110,11 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   const usingReRank = !!params.usingReRank && !!deps.rerank;
   const queries = [params.text, ...(params.extensionQueries ?? [])].map((q) => q.trim()).filter((q, i, all) => q && all.indexOf(q) === i);
   if (queries.length === 0) throw new RetrievalError('invalid_search', 'text is empty: give a question to search for');
+  const result = (list: SearchResultItem[]): SearchResult => ({
+    list, duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, searchMode: mode, limit: budget, similarity, usingReRank, fusion, embeddingWeight, queries,
+  });
+  // No dataset to search: nothing found, and no model call for it.
+  if (params.datasetIds.length === 0) return result([]);
 
   const needVectors = mode !== 'fullTextRecall';
   const vectors = needVectors ? await embedQueries(deps, queries) : [];
@@ -187,18 +192,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
 
   const best = ordered.length ? scoreOf(candidate(ordered[0]!.id), 'fullText') : 0;
   const filtered = similarity > 0 ? ordered.filter((r) => similarityOf(candidate(r.id), mode, usingReRank, best) >= similarity) : ordered;
-  const list = withinBudget(filtered, budget, params.topK, tokensOf).map((r) => toItem(r, candidate(r.id)));
-  return {
-    list,
-    duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
-    searchMode: mode,
-    limit: budget,
-    similarity,
-    usingReRank,
-    fusion,
-    embeddingWeight,
-    queries,
-  };
+  return result(withinBudget(filtered, budget, params.topK, tokensOf).map((r) => toItem(r, candidate(r.id))));
 }
 
 async function embedQueries(deps: SearchDeps, queries: string[]): Promise<ArrayLike<number>[]> {

@@ -21,6 +21,8 @@ export interface SearchRequest {
   extension?: { model: string; background?: string; history?: { role: string; content: string }[] };
   /** Queries a caller already extended (chat does, to record that step on its own). */
   extensionQueries?: string[];
+  /** Datasets gone since the caller chose them (an app's) are skipped and named in missingDatasets instead of a 404. */
+  skipMissing?: boolean;
 }
 
 export class SearchService {
@@ -31,16 +33,17 @@ export class SearchService {
     private readonly models: ModelConfig,
   ) {}
 
-  async search(caller: KeyCaller, req: SearchRequest): Promise<SearchResult & { extension?: ExtensionResult }> {
+  async search(caller: KeyCaller, req: SearchRequest): Promise<SearchResult & { extension?: ExtensionResult; missingDatasets: string[] }> {
     const datasets = await this.datasets.teamDatasets(caller.teamId, req.datasetIds);
-    const missing = req.datasetIds.find((id) => !datasets.some((d) => d.id === id));
-    if (missing) throw errors.notFound(`Dataset ${missing}`);
+    const missingDatasets = req.datasetIds.filter((id) => !datasets.some((d) => d.id === id));
+    if (missingDatasets.length && !req.skipMissing) throw errors.notFound(`Dataset ${missingDatasets[0]}`);
+    const datasetIds = req.datasetIds.filter((id) => !missingDatasets.includes(id));
     const vectorModels = new Set(datasets.map((d) => d.vector_model));
     if (req.mode !== 'fullTextRecall' && vectorModels.size > 1) {
       throw errors.badField('datasetIds', `these datasets use different vector models (${[...vectorModels].join(', ')}); search them with fullTextRecall or one at a time`);
     }
     const vectorModel = [...vectorModels][0]!;
-    if (req.mode !== 'fullTextRecall' && !this.models.vectorModels.some((m) => m.model === vectorModel)) {
+    if (req.mode !== 'fullTextRecall' && datasetIds.length && !this.models.vectorModels.some((m) => m.model === vectorModel)) {
       throw errors.badField('searchMode', `the dataset's vector model ${vectorModel || '(none)'} is not configured; use fullTextRecall`);
     }
     if (req.usingReRank) {
@@ -56,7 +59,7 @@ export class SearchService {
     const result = await searchDataset(
       this.db,
       {
-        datasetIds: req.datasetIds, text: req.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode: req.mode,
+        datasetIds, text: req.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode: req.mode,
         embeddingWeight: req.embeddingWeight, similarity: req.similarity, limit: req.limit,
         usingReRank: req.usingReRank, rerankModel: req.rerankModel, efSearch: this.models.systemEnv.hnswEfSearch,
       },
@@ -65,6 +68,6 @@ export class SearchService {
         rerank: async (query, docs) => (await this.gateway.rerank(req.rerankModel!, query, docs)).results.map((r) => ({ index: r.index, score: r.relevanceScore })),
       },
     );
-    return { ...result, extension };
+    return { ...result, extension, missingDatasets };
   }
 }
