@@ -10,7 +10,7 @@ import type { LlmModel, ModelConfig } from '../models/config-file.js';
 import { extendQuery } from '../search/query-extension.js';
 import type { SearchService } from '../search/service.js';
 import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
-import { secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
+import { seconds, secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
 import { classifyQuestion, extractFields } from './steps/index.js';
 
 /** What streams out while a turn runs (a no-op sink for non-stream requests). */
@@ -70,7 +70,7 @@ export class ChatService {
       usage.add(r.inputTokens, r.outputTokens);
       const category = s.classify.categories.find((c) => c.id === r.categoryId);
       records.push({
-        moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: r.runningTime / 1000, model: r.model, mode: r.mode,
+        moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
         inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question,
         cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error,
       });
@@ -187,7 +187,7 @@ export class ChatService {
     if (r.failure) failed('extraction', r.failure);
     usage.add(r.inputTokens, r.outputTokens);
     const record: StepRecord = {
-      moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: r.runningTime / 1000, model: r.model, mode: r.mode,
+      moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
       inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question, extractDescription: x.description, extractResult: r.fields, success: r.success, error: r.error,
     };
     return { variables: { ...input.variables, ...r.fields }, record };

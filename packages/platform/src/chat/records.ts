@@ -12,9 +12,14 @@ export interface StepRecord {
   [field: string]: unknown;
 }
 
-/** Seconds since `startedAt`, two decimals (FastGPT's unit). */
+/** Milliseconds as seconds with two decimals (FastGPT's unit). */
+export function seconds(ms: number): number {
+  return Math.round(ms / 10) / 100;
+}
+
+/** Seconds since `startedAt` (performance.now()), two decimals. */
 export function secondsSince(startedAt: number): number {
-  return Math.round((performance.now() - startedAt) / 10) / 100;
+  return seconds(performance.now() - startedAt);
 }
 
 export interface TokenUsage {
