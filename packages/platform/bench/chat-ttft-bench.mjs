@@ -27,10 +27,9 @@
 //
 // Knobs: BENCH_REQUESTS (per side, default 300), BENCH_WARMUP (default 20),
 // BENCH_SPLIT (split-pass requests, default 100), BENCH_DOCS (first n abstracts).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { loadScifact, scifactPresent } from './scifact-corpus.mjs';
+import { percentile, startSimStack, waitIndexed } from './sim-stack.mjs';
 
 const SCIFACT_DIR = new URL('../../../../shared/datasets/scifact', import.meta.url).pathname;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -41,9 +40,6 @@ const KEY = 'kbchat-bench-chat-ttft-key';
 const TOKEN = 'sk-bench-chat-ttft';
 const DOCS_PER_COLLECTION = 200;
 
-const { startUpstreamSim } = await import('@kbchat/upstream-sim');
-const { loadGatewayConfig, startGateway } = await import('@kbchat/gateway');
-const { loadPlatformConfig, startPlatform } = await import('../dist/index.js');
 const { buildMessages } = await import('../dist/chat/prompt.js');
 
 /** A deterministic corpus when SciFact is absent: paragraphs and questions over one vocabulary. */
@@ -60,10 +56,6 @@ function generatedCorpus(docs = 3000, questions = 600) {
   return { corpus, queries };
 }
 
-const pct = (values, p) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (v) => `${v.toFixed(1)} ms`;
 
 /**
@@ -104,29 +96,10 @@ async function timedStream(url, auth, body) {
   return { ttft, status, flowResponses, total: performance.now() - t0 };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'kbchat-chat-ttft-bench-'));
-const sim = await startUpstreamSim({ port: 0 });
-const gw = await startGateway(
-  loadGatewayConfig(
-    { INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384', LOCAL_MODELS: 'off', LOG_LEVEL: 'warn' },
-    { host: '127.0.0.1', port: 0, dataDir: join(dir, 'gw') },
-  ),
-  () => {},
-);
-writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384', defaultToken: 256, maxToken: 512 }], systemEnv: { vectorMaxProcess: 4 } }));
-const platform = await startPlatform(
-  loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: join(dir, 'pf'), configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: TOKEN, logLevel: 'warn' }),
-);
-const api = async (path, json, key = KEY) => {
-  const res = await fetch(`${platform.url}${path}`, {
-    method: json === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data;
-};
+const stack = await startSimStack('chat-ttft-bench', { key: KEY, token: TOKEN });
+const { gw, dir } = stack;
+const platform = await stack.openPlatform('pf');
+const api = stack.client(platform);
 
 try {
   let corpus;
@@ -161,13 +134,7 @@ try {
       }
     }),
   );
-  let progress;
-  for (;;) {
-    progress = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-    if (progress.failed) throw new Error(`indexing failed: ${progress.lastError}`);
-    if (progress.total > 0 && progress.done === progress.total) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const progress = await waitIndexed(api, datasetId, { everyMs: 250 });
   const chunks = progress.total;
   console.log(`corpus: ${source}, ${corpus.length} documents -> ${chunks} chunks (${groups.length} collections), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
@@ -196,12 +163,12 @@ try {
     }
   }
   const diff = a.map((v, i) => v - b[i]);
-  const p50Diff = pct(a, 50) - pct(b, 50);
+  const p50Diff = percentile(a, 50) - percentile(b, 50);
   console.log(`TTFT, ${REQUESTS} sequential requests each (interleaved, ${WARMUP} warm-up pairs first), app: sim-chat, ${app.search.searchMode}, quote limit ${app.search.limit} tokens`);
-  console.log(`  platform (retrieval on):  p50 ${ms(pct(a, 50))}, p99 ${ms(pct(a, 99))}`);
-  console.log(`  gateway directly:         p50 ${ms(pct(b, 50))}, p99 ${ms(pct(b, 99))}`);
-  console.log(`  difference: p50(platform) - p50(gateway) ${ms(p50Diff)}; paired differences p50 ${ms(pct(diff, 50))}, p99 ${ms(pct(diff, 99))}; p99(platform) - p99(gateway) ${ms(pct(a, 99) - pct(b, 99))}`);
-  console.log(`  target: p50 difference < ${TARGET_MS} ms: ${p50Diff < TARGET_MS && pct(diff, 50) < TARGET_MS ? 'MET' : 'NOT MET'} (${ms(p50Diff)} / paired ${ms(pct(diff, 50))})`);
+  console.log(`  platform (retrieval on):  p50 ${ms(percentile(a, 50))}, p99 ${ms(percentile(a, 99))}`);
+  console.log(`  gateway directly:         p50 ${ms(percentile(b, 50))}, p99 ${ms(percentile(b, 99))}`);
+  console.log(`  difference: p50(platform) - p50(gateway) ${ms(p50Diff)}; paired differences p50 ${ms(percentile(diff, 50))}, p99 ${ms(percentile(diff, 99))}; p99(platform) - p99(gateway) ${ms(percentile(a, 99) - percentile(b, 99))}`);
+  console.log(`  target: p50 difference < ${TARGET_MS} ms: ${p50Diff < TARGET_MS && percentile(diff, 50) < TARGET_MS ? 'MET' : 'NOT MET'} (${ms(p50Diff)} / paired ${ms(percentile(diff, 50))})`);
 
   // Where the platform's time goes (detail=true: status events as the steps start).
   const split = { toSearch: [], search: [], searchRecord: [], aiToFirst: [], ttft: [], gwPrompt: [], gwBare: [], embed: [], quotes: [], promptChars: [] };
@@ -228,7 +195,7 @@ try {
     await res.json();
     split.embed.push(performance.now() - t);
   }
-  const row = (label, v) => console.log(`  ${label.padEnd(58)} p50 ${ms(pct(v, 50)).padStart(9)}, p99 ${ms(pct(v, 99)).padStart(9)}`);
+  const row = (label, v) => console.log(`  ${label.padEnd(58)} p50 ${ms(percentile(v, 50)).padStart(9)}, p99 ${ms(percentile(v, 99)).padStart(9)}`);
   console.log(`split of the platform's TTFT (${SPLIT} more requests with detail=true, each followed by two gateway calls and an embeddings call):`);
   row('platform TTFT (detail=true)', split.ttft);
   row('  request -> "Dataset search" status (auth, app, parse)', split.toSearch);
@@ -238,10 +205,9 @@ try {
   row('gateway TTFT, the platform\'s prompt (same quotes)', split.gwPrompt);
   row('gateway TTFT, the question alone', split.gwBare);
   row('gateway /v1/embeddings of the question (inside the search)', split.embed);
-  console.log(`  quotes per answer p50 ${pct(split.quotes, 50)}, prompt ${pct(split.promptChars, 50)} chars p50`);
+  console.log(`  quotes per answer p50 ${percentile(split.quotes, 50)}, prompt ${percentile(split.promptChars, 50)} chars p50`);
 } finally {
   await platform.close();
-  await gw.close();
-  await sim.close();
+  await stack.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -7,10 +7,8 @@
 // its HNSW graph, and a bulk load into a live graph costs ~8 ms a vector.)
 // Targets (issue: platform knowledge bases): SciFact in under 60 s; search p50
 // under 20 ms on the embedded store.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadScifact, scifactPresent } from './scifact-corpus.mjs';
+import { percentile, startSimStack, waitIndexed } from './sim-stack.mjs';
 
 const SCIFACT_DIR = new URL('../../../../shared/datasets/scifact', import.meta.url).pathname;
 const TARGET_CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100_000);
@@ -21,42 +19,8 @@ if (!scifactPresent(SCIFACT_DIR)) {
   console.log(`SciFact not found at ${SCIFACT_DIR}: skipped`);
   process.exit(0);
 }
-const { startUpstreamSim } = await import('@kbchat/upstream-sim');
-const { loadGatewayConfig, startGateway } = await import('@kbchat/gateway');
-const { loadPlatformConfig, startPlatform } = await import('../dist/index.js');
-
-const dir = mkdtempSync(join(tmpdir(), 'kbchat-indexing-bench-'));
-const sim = await startUpstreamSim({ port: 0 });
-const gw = await startGateway(
-  loadGatewayConfig(
-    { INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384', LOCAL_MODELS: 'off', LOG_LEVEL: 'warn' },
-    { host: '127.0.0.1', port: 0, dataDir: join(dir, 'gw') },
-  ),
-  () => {},
-);
-writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384', defaultToken: 256, maxToken: 512 }], systemEnv: { vectorMaxProcess: 4 } }));
-const openPlatform = (name) =>
-  startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: join(dir, name), configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: TOKEN, logLevel: 'warn' }));
-const client = (platform) => async (path, json) => {
-  const res = await fetch(`${platform.url}${path}`, {
-    method: json === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data;
-};
-/** Polls trainingDetail until every chunk has its vectors (and, with hnsw, until the HNSW graph is built). */
-const waitFor = async (api, datasetId, what, everyMs) => {
-  for (;;) {
-    const p = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-    if (p.failed) throw new Error(`indexing failed: ${p.lastError}`);
-    if (p.total > 0 && p.done === p.total && (what !== 'hnsw' || p.vectorIndex === 'hnsw')) return p;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-};
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const stack = await startSimStack('indexing-bench', { key: KEY, token: TOKEN });
+const { openPlatform, client } = stack;
 const secondsSince = (t) => (performance.now() - t) / 1000;
 
 const { corpus: fullCorpus, queries } = loadScifact(SCIFACT_DIR);
@@ -78,11 +42,11 @@ async function indexScifact() {
       }),
     );
     const uploaded = secondsSince(started);
-    const progress = await waitFor(api, datasetId, 'vectors', 200);
+    const progress = await waitIndexed(api, datasetId);
     const seconds = secondsSince(started);
     console.log(`SciFact through the API with sim-embed-384: ${corpus.length} abstracts -> ${progress.total} chunks with their vectors and postings in ${seconds.toFixed(1)} s (uploads ${uploaded.toFixed(1)} s), ${(progress.total / seconds).toFixed(0)} chunks/s (target: under 60 s) ${seconds < 60 ? 'MET' : 'MISSED'}`);
     // Below HNSW_MIN_ROWS (1,000) vectors there is no graph: exact scans.
-    if (progress.total >= 1000) await waitFor(api, datasetId, 'hnsw', 200);
+    if (progress.total >= 1000) await waitIndexed(api, datasetId, { hnsw: true });
     console.log(`  HNSW graph built by the worker once its queue was quiet: ready ${secondsSince(started).toFixed(1)} s after the start (searches before it scan every vector)`);
   } finally {
     await platform.close();
@@ -115,9 +79,9 @@ try {
     total += n;
   }
   const pushed = secondsSince(fillStarted);
-  await waitFor(api, bigId, 'vectors', 2000);
+  await waitIndexed(api, bigId, { everyMs: 2000 });
   const indexed = secondsSince(fillStarted);
-  if (total >= 1000) await waitFor(api, bigId, 'hnsw', 1000);
+  if (total >= 1000) await waitIndexed(api, bigId, { hnsw: true, everyMs: 1000 });
   console.log(`${total} chunks pushed in ${pushed.toFixed(1)} s, all with vectors and postings at ${indexed.toFixed(1)} s (${(total / indexed).toFixed(0)} chunks/s), HNSW graph ready at ${secondsSince(fillStarted).toFixed(1)} s`);
 
   const texts = [...queries.values()].slice(0, 200);
@@ -133,11 +97,10 @@ try {
       lat.push(performance.now() - t);
     }
     lat.sort((a, b) => a - b);
-    const p50 = pct(lat, 50);
-    console.log(`searchTest ${searchMode} over ${total} chunks: p50 ${p50.toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms (${texts.length} queries through HTTP, one at a time; target p50 < 20 ms) ${p50 < 20 ? 'MET' : 'MISSED'}`);
+    const p50 = percentile(lat, 50);
+    console.log(`searchTest ${searchMode} over ${total} chunks: p50 ${p50.toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms (${texts.length} queries through HTTP, one at a time; target p50 < 20 ms) ${p50 < 20 ? 'MET' : 'MISSED'}`);
   }
 } finally {
   await platform?.close();
-  await gw.close();
-  await sim.close();
+  await stack.close();
 }
