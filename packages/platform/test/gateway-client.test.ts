@@ -6,6 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { GatewayClient, GatewayError } from '../src/gateway-client/index.js';
+import { modelsMissingFromGateway } from '../src/models/config-file.js';
 
 let gw: TestGateway;
 let client: GatewayClient;
@@ -82,7 +83,8 @@ describe('GatewayClient through a real gateway', () => {
 
   it('lists the served models and names the missing ones', async () => {
     expect(await client.models()).toContain('sim-chat');
-    expect(await client.missingModels(['sim-chat', 'sim-embed-384', 'no-such-model'])).toEqual(['no-such-model']);
+    const config = { llmModels: [{ model: 'sim-chat' }, { model: 'no-such-model' }], vectorModels: [{ model: 'sim-embed-384' }], reRankModels: [], systemEnv: { vectorMaxProcess: 1, qaMaxProcess: 1, hnswEfSearch: 100 } };
+    expect(modelsMissingFromGateway(config, new Set(await client.models()))).toEqual(['no-such-model']);
   });
 
   it("keeps the gateway's message, code, request id and the body that was sent", async () => {

@@ -147,12 +147,6 @@ export class GatewayClient {
     return Array.isArray(json?.data) ? json.data.map((m: { id: string }) => m.id) : [];
   }
 
-  /** Of `required`, the models the gateway does not serve (what the platform checks at start). */
-  async missingModels(required: string[]): Promise<string[]> {
-    const served = new Set(await this.models());
-    return [...new Set(required)].filter((m) => !served.has(m));
-  }
-
   close(): Promise<void> {
     return this.agent.close();
   }
