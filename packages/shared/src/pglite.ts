@@ -2,8 +2,10 @@
 // platform's embedded stores: opening a data dir with little memory, and a
 // small Kysely dialect. PGlite has one connection, so queries and transactions
 // take turns through a lock; everything else is Kysely's own PostgreSQL
-// adapter and compiler. (A subpath export, @kbchat/shared/pglite, so that
-// only the stores load Kysely and PGlite.)
+// adapter and compiler. Also what both stores' connect code shares: where a
+// URL puts PGlite, and node-postgres parsers for a PostgreSQL server. (A
+// subpath export, @kbchat/shared/pglite, so that only the stores load Kysely
+// and PGlite.)
 import { existsSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { Extensions, PGlite } from '@electric-sql/pglite';
@@ -145,6 +147,24 @@ async function createDataDir(dir: string, startParams: string[]): Promise<void> 
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`creating the PGlite data dir ${dir} failed (exit ${code}): ${stderr.trim()}`))));
   });
+}
+
+/**
+ * Where a store's PGlite lives for a database URL: 'memory://' for `memory://`
+ * or `pglite:memory`, the directory after `pglite:`, else `<dataDir>/<dirName>`.
+ */
+export function pgliteTarget(url: string | undefined, dataDir: string | undefined, dirName: string): string {
+  if (url === 'memory://' || url === 'pglite:memory') return 'memory://';
+  return url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/${dirName}`;
+}
+
+/**
+ * node-postgres type parsers that read int8 and numeric as numbers: the
+ * stores keep money and epoch-millisecond times in bigint columns, well
+ * inside 2^53. Pass `pg.types`.
+ */
+export function numericTypeParsers(pgTypes: { getTypeParser(oid: number, format?: 'text'): unknown }): { getTypeParser(oid: number, format?: 'text' | 'binary'): unknown } {
+  return { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? Number : pgTypes.getTypeParser(oid, format as 'text')) };
 }
 
 /**

@@ -3,7 +3,7 @@
 // kind, and nothing outside store files writes SQL.
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
-import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
+import { numericTypeParsers, openPGlite, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { migrateToLatest } from './migrations.js';
 import type { GatewayTables } from './schema.js';
 
@@ -38,7 +38,7 @@ export async function openStore(opts: { url?: string; dataDir?: string }): Promi
 
 async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Promise<Store> {
   if (!url || url.startsWith('pglite:') || url === 'memory://') {
-    const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/gateway-db`;
+    const target = pgliteTarget(url, dataDir, 'gateway-db');
     const pg = await openPGlite(target);
     const dialect = new PGliteDialect(pg);
     const db = new Kysely<GatewayTables>({ dialect });
@@ -47,8 +47,7 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pg = await import('pg');
     const Pool = pg.default.Pool;
-    // int8 (bigint) columns hold money and times well inside 2^53: read them as numbers.
-    const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.default.types.getTypeParser(oid, format as 'text')) };
+    const types = numericTypeParsers(pg.default.types);
     const pool = new Pool({ connectionString: url, max: 10, types: types as never });
     const db = new Kysely<GatewayTables>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);

@@ -3,7 +3,7 @@
 // outside store files writes SQL.
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
-import { openPGlite, PGliteDialect } from '@kbchat/shared/pglite';
+import { numericTypeParsers, openPGlite, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { migratePlatform, type ExtraMigrations } from './migrations.js';
 import { markSearchSession, SESSION_HNSW_SQL } from './session.js';
 import type { PlatformTables } from './schema.js';
@@ -32,7 +32,7 @@ export async function openPlatformStore(opts: { url?: string; dataDir?: string; 
 async function connect(url: string | undefined, dataDir: string | undefined): Promise<PlatformStore> {
   if (!url || url.startsWith('pglite:') || url === 'memory://') {
     const { vector } = await import('@electric-sql/pglite-pgvector');
-    const target = url === 'memory://' || url === 'pglite:memory' ? 'memory://' : url?.startsWith('pglite:') ? url.slice('pglite:'.length) : `${dataDir ?? './data'}/platform-db`;
+    const target = pgliteTarget(url, dataDir, 'platform-db');
     // Vectors and their HNSW graphs want more buffer than the gateway's rows.
     const pg = await openPGlite(target, { sharedBuffers: '32MB', extensions: { vector } });
     const db = new Kysely<PlatformTables>({ dialect: new PGliteDialect(pg) });
@@ -40,7 +40,7 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pg = await import('pg');
-    const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === 20 || oid === 1700 ? Number : pg.default.types.getTypeParser(oid, format as 'text')) };
+    const types = numericTypeParsers(pg.default.types);
     const pool = new pg.default.Pool({ connectionString: url, max: 10, types: types as never });
     const onCreateConnection = async (conn: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
       for (const statement of SESSION_HNSW_SQL) await conn.executeQuery(CompiledQuery.raw(statement));
