@@ -64,6 +64,38 @@ export const retrievalMigrations: Record<string, Migration> = {
                 for each statement execute function search_stats_remove()`.execute(db);
     },
   },
+  // What in-memory full-text indexes (fulltext-cache.ts) need to follow the
+  // store: every indexed document gets a sequence number, and the stats say the
+  // highest so far and how many documents were ever removed, so that a process
+  // can tell from one row whether its copy is current and what to read to catch up.
+  '4001_fulltext_sequence': {
+    async up(db: Kysely<any>) {
+      await sql`alter table search_docs add column seq bigserial`.execute(db);
+      await sql`create index search_docs_dataset_seq on search_docs (dataset_id, seq)`.execute(db);
+      await sql`alter table search_stats add column last_seq bigint not null default 0, add column removed bigint not null default 0`.execute(db);
+      await sql`update search_stats s set last_seq = coalesce((select max(seq) from search_docs d where d.dataset_id = s.dataset_id), 0)`.execute(db);
+      await sql`
+        create or replace function search_stats_add() returns trigger language plpgsql as $$
+        begin
+          insert into search_stats (dataset_id, doc_count, total_length, last_seq)
+            select dataset_id, count(*), coalesce(sum(length), 0), max(seq) from new_rows group by dataset_id
+          on conflict (dataset_id) do update
+            set doc_count = search_stats.doc_count + excluded.doc_count,
+                total_length = search_stats.total_length + excluded.total_length,
+                last_seq = greatest(search_stats.last_seq, excluded.last_seq);
+          return null;
+        end $$`.execute(db);
+      await sql`
+        create or replace function search_stats_remove() returns trigger language plpgsql as $$
+        begin
+          delete from search_terms t using old_rows o where t.data_id = o.data_id;
+          update search_stats s set doc_count = s.doc_count - o.n, total_length = s.total_length - o.len, removed = s.removed + o.n
+            from (select dataset_id, count(*) as n, coalesce(sum(length), 0) as len from old_rows group by dataset_id) o
+           where s.dataset_id = o.dataset_id;
+          return null;
+        end $$`.execute(db);
+    },
+  },
 };
 
 /** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */

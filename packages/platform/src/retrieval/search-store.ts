@@ -143,3 +143,60 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     cosine: r.cosine === null ? null : Number(r.cosine),
   }));
 }
+
+/** A dataset's full-text figures: what an in-memory copy checks itself against. */
+export interface FullTextStats {
+  datasetId: string;
+  docCount: number;
+  totalLength: number;
+  /** highest search_docs.seq so far */
+  lastSeq: number;
+  /** documents ever removed (replacing one counts) */
+  removed: number;
+}
+
+export async function fullTextStats(db: Db, datasetIds: string[]): Promise<FullTextStats[]> {
+  const res = await sql<{ dataset_id: string; doc_count: string; total_length: string; last_seq: string; removed: string }>`
+    select dataset_id, doc_count, total_length, last_seq, removed from search_stats where dataset_id = any(${datasetIds}::varchar[])`.execute(db);
+  return res.rows.map((r) => ({
+    datasetId: r.dataset_id, docCount: Number(r.doc_count), totalLength: Number(r.total_length), lastSeq: Number(r.last_seq), removed: Number(r.removed),
+  }));
+}
+
+export interface FullTextDoc {
+  dataId: string;
+  seq: number;
+  /** the BM25 length stored at indexing */
+  length: number;
+  /** its postings: term -> frequency */
+  terms: Map<string, number>;
+}
+
+/**
+ * Indexed documents of a dataset with their postings: those after `afterSeq`
+ * in seq order (at most `limit`), or exactly those of `dataIds`. Postings come
+ * aggregated, one text per document ("term tf term tf ..."; terms never hold
+ * spaces), ~10x cheaper to read than a row per posting.
+ */
+export async function loadFullTextDocs(db: Db, datasetId: string, from: { afterSeq: number; limit: number } | { dataIds: string[] }): Promise<FullTextDoc[]> {
+  const docs = 'dataIds' in from
+    ? sql`select data_id, seq, length from search_docs where data_id = any(${from.dataIds}::varchar[])`
+    : sql`select data_id, seq, length from search_docs where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`;
+  const res = await sql<{ data_id: string; seq: string; length: number; postings: string | null }>`
+    with docs as (${docs})
+    select d.data_id, d.seq, d.length, string_agg(t.term || ' ' || t.tf, ' ') as postings
+      from docs d left join search_terms t on t.data_id = d.data_id
+     group by d.data_id, d.seq, d.length order by d.seq`.execute(db);
+  return res.rows.map((r) => {
+    const terms = new Map<string, number>();
+    const parts = r.postings ? r.postings.split(' ') : [];
+    for (let i = 0; i + 1 < parts.length; i += 2) terms.set(parts[i]!, Number(parts[i + 1]));
+    return { dataId: r.data_id, seq: Number(r.seq), length: r.length, terms };
+  });
+}
+
+/** Ids of every document of a dataset that has postings now. */
+export async function indexedDataIds(db: Db, datasetId: string): Promise<string[]> {
+  const res = await sql<{ data_id: string }>`select data_id from search_docs where dataset_id = ${datasetId}`.execute(db);
+  return res.rows.map((r) => r.data_id);
+}

@@ -6,6 +6,7 @@ import { countTextTokens } from '@kbchat/shared';
 import type { Kysely } from 'kysely';
 import { analyze } from './analyzer.js';
 import { RetrievalError } from './errors.js';
+import { fullTextCacheOf } from './fulltext-cache.js';
 import { fuse, rrfFuse, type FusionMethod } from './fusion.js';
 import { bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
 import { checkUnitVectors } from './store.js';
@@ -132,7 +133,9 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
     if (mode !== 'embedding') {
       const terms = new Map<string, number>();
       for (const t of analyze(queries[qi]!)) terms.set(t, (terms.get(t) ?? 0) + 1);
-      full = await bm25Search(db, { datasetIds: params.datasetIds, terms, k1: params.k1 ?? SEARCH_DEFAULTS.k1, b: params.b ?? SEARCH_DEFAULTS.b, limit: candidates });
+      const bm25 = { k1: params.k1 ?? SEARCH_DEFAULTS.k1, b: params.b ?? SEARCH_DEFAULTS.b };
+      // From the in-memory copy when it is current, else in SQL (same ranking).
+      full = (await fullTextCacheOf(db).search(params.datasetIds, terms, bm25, candidates)) ?? (await bm25Search(db, { datasetIds: params.datasetIds, terms, ...bm25, limit: candidates }));
       full.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'fullText', value: r.score, index: i }));
     }
     if (needVectors) {
