@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformStore } from '../src/store/db.js';
-import { vectorIndexState } from '../src/retrieval/search-store.js';
+import { vectorIndexState, vectorSearch } from '../src/retrieval/search-store.js';
 import { searchDataset, type SearchDeps } from '../src/retrieval/search.js';
 import { buildVectorIndexes, storeVectors, vacuumSearchTables } from '../src/retrieval/store.js';
 import { addDataset, openRetrievalStore } from './retrieval-fixtures.js';
@@ -66,5 +66,16 @@ describe('deferred HNSW index', () => {
   it('says null for a dataset with no vectors yet', async () => {
     expect(await vectorIndexState(store.db, null)).toBeNull();
     expect(await vectorIndexState(store.db, 7)).toBeNull();
+  });
+
+  it('fills `limit` items when several indexes of one item are the nearest rows', async () => {
+    // v9 gets four more vectors, all nearer the query than any other item's.
+    const extra = await store.db.insertInto('data_indexes').values([1, 2, 3, 4].map((i) => ({ data_id: 'v9', dataset_id: 'dv', text: `extra ${i}`, is_default: false }))).returning('id').execute();
+    const near = (i: number) => vec(9).map((c, d) => c + (d === i ? 1e-3 : 0)).map((c, _, v) => c / Math.hypot(...v));
+    await storeVectors(store.db, DIMS, extra.map((r, i) => ({ indexId: r.id, dataId: 'v9', datasetId: 'dv', vector: near(i) })));
+    const hits = await vectorSearch(store.db, { datasetIds: ['dv'], dims: DIMS, vector: vec(9), limit: 3, efSearch: 40 });
+    expect(hits.map((h) => h.dataId)).toHaveLength(3);
+    expect(hits[0]!.dataId).toBe('v9');
+    expect(new Set(hits.map((h) => h.dataId)).size).toBe(3);
   });
 });

@@ -65,24 +65,29 @@ export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> 
   if (!(await vectorTableExists(db, table))) return [];
   const { expr, cast } = vectorIndexedExpression(q.dims);
   const ef = Math.min(Math.max(q.efSearch, q.limit), 1000);
-  // Several indexes of one item can all be near: fetch more rows than items wanted.
-  const rows = q.limit * 3;
   // The query vector is parsed once (an init plan), and the index scan orders by it.
-  const query = (trx: Db) => sql<{ data_id: string; score: number }>`
+  const query = (trx: Db, rows: number) => sql<{ data_id: string; score: number; n: number }>`
       with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(q.vector)}::text`, q.dims)}::${sql.raw(cast)} as v)
-      select data_id, max(score) as score from (
+      select data_id, max(score) as score, count(*)::int as n from (
         select data_id, -(${sql.raw(expr)} <#> (select v from qv)) as score
           from ${sql.table(table)}
          where dataset_id = any(${q.datasetIds}::varchar[])
          order by ${sql.raw(expr)} <#> (select v from qv)
          limit ${rows}) nearest
        group by data_id order by score desc, data_id limit ${q.limit}`.execute(trx);
-  const toScored = (res: { rows: { data_id: string; score: number }[] }) => res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
-  if (ef === SESSION_HNSW.efSearch && hasSearchSession(db)) return toScored(await query(db));
+  // Most items have one vector: ask for `limit` rows first, and only when
+  // several indexes of one item crowded others out, again for three times as
+  // many (each further row costs HNSW an iterative-scan step).
+  const search = async (trx: Db) => {
+    let res = await query(trx, q.limit);
+    if (res.rows.length < q.limit && res.rows.reduce((n, r) => n + Number(r.n), 0) >= q.limit) res = await query(trx, q.limit * 3);
+    return res.rows.map((r) => ({ dataId: r.data_id, score: Number(r.score) }));
+  };
+  if (ef === SESSION_HNSW.efSearch && hasSearchSession(db)) return search(db);
   return db.transaction().execute(async (trx) => {
     await sql`select set_config('hnsw.ef_search', ${String(ef)}, true),
                      set_config('hnsw.iterative_scan', ${SESSION_HNSW.iterativeScan}, true)`.execute(trx);
-    return toScored(await query(trx));
+    return search(trx);
   });
 }
 

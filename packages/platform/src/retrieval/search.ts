@@ -162,24 +162,27 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
     if (n === undefined) tokens.set(r.id, (n = countTextTokens(r.q) + countTextTokens(r.a)));
     return n;
   };
+  // Mixed recall: every result gets its exact cosine to the question (full-text-only ones too) as its embedding score.
+  const cosineOf = mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined;
+  const withCosine = (r: DataRow) => {
+    if (cosineOf && r.cosine !== null) candidate(r.id).scores.set('embedding', { type: 'embedding', value: r.cosine, index: -1 });
+  };
   let ordered: DataRow[];
-  if (mode !== 'mixedRecall' && !usingReRank) {
-    // One list alone, no rerank: its scores decide order and similarity, so rows
-    // are read only as far as the budget reaches (often a tenth of the shortlist).
+  if (!usingReRank) {
+    // No rerank: the order is known, so rows are read only as far as the
+    // similarity filter and the budget reach (often a tenth of the shortlist).
     const bestFull = shortlist.length ? scoreOf(candidate(shortlist[0]!.dataId), 'fullText') : 0;
-    const kept = similarity > 0 ? shortlist.filter((r) => similarityOf(candidate(r.dataId), mode, false, bestFull) >= similarity) : shortlist;
-    ordered = await rowsWithinBudget(db, kept.map((r) => r.dataId), budget, params.topK, tokensOf);
+    const keep = (r: DataRow) => (withCosine(r), similarity === 0 || similarityOf(candidate(r.id), mode, false, bestFull) >= similarity);
+    ordered = await rowsWithinBudget(db, shortlist.map((r) => r.dataId), { budget, topK: params.topK, tokensOf, keep, cosineOf });
   } else {
-    // The best few hundred rows; for mixed recall their exact cosine to the question too.
-    const rows = new Map(
-      (await loadDataRows(db, shortlist.map((r) => r.dataId), mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined)).map((r) => [r.id, r]),
-    );
+    const rows = new Map((await loadDataRows(db, shortlist.map((r) => r.dataId), cosineOf)).map((r) => [r.id, r]));
     ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
+    ordered.forEach(withCosine);
   }
-  if (mode === 'mixedRecall') {
-    // Every mixed result gets its embedding score (full-text-only ones too), ranked among the shortlist.
+  if (cosineOf) {
+    // The embedding score's rank: among the rows read, by cosine.
     const byCos = ordered.filter((r) => r.cosine !== null).sort((x, y) => y.cosine! - x.cosine!);
-    byCos.forEach((r, i) => candidate(r.id).scores.set('embedding', { type: 'embedding', value: r.cosine!, index: i }));
+    byCos.forEach((r, i) => (candidate(r.id).scores.get('embedding')!.index = i));
   }
 
   if (usingReRank) {
@@ -237,19 +240,29 @@ export function withinBudget<T extends { q: string; a: string }>(rows: T[], budg
   return out;
 }
 
-/** The rows of `ids` in order, read a page at a time (16, 32, ...) until withinBudget would stop. */
-async function rowsWithinBudget(db: Kysely<any>, ids: string[], budget: number, topK: number | undefined, tokensOf: (r: DataRow) => number): Promise<DataRow[]> {
+interface BudgetReading {
+  budget: number;
+  topK: number | undefined;
+  tokensOf: (r: DataRow) => number;
+  /** the similarity filter: rows it drops do not count against the budget */
+  keep: (r: DataRow) => boolean;
+  /** the question's vector, for each row's cosine (mixed recall) */
+  cosineOf?: { dims: number; values: ArrayLike<number> };
+}
+
+/** The kept rows of `ids` in order, read a page at a time (16, 32, ...) until withinBudget would stop. */
+async function rowsWithinBudget(db: Kysely<any>, ids: string[], o: BudgetReading): Promise<DataRow[]> {
   const out: DataRow[] = [];
   let used = 0;
   for (let at = 0, page = 16; at < ids.length; at += page, page *= 2) {
     const slice = ids.slice(at, at + page);
-    const byId = new Map((await loadDataRows(db, slice)).map((r) => [r.id, r]));
+    const byId = new Map((await loadDataRows(db, slice, o.cosineOf)).map((r) => [r.id, r]));
     for (const id of slice) {
       const r = byId.get(id);
-      if (!r) continue; // deleted meanwhile
+      if (!r || !o.keep(r)) continue; // deleted meanwhile, or below the similarity asked
       out.push(r);
-      used += tokensOf(r);
-      if (used > budget || (topK !== undefined && out.length > topK)) return out;
+      used += o.tokensOf(r);
+      if (used > o.budget || (o.topK !== undefined && out.length > o.topK)) return out;
     }
   }
   return out;
