@@ -15,6 +15,11 @@ export function loadTokenizer(): Promise<void> {
   return loading;
 }
 
+/** Whether counts are exact o200k counts yet (else estimates). */
+export function tokenizerLoaded(): boolean {
+  return counter !== undefined;
+}
+
 const RUN = 1000;
 const LONG_RUN = new RegExp(`\\S{${RUN + 1},}`, 'g');
 

@@ -10,6 +10,7 @@ import { fullTextCacheOf } from './fulltext-cache.js';
 import { fuse, rrfFuse, type FusionMethod } from './fusion.js';
 import { bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
 import { checkUnitVectors } from './store.js';
+import { dataTokens } from './token-counts.js';
 
 export type SearchMode = 'embedding' | 'fullTextRecall' | 'mixedRecall';
 export type ScoreType = 'embedding' | 'fullText' | 'reRank' | 'rrf';
@@ -156,12 +157,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   if (mode === 'mixedRecall' || perQuery.length > 1) fused.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'rrf', value: r.score, index: i }));
 
   const shortlist = fused.slice(0, Math.max(candidates, params.topK ?? 0));
-  const tokens = new Map<string, number>();
-  const tokensOf = (r: DataRow) => {
-    let n = tokens.get(r.id);
-    if (n === undefined) tokens.set(r.id, (n = countTextTokens(r.q) + countTextTokens(r.a)));
-    return n;
-  };
+  const tokensOf = (r: DataRow) => dataTokens(r.id, r.q, r.a);
   // Mixed recall: every result gets its exact cosine to the question (full-text-only ones too) as its embedding score.
   const cosineOf = mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined;
   const withCosine = (r: DataRow) => {
