@@ -88,6 +88,31 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     for (const { key } of indexes) expect(after.get(key)).toBe(1);
   });
 
+  run('after a short claim the worker lingers: items enqueued one by one go in as full batches of their mode\'s size', async () => {
+    const s = await seed(t.db, { n: 21, vectorModel: 'linger' });
+    const open = async () => (await queueRows(t.db)).filter((r) => r.collection_id === s.collectionId).length;
+    gw.sim.reset();
+    const worker = new IndexingWorker({
+      db: t.db, concurrency: 1, batchSize: 2, batchSizes: { chunk: 10 }, lingerMs: 1500, pollMs: 20,
+      processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) },
+    }).start();
+    try {
+      await enqueue(t.db, s.items.slice(0, 1));
+      worker.wake();
+      await eventually(async () => expect(worker.stats.done).toBe(1));
+      // That claim came back short: the next waits out the linger, whatever wakes it meanwhile.
+      for (const item of s.items.slice(1)) {
+        await enqueue(t.db, [item]);
+        worker.wake();
+      }
+      await eventually(async () => expect(worker.stats.done).toBe(21));
+      expect(await open()).toBe(0);
+    } finally {
+      await worker.stop();
+    }
+    expect(gw.sim.stats().byModel['sim-embed-384']).toBe(3); // 1, then 10 and 10: not batches of 2, nor one per wake
+  });
+
   run('a lease that runs out is claimed again, and the first holder can no longer complete it', async () => {
     const s = await seed(t.db, { n: 2, vectorModel: 'lease' });
     await enqueue(t.db, s.items);

@@ -10,6 +10,9 @@ import { indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
 import { IndexingWorker } from './worker.js';
 
+/** Chunk items per batch: one embeddings call (the chunk processor's default inputs per call). */
+const CHUNK_BATCH = 64;
+
 export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
   const llms = new Set(models.llmModels.map((m) => m.model));
@@ -54,6 +57,10 @@ export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, g
   return new IndexingWorker({
     db,
     concurrency: models.systemEnv.vectorMaxProcess,
+    // A chunk batch is one embeddings call and one transaction; uploads arriving
+    // one by one gather for a moment instead of going in as batches of a few.
+    batchSizes: { chunk: CHUNK_BATCH },
+    lingerMs: 250,
     processors: { chunk, qa },
     onError,
     // A bulk load goes in without the HNSW graph, which is built once the queue
