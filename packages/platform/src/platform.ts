@@ -21,7 +21,7 @@ import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
+import { enqueue, enqueueStatement, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations } from './retrieval/index.js';
@@ -82,6 +82,8 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
       // New work: the worker looks at once instead of at its next poll (after the commit).
       setImmediate(() => worker?.wake());
     },
+    enqueueStatement: (items) => enqueueStatement(items),
+    enqueued: () => setImmediate(() => worker?.wake()),
     async progress(datasetId, collectionIds) {
       const list = await progress(store.db, { datasetId, collectionIds });
       return new Map(list.map((p) => [p.collectionId, { waiting: p.queued + p.indexing, failed: p.failed }]));

@@ -49,6 +49,17 @@ describe('dataset API', () => {
     expect((await call(`/api/core/dataset/detail?id=${id}`)).status).toBe(404);
   });
 
+  it('an upload into a dataset deleted after an earlier upload is a 404, and leaves nothing behind', async () => {
+    const id = (await call('/api/core/dataset/create', { json: { name: 'Short-lived' } })).body.data as string;
+    expect((await call('/api/core/dataset/collection/create/text', { json: { datasetId: id, name: 'a', text: 'First text.' } })).status).toBe(200);
+    expect((await call(`/api/core/dataset/delete?id=${id}`, { method: 'DELETE' })).status).toBe(200);
+    const late = await call('/api/core/dataset/collection/create/text', { json: { datasetId: id, name: 'b', text: 'Second text.' } });
+    expect(late.status).toBe(404);
+    expect(late.body.message).toMatch(id);
+    const left = await p.services.store.db.selectFrom('collections').select('id').where('dataset_id', '=', id).execute();
+    expect(left).toHaveLength(0);
+  });
+
   it('bad input is a 400 naming the field', async () => {
     const noName = await call('/api/core/dataset/create', { json: { intro: 'x' } });
     expect(noName.status).toBe(400);

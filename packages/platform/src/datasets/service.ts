@@ -1,6 +1,7 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { countTextTokens } from '@kbchat/shared';
+import type { RawBuilder } from 'kysely';
 import { chunkMarkdown, fetchLink, readDocument } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
@@ -8,10 +9,16 @@ import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
 import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
 
+type QueueEntry = { teamId: string; datasetId: string; collectionId: string; dataId?: string; mode: 'chunk' | 'qa'; payload?: string };
+
 /** What indexing needs to hear about new or changed data (the queue; wired at start). */
 export interface IndexingHooks {
   /** Called inside the transaction that wrote the items. */
-  enqueue(tx: Db, items: { teamId: string; datasetId: string; collectionId: string; dataId?: string; mode: 'chunk' | 'qa'; payload?: string }[]): Promise<void>;
+  enqueue(tx: Db, items: QueueEntry[]): Promise<void>;
+  /** The queue's INSERT for `items`, to run inside the statement that writes their data rows; `enqueued` follows once it ran. */
+  enqueueStatement?(items: QueueEntry[]): RawBuilder<unknown>;
+  /** Items went in through enqueueStatement. */
+  enqueued?(): void;
   /** Items still to index and failed ones, per collection (for the collection list). */
   progress?(datasetId: string, collectionIds: string[]): Promise<Map<string, { waiting: number; failed: number }>>;
 }
@@ -37,7 +44,21 @@ export interface PushDataItem {
 
 export const MAX_PUSH = 200;
 
+/** Datasets whose team and vector model (which never change) an upload may take from memory. */
+const KNOWN_DATASETS_MAX = 10_000;
+
+/** PostgreSQL's foreign_key_violation. */
+const isForeignKeyViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23503';
+
 export class DatasetsService {
+  /**
+   * id -> team and vector model, for uploads: saves a lookup per upload (one
+   * statement, ~0.5 ms on the embedded store). A dataset deleted since (here
+   * or by another process) still answers 404: the upload's insert fails on
+   * its foreign key, and the lookup is made again.
+   */
+  private readonly knownDatasets = new Map<string, { teamId: string; vectorModel: string }>();
+
   constructor(
     private readonly store: DatasetsStore,
     private readonly models: ModelConfig,
@@ -74,6 +95,7 @@ export class DatasetsService {
   }
 
   async deleteDataset(caller: KeyCaller, id: string): Promise<void> {
+    this.knownDatasets.delete(id);
     if (!(await this.store.deleteDataset(caller.teamId, id))) throw errors.notFound(`Dataset ${id}`);
   }
 
@@ -86,8 +108,18 @@ export class DatasetsService {
     return size;
   }
 
+  /** The dataset an upload goes into (404 when the caller's team has none of that id). */
+  private async uploadTarget(caller: KeyCaller, id: string): Promise<{ id: string; vector_model: string }> {
+    const known = this.knownDatasets.get(id);
+    if (known?.teamId === caller.teamId) return { id, vector_model: known.vectorModel };
+    const d = await this.dataset(caller, id);
+    if (this.knownDatasets.size >= KNOWN_DATASETS_MAX) this.knownDatasets.clear();
+    this.knownDatasets.set(id, { teamId: d.team_id, vectorModel: d.vector_model });
+    return d;
+  }
+
   async createTextCollection(caller: KeyCaller, input: TextCollectionInput): Promise<{ collectionId: string; insertLen: number }> {
-    const dataset = await this.dataset(caller, input.datasetId);
+    const dataset = await this.uploadTarget(caller, input.datasetId);
     const chunkSize = this.chunkSizeFor(dataset.vector_model, input.chunkSize);
     const chunks = await chunkMarkdown(input.text, { chunkSize, chunkSplitter: input.chunkSplitter || undefined });
     if (chunks.length === 0) throw errors.badField('text', 'there is no text to index');
@@ -102,7 +134,15 @@ export class DatasetsService {
       training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
       metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text, created_at: now, updated_at: now,
     };
-    await this.store.transaction((tx) => this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, input.trainingType, collection));
+    try {
+      await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, items, input.trainingType, collection);
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      // The dataset went away since it was looked up: 404 (or, if it is there after all, the error).
+      this.knownDatasets.delete(dataset.id);
+      await this.dataset(caller, dataset.id);
+      throw err;
+    }
     return { collectionId, insertLen: items.length };
   }
 
@@ -122,9 +162,17 @@ export class DatasetsService {
   /**
    * Chunk mode stores the items and queues them for embedding. QA mode stores
    * nothing yet: each chunk goes to the dataset's LLM, and the question/answer
-   * pairs it returns become the items (indexing/qa-processor.ts).
+   * pairs it returns become the items (indexing/qa-processor.ts). Without `tx`,
+   * in a transaction of its own (or none where one statement does it all).
    */
-  private async enqueueNew(tx: Db, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow): Promise<void> {
+  private async enqueueNew(tx: Db | undefined, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow): Promise<void> {
+    if (mode === 'chunk' && this.indexing.enqueueStatement) {
+      const queued = items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode }));
+      await this.store.insertData(items, tx, collection, this.indexing.enqueueStatement(queued));
+      this.indexing.enqueued?.();
+      return;
+    }
+    if (!tx) return this.store.transaction((t) => this.enqueueNew(t, teamId, datasetId, collectionId, items, mode, collection));
     if (mode === 'qa') {
       if (collection) await this.store.insertCollection(collection, tx);
       const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });

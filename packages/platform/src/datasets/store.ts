@@ -1,6 +1,6 @@
 // SQL for datasets, collections and data. Every query is scoped by team: a key
 // never reaches another team's rows, whatever ids it sends.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { CollectionsTable, DatasetsTable, DataTable, PlatformTables } from '../store/schema.js';
 
 export type DatasetRow = DatasetsTable;
@@ -97,10 +97,12 @@ export class DatasetsStore {
 
   /**
    * Data rows and their index texts in one statement (data-modifying CTEs;
-   * arrays as parameters), with the new collection's row first when given:
-   * on the embedded store each statement costs its own round trip into WASM.
+   * arrays as parameters), with the new collection's row first when given and
+   * `alongside` (e.g. the queue items' insert) in the same statement: on the
+   * embedded store each statement costs its own round trip into WASM, and one
+   * statement is atomic without a transaction.
    */
-  async insertData(items: NewDataItem[], db: Db = this.db, collection?: CollectionRow): Promise<void> {
+  async insertData(items: NewDataItem[], db: Db = this.db, collection?: CollectionRow, alongside?: RawBuilder<unknown>): Promise<void> {
     if (items.length === 0 && !collection) return;
     const rows = items.map((i) => i.row);
     const col = <K extends keyof DataRow>(k: K) => rows.map((r) => r[k]);
@@ -114,6 +116,7 @@ export class DatasetsStore {
       d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, created_at, updated_at)
             select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
                                  ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[]))
+      ${alongside ? sql`, alongside as (${alongside})` : sql``}
       insert into data_indexes (data_id, dataset_id, text, is_default)
       select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`.execute(db);
   }

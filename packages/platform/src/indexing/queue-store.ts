@@ -1,7 +1,7 @@
 // The only SQL of the indexing queue. Every statement is plain PostgreSQL that
 // PGlite runs too. Times are epoch milliseconds from the caller's clock, like
 // every other time column of the platform store.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 export type IndexingMode = 'chunk' | 'qa';
 
@@ -32,7 +32,6 @@ export interface EnqueueItem {
 export type QueueDb = Kysely<any>;
 
 const ERROR_MAX = 4000;
-const INSERT_SLICE = 500; // 8 parameters a row: far below PostgreSQL's 65535
 
 const clip = (s: string) => (s.length > ERROR_MAX ? `${s.slice(0, ERROR_MAX)}…` : s);
 const inList = (ids: readonly (number | string)[]) => sql.join(ids.map((id) => sql`${id}`));
@@ -55,22 +54,22 @@ function toItem(r: any): QueueItem {
  * that data and its queue items appear (or vanish) together.
  */
 export async function enqueue(db: QueueDb, items: readonly EnqueueItem[], now = Date.now()): Promise<number> {
-  for (let i = 0; i < items.length; i += INSERT_SLICE) {
-    const rows = items.slice(i, i + INSERT_SLICE).map((it) => ({
-      team_id: it.teamId,
-      dataset_id: it.datasetId,
-      collection_id: it.collectionId,
-      data_id: it.dataId ?? null,
-      mode: it.mode,
-      payload: it.payload ?? null,
-      status: 'queued',
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
-    }));
-    await db.insertInto('training_queue').values(rows).execute();
-  }
+  if (items.length) await enqueueStatement(items, now).execute(db);
   return items.length;
+}
+
+/**
+ * The INSERT that enqueues `items`, one statement for any number of them
+ * (arrays unnested), for enqueue or to run inside the caller's own statement
+ * (a data-modifying WITH), so that its data rows and their items are written
+ * by one statement: atomic without a transaction's begin and commit.
+ */
+export function enqueueStatement(items: readonly EnqueueItem[], now = Date.now()): RawBuilder<unknown> {
+  const col = <T>(f: (it: EnqueueItem) => T) => items.map(f);
+  return sql`insert into training_queue (team_id, dataset_id, collection_id, data_id, mode, payload, status, next_attempt_at, created_at, updated_at)
+    select t, d, c, x, m, p, 'queued', ${now}::int8, ${now}::int8, ${now}::int8
+    from unnest(${col((i) => i.teamId)}::varchar[], ${col((i) => i.datasetId)}::varchar[], ${col((i) => i.collectionId)}::varchar[],
+                ${col((i) => i.dataId ?? null)}::varchar[], ${col((i) => i.mode)}::varchar[], ${col((i) => i.payload ?? null)}::text[]) as u(t, d, c, x, m, p)`;
 }
 
 /**
