@@ -7,6 +7,7 @@ import { createSseReader, sseData, sseEvent, SSE_DONE } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
 import { tokenCount } from './run.js';
+import { ChunkDecoder, plainFramesEnd, RawFrames } from './sse-frames.js';
 import { UpstreamFailure } from './upstream.js';
 
 export interface Usage {
@@ -19,8 +20,8 @@ export interface StreamOutcome {
   usage?: Usage;
   /** Text of the parsed chunks (content, refusal, tool-call arguments); see answerText. */
   text: string;
-  /** Chunks passed through without parsing; their text is only needed without upstream usage. */
-  unparsed: string[];
+  /** Chunks passed through without parsing (data, or whole frames); their text is only needed without upstream usage. */
+  unparsed: (string | RawFrames)[];
   ttftMs?: number;
   /** An error after the stream had started (it was written into the stream). */
   error?: GatewayError;
@@ -47,8 +48,11 @@ function hasContent(chunk: any): boolean {
 }
 
 const NULL_USAGE_TAIL = ',"usage":null}';
+const NULL_USAGE_FRAME_END = `${NULL_USAGE_TAIL}\n\n`;
 /** A chunk that may carry a usage object or an error must be parsed. */
 const MAY_MATTER = /"(usage"\s*:\s*\{|error"\s*:)/;
+/** The same, to find the first such place in a run of frames. */
+const MAY_MATTER_AT = new RegExp(MAY_MATTER.source, 'g');
 
 /**
  * The chunk without its `"usage":null`: once include_usage is on, upstreams add
@@ -97,12 +101,16 @@ export async function endStreamWithError(responder: Responder, error: GatewayErr
 /** The whole answer's text, for counting tokens locally. */
 export function answerText(out: StreamOutcome): string {
   let text = out.text;
-  for (const data of out.unparsed) {
+  const add = (data: string) => {
     try {
       text += chunkText(JSON.parse(data));
     } catch {
       /* not JSON: no text to count */
     }
+  };
+  for (const item of out.unparsed) {
+    if (typeof item === 'string') add(item);
+    else for (const data of item.data()) add(data);
   }
   return text;
 }
@@ -138,7 +146,10 @@ export async function pipeChatStream(
   let outgoing = '';
   // Each event is handled as the parser finds it (a throw leaves feed() too).
   const reader = createSseReader((data, event) => handle(data, event));
-  const decoder = new TextDecoder();
+  const decoder = new ChunkDecoder();
+  // The parser holds nothing (the last text it was fed ended an event), so a
+  // read of whole frames may skip it.
+  let atBoundary = false;
 
   const emit = (frame: string) => {
     if (responder.started) outgoing += frame;
@@ -193,6 +204,49 @@ export async function pipeChatStream(
     emit(event ? sseEvent(event, data) : sseData(data));
   };
 
+  const feed = (text: string) => {
+    reader.feed(text);
+    atBoundary = text.endsWith('\n\n');
+  };
+
+  // Plain frames (see sse-frames.ts) go out as one block, the same bytes as
+  // event by event; a `"usage":null` elsewhere than at a chunk's end sends
+  // the block through the parser after all.
+  const passFrames = (frames: string) => {
+    let sent = frames;
+    if (!opts.clientWantsUsage && sent.includes('"usage":null')) {
+      sent = sent.replaceAll(NULL_USAGE_FRAME_END, '}\n\n');
+      if (sent.includes('"usage":null')) return feed(frames);
+    }
+    out.unparsed.push(new RawFrames(sent));
+    emit(sent);
+  };
+
+  // A read is taken event by event until the answer flows (feeding the
+  // parser in pieces that end at event boundaries is the same to it), then
+  // in runs of plain frames up to the next frame that may matter.
+  const onText = (text: string) => {
+    let mattersAt = -1;
+    for (let at = 0; at < text.length; ) {
+      if (!out.empty && atBoundary) {
+        if (mattersAt < at) {
+          MAY_MATTER_AT.lastIndex = at;
+          mattersAt = MAY_MATTER_AT.exec(text)?.index ?? text.length;
+        }
+        const end = plainFramesEnd(text, at, mattersAt);
+        if (end > at) {
+          passFrames(text.slice(at, end));
+          at = end;
+          continue;
+        }
+      }
+      const next = text.indexOf('\n\n', at);
+      const stop = next < 0 ? text.length : next + 2;
+      feed(at === 0 && stop === text.length ? text : text.slice(at, stop));
+      at = stop;
+    }
+  };
+
   const send = (): void | Promise<void> => {
     if (!outgoing) return;
     const text = outgoing;
@@ -213,7 +267,7 @@ export async function pipeChatStream(
 
   try {
     await stream((part) => {
-      reader.feed(decoder.decode(part, { stream: true }));
+      onText(decoder.decode(part));
       if (outgoing && !scheduled) scheduled = setImmediate(flushSoon);
       return blocked;
     });

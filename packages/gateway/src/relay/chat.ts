@@ -54,7 +54,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       'chat',
       body.model,
       (channel, upstreamModel) => {
-        sent = upstreamBody(body, upstreamModel, channel, true);
+        sent = streamBody(body, ctx.rawBody, upstreamModel, channel);
         const target = channel.provider.target('chat', upstreamModel, channel);
         return pipeChatStream((onChunk) => deps.upstream.postStream(target, sent, ctx.signal, onChunk), {
           responder,
@@ -96,6 +96,21 @@ function setUsage(result: RunResult, upstream: Usage | undefined, localPrompt: (
     result.completionTokens = localCompletion();
     result.usageSource = 'local';
   }
+}
+
+const USAGE_OPTION = ',"stream_options":{"include_usage":true}';
+
+/**
+ * The body of a streamed request. The common case (same model, no
+ * stream_options of the client's) is the client's own text with the usage
+ * option added before its closing brace: no serialising of the whole body.
+ */
+function streamBody(body: Record<string, any>, rawBody: string | undefined, upstreamModel: string, channel: Channel): string {
+  if (rawBody === undefined || upstreamModel !== body.model || body.stream_options !== undefined) return upstreamBody(body, upstreamModel, channel, true);
+  if (!(channel.options.streamUsage ?? channel.provider.streamUsageDefault)) return rawBody;
+  // A JSON object's text: its last non-space character is the closing brace.
+  const close = rawBody.lastIndexOf('}');
+  return rawBody.slice(0, close) + USAGE_OPTION + rawBody.slice(close);
 }
 
 function upstreamBody(body: Record<string, any>, upstreamModel: string, channel: Channel, stream: boolean): string {

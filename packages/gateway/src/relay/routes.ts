@@ -10,7 +10,8 @@ import { endStreamWithError } from './chat-stream.js';
 import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from './context.js';
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+// A flat [name, value, ...] list: Node writes it without building a header object per stream.
+const SSE_HEADERS = ['content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'connection', 'keep-alive', 'x-accel-buffering', 'no'];
 
 /** Resolves when the socket takes more, or is gone; leaves no listener behind. */
 function drained(raw: NodeJS.WritableStream & { destroyed: boolean }): Promise<void> {
@@ -42,7 +43,7 @@ export class ReplyResponder implements Responder {
     if (this.started) return;
     this.started = true;
     this.reply.hijack();
-    this.reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': this.requestId });
+    this.reply.raw.writeHead(200, [...SSE_HEADERS, 'x-request-id', this.requestId]);
   }
 
   write(text: string): void | Promise<void> {
