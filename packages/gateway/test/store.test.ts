@@ -453,6 +453,16 @@ describe.each(stores)('store: $name', (t) => {
       expect(await logs.byRequestId('csv-1')).toMatchObject({ error: '', request_body: hostile, upstream_model: null });
     });
 
+    it('writes every column to its own place (a distinct value in each)', async () => {
+      const row: NewLog = {
+        request_id: 'cols-1', created_at: 1_700_000_000_001, user_id: 2, token_id: 3, channel_id: 4, endpoint: 'rerank', model: 'm-in',
+        upstream_model: 'm-up', is_stream: 1, prompt_tokens: 5, completion_tokens: 6, usage_source: 'local', cost: 7, latency_ms: 8,
+        ttft_ms: 9, status: 418, error: 'err', attempts: 10, request_body: '{"b":1}',
+      };
+      await logs.insertMany([row]);
+      expect(await logs.byRequestId('cols-1')).toMatchObject(row);
+    });
+
     it('keeps a 1 MB request body intact', async () => {
       const body = JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'é€😀 '.repeat(4) + 'y'.repeat(1_048_576) }] });
       await logs.insertMany([logRow(1, { request_id: 'big-body', status: 500, request_body: body })]);
