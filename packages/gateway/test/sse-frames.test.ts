@@ -30,7 +30,9 @@ class Capture implements Responder {
   write(text: string): void {
     this.out += text;
   }
-  end(): void {}
+  end(text?: string): void {
+    if (text) this.out += text;
+  }
 }
 
 /** Relays `bytes` split into reads at `cuts`; returns what the client got. */

@@ -59,7 +59,8 @@ export class BufferingResponder implements Responder {
     this.reader.feed(text);
   }
 
-  end(): void {
+  end(text?: string): void {
+    if (text) this.reader.feed(text);
     this.ended = true;
   }
 

@@ -92,10 +92,9 @@ export function choicesText(choices: unknown, part: 'delta' | 'message'): string
 
 const chunkText = (chunk: any): string => choicesText(chunk?.choices, 'delta');
 
-/** Ends an open stream with an error event (the only way an error can still reach the client). */
-export async function endStreamWithError(responder: Responder, error: GatewayError, requestId: string): Promise<void> {
-  await responder.write(sseData(error.toBody(requestId)));
-  responder.end();
+/** Ends an open stream with an error event (the only way an error can still reach the client), after `before`. */
+export function endStreamWithError(responder: Responder, error: GatewayError, requestId: string, before = ''): void {
+  responder.end(before + sseData(error.toBody(requestId)));
 }
 
 /** The whole answer's text, for counting tokens locally. */
@@ -247,11 +246,13 @@ export async function pipeChatStream(
     }
   };
 
-  const send = (): void | Promise<void> => {
-    if (!outgoing) return;
+  const takeOutgoing = (): string => {
     const text = outgoing;
     outgoing = '';
-    return responder.write(text);
+    return text;
+  };
+  const send = (): void | Promise<void> => {
+    if (outgoing) return responder.write(takeOutgoing());
   };
 
   // Frames of upstream reads that arrive in the same turn of the event loop go
@@ -276,7 +277,6 @@ export async function pipeChatStream(
       scheduled = undefined;
     }
     await blocked;
-    await send();
   } catch (err) {
     if (scheduled) clearImmediate(scheduled);
     if (err instanceof UpstreamFailure) throw err;
@@ -284,27 +284,27 @@ export async function pipeChatStream(
     const error = opts.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
     if (!responder.started) throw new UpstreamFailure('dropped', error);
     out.error = error;
-    await send();
-    await endStreamWithError(responder, error, opts.requestId);
+    await blocked;
+    endStreamWithError(responder, error, opts.requestId, takeOutgoing());
     return out;
   }
   if (out.empty) return out;
+  // What is left, the usage chunk if the gateway makes it, [DONE] and the
+  // end of the answer go out in one socket write.
+  let tail = takeOutgoing();
   if (opts.clientWantsUsage && !out.usage) {
     const usage = opts.localUsage(answerText(out));
-    await responder.write(
-      sseData({
-        id: meta.id,
-        object: 'chat.completion.chunk',
-        created: meta.created,
-        model: meta.model,
-        system_fingerprint: meta.system_fingerprint ?? null,
-        choices: [],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      }),
-    );
+    tail += sseData({
+      id: meta.id,
+      object: 'chat.completion.chunk',
+      created: meta.created,
+      model: meta.model,
+      system_fingerprint: meta.system_fingerprint ?? null,
+      choices: [],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    });
   }
-  await responder.write(SSE_DONE);
-  responder.end();
+  responder.end(tail + SSE_DONE);
   return out;
 }
 

@@ -158,7 +158,7 @@ async function answerEmptyStream(
     result.error = error;
     result.status = error.status;
     result.failedBody = sent;
-    await endStreamWithError(responder, error, ctx.requestId);
+    endStreamWithError(responder, error, ctx.requestId);
     return;
   }
   result.ttftMs = Date.now() - ctx.startedAt;

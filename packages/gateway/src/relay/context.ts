@@ -62,6 +62,7 @@ export interface Responder {
   startStream(): void;
   /** Writes to the open stream; resolves when the socket can take more. */
   write(text: string): Promise<void> | void;
-  end(): void;
+  /** Ends the stream; `text`, if any, is its last write (one socket write with the end). */
+  end(text?: string): void;
   readonly started: boolean;
 }

@@ -52,8 +52,11 @@ export class ReplyResponder implements Responder {
     if (!raw.write(text)) return drained(raw);
   }
 
-  end(): void {
-    if (!this.reply.raw.writableEnded) this.reply.raw.end();
+  end(text?: string): void {
+    const raw = this.reply.raw;
+    if (raw.writableEnded) return;
+    if (text && !raw.destroyed) raw.end(text);
+    else raw.end();
   }
 }
 
@@ -84,7 +87,7 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
       if (!responder.started) throw err;
       // The stream is open: the error can only travel inside it.
       const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
-      await endStreamWithError(responder, e, req.id);
+      endStreamWithError(responder, e, req.id);
     }
     return reply;
   };
