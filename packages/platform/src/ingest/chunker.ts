@@ -78,7 +78,7 @@ function blockUnits(block: Exclude<MarkdownBlock, { kind: 'heading' }>, budget: 
     const head = countTokens(block.header) + 1;
     if (head + 4 <= budget) return packLines(block.rows, budget - head, (rows) => `${block.header}\n${rows}`, 'table');
   }
-  return splitToBudget(block.text, budget, '\n\n').map((p) => ({ ...p, kind: 'text' as const }));
+  return splitToBudget(block.text, budget, '\n\n', whole).map((p) => ({ ...p, kind: 'text' as const }));
 }
 
 /**
@@ -123,6 +123,9 @@ class ChunkBuilder {
   private used = 0;
   private overlap = '';
   private prefix = '';
+  private prefixTokens = 0;
+  /** The path `prefix` was made for: a heading replaces the path array, so identity says when to count again. */
+  private prefixOf: string[] | undefined;
   private budget = 0;
   private started = false;
 
@@ -134,8 +137,12 @@ class ChunkBuilder {
 
   /** Starts a fresh chunk for the current path; `overlap` is carried only after a size cut. */
   private start(overlap: string): void {
-    this.prefix = prefixFor(this.path, this.chunkSize, this.prefixTitle);
-    this.budget = this.chunkSize - (this.prefix ? countTokens(this.prefix) + 1 : 0); // +1: the join after the prefix
+    if (this.prefixOf !== this.path) {
+      this.prefixOf = this.path;
+      this.prefix = prefixFor(this.path, this.chunkSize, this.prefixTitle);
+      this.prefixTokens = this.prefix ? countTokens(this.prefix) : 0;
+    }
+    this.budget = this.chunkSize - (this.prefix ? this.prefixTokens + 1 : 0); // +1: the join after the prefix
     this.units = [];
     this.overlap = overlap;
     this.used = overlap ? countTokens(overlap) + 1 : 0;

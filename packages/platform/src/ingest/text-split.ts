@@ -95,17 +95,18 @@ function codePointSplit(word: string, budget: number): string[] {
 /**
  * Splits `text` into pieces of at most `budget` tokens each, trying line,
  * sentence and word boundaries before cutting inside a word. The first
- * piece's `sep` is `firstSep`.
+ * piece's `sep` is `firstSep`; `textTokens`, when the caller has counted
+ * `text` already, saves counting it again.
  */
-export function splitToBudget(text: string, budget: number, firstSep = ''): Piece[] {
+export function splitToBudget(text: string, budget: number, firstSep = '', textTokens?: number): Piece[] {
   const out: Piece[] = [];
   const levels = [
     (t: string) => splitKeepingSeparators(t, LINE),
     sentenceSplit,
     (t: string) => splitKeepingSeparators(t, WORD),
   ];
-  const visit = (t: string, sep: string, level: number): void => {
-    const tokens = countTokens(t);
+  const visit = (t: string, sep: string, level: number, known?: number): void => {
+    const tokens = known ?? countTokens(t);
     if (tokens <= budget) {
       out.push({ text: t, sep, tokens });
       return;
@@ -119,7 +120,7 @@ export function splitToBudget(text: string, budget: number, firstSep = ''): Piec
     }
     codePointSplit(t, budget).forEach((p, i) => out.push({ text: p, sep: i === 0 ? sep : '', tokens: countTokens(p) }));
   };
-  visit(text, firstSep, 0);
+  visit(text, firstSep, 0, textTokens);
   return out;
 }
 
