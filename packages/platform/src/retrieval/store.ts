@@ -162,25 +162,30 @@ export interface SearchItem {
 export async function indexForSearch(db: Db, items: SearchItem[]): Promise<void> {
   if (items.length === 0) return;
   const docIds: string[] = [], docSets: string[] = [], docLens: number[] = [];
-  const pSet: string[] = [], pTerm: string[] = [], pData: string[] = [], pTf: number[] = [], pLen: number[] = [];
+  // Per dataset (a worker's batch has one): the dataset id goes once, not as an array element per posting (~7% of the insert).
+  const postings = new Map<string, { term: string[]; data: string[]; tf: number[]; len: number[] }>();
   const seen = new Set<string>();
   for (const item of items) {
     if (seen.has(item.dataId)) continue; // the last copy would collide with the first
     seen.add(item.dataId);
     const { terms, length } = termCounts(item.text);
     docIds.push(item.dataId), docSets.push(item.datasetId), docLens.push(length);
-    for (const [term, tf] of terms) pSet.push(item.datasetId), pTerm.push(term), pData.push(item.dataId), pTf.push(tf), pLen.push(length);
+    let p = postings.get(item.datasetId);
+    if (!p) postings.set(item.datasetId, (p = { term: [], data: [], tf: [], len: [] }));
+    for (const [term, tf] of terms) p.term.push(term), p.data.push(item.dataId), p.tf.push(tf), p.len.push(length);
   }
   await inTransaction(db, async (trx) => {
     // Replacing: the cascade drops old postings, the trigger corrects the stats.
     await sql`delete from search_docs where data_id = any(${docIds}::varchar[])`.execute(trx);
     await sql`insert into search_docs (data_id, dataset_id, length)
               select * from unnest(${docIds}::varchar[], ${docSets}::varchar[], ${docLens}::int[])`.execute(trx);
-    for (let i = 0; i < pTerm.length; i += POSTINGS_PER_STATEMENT) {
-      const end = i + POSTINGS_PER_STATEMENT;
-      await sql`insert into search_terms (dataset_id, term, data_id, tf, doc_length)
-                select * from unnest(${pSet.slice(i, end)}::varchar[], ${pTerm.slice(i, end)}::text[], ${pData.slice(i, end)}::varchar[],
-                                     ${pTf.slice(i, end)}::int[], ${pLen.slice(i, end)}::int[])`.execute(trx);
+    for (const [datasetId, p] of postings) {
+      for (let i = 0; i < p.term.length; i += POSTINGS_PER_STATEMENT) {
+        const end = i + POSTINGS_PER_STATEMENT;
+        await sql`insert into search_terms (dataset_id, term, data_id, tf, doc_length)
+                  select ${datasetId}::varchar, * from unnest(${p.term.slice(i, end)}::text[], ${p.data.slice(i, end)}::varchar[],
+                                                        ${p.tf.slice(i, end)}::int[], ${p.len.slice(i, end)}::int[])`.execute(trx);
+      }
     }
   });
 }
