@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/retrieval/analyzer.js';
 import { FullTextCache } from '../src/retrieval/fulltext-cache.js';
+import { kthLargest } from '../src/retrieval/fulltext-index.js';
 import { retrievalMigrations } from '../src/retrieval/schema.js';
 import { bm25Search, type ScoredId } from '../src/retrieval/search-store.js';
 import { indexForSearch } from '../src/retrieval/store.js';
@@ -75,6 +76,16 @@ async function compareAll(cache: FullTextCache, db: Kysely<any>, datasetIds: str
 }
 
 const termsOf = (text: string) => new Map(analyze(text).map((t) => [t, 1]));
+
+it('kthLargest agrees with sorting, ties and all', () => {
+  for (let round = 0; round < 200; round++) {
+    const n = 1 + Math.floor(rnd() * 300);
+    const values = Float64Array.from({ length: n }, () => Math.floor(rnd() * (round % 2 ? 5 : 1000)));
+    const k = 1 + Math.floor(rnd() * n);
+    const sorted = [...values].sort((x, y) => y - x);
+    expect(kthLargest(values, k)).toBe(sorted[k - 1]);
+  }
+});
 
 describe('full-text cache on the embedded store', () => {
   let db: Kysely<any>;

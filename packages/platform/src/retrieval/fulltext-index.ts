@@ -95,6 +95,7 @@ export class FullTextIndex {
   docFrequency(term: string): number {
     const p = this.postings.get(term);
     if (!p) return 0;
+    if (this.ids.length === this.slotOf.size) return p.n; // no dead slots: every posting is live
     let n = 0;
     for (let i = 0; i < p.n; i++) if (this.ids[p.slots[i]!] !== null) n++;
     return n;
@@ -127,8 +128,13 @@ export class FullTextIndex {
         scores[s] += (idf * tf * (p.k1 + 1)) / (tf + norm + perLen * this.lengths[s]!);
       }
     }
-    const out: ScoredId[] = touched.map((s) => ({ dataId: this.ids[s]!, score: scores[s]! }));
-    for (const s of touched) scores[s] = 0, marks[s] = 0;
+    // Objects only for the documents that can make the cut (often a few percent of those touched).
+    const cut = touched.length > limit ? kthLargest(Float64Array.from(touched, (s) => scores[s]!), limit) : -Infinity;
+    const out: ScoredId[] = [];
+    for (const s of touched) {
+      if (scores[s]! >= cut) out.push({ dataId: this.ids[s]!, score: scores[s]! });
+      scores[s] = 0, marks[s] = 0;
+    }
     return topScored(out, limit);
   }
 
@@ -161,7 +167,29 @@ export function topScored(list: ScoredId[], limit: number): ScoredId[] {
   const byRank = (x: ScoredId, y: ScoredId) => y.score - x.score || (x.dataId < y.dataId ? -1 : x.dataId > y.dataId ? 1 : 0);
   if (list.length <= limit) return list.sort(byRank);
   // A cut at the limit-th best score first: most documents match a common term only weakly.
-  const sorted = Float64Array.from(list, (r) => r.score).sort();
-  const cut = sorted[sorted.length - limit]!;
+  const cut = kthLargest(Float64Array.from(list, (r) => r.score), limit);
   return list.filter((r) => r.score >= cut).sort(byRank).slice(0, limit);
+}
+
+/** The k-th largest value (1-based) by quickselect, O(n); reorders `values`. */
+export function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0, hi = values.length - 1;
+  const want = k - 1; // index in descending order
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else break;
+  }
+  return values[want]!;
 }
