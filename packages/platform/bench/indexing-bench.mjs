@@ -92,7 +92,14 @@ try {
   // Untimed warm-up: the worker's quiet-time VACUUM ANALYZE follows the graph build and holds the store meanwhile.
   const warm = performance.now();
   for (const text of [...queries.values()].slice(200, 220)) await api('/api/core/dataset/searchTest', { datasetId: bigId, text, searchMode: 'mixedRecall', limit: 5000 });
-  console.log(`  warm-up: 20 searches in ${secondsSince(warm).toFixed(1)} s (waits for the worker's VACUUM ANALYZE after the build)`);
+  // Full-text copies load in the background after the first search (retrieval/fulltext-cache.ts); until
+  // then searches take the SQL path. Warm until ten in a row are fast, at most three minutes.
+  for (let fast = 0; fast < 10 && secondsSince(warm) < 180; ) {
+    const t = performance.now();
+    await api('/api/core/dataset/searchTest', { datasetId: bigId, text: texts[fast], searchMode: 'fullTextRecall', limit: 5000 });
+    fast = performance.now() - t < 30 ? fast + 1 : 0;
+  }
+  console.log(`  warm-up: searches for ${secondsSince(warm).toFixed(1)} s (the worker's VACUUM ANALYZE after the build, then the full-text copy's load)`);
   for (const searchMode of ['embedding', 'fullTextRecall', 'mixedRecall']) {
     const lat = [];
     for (const text of texts) {
