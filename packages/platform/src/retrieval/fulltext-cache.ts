@@ -15,8 +15,8 @@ import { FullTextIndex, topScored, type Bm25Params } from './fulltext-index.js';
 import { fullTextStats, indexedDataIds, loadFullTextDocs, type FullTextStats, type ScoredId } from './search-store.js';
 import { dbKey } from '../store/session.js';
 
-/** Documents read per statement while loading. */
-const LOAD_PAGE = 2000;
+/** Documents read per statement while loading: on PGlite each page holds the event loop (~80 ms for 200 documents of ~100 terms). */
+const LOAD_PAGE = 200;
 export interface FullTextCacheOptions {
   /** A copy more documents behind than this catches up in the background (searches use SQL meanwhile); nearer, the search waits for it. */
   inlineCatchUp?: number;
