@@ -190,7 +190,10 @@ describe('applications and chat end to end', () => {
     const revoked = (await call('/api/support/openapi/create', { appId })).body.data as string;
     expect((await chatRaw(revoked, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
     const listed = (await call(`/api/support/openapi/list?appId=${appId}`)).body.data as any[];
-    const id = listed.find((k) => revoked.startsWith(k.apiKey.replace('…', '')) && k.limit.expiredTime === undefined)!.id;
+    const revokedRow = listed.find((k) => revoked.startsWith(k.apiKey.replace('…', '')) && k.limit.expiredTime === undefined)!;
+    const id = revokedRow.id;
+    // A use is recorded (to the minute): the key just opened a chat.
+    expect(Date.now() - Date.parse(revokedRow.lastUsedTime)).toBeLessThan(60_000);
     expect((await call(`/api/support/openapi/delete?id=${id}`, undefined, 'DELETE', OTHER_TEAM_KEY)).status).toBe(404);
     expect((await call(`/api/support/openapi/delete?id=${id}`, undefined, 'DELETE')).status).toBe(200);
     expect((await chatRaw(revoked, { messages: [{ role: 'user', content: 'hi' }] })).status).toBe(401);

@@ -29,9 +29,14 @@ export function apiKeyRow(key: string, opts: { teamId: string; appId: string | n
   return { team_id: opts.teamId, app_id: opts.appId, name: opts.name, key_hash: hashKey(key), key_prefix: key.slice(0, 12), created_at: Date.now(), expires_at: opts.expiresAt };
 }
 
+/** lastUsedTime is kept to this precision: a busy key costs one write a minute, not one a request. */
+export const KEY_USE_PRECISION_MS = 60_000;
+
 export class KeyAuthenticator {
   /** Recently seen keys, so that a busy client does not cost a query per request. */
   private cache = new Map<string, { row: ApiKeyRow | undefined; at: number }>();
+  /** key id -> when this process last recorded a use */
+  private recordedUse = new Map<number, number>();
 
   constructor(
     private readonly store: KeysStore,
@@ -51,7 +56,16 @@ export class KeyAuthenticator {
     }
     const row = hit.row;
     if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw errors.invalidKey();
+    this.recordUse(row.id, now);
     return { keyId: row.id, teamId: row.team_id, appId: row.app_id };
+  }
+
+  /** Off the request's path: a use that fails to be recorded costs the request nothing. */
+  private recordUse(id: number, now: number): void {
+    if (now - (this.recordedUse.get(id) ?? 0) < KEY_USE_PRECISION_MS) return;
+    if (this.recordedUse.size > 10_000) this.recordedUse.clear();
+    this.recordedUse.set(id, now);
+    this.store.touch(id, now, KEY_USE_PRECISION_MS).catch(() => this.recordedUse.delete(id));
   }
 
   /** Dataset and management endpoints take general keys only. */

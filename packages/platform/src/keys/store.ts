@@ -29,6 +29,12 @@ export class KeysStore {
     return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst() as Promise<ApiKeyRow | undefined>;
   }
 
+  /** Records a use of the key (lastUsedTime); a no-op when the stored time is already within `withinMs`. */
+  async touch(id: number, now: number, withinMs: number): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - withinMs)])).execute();
+  }
+
   list(teamId: string, appId?: string): Promise<ApiKeyRow[]> {
     let q = this.db.selectFrom('api_keys').selectAll().where('team_id', '=', teamId).where('revoked_at', 'is', null);
     if (appId !== undefined) q = q.where('app_id', '=', appId);
