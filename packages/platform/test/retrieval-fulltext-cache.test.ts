@@ -15,6 +15,8 @@ import { openPlatformStore } from '../src/store/db.js';
 
 const WORDS = ['heart', 'aspirin', 'vitamin', 'bone', 'coffee', 'exercise', 'rate', 'risk', 'cell', 'protein', 'tumor', 'gene', 'dose', 'blood', 'sleep', 'diet', 'brain', 'lung', 'liver', 'insulin'];
 const BM25 = { k1: 1.5, b: 0.4 };
+/** These tests' datasets are a few hundred documents: copies catch up within the search, so that every search is from memory. */
+const INLINE = { inlineCatchUp: 1000 };
 
 let seed = 7;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -99,7 +101,7 @@ describe('full-text cache on the embedded store', () => {
   afterAll(() => close?.());
 
   it('ranks exactly as the SQL BM25, one dataset and several as one corpus', async () => {
-    const cache = new FullTextCache(db);
+    const cache = new FullTextCache(db, INLINE);
     await compareAll(cache, db, ['fa']);
     await compareAll(cache, db, ['fa', 'fb'], 100);
     expect(cache.cachedDocs).toBe(210);
@@ -107,7 +109,7 @@ describe('full-text cache on the embedded store', () => {
   });
 
   it('follows additions, re-indexing and cascaded deletions', async () => {
-    const cache = new FullTextCache(db);
+    const cache = new FullTextCache(db, INLINE);
     await compareAll(cache, db, ['fa', 'fb']);
     await addData(db, 'fa', [{ id: 'new1', text: 'zebrafish heart regeneration' }]);
     expect((await cache.search(['fa'], termsOf('zebrafish'), BM25, 5))!.map((r) => r.dataId)).toEqual(['new1']);
@@ -140,17 +142,17 @@ describe('full-text cache on the embedded store', () => {
   it('keeps at most maxDocs, dropping the least recently searched copy', async () => {
     await db.insertInto('datasets').values({ id: 'fc', team_id: 't1', name: 'fc', intro: '', vector_model: 'm', vector_dimensions: null, agent_model: null, created_at: 0, updated_at: 0 }).execute();
     await addData(db, 'fc', Array.from({ length: 40 }, (_, i) => ({ id: `cc${i}`, text: sentence(6) })));
-    const cache = new FullTextCache(db, { maxDocs: 160 });
+    const cache = new FullTextCache(db, { ...INLINE, maxDocs: 160 });
     await compareAll(cache, db, ['fa']);
     expect(cache.cachedDocs).toBe(148);
     await compareAll(cache, db, ['fc']);
     expect(cache.cachedDocs).toBe(40); // fa (148) went: 188 > 160
     // A dataset larger than the whole allowance is never copied: SQL serves it.
-    expect(await new FullTextCache(db, { maxDocs: 100 }).search(['fa'], termsOf('heart'), BM25, 5)).toBeNull();
+    expect(await new FullTextCache(db, { ...INLINE, maxDocs: 100 }).search(['fa'], termsOf('heart'), BM25, 5)).toBeNull();
   });
 
   it('counts the postings of documents with no terms and of empty datasets right', async () => {
-    const cache = new FullTextCache(db);
+    const cache = new FullTextCache(db, INLINE);
     await addData(db, 'fc', [{ id: 'stop1', text: 'the of and' }]);
     await compareAll(cache, db, ['fc']);
     const stats = await sql<{ doc_count: number }>`select doc_count::int from search_stats where dataset_id = 'fc'`.execute(db);
@@ -170,7 +172,7 @@ describe.skipIf(!!pg.skipReason)(`full-text cache across two processes on Postgr
   afterAll(() => pg.drop());
 
   it('a second process keeps its copy current with the first one\'s writes', async () => {
-    const cache = new FullTextCache(reader.db);
+    const cache = new FullTextCache(reader.db, INLINE);
     await compareAll(cache, writer.db, ['fa', 'fb']);
     await addData(writer.db, 'fb', [{ id: 'pg1', text: 'zebrafish heart' }]);
     await indexForSearch(writer.db, [{ dataId: 'b3', datasetId: 'fb', text: 'axolotl' }]);
