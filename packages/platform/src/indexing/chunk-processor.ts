@@ -40,9 +40,12 @@ export interface ChunkIndexingDeps {
   writeVectors(tx: Transaction<any>, rows: VectorRow[], dataIds: string[]): Promise<void>;
   /** Replaces the full-text postings of these data items. */
   writePostings(tx: Transaction<any>, items: PostingItem[]): Promise<void>;
-  /** Inputs per embeddings call (default 64). */
+  /** Inputs per embeddings call (default EMBED_INPUTS_PER_CALL). */
   maxInputsPerCall?: number;
 }
+
+/** Inputs per embeddings call unless the deps say otherwise. */
+export const EMBED_INPUTS_PER_CALL = 64;
 
 interface Prepared {
   vectors: VectorRow[];
@@ -50,7 +53,7 @@ interface Prepared {
 }
 
 export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
-  const perCall = deps.maxInputsPerCall ?? 64;
+  const perCall = deps.maxInputsPerCall ?? EMBED_INPUTS_PER_CALL;
   return {
     unavailable: deps.embed ? undefined : NO_VECTOR_MODEL,
     async prepare(items: QueueItem[], db) {

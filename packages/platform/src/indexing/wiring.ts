@@ -6,12 +6,9 @@ import type { GatewayClient } from '../gateway-client/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { buildVectorIndexes, indexForSearch, storeVectors, vacuumSearchTables } from '../retrieval/index.js';
 import { newId } from '../keys/auth.js';
-import { indexChunks } from './chunk-processor.js';
+import { EMBED_INPUTS_PER_CALL, indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
 import { IndexingWorker } from './worker.js';
-
-/** Chunk items per batch: one embeddings call (the chunk processor's default inputs per call). */
-const CHUNK_BATCH = 64;
 
 export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
@@ -59,7 +56,7 @@ export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, g
     concurrency: models.systemEnv.vectorMaxProcess,
     // A chunk batch is one embeddings call and one transaction; uploads arriving
     // one by one gather for a moment instead of going in as batches of a few.
-    batchSizes: { chunk: CHUNK_BATCH },
+    batchSizes: { chunk: EMBED_INPUTS_PER_CALL },
     lingerMs: 250,
     processors: { chunk, qa },
     onError,
