@@ -96,7 +96,73 @@ export const retrievalMigrations: Record<string, Migration> = {
         end $$`.execute(db);
     },
   },
+  // What in-memory vector copies (vector-cache.ts) need to follow the store, as
+  // 4001 did for full text: every stored vector gets a sequence number (one
+  // sequence for all vectors_<dims> tables), and vector_stats says per dataset
+  // and dimension how many vectors there are, the highest seq and how many were
+  // ever removed (replacing one counts). Tables made later get the same from
+  // ensureVectorTable (vectorTableDdl).
+  '4002_vector_sequence': {
+    async up(db: Kysely<any>) {
+      await sql`create sequence if not exists vector_seq`.execute(db);
+      await sql`create table vector_stats (
+        dataset_id varchar(32) not null, dims integer not null, vector_count bigint not null,
+        last_seq bigint not null default 0, removed bigint not null default 0, primary key (dataset_id, dims))`.execute(db);
+      await sql`
+        create function vector_stats_add() returns trigger language plpgsql as $$
+        begin
+          insert into vector_stats (dataset_id, dims, vector_count, last_seq)
+            select dataset_id, TG_ARGV[0]::int, count(*), coalesce(max(seq), 0) from new_rows group by dataset_id
+          on conflict (dataset_id, dims) do update
+            set vector_count = vector_stats.vector_count + excluded.vector_count,
+                last_seq = greatest(vector_stats.last_seq, excluded.last_seq);
+          return null;
+        end $$`.execute(db);
+      await sql`
+        create function vector_stats_remove() returns trigger language plpgsql as $$
+        begin
+          update vector_stats s set vector_count = s.vector_count - o.n, removed = s.removed + o.n
+            from (select dataset_id, count(*) as n from old_rows group by dataset_id) o
+           where s.dataset_id = o.dataset_id and s.dims = TG_ARGV[0]::int;
+          return null;
+        end $$`.execute(db);
+      const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables
+        where schemaname = current_schema() and tablename ~ '^vectors_[0-9]+$'`.execute(db);
+      for (const { name } of rows) {
+        const dims = Number(name.slice('vectors_'.length));
+        // No default while adding: a volatile one would rewrite the table and rebuild its HNSW graph. Old rows keep a null seq.
+        await sql.raw(`alter table ${name} add column seq bigint`).execute(db);
+        for (const statement of vectorTableDdl(dims).slice(1)) await sql.raw(statement).execute(db);
+        await sql`insert into vector_stats (dataset_id, dims, vector_count)
+                  select dataset_id, ${dims}::int, count(*) from ${sql.table(name)} group by dataset_id`.execute(db);
+      }
+    },
+  },
 };
+
+/**
+ * A vectors table and what goes with it: the data_id index (deletes), the seq
+ * default, the (dataset_id, seq) index the copies catch up by, and the
+ * triggers that keep vector_stats. The first statement creates the table.
+ */
+export function vectorTableDdl(dims: number): string[] {
+  const table = vectorTableName(dims);
+  return [
+    `create table if not exists ${table} (
+       index_id integer primary key references data_indexes(id) on delete cascade,
+       data_id varchar(32) not null references data(id) on delete cascade,
+       dataset_id varchar(32) not null,
+       embedding vector(${dims}) not null,
+       seq bigint)`,
+    `alter table ${table} alter column seq set default nextval('vector_seq')`,
+    `create index if not exists ${table}_data_idx on ${table} (data_id)`,
+    `create index if not exists ${table}_seq_idx on ${table} (dataset_id, seq)`,
+    `create or replace trigger ${table}_added after insert on ${table} referencing new table as new_rows
+       for each statement execute function vector_stats_add('${dims}')`,
+    `create or replace trigger ${table}_removed after delete on ${table} referencing old table as old_rows
+       for each statement execute function vector_stats_remove('${dims}')`,
+  ];
+}
 
 /** pgvector's HNSW indexes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
 export const HNSW_MAX_VECTOR_DIMS = 2000;

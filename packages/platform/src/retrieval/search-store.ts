@@ -205,3 +205,56 @@ export async function indexedDataIds(db: Db, datasetId: string): Promise<string[
   const res = await sql<{ data_id: string }>`select data_id from search_docs where dataset_id = ${datasetId}`.execute(db);
   return res.rows.map((r) => r.data_id);
 }
+
+/** A dataset's vectors of one dimension: what an in-memory vector copy checks itself against. */
+export interface VectorStats {
+  datasetId: string;
+  count: number;
+  /** highest seq so far */
+  lastSeq: number;
+  /** vectors ever removed (replacing one counts) */
+  removed: number;
+}
+
+export async function vectorStats(db: Db, dims: number, datasetIds: string[]): Promise<VectorStats[]> {
+  const res = await sql<{ dataset_id: string; vector_count: string; last_seq: string; removed: string }>`
+    select dataset_id, vector_count, last_seq, removed from vector_stats where dims = ${dims} and dataset_id = any(${datasetIds}::varchar[])`.execute(db);
+  return res.rows.map((r) => ({ datasetId: r.dataset_id, count: Number(r.vector_count), lastSeq: Number(r.last_seq), removed: Number(r.removed) }));
+}
+
+export interface StoredVector {
+  indexId: number;
+  dataId: string;
+  /** 0 for vectors stored before seqs existed */
+  seq: number;
+  vector: Float32Array;
+}
+
+/**
+ * A dataset's vectors: by index id after `afterIndexId` (a first load), by seq
+ * after `afterSeq` (catching up), or exactly `indexIds`; at most `limit`.
+ * Vectors come in pgvector's binary form (vector_send: big-endian float4s),
+ * not as text, which would be printed and parsed float by float.
+ */
+export async function loadVectors(db: Db, dims: number, datasetId: string, from: { afterIndexId: number; limit: number } | { afterSeq: number; limit: number } | { indexIds: number[] }): Promise<StoredVector[]> {
+  const table = sql.table(vectorTableName(dims));
+  const cols = sql`index_id, data_id, coalesce(seq, 0) as seq, vector_send(embedding) as v`;
+  const res = await ('indexIds' in from
+    ? sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
+    : 'afterSeq' in from
+      ? sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
+      : sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and index_id > ${from.afterIndexId} order by index_id limit ${from.limit}`
+  ).execute(db);
+  return res.rows.map((r) => {
+    const view = new DataView(r.v.buffer, r.v.byteOffset, r.v.byteLength);
+    const vector = new Float32Array(dims);
+    for (let i = 0; i < dims; i++) vector[i] = view.getFloat32(4 + 4 * i);
+    return { indexId: Number(r.index_id), dataId: r.data_id, seq: Number(r.seq), vector };
+  });
+}
+
+/** Index id and seq of every vector of a dataset (mending a copy after removals). */
+export async function vectorSeqs(db: Db, dims: number, datasetId: string): Promise<Map<number, number>> {
+  const res = await sql<{ index_id: number; seq: string }>`select index_id, coalesce(seq, 0) as seq from ${sql.table(vectorTableName(dims))} where dataset_id = ${datasetId}`.execute(db);
+  return new Map(res.rows.map((r) => [Number(r.index_id), Number(r.seq)]));
+}

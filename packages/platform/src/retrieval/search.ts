@@ -11,6 +11,7 @@ import { fuse, rrfFuse, type FusionMethod } from './fusion.js';
 import { bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
 import { checkUnitVectors } from './store.js';
 import { dataTokens } from './token-counts.js';
+import { vectorCacheOf } from './vector-cache.js';
 
 export type SearchMode = 'embedding' | 'fullTextRecall' | 'mixedRecall';
 export type ScoreType = 'embedding' | 'fullText' | 'reRank' | 'rrf';
@@ -140,7 +141,9 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
       full.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'fullText', value: r.score, index: i }));
     }
     if (needVectors) {
-      dense = await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch: params.efSearch ?? SEARCH_DEFAULTS.efSearch });
+      const efSearch = params.efSearch ?? SEARCH_DEFAULTS.efSearch;
+      // From the in-memory copy when it is current, else pgvector's HNSW in SQL.
+      dense = (await vectorCacheOf(db).search(params.datasetIds, dims, vectors[qi]!, candidates, efSearch)) ?? (await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch }));
       dense.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'embedding', value: r.score, index: i }));
     }
     perQuery.push(

@@ -6,7 +6,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { termCounts } from './analyzer.js';
 import { notNormalisedMessage, RetrievalError } from './errors.js';
 import { dbKey } from '../store/session.js';
-import { vectorIndexedExpression, vectorTableName } from './schema.js';
+import { vectorIndexedExpression, vectorTableDdl, vectorTableName } from './schema.js';
 
 type Db = Kysely<any>;
 
@@ -34,14 +34,7 @@ export async function ensureVectorTable(db: Db, dims: number): Promise<string> {
   const done = ensured.get(dbKey(db)) ?? new Set<number>();
   ensured.set(dbKey(db), done);
   if (done.has(dims)) return table;
-  await ddl(db, [
-    `create table if not exists ${table} (
-       index_id integer primary key references data_indexes(id) on delete cascade,
-       data_id varchar(32) not null references data(id) on delete cascade,
-       dataset_id varchar(32) not null,
-       embedding vector(${dims}) not null)`,
-    `create index if not exists ${table}_data_idx on ${table} (data_id)`,
-  ]);
+  await ddl(db, vectorTableDdl(dims));
   done.add(dims);
   return table;
 }
@@ -211,11 +204,13 @@ export async function storeVectors(db: Db, dims: number, rows: VectorRow[]): Pro
   await inTransaction(db, async (trx) => {
     for (let i = 0; i < rows.length; i += VECTORS_PER_STATEMENT) {
       const part = rows.slice(i, i + VECTORS_PER_STATEMENT);
+      // Replacing is a delete and an insert: the new row gets a new seq, and vector_stats counts the removal (vector copies follow both).
+      const ids = part.map((r) => r.indexId);
+      await sql`delete from ${sql.table(table)} where index_id = any(${ids}::int[])`.execute(trx);
       await sql`insert into ${sql.table(table)} (index_id, data_id, dataset_id, embedding)
                 select u.i, u.d, u.s, ${vectorFromFixed(sql`u.v`, dims)}
-                  from unnest(${part.map((r) => r.indexId)}::int[], ${part.map((r) => r.dataId)}::varchar[],
-                              ${part.map((r) => r.datasetId)}::varchar[], ${part.map((r) => vectorFixed(r.vector))}::text[]) as u(i, d, s, v)
-                on conflict (index_id) do update set data_id = excluded.data_id, dataset_id = excluded.dataset_id, embedding = excluded.embedding`.execute(trx);
+                  from unnest(${ids}::int[], ${part.map((r) => r.dataId)}::varchar[],
+                              ${part.map((r) => r.datasetId)}::varchar[], ${part.map((r) => vectorFixed(r.vector))}::text[]) as u(i, d, s, v)`.execute(trx);
     }
   });
 }
