@@ -2,7 +2,7 @@
 // of it (sim-chat, sim-embed-384), a config.json for them, and platforms
 // opened on that gateway, all in this process. Also the API client, the wait
 // for indexing, and percentiles.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,7 +11,8 @@ const { loadGatewayConfig, startGateway } = await import('@kbchat/gateway');
 const { loadPlatformConfig, startPlatform } = await import('../dist/index.js');
 
 export async function startSimStack(name, { key, token }) {
-  const dir = mkdtempSync(join(tmpdir(), `kbchat-${name}-`));
+  // BENCH_DIR keeps the stores between runs (the indexing bench then reuses a loaded search store).
+  const dir = process.env.BENCH_DIR ? (mkdirSync(process.env.BENCH_DIR, { recursive: true }), process.env.BENCH_DIR) : mkdtempSync(join(tmpdir(), `kbchat-${name}-`));
   const sim = await startUpstreamSim({ port: 0 });
   const gw = await startGateway(
     loadGatewayConfig(
