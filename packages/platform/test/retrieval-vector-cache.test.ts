@@ -6,8 +6,9 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hnsw } from '../src/retrieval/hnsw.js';
 import { vectorSearch, type ScoredId } from '../src/retrieval/search-store.js';
-import { buildVectorIndexes, storeVectors } from '../src/retrieval/store.js';
-import { VectorCache } from '../src/retrieval/vector-cache.js';
+import { buildVectorIndexes, indexForSearch, storeVectors } from '../src/retrieval/store.js';
+import { searchDataset } from '../src/retrieval/search.js';
+import { VectorCache, vectorCacheOf } from '../src/retrieval/vector-cache.js';
 import type { PlatformStore } from '../src/store/db.js';
 import { addDataset, openRetrievalStore } from './retrieval-fixtures.js';
 
@@ -91,6 +92,7 @@ describe('vector cache on the embedded store', () => {
     for (const id of ['va', 'vb', 'vbig']) await addDataset(db, id);
     await addItems(db, 'va', 'a', Array.from({ length: 300 }, clustered));
     await addItems(db, 'vb', 'b', Array.from({ length: 120 }, clustered));
+    await indexForSearch(db, Array.from({ length: 120 }, (_, i) => ({ dataId: `b${i}`, datasetId: 'vb', text: `b${i} b${i % 7}` })));
   });
   afterAll(() => store?.close());
 
@@ -137,6 +139,23 @@ describe('vector cache on the embedded store', () => {
     expect(await cache.search(['va'], DIMS, queries[2]!, 20, 100)).not.toBeNull();
     await addItems(db, 'va', 'many', Array.from({ length: 50 }, clustered));
     expect(await cache.search(['va'], DIMS, queries[2]!, 20, 100)).toBeNull();
+  });
+
+  it('gives searchDataset the same results and scores from the copies as from SQL (mixed recall cosines too)', async () => {
+    const run = (mode: 'embedding' | 'mixedRecall', q: Float32Array) =>
+      searchDataset(db, { datasetIds: ['vb'], text: 'b1 b2 b3', mode, limit: 100_000, topK: 30 }, { embed: async (t) => t.map(() => q) });
+    // The process's cache: the first search finds no copy (SQL answers) and starts loading it.
+    const fromSql = await Promise.all(queries.slice(0, 5).flatMap((q) => [run('embedding', q), run('mixedRecall', q)]));
+    for (let i = 0; i < 100 && (await vectorCacheOf(db).search(['vb'], DIMS, queries[0]!, 5, 100)) === null; i++) await new Promise((r) => setTimeout(r, 20));
+    const fromCopies = await Promise.all(queries.slice(0, 5).flatMap((q) => [run('embedding', q), run('mixedRecall', q)]));
+    fromCopies.forEach((r, i) => {
+      expect(r.list.map((x) => x.id)).toEqual(fromSql[i]!.list.map((x) => x.id));
+      r.list.forEach((x, j) => x.score.forEach((s, k) => {
+        expect(s.type).toBe(fromSql[i]!.list[j]!.score[k]!.type);
+        expect(s.index).toBe(fromSql[i]!.list[j]!.score[k]!.index);
+        expect(Math.abs(s.value - fromSql[i]!.list[j]!.score[k]!.value)).toBeLessThan(1e-5);
+      }));
+    });
   });
 
   it('finds at least as many of the exact nearest as pgvector HNSW does, past the exact-scan size', async () => {

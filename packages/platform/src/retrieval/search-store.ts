@@ -231,25 +231,24 @@ export interface StoredVector {
 }
 
 /**
- * A dataset's vectors: by index id after `afterIndexId` (a first load), by seq
- * after `afterSeq` (catching up), or exactly `indexIds`; at most `limit`.
+ * A dataset's vectors: in seq order after `afterSeq` (at most `limit`; through
+ * the (dataset_id, seq) index), or exactly `indexIds`.
  * Vectors come in pgvector's binary form (vector_send: big-endian float4s),
  * not as text, which would be printed and parsed float by float.
  */
-export async function loadVectors(db: Db, dims: number, datasetId: string, from: { afterIndexId: number; limit: number } | { afterSeq: number; limit: number } | { indexIds: number[] }): Promise<StoredVector[]> {
+export async function loadVectors(db: Db, dims: number, datasetId: string, from: { afterSeq: number; limit: number } | { indexIds: number[] }): Promise<StoredVector[]> {
   const table = sql.table(vectorTableName(dims));
-  const cols = sql`index_id, data_id, coalesce(seq, 0) as seq, vector_send(embedding) as v`;
+  // seq as stored (null before seqs existed): an alias of coalesce(seq, 0) would make `order by seq` sort the whole table instead of reading the index.
+  const cols = sql`index_id, data_id, seq, vector_send(embedding) as v`;
   const res = await ('indexIds' in from
-    ? sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
-    : 'afterSeq' in from
-      ? sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
-      : sql<{ index_id: number; data_id: string; seq: string; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and index_id > ${from.afterIndexId} order by index_id limit ${from.limit}`
+    ? sql<{ index_id: number; data_id: string; seq: string | null; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
+    : sql<{ index_id: number; data_id: string; seq: string | null; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
   ).execute(db);
   return res.rows.map((r) => {
     const view = new DataView(r.v.buffer, r.v.byteOffset, r.v.byteLength);
     const vector = new Float32Array(dims);
     for (let i = 0; i < dims; i++) vector[i] = view.getFloat32(4 + 4 * i);
-    return { indexId: Number(r.index_id), dataId: r.data_id, seq: Number(r.seq), vector };
+    return { indexId: Number(r.index_id), dataId: r.data_id, seq: r.seq === null ? 0 : Number(r.seq), vector };
   });
 }
 

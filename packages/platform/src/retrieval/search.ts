@@ -130,6 +130,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
     return c;
   };
   const perQuery: ScoredId[][] = [];
+  let firstFromCache = false;
   for (let qi = 0; qi < queries.length; qi++) {
     let full: ScoredId[] = [], dense: ScoredId[] = [];
     if (mode !== 'embedding') {
@@ -143,7 +144,9 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
     if (needVectors) {
       const efSearch = params.efSearch ?? SEARCH_DEFAULTS.efSearch;
       // From the in-memory copy when it is current, else pgvector's HNSW in SQL.
-      dense = (await vectorCacheOf(db).search(params.datasetIds, dims, vectors[qi]!, candidates, efSearch)) ?? (await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch }));
+      const cached = await vectorCacheOf(db).search(params.datasetIds, dims, vectors[qi]!, candidates, efSearch);
+      if (qi === 0) firstFromCache = cached !== null;
+      dense = cached ?? (await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch }));
       dense.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'embedding', value: r.score, index: i }));
     }
     perQuery.push(
@@ -161,10 +164,14 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
 
   const shortlist = fused.slice(0, Math.max(candidates, params.topK ?? 0));
   const tokensOf = (r: DataRow) => dataTokens(r.id, r.q, r.a);
-  // Mixed recall: every result gets its exact cosine to the question (full-text-only ones too) as its embedding score.
-  const cosineOf = mode === 'mixedRecall' && vectors[0] ? { dims, values: vectors[0] } : undefined;
+  // Mixed recall: every result gets its exact cosine to the question (full-text-only ones too) as its embedding score:
+  // from the vector copies when the search used them, else read with the rows.
+  const withCosines = mode === 'mixedRecall' && !!vectors[0];
+  const fromCopies = withCosines && firstFromCache ? Float32Array.from(vectors[0]!) : null;
+  const cosineOf = withCosines && !fromCopies ? { dims, values: vectors[0]! } : undefined;
   const withCosine = (r: DataRow) => {
-    if (cosineOf && r.cosine !== null) candidate(r.id).scores.set('embedding', { type: 'embedding', value: r.cosine, index: -1 });
+    if (fromCopies) r.cosine = vectorCacheOf(db).cosine(params.datasetIds, dims, fromCopies, r.id);
+    if (withCosines && r.cosine !== null) candidate(r.id).scores.set('embedding', { type: 'embedding', value: r.cosine, index: -1 });
   };
   let ordered: DataRow[];
   if (!usingReRank) {
@@ -178,7 +185,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
     ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
     ordered.forEach(withCosine);
   }
-  if (cosineOf) {
+  if (withCosines) {
     // The embedding score's rank: among the rows read, by cosine.
     const byCos = ordered.filter((r) => r.cosine !== null).sort((x, y) => y.cosine! - x.cosine!);
     byCos.forEach((r, i) => (candidate(r.id).scores.get('embedding')!.index = i));

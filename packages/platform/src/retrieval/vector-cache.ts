@@ -6,8 +6,10 @@
 // How a copy knows it is current: every stored vector has a seq and
 // vector_stats says per dataset and dimension the count, the highest seq and
 // the removals. A copy is first loaded whole (by index id), then reads what
-// came after its last seq; when removals or the count disagree it compares
-// (index id, seq) pairs with the store and mends the difference. Until a copy
+// came after its last seq (a first load is the same, from seq 0, through the
+// (dataset_id, seq) index); when removals or the count disagree it compares
+// (index id, seq) pairs with the store and mends the difference (which also
+// brings in vectors stored before seqs existed). Until a copy
 // is current, searches take the SQL path (vectorSearch): the store stays the
 // truth, and several processes each keep their own copies.
 import type { Kysely } from 'kysely';
@@ -44,6 +46,8 @@ interface Copy {
   seqs: number[];
   /** index id -> live node */
   nodeOf: Map<number, number>;
+  /** data id -> its live nodes (an item's cosine is its best vector's) */
+  byData: Map<string, number[]>;
   loaded: boolean;
   lastSeq: number;
   removed: number;
@@ -108,6 +112,23 @@ export class VectorCache {
     return [...best].map(([dataId, score]) => ({ dataId, score })).sort((x, y) => y.score - x.score || (x.dataId < y.dataId ? -1 : x.dataId > y.dataId ? 1 : 0)).slice(0, limit);
   }
 
+  /**
+   * An item's best cosine to q from the copies a search just used (null when
+   * it has no vector there): what loadDataRows computes in SQL, without
+   * reading the vectors again. Call only after search() answered non-null.
+   */
+  cosine(datasetIds: string[], dims: number, q: Float32Array, dataId: string): number | null {
+    let best: number | null = null;
+    for (const datasetId of datasetIds) {
+      const copy = this.copies.get(`${datasetId}:${dims}`);
+      for (const node of copy?.byData.get(dataId) ?? []) {
+        const s = copy!.graph.score(node, q);
+        if (best === null || s > best) best = s;
+      }
+    }
+    return best;
+  }
+
   /** Vectors held now, over all copies (dead ones too). */
   get cachedVectors(): number {
     let n = 0;
@@ -118,7 +139,7 @@ export class VectorCache {
   private newCopy(dims: number): Copy {
     return {
       graph: new Hnsw(dims, { m: this.options.m, efConstruction: this.options.efConstruction }),
-      indexIds: [], dataIds: [], seqs: [], nodeOf: new Map(), loaded: false, lastSeq: 0, removed: 0, catchingUp: null, lastUsed: Date.now(),
+      indexIds: [], dataIds: [], seqs: [], nodeOf: new Map(), byData: new Map(), loaded: false, lastSeq: 0, removed: 0, catchingUp: null, lastUsed: Date.now(),
     };
   }
 
@@ -138,22 +159,10 @@ export class VectorCache {
 
   private async catchUp(copy: Copy, st: VectorStats, dims: number): Promise<void> {
     const slice = new Slicer();
-    if (!copy.loaded) {
-      // First load: everything, by index id; what is stored meanwhile comes again by seq (and is skipped when unchanged).
-      for (let after = 0; ; ) {
-        const page = await loadVectors(this.db, dims, st.datasetId, { afterIndexId: after, limit: LOAD_PAGE });
-        for (const v of page) this.put(copy, v), await slice.turn();
-        if (page.length < LOAD_PAGE) break;
-        after = page.at(-1)!.indexId;
-      }
-      copy.lastSeq = Math.max(copy.lastSeq, st.lastSeq);
-      copy.removed = st.removed;
-      copy.loaded = true;
-    }
     while (copy.lastSeq < st.lastSeq) {
       const page = await loadVectors(this.db, dims, st.datasetId, { afterSeq: copy.lastSeq, limit: LOAD_PAGE });
       for (const v of page) {
-        if (this.put(copy, v)) copy.removed++; // a replaced vector: the store counted its removal
+        if (this.put(copy, v) && copy.loaded) copy.removed++; // a replaced vector: the store counted its removal
         copy.lastSeq = Math.max(copy.lastSeq, v.seq);
         await slice.turn();
       }
@@ -163,11 +172,12 @@ export class VectorCache {
         break;
       }
     }
+    if (!copy.loaded) copy.loaded = true, copy.removed = st.removed;
     if (copy.removed === st.removed && copy.graph.live === st.count) return;
     // Removals (or anything else amiss): compare (index id, seq) with the store.
     const stored = await vectorSeqs(this.db, dims, st.datasetId);
     for (const [indexId, node] of [...copy.nodeOf]) {
-      if (stored.get(indexId) !== copy.seqs[node]) copy.graph.remove(node), copy.nodeOf.delete(indexId);
+      if (stored.get(indexId) !== copy.seqs[node]) this.drop(copy, indexId, node);
     }
     const missing = [...stored.keys()].filter((id) => !copy.nodeOf.has(id));
     for (let i = 0; i < missing.length; i += LOAD_PAGE) {
@@ -185,12 +195,24 @@ export class VectorCache {
     const old = copy.nodeOf.get(v.indexId);
     if (old !== undefined) {
       if (copy.seqs[old] === v.seq) return false;
-      copy.graph.remove(old);
+      this.drop(copy, v.indexId, old);
     }
     const node = copy.graph.add(v.vector);
     copy.indexIds[node] = v.indexId, copy.dataIds[node] = v.dataId, copy.seqs[node] = v.seq;
     copy.nodeOf.set(v.indexId, node);
+    const nodes = copy.byData.get(v.dataId);
+    if (nodes) nodes.push(node);
+    else copy.byData.set(v.dataId, [node]);
     return old !== undefined;
+  }
+
+  private drop(copy: Copy, indexId: number, node: number): void {
+    copy.graph.remove(node);
+    copy.nodeOf.delete(indexId);
+    const dataId = copy.dataIds[node]!;
+    const rest = (copy.byData.get(dataId) ?? []).filter((n) => n !== node);
+    if (rest.length) copy.byData.set(dataId, rest);
+    else copy.byData.delete(dataId);
   }
 
   private evict(): void {
