@@ -45,9 +45,9 @@ export class FullTextIndex {
   private lengths: number[] = [];
   private readonly slotOf = new Map<string, number>();
   private totalLen = 0;
-  /** scratch per slot, reused by every query (reset after use) */
+  /** scratch per slot, reused by every query (reset after use), and the slots a query touched */
   private scores = new Float64Array(0);
-  private marks = new Uint8Array(0);
+  private touched = new Int32Array(0);
 
   get size(): number {
     return this.slotOf.size;
@@ -109,31 +109,41 @@ export class FullTextIndex {
   score(terms: Map<string, number>, df: Map<string, number>, corpus: CorpusStats, p: Bm25Params, limit: number): ScoredId[] {
     if (this.scores.length < this.ids.length) {
       this.scores = new Float64Array(Math.max(this.ids.length, this.scores.length * 2));
-      this.marks = new Uint8Array(this.scores.length);
     }
-    const { scores, marks } = this;
-    const touched: number[] = [];
+    const { scores, ids, lengths } = this;
+    if (this.touched.length < ids.length) this.touched = new Int32Array(scores.length);
+    const touched = this.touched;
+    let nt = 0;
+    // Dead slots are skipped only when there are any (compact() keeps them under a quarter).
+    const anyDead = ids.length !== this.slotOf.size;
     const norm = p.k1 * (1 - p.b), perLen = (p.k1 * p.b) / Math.max(corpus.avgdl, 1e-9);
     for (const [term, qtf] of terms) {
       const list = this.postings.get(term);
       const n = df.get(term) ?? 0;
       if (!list || n === 0) continue;
-      const idf = qtf * Math.log(1 + (corpus.docCount - n + 0.5) / (n + 0.5));
+      const idf = qtf * Math.log(1 + (corpus.docCount - n + 0.5) / (n + 0.5)), k1p1 = p.k1 + 1;
       const { slots, tfs } = list;
-      for (let i = 0; i < list.n; i++) {
+      for (let i = 0, len = list.n; i < len; i++) {
         const s = slots[i]!;
-        if (this.ids[s] === null) continue;
+        if (anyDead && ids[s] === null) continue;
         const tf = tfs[i]!;
-        if (marks[s] === 0) marks[s] = 1, touched.push(s);
-        scores[s] += (idf * tf * (p.k1 + 1)) / (tf + norm + perLen * this.lengths[s]!);
+        // A matched document's score is > 0 (idf > 0, tf >= 1): 0 means first touched.
+        if (scores[s] === 0) touched[nt++] = s;
+        scores[s] += (idf * tf * k1p1) / (tf + norm + perLen * lengths[s]!);
       }
     }
     // Objects only for the documents that can make the cut (often a few percent of those touched).
-    const cut = touched.length > limit ? kthLargest(Float64Array.from(touched, (s) => scores[s]!), limit) : -Infinity;
+    let cut = -Infinity;
+    if (nt > limit) {
+      const values = new Float64Array(nt);
+      for (let i = 0; i < nt; i++) values[i] = scores[touched[i]!]!;
+      cut = kthLargest(values, limit);
+    }
     const out: ScoredId[] = [];
-    for (const s of touched) {
-      if (scores[s]! >= cut) out.push({ dataId: this.ids[s]!, score: scores[s]! });
-      scores[s] = 0, marks[s] = 0;
+    for (let i = 0; i < nt; i++) {
+      const s = touched[i]!;
+      if (scores[s]! >= cut) out.push({ dataId: ids[s]!, score: scores[s]! });
+      scores[s] = 0;
     }
     return topScored(out, limit);
   }
