@@ -9,7 +9,9 @@ import { vectorSearch, type ScoredId } from '../src/retrieval/search-store.js';
 import { buildVectorIndexes, indexForSearch, storeVectors } from '../src/retrieval/store.js';
 import { searchDataset } from '../src/retrieval/search.js';
 import { VectorCache, vectorCacheOf } from '../src/retrieval/vector-cache.js';
-import type { PlatformStore } from '../src/store/db.js';
+import { retrievalMigrations } from '../src/retrieval/schema.js';
+import { openPlatformStore, type PlatformStore } from '../src/store/db.js';
+import { migratePlatform } from '../src/store/migrations.js';
 import { addDataset, openRetrievalStore } from './retrieval-fixtures.js';
 
 const DIMS = 16;
@@ -177,3 +179,45 @@ describe('vector cache on the embedded store', () => {
     expect(memory).toBeGreaterThanOrEqual(pgvector - 6);
   });
 });
+
+describe('migration 4002 over vectors stored before it', () => {
+  it('counts them in vector_stats, and a copy brings them in (by index id) with the ones stored after', async () => {
+    const { '4002_vector_sequence': _later, ...before } = retrievalMigrations;
+    const store = await openPlatformStore({ url: 'pglite:memory', migrations: before });
+    try {
+      const db = store.db;
+      await db.insertInto('teams').values({ id: 't1', name: 'team', created_at: 0 }).execute();
+      await addDataset(db, 'old');
+      // The table as ensureVectorTable made it before 4002 (no seq, no triggers).
+      await sql`create table vectors_16 (index_id integer primary key references data_indexes(id) on delete cascade,
+        data_id varchar(32) not null references data(id) on delete cascade, dataset_id varchar(32) not null, embedding vector(16) not null)`.execute(db);
+      const oldVectors = Array.from({ length: 40 }, clustered);
+      await addItemsRaw(db, 'old', 'o', oldVectors);
+      await migratePlatform(db, retrievalMigrations);
+      expect(Number((await sql<{ n: string }>`select vector_count as n from vector_stats where dataset_id = 'old' and dims = 16`.execute(db)).rows[0]!.n)).toBe(40);
+      const newVectors = Array.from({ length: 5 }, clustered);
+      await addItems(db, 'old', 'n', newVectors);
+      const cache = new VectorCache(db, { inlineCatchUp: 100_000 });
+      for (const q of [...oldVectors.slice(0, 5), ...newVectors]) {
+        expectSame(await cache.search(['old'], DIMS, q, 10, 100), await vectorSearch(db, { datasetIds: ['old'], dims: DIMS, vector: q, limit: 10, efSearch: 100 }));
+      }
+      expect(cache.cachedVectors).toBe(45);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** addItems without storeVectors: rows straight into the old-style table. */
+async function addItemsRaw(db: Kysely<any>, datasetId: string, prefix: string, vectors: Float32Array[]): Promise<void> {
+  await db.insertInto('collections').values({
+    id: `c-${datasetId}`, dataset_id: datasetId, team_id: 't1', name: datasetId, type: 'text', source: null,
+    training_type: 'chunk', chunk_size: 512, chunk_splitter: null, qa_prompt: null, metadata: '{}', raw_text: null, created_at: 0, updated_at: 0,
+  }).execute();
+  const ids = vectors.map((_, i) => `${prefix}${i}`);
+  await db.insertInto('data').values(ids.map((id, i) => ({ id, dataset_id: datasetId, collection_id: `c-${datasetId}`, team_id: 't1', q: id, a: '', chunk_index: i, title_path: '[]', created_at: 0, updated_at: 0 }))).execute();
+  const idx = await db.insertInto('data_indexes').values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true }))).returning(['id', 'data_id']).execute();
+  for (const [i, r] of idx.entries()) {
+    await sql`insert into vectors_16 (index_id, data_id, dataset_id, embedding) values (${r.id}, ${r.data_id}, ${datasetId}, ${`[${Array.from(vectors[i]!).join(',')}]`}::vector(16))`.execute(db);
+  }
+}
