@@ -106,10 +106,17 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(size === 0 ? undefined : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    let ended = false;
+    req.on('end', () => {
+      ended = true;
+      resolve(size === 0 ? undefined : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    });
     req.on('error', reject);
     // A client that leaves mid-body: nothing else would settle this promise.
-    req.on('close', () => reject(new Error('the client closed the connection before the body was complete')));
+    // (Checked first: an Error's stack costs microseconds on every request.)
+    req.on('close', () => {
+      if (!ended) reject(new Error('the client closed the connection before the body was complete'));
+    });
   });
 }
 
