@@ -47,7 +47,9 @@ export class PGliteThread implements PGliteHandle {
   /** Opens (creating if needed) PGlite in `target`, a directory or 'memory://', on a new thread. */
   static async open(target: string, options: ThreadOptions = {}): Promise<PGliteThread> {
     // From src/ (tests run the TypeScript) and from dist/ alike, the worker is the compiled file in dist/.
-    const worker = new Worker(new URL('../dist/pglite-thread-worker.js', import.meta.url), { workerData: { target, options } });
+    // The process's own flags, less --input-type, which a worker refuses (node --input-type=module -e ...).
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    const worker = new Worker(new URL('../dist/pglite-thread-worker.js', import.meta.url), { workerData: { target, options }, execArgv });
     const thread = new PGliteThread(worker);
     const ready = new Promise<ThreadReply>((resolve, reject) => thread.pending.set(0, { resolve, reject }));
     try {
