@@ -85,6 +85,7 @@ try {
       runs.b.push(await measured(b.send, bare.pid, slice));
       runs.w.push(await measured(w.send, raw.pid, slice));
     }
+    if (process.env.BENCH_VERBOSE) for (const k of ["d","g","b","w"]) console.log(stream, k, runs[k].map((r) => `${r.rps.toFixed(0)}@${r.cpuUs.toFixed(0)}`).join(" "));
     const median = (list) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
     const sum = (list, key) => list.reduce((n, r) => n + r[key], 0);
     const dr = { ...median(runs.d), errors: sum(runs.d, 'errors') };

@@ -63,4 +63,6 @@ export const errors = {
     new GatewayError(401, message, 'invalid_request_error', 'unauthorized'),
   forbidden: (message: string) => new GatewayError(403, message, 'invalid_request_error', 'forbidden'),
   internal: (message: string) => new GatewayError(500, message, 'server_error', 'internal_error'),
+  bodyTooLarge: () => new GatewayError(413, 'Request body is too large (limit 64 MB)', 'invalid_request_error', 'body_too_large'),
+  notJson: () => new GatewayError(415, 'Send the body as application/json', 'invalid_request_error', 'unsupported_media_type'),
 };

@@ -32,8 +32,14 @@ class Lock {
   }
 }
 
+/** What the dialect needs of PGlite: the in-process instance, or PGliteThread (pglite-thread.ts). */
+export interface PGliteHandle {
+  query<R>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: R[]; affectedRows?: number }>;
+  close(): Promise<void>;
+}
+
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGliteHandle) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const res = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
@@ -55,7 +61,7 @@ class PGliteDriver implements Driver {
   private releases = new WeakMap<DatabaseConnection, () => void>();
 
   constructor(
-    private readonly pg: PGlite,
+    private readonly pg: PGliteHandle,
     private readonly lock: Lock,
   ) {
     this.connection = new PGliteConnection(pg);
@@ -95,13 +101,13 @@ class PGliteDriver implements Driver {
 export class PGliteDialect implements Dialect {
   private readonly lock = new Lock();
 
-  constructor(private readonly pg: PGlite) {}
+  constructor(private readonly pg: PGliteHandle) {}
 
   /**
    * Runs `fn` on the raw PGlite handle between Kysely's queries (never inside
    * one of its transactions): for what Kysely cannot express, such as COPY.
    */
-  async exclusive<T>(fn: (pg: PGlite) => Promise<T>): Promise<T> {
+  async exclusive<T>(fn: (pg: PGliteHandle) => Promise<T>): Promise<T> {
     const release = await this.lock.acquire();
     try {
       return await fn(this.pg);

@@ -3,7 +3,8 @@
 // kind, and nothing outside store files writes SQL.
 import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
-import { numericTypeParsers, openPGlite, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
+import { numericTypeParsers, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
+import { PGliteThread } from '@kbchat/shared/pglite-thread';
 import { migrateToLatest } from './migrations.js';
 import type { GatewayTables } from './schema.js';
 
@@ -39,7 +40,8 @@ export async function openStore(opts: { url?: string; dataDir?: string }): Promi
 async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Promise<Store> {
   if (!url || url.startsWith('pglite:') || url === 'memory://') {
     const target = pgliteTarget(url, dataDir, 'gateway-db');
-    const pg = await openPGlite(target);
+    // On its own thread: the relay thread then never runs SQL (pglite-thread.ts says why).
+    const pg = await PGliteThread.open(target);
     const dialect = new PGliteDialect(pg);
     const db = new Kysely<GatewayTables>({ dialect });
     return { db, kind: 'pglite', description: `PGlite (${target})`, pglite: dialect, close: () => db.destroy() };
