@@ -11,6 +11,7 @@
 // Several platform processes on one PostgreSQL each keep their own copies.
 // Until a copy is current, searches take the SQL path (bm25Search): same ranking.
 import type { Kysely } from 'kysely';
+import { evictLeastRecent, startCatchUp, type CachedCopy } from './copies.js';
 import { FullTextIndex, topScored, type Bm25Params } from './fulltext-index.js';
 import { fullTextStats, indexedDataIds, loadFullTextDocs, type FullTextStats, type ScoredId } from './search-store.js';
 import { dbKey } from '../store/session.js';
@@ -31,13 +32,11 @@ export interface FullTextCacheOptions {
 
 export const FULLTEXT_CACHE_DEFAULTS: Required<FullTextCacheOptions> = { inlineCatchUp: 100, maxDocs: 500_000 };
 
-interface Copy {
+interface Copy extends CachedCopy {
   index: FullTextIndex;
   lastSeq: number;
   /** removals accounted for (stats.removed once current) */
   removed: number;
-  catchingUp: Promise<void> | null;
-  lastUsed: number;
 }
 
 export class FullTextCache {
@@ -97,17 +96,7 @@ export class FullTextCache {
   }
 
   private startCatchUp(copy: Copy, st: FullTextStats): Promise<void> {
-    const work = this.catchUp(copy, st)
-      .catch(() => {
-        // The store failed us (closing, say): start over at the next search.
-        if (this.copies.get(st.datasetId) === copy) this.copies.delete(st.datasetId);
-      })
-      .finally(() => {
-        copy.catchingUp = null;
-        this.evict();
-      });
-    copy.catchingUp = work;
-    return work;
+    return startCatchUp(this.copies, st.datasetId, copy, this.catchUp(copy, st), () => this.evict());
   }
 
   private async catchUp(copy: Copy, st: FullTextStats): Promise<void> {
@@ -142,14 +131,7 @@ export class FullTextCache {
   }
 
   private evict(): void {
-    let total = this.cachedDocs;
-    if (total <= this.options.maxDocs) return;
-    const idle = [...this.copies.entries()].filter(([, c]) => !c.catchingUp).sort(([, x], [, y]) => x.lastUsed - y.lastUsed);
-    for (const [id, c] of idle) {
-      if (total <= this.options.maxDocs) break;
-      this.copies.delete(id);
-      total -= c.index.size;
-    }
+    evictLeastRecent(this.copies, (c) => c.index.size, this.options.maxDocs);
   }
 }
 

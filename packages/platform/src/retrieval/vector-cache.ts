@@ -13,6 +13,7 @@
 // is current, searches take the SQL path (vectorSearch): the store stays the
 // truth, and several processes each keep their own copies.
 import type { Kysely } from 'kysely';
+import { evictLeastRecent, startCatchUp, type CachedCopy } from './copies.js';
 import { Hnsw } from './hnsw.js';
 import { loadVectors, vectorSeqs, vectorStats, type ScoredId, type StoredVector, type VectorStats } from './search-store.js';
 import { dbKey } from '../store/session.js';
@@ -38,7 +39,7 @@ export interface VectorCacheOptions {
 
 export const VECTOR_CACHE_DEFAULTS: Required<VectorCacheOptions> = { inlineCatchUp: 10, maxBytes: 512 * 1024 * 1024, m: 16, efConstruction: 64 };
 
-interface Copy {
+interface Copy extends CachedCopy {
   graph: Hnsw;
   /** per node: its index id, data id and seq */
   indexIds: number[];
@@ -51,8 +52,6 @@ interface Copy {
   loaded: boolean;
   lastSeq: number;
   removed: number;
-  catchingUp: Promise<void> | null;
-  lastUsed: number;
 }
 
 export class VectorCache {
@@ -144,17 +143,7 @@ export class VectorCache {
   }
 
   private startCatchUp(key: string, copy: Copy, st: VectorStats, dims: number): Promise<void> {
-    const work = this.catchUp(copy, st, dims)
-      .catch(() => {
-        // The store failed us (closing, say): start over at the next search.
-        if (this.copies.get(key) === copy) this.copies.delete(key);
-      })
-      .finally(() => {
-        copy.catchingUp = null;
-        this.evict();
-      });
-    copy.catchingUp = work;
-    return work;
+    return startCatchUp(this.copies, key, copy, this.catchUp(copy, st, dims), () => this.evict());
   }
 
   private async catchUp(copy: Copy, st: VectorStats, dims: number): Promise<void> {
@@ -216,16 +205,7 @@ export class VectorCache {
   }
 
   private evict(): void {
-    const bytes = (c: Copy) => c.graph.size * c.graph.dims * 4;
-    let total = 0;
-    for (const c of this.copies.values()) total += bytes(c);
-    if (total <= this.options.maxBytes) return;
-    const idle = [...this.copies.entries()].filter(([, c]) => !c.catchingUp).sort(([, x], [, y]) => x.lastUsed - y.lastUsed);
-    for (const [key, c] of idle) {
-      if (total <= this.options.maxBytes) break;
-      this.copies.delete(key);
-      total -= bytes(c);
-    }
+    evictLeastRecent(this.copies, (c) => c.graph.size * c.graph.dims * 4, this.options.maxBytes);
   }
 }
 
