@@ -12,6 +12,7 @@ import { bm25Search, type ScoredId } from '../src/retrieval/search-store.js';
 import { indexForSearch } from '../src/retrieval/store.js';
 import { postgresKind, type StoreKind, type TestDb } from './fixtures/indexing-stores.js';
 import { openPlatformStore } from '../src/store/db.js';
+import { addDataRows, addDataset } from './retrieval-fixtures.js';
 
 const WORDS = ['heart', 'aspirin', 'vitamin', 'bone', 'coffee', 'exercise', 'rate', 'risk', 'cell', 'protein', 'tumor', 'gene', 'dose', 'blood', 'sleep', 'diet', 'brain', 'lung', 'liver', 'insulin'];
 const BM25 = { k1: 1.5, b: 0.4 };
@@ -25,22 +26,13 @@ const word = () => WORDS[Math.floor(WORDS.length * rnd() ** 2)]!;
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 
 async function addData(db: Kysely<any>, datasetId: string, docs: { id: string; text: string }[]): Promise<void> {
-  const collectionId = `c-${datasetId}`;
-  if (!(await db.selectFrom('collections').select('id').where('id', '=', collectionId).executeTakeFirst())) {
-    await db.insertInto('collections').values({
-      id: collectionId, dataset_id: datasetId, team_id: 't1', name: collectionId, type: 'text', source: null,
-      training_type: 'chunk', chunk_size: 512, chunk_splitter: null, qa_prompt: null, metadata: '{}', raw_text: null, created_at: 0, updated_at: 0,
-    }).execute();
-  }
-  await db.insertInto('data').values(docs.map((d, i) => ({ id: d.id, dataset_id: datasetId, collection_id: collectionId, team_id: 't1', q: d.text, a: '', chunk_index: i, title_path: '[]', created_at: 0, updated_at: 0 }))).execute();
+  await addDataRows(db, datasetId, docs.map((d) => ({ id: d.id, q: d.text })));
   await indexForSearch(db, docs.map((d) => ({ dataId: d.id, datasetId, text: d.text })));
 }
 
 async function seedStore(db: Kysely<any>): Promise<void> {
   await db.insertInto('teams').values({ id: 't1', name: 'team', created_at: 0 }).execute();
-  for (const id of ['fa', 'fb']) {
-    await db.insertInto('datasets').values({ id, team_id: 't1', name: id, intro: '', vector_model: 'm', vector_dimensions: null, agent_model: null, created_at: 0, updated_at: 0 }).execute();
-  }
+  for (const id of ['fa', 'fb']) await addDataset(db, id);
   await addData(db, 'fa', Array.from({ length: 150 }, (_, i) => ({ id: `a${i}`, text: sentence(5 + (i % 30)) })));
   await addData(db, 'fb', Array.from({ length: 60 }, (_, i) => ({ id: `b${i}`, text: sentence(3 + (i % 12)) })));
 }

@@ -12,7 +12,7 @@ import { VectorCache, vectorCacheOf } from '../src/retrieval/vector-cache.js';
 import { retrievalMigrations } from '../src/retrieval/schema.js';
 import { openPlatformStore, type PlatformStore } from '../src/store/db.js';
 import { migratePlatform } from '../src/store/migrations.js';
-import { addDataset, openRetrievalStore } from './retrieval-fixtures.js';
+import { addDataRows, addDataset, openRetrievalStore } from './retrieval-fixtures.js';
 
 const DIMS = 16;
 let seed = 11;
@@ -29,15 +29,8 @@ const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce
 
 /** Items with one vector each (ids `${prefix}${i}`); returns their index ids. */
 async function addItems(db: Kysely<any>, datasetId: string, prefix: string, vectors: Float32Array[]): Promise<number[]> {
-  const collectionId = `c-${datasetId}`;
-  if (!(await db.selectFrom('collections').select('id').where('id', '=', collectionId).executeTakeFirst())) {
-    await db.insertInto('collections').values({
-      id: collectionId, dataset_id: datasetId, team_id: 't1', name: collectionId, type: 'text', source: null,
-      training_type: 'chunk', chunk_size: 512, chunk_splitter: null, qa_prompt: null, metadata: '{}', raw_text: null, created_at: 0, updated_at: 0,
-    }).execute();
-  }
   const ids = vectors.map((_, i) => `${prefix}${i}`);
-  await db.insertInto('data').values(ids.map((id, i) => ({ id, dataset_id: datasetId, collection_id: collectionId, team_id: 't1', q: id, a: '', chunk_index: i, title_path: '[]', created_at: 0, updated_at: 0 }))).execute();
+  await addDataRows(db, datasetId, ids.map((id) => ({ id, q: id })));
   const idx = await db.insertInto('data_indexes').values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true }))).returning(['id', 'data_id']).execute();
   await storeVectors(db, DIMS, idx.map((r, i) => ({ indexId: r.id, dataId: r.data_id, datasetId, vector: vectors[i]! })));
   return idx.map((r) => r.id);
@@ -210,12 +203,8 @@ describe('migration 4002 over vectors stored before it', () => {
 
 /** addItems without storeVectors: rows straight into the old-style table. */
 async function addItemsRaw(db: Kysely<any>, datasetId: string, prefix: string, vectors: Float32Array[]): Promise<void> {
-  await db.insertInto('collections').values({
-    id: `c-${datasetId}`, dataset_id: datasetId, team_id: 't1', name: datasetId, type: 'text', source: null,
-    training_type: 'chunk', chunk_size: 512, chunk_splitter: null, qa_prompt: null, metadata: '{}', raw_text: null, created_at: 0, updated_at: 0,
-  }).execute();
   const ids = vectors.map((_, i) => `${prefix}${i}`);
-  await db.insertInto('data').values(ids.map((id, i) => ({ id, dataset_id: datasetId, collection_id: `c-${datasetId}`, team_id: 't1', q: id, a: '', chunk_index: i, title_path: '[]', created_at: 0, updated_at: 0 }))).execute();
+  await addDataRows(db, datasetId, ids.map((id) => ({ id, q: id })));
   const idx = await db.insertInto('data_indexes').values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true }))).returning(['id', 'data_id']).execute();
   for (const [i, r] of idx.entries()) {
     await sql`insert into vectors_16 (index_id, data_id, dataset_id, embedding) values (${r.id}, ${r.data_id}, ${datasetId}, ${`[${Array.from(vectors[i]!).join(',')}]`}::vector(16))`.execute(db);
