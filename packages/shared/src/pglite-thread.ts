@@ -21,6 +21,22 @@ function errorFrom(data: Record<string, unknown>): Error {
   return err;
 }
 
+/**
+ * The worker gets the process's own flags, less --input-type, which a worker
+ * refuses (node --input-type=module -e ...). Where Node refuses them still
+ * (V8 flags such as --max-semi-space-size are per process), it gets none: the
+ * store's thread needs no flag to run.
+ */
+function startWorker(file: URL, workerData: unknown): Worker {
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+  try {
+    return new Worker(file, { workerData, execArgv });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return new Worker(file, { workerData, execArgv: [] });
+  }
+}
+
 export class PGliteThread implements PGliteHandle {
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: ThreadReply) => void; reject: (e: Error) => void }>();
@@ -47,9 +63,7 @@ export class PGliteThread implements PGliteHandle {
   /** Opens (creating if needed) PGlite in `target`, a directory or 'memory://', on a new thread. */
   static async open(target: string, options: ThreadOptions = {}): Promise<PGliteThread> {
     // From src/ (tests run the TypeScript) and from dist/ alike, the worker is the compiled file in dist/.
-    // The process's own flags, less --input-type, which a worker refuses (node --input-type=module -e ...).
-    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    const worker = new Worker(new URL('../dist/pglite-thread-worker.js', import.meta.url), { workerData: { target, options }, execArgv });
+    const worker = startWorker(new URL('../dist/pglite-thread-worker.js', import.meta.url), { target, options });
     const thread = new PGliteThread(worker);
     const ready = new Promise<ThreadReply>((resolve, reject) => thread.pending.set(0, { resolve, reject }));
     try {

@@ -109,4 +109,16 @@ describe('PGliteThread', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 60_000 });
     expect(out.trim()).toBe('answer 42');
   });
+
+  it('opens under V8 flags, which Node refuses to hand to a worker', () => {
+    const src = new URL('../dist/pglite-thread.js', import.meta.url).pathname;
+    const code = `import(${JSON.stringify(src)}).then(async ({ PGliteThread }) => {
+      const pg = await PGliteThread.open('memory://');
+      console.log('answer', (await pg.query('select 6 * 7 as n')).rows[0].n);
+      await pg.close();
+    });`;
+    const flags = ['--max-semi-space-size=16', '--stack-size=2000', '--input-type=module'];
+    const out = execFileSync(process.execPath, [...flags, '-e', code], { encoding: 'utf8', timeout: 60_000 });
+    expect(out.trim()).toBe('answer 42');
+  });
 });
