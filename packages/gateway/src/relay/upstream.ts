@@ -1,8 +1,8 @@
 // Sends one request to one upstream and classifies what went wrong, so that
-// the retry loop can decide with one switch. undici with keep-alive pools: the
-// lowest overhead HTTP client in Node.
+// the retry loop can decide with one switch. The HTTP client is the gateway's
+// own keep-alive agent (http1-agent.ts says why).
 import { upstreamErrorMessage } from '@kbchat/shared';
-import { Agent } from 'undici';
+import { Http1Agent, type RequestControl, type RequestHandler } from './http1-agent.js';
 import { errors, GatewayError } from '../errors.js';
 import type { UpstreamTarget } from '../providers/index.js';
 import { ClientSignal } from './context.js';
@@ -45,15 +45,16 @@ export interface UpstreamOptions {
   idleTimeoutMs: number;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
-
+/**
+ * A failed connection or exchange: a timeout, or "get request url failed"
+ * with Node's own words for the rest (connect ECONNREFUSED 10.0.0.5:8000,
+ * a certificate error, an answer that is not HTTP).
+ */
 export function classifyError(err: unknown, opts: UpstreamOptions): UpstreamFailure {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new UpstreamFailure('timeout', errors.upstreamTimeout(opts.headersTimeoutMs));
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new UpstreamFailure('timeout', errors.upstreamTimeout(opts.idleTimeoutMs));
+  const e = err as { code?: string; message?: string; cause?: { message?: string } };
+  if (e.code === 'HEADERS_TIMEOUT') return new UpstreamFailure('timeout', errors.upstreamTimeout(opts.headersTimeoutMs));
+  if (e.code === 'BODY_TIMEOUT') return new UpstreamFailure('timeout', errors.upstreamTimeout(opts.idleTimeoutMs));
   const detail = e.cause?.message && e.cause.message !== e.message ? `${e.message}: ${e.cause.message}` : (e.message ?? String(err));
-  if (code && NETWORK_CODES.has(code)) return new UpstreamFailure('unreachable', errors.unreachable(detail));
   return new UpstreamFailure('unreachable', errors.unreachable(detail));
 }
 
@@ -101,14 +102,10 @@ function watchAbort(signal: StopSignal | undefined, onAbort: () => void): () => 
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-interface DispatchController {
-  abort(reason: Error): void;
-  pause(): void;
-  resume(): void;
-}
+type DispatchController = RequestControl;
 
-/** One upstream answer through undici's dispatch API (a class: few allocations per request). */
-class StreamHandler {
+/** One upstream answer, handed to `onChunk` as it arrives (a class: few allocations per request). */
+class StreamHandler implements RequestHandler {
   private status = 0;
   private ok = false;
   private settled = false;
@@ -141,13 +138,10 @@ class StreamHandler {
     if ((this.signal as { aborted?: boolean } | undefined)?.aborted) c.abort(new Error('the client closed the connection'));
   }
 
-  onResponseStart(_c: DispatchController, statusCode: number, headers?: Record<string, string | string[] | undefined>): void {
+  onResponseStart(_c: DispatchController, statusCode: number, headers: Record<string, string>): void {
     this.status = statusCode;
     this.ok = statusCode >= 200 && statusCode < 300;
-    if (!this.ok) {
-      const h = headers?.['retry-after'];
-      this.retryAfter = Array.isArray(h) ? h[0] : h;
-    }
+    if (!this.ok) this.retryAfter = headers['retry-after'];
   }
 
   onResponseData(c: DispatchController, chunk: Buffer): void {
@@ -187,16 +181,15 @@ class StreamHandler {
 }
 
 export class UpstreamClient {
-  private readonly agent: Agent;
+  private readonly agent: Http1Agent;
 
   constructor(private readonly opts: UpstreamOptions) {
-    this.agent = new Agent({
-      connections: 512,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      connect: { timeout: opts.connectTimeoutMs },
-      headersTimeout: opts.headersTimeoutMs,
-      bodyTimeout: opts.idleTimeoutMs,
+    this.agent = new Http1Agent({
+      connectTimeoutMs: opts.connectTimeoutMs,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      bodyTimeoutMs: opts.idleTimeoutMs,
+      keepAliveMs: 30_000,
+      maxConnectionsPerOrigin: 512,
     });
   }
 
@@ -223,9 +216,8 @@ export class UpstreamClient {
 
   /**
    * Posts a JSON body and hands each chunk of a 2xx answer to `onChunk` as it
-   * arrives, through undici's dispatch API: no stream object and no async
-   * resource per request, most of what a relayed request costs in the HTTP
-   * client. Resolves with the status at the end. When `onChunk` returns a promise the
+   * arrives: no stream object and no async resource per request. Resolves
+   * with the status at the end. When `onChunk` returns a promise the
    * upstream is paused until it settles (the client's socket is full). Rejects
    * with UpstreamFailure for anything before the answer began (so the caller
    * may retry elsewhere); a body that breaks off later rejects with the raw error.
