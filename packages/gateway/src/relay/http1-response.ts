@@ -139,7 +139,8 @@ export class ResponseParser {
   private readHead(chunk: Buffer, at: number): number {
     const [buf, idx] = this.gather(chunk, at, '\r\n\r\n');
     if (idx < 0) {
-      if (buf.length > this.maxHeadBytes) throw protocolError(`the headers are longer than ${this.maxHeadBytes} bytes`);
+      // Up to 3 bytes of the blank line may be here already: the same limit as when it is whole.
+      if (buf.length > this.maxHeadBytes + 3) throw protocolError(`the headers are longer than ${this.maxHeadBytes} bytes`);
       this.partial = buf;
       return chunk.length;
     }
@@ -200,10 +201,11 @@ export class ResponseParser {
   private readChunkSize(chunk: Buffer, at: number): number {
     const [buf, idx] = this.gather(chunk, at, '\r\n');
     if (idx < 0) {
-      if (buf.length > MAX_LINE) throw protocolError('a chunk size line is too long');
+      if (buf.length > MAX_LINE + 1) throw protocolError('a chunk size line is too long');
       this.partial = buf;
       return chunk.length;
     }
+    if (idx > MAX_LINE) throw protocolError('a chunk size line is too long');
     const line = buf.toString('latin1', 0, idx);
     const semi = line.indexOf(';');
     const hex = (semi < 0 ? line : line.slice(0, semi)).trim();
@@ -224,10 +226,11 @@ export class ResponseParser {
     }
     const end = buf.indexOf('\r\n\r\n', 0, 'latin1');
     if (end < 0) {
-      if (buf.length > MAX_LINE) throw protocolError('the trailers are too long');
+      if (buf.length > MAX_LINE + 3) throw protocolError('the trailers are too long');
       this.partial = buf;
       return chunk.length;
     }
+    if (end > MAX_LINE) throw protocolError('the trailers are too long');
     const next = this.consumed(chunk, buf, end + 4);
     this.complete();
     return next;
