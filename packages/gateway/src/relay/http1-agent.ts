@@ -224,8 +224,8 @@ class Connection implements ResponseEvents {
       try {
         this.parser.end(); // completes an answer that runs until the close
       } catch (err) {
-        this.destroy();
         this.failOrRetry(ex, err as Error);
+        this.destroy();
         return;
       }
     }
@@ -234,8 +234,9 @@ class Connection implements ResponseEvents {
 
   private onSocketGone(err: Error): void {
     const ex = this.exchange;
-    this.destroy();
+    // Before destroy(): a retry must take the slot this connection frees, ahead of the queue.
     if (ex) this.failOrRetry(ex, err);
+    this.destroy();
   }
 
   /**
@@ -250,7 +251,7 @@ class Connection implements ResponseEvents {
     if (ex.settled) return;
     if (this.reused && !this.parser.started && !ex.retried) {
       ex.retried = true;
-      this.pool.connectFor(ex);
+      this.pool.retryFirst(ex, this);
       return;
     }
     ex.fail(err);
@@ -334,6 +335,17 @@ class OriginPool {
     conn.send(ex);
   }
 
+  /**
+   * A request to send again after `from` failed: first in the queue while
+   * `from` is still counted, so the slot its destroy() frees is this
+   * request's; else on a new connection if there is room (or while closing,
+   * when nothing queued is started).
+   */
+  retryFirst(ex: Exchange, from: Connection): void {
+    if (this.agent.closing || (!this.all.has(from) && this.all.size < this.agent.maxConnections)) this.connectFor(ex);
+    else this.queue.unshift(ex);
+  }
+
   unqueue(ex: Exchange): void {
     const i = this.queue.indexOf(ex);
     if (i >= 0) this.queue.splice(i, 1);
@@ -376,6 +388,7 @@ export class Http1Agent {
   private readonly pools = new Map<string, OriginPool>();
   private sweep: NodeJS.Timeout | undefined;
   private closed: (() => void) | undefined;
+  private whenClosed: Promise<void> | undefined;
 
   constructor(opts: AgentOptions) {
     this.opts = { keepAliveMs: 30_000, maxConnectionsPerOrigin: 512, maxHeadBytes: 16 * 1024, ...opts };
@@ -387,7 +400,14 @@ export class Http1Agent {
   dispatch(opts: RequestOptions, handler: RequestHandler): void {
     let pool = this.pools.get(opts.origin);
     if (!pool) {
-      pool = new OriginPool(this, opts.origin);
+      try {
+        pool = new OriginPool(this, opts.origin);
+      } catch (err) {
+        // Not a URL, or not http(s): the handler hears of it like any other failure.
+        const none: RequestControl = { abort() {}, pause() {}, resume() {} };
+        handler.onRequestStart(none);
+        return handler.onResponseError(none, err as Error);
+      }
       this.pools.set(opts.origin, pool);
     }
     const ex = new Exchange(opts, handler, pool);
@@ -426,12 +446,15 @@ export class Http1Agent {
 
   /** Stops new requests, closes idle connections and resolves when those in use have finished. */
   close(): Promise<void> {
+    // A second call gets the same promise (a new one would leave the first unresolved).
+    if (this.whenClosed) return this.whenClosed;
     this.closing = true;
     for (const pool of this.pools.values()) for (const conn of [...pool.all]) if (conn.phase === 'idle') conn.destroy();
-    return new Promise((resolve) => {
+    this.whenClosed = new Promise((resolve) => {
       this.closed = resolve;
       this.settleClose();
     });
+    return this.whenClosed;
   }
 
   /** Resolves close() once no connection is left. */
