@@ -49,7 +49,7 @@ describe('Http1Agent: the request on the wire', () => {
     expect(up.requests.map((r) => r.headers['content-length'])).toEqual([small, big].map((b) => String(Buffer.byteLength(b))));
   });
 
-  it('refuses a header value with CR/LF (or a bad name) before anything is sent', async () => {
+  it('refuses a header value with CR/LF (or a bad name) before any connection is made', async () => {
     const up = await rawServer((_req, s) => s.write(answer('fine')));
     const agent = makeAgent();
     const evil = await send(agent, up.origin, { headers: { 'x-a': 'ok\r\nx-evil: 1' } });
@@ -61,6 +61,7 @@ describe('Http1Agent: the request on the wire', () => {
     }
     await sleep(50);
     expect(up.received).toBe(0);
+    expect(up.sockets).toHaveLength(0);
     // The agent still works, and nothing of the refused headers went out.
     const out = await send(agent, up.origin, { headers: { 'x-a': 'ok' } });
     expect(out.body).toBe('fine');

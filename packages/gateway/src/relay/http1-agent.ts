@@ -11,7 +11,7 @@ import { ResponseParser, type ResponseEvents } from './http1-response.js';
 
 export interface AgentOptions {
   connectTimeoutMs: number;
-  /** From the request's last byte written to the answer's head. */
+  /** From the request written (or, on a new connection, the connection made) to the answer's head. */
   headersTimeoutMs: number;
   /** Between two pieces of the answer's body (not counted while the relay holds the upstream back). */
   bodyTimeoutMs: number;
@@ -76,13 +76,16 @@ class Exchange implements RequestControl {
   conn: Connection | undefined;
   settled = false;
   paused = false;
-  /** Sent once on a reused connection the upstream had closed: the one retry that is always safe to make. */
+  /** Sent once more after a reused connection the upstream had closed failed it (Connection.failOrRetry). */
   retried = false;
 
   constructor(
     readonly opts: RequestOptions,
     readonly handler: RequestHandler,
     readonly pool: OriginPool,
+    /** The request's head (host, headers, content-length), built before any connection is taken. */
+    readonly head: string,
+    readonly bodyBytes: number,
   ) {}
 
   abort(reason: Error): void {
@@ -102,7 +105,7 @@ class Exchange implements RequestControl {
     this.paused = false;
     const conn = this.conn;
     if (!conn) return;
-    conn.deadline = Date.now() + this.pool.agent.opts.bodyTimeoutMs;
+    if (conn.phase === 'body') conn.deadline = Date.now() + this.pool.agent.opts.bodyTimeoutMs;
     conn.socket.resume();
   }
 
@@ -156,19 +159,10 @@ class Connection implements ResponseEvents {
     this.parser = new ResponseParser(this, opts.maxHeadBytes);
     if (this.phase !== 'connecting') this.phase = 'headers';
     this.deadline = Date.now() + (this.phase === 'connecting' ? opts.connectTimeoutMs : opts.headersTimeoutMs);
-    const bytes = Buffer.byteLength(ex.opts.body);
-    const head = requestHead(ex.opts, this.pool.host, bytes);
-    if (typeof head !== 'string') {
-      this.exchange = undefined;
-      ex.conn = undefined;
-      this.pool.release(this);
-      ex.fail(head);
-      return;
-    }
-    if (bytes <= ONE_WRITE_LIMIT) this.socket.write(head + ex.opts.body);
+    if (ex.bodyBytes <= ONE_WRITE_LIMIT) this.socket.write(ex.head + ex.opts.body);
     else {
       this.socket.cork();
-      this.socket.write(head);
+      this.socket.write(ex.head);
       this.socket.write(ex.opts.body);
       this.socket.uncork();
     }
@@ -410,9 +404,12 @@ export class Http1Agent {
       }
       this.pools.set(opts.origin, pool);
     }
-    const ex = new Exchange(opts, handler, pool);
+    const bodyBytes = Buffer.byteLength(opts.body);
+    const head = requestHead(opts, pool.host, bodyBytes);
+    const ex = new Exchange(opts, handler, pool, typeof head === 'string' ? head : '', bodyBytes);
     handler.onRequestStart(ex);
     if (ex.settled) return;
+    if (typeof head !== 'string') return ex.fail(head);
     if (this.closing) return ex.fail(new AgentError('AGENT_CLOSED', 'the gateway is shutting down'));
     pool.dispatch(ex);
   }

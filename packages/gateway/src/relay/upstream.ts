@@ -102,8 +102,6 @@ function watchAbort(signal: StopSignal | undefined, onAbort: () => void): () => 
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-type DispatchController = RequestControl;
-
 /** One upstream answer, handed to `onChunk` as it arrives (a class: few allocations per request). */
 class StreamHandler implements RequestHandler {
   private status = 0;
@@ -111,7 +109,9 @@ class StreamHandler implements RequestHandler {
   private settled = false;
   private errorChunks: Buffer[] = [];
   private retryAfter: string | undefined;
-  private controller: DispatchController | undefined;
+  private controller: RequestControl | undefined;
+  /** The last chunk's write while the client's socket is full. */
+  private waiting: Promise<void> | undefined;
   private readonly stopWatching: () => void;
 
   constructor(
@@ -133,18 +133,18 @@ class StreamHandler implements RequestHandler {
     this.reject(classifyError(err, this.opts));
   }
 
-  onRequestStart(c: DispatchController): void {
+  onRequestStart(c: RequestControl): void {
     this.controller = c;
     if ((this.signal as { aborted?: boolean } | undefined)?.aborted) c.abort(new Error('the client closed the connection'));
   }
 
-  onResponseStart(_c: DispatchController, statusCode: number, headers: Record<string, string>): void {
+  onResponseStart(_c: RequestControl, statusCode: number, headers: Record<string, string>): void {
     this.status = statusCode;
     this.ok = statusCode >= 200 && statusCode < 300;
     if (!this.ok) this.retryAfter = headers['retry-after'];
   }
 
-  onResponseData(c: DispatchController, chunk: Buffer): void {
+  onResponseData(c: RequestControl, chunk: Buffer): void {
     if (this.settled) return;
     if (!this.ok) {
       this.errorChunks.push(chunk);
@@ -160,22 +160,28 @@ class StreamHandler implements RequestHandler {
     }
     if (pending) {
       c.pause();
-      pending.then(
-        () => c.resume(),
+      const waiting = pending.then(
+        () => {
+          if (this.waiting === waiting) this.waiting = undefined;
+          c.resume();
+        },
         (err) => {
           this.finish(err);
           c.abort(err as Error);
         },
       );
+      this.waiting = waiting;
     }
   }
 
   onResponseEnd(): void {
     if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8'), this.retryAfter));
-    this.finish();
+    // The agent may end the answer while the last chunk's write still waits for the client: the caller hears of the end after it.
+    if (this.waiting) this.waiting.then(() => this.finish(), (err) => this.finish(err));
+    else this.finish();
   }
 
-  onResponseError(_c: DispatchController, err: Error): void {
+  onResponseError(_c: RequestControl, err: Error): void {
     this.finish(err);
   }
 }
