@@ -1,0 +1,258 @@
+// The lean front's requests and answers (lean-front.ts says why it exists):
+// which heads it serves, and one exchange's RelayExchange and Responder,
+// writing each answer's head and body in one socket write, with the headers
+// node:http would send.
+import { STATUS_CODES } from 'node:http';
+import { newRequestId } from '@kbchat/shared';
+import { ClientSignal, type Responder } from './context.js';
+import { forwardedClient, relayHandler, type RelayExchange, type RelayHandler } from './front-serve.js';
+import type { LeanConnection } from './lean-front.js';
+
+/** node:http's default maximum size of a request head (--max-http-header-size). */
+export const MAX_HEAD = 16 * 1024;
+/** node:http's answer when a request's head does not arrive in time. */
+export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+const HEAD_END = Buffer.from('\r\n\r\n');
+
+// The request line the lean front serves; relayHandler() checks the path.
+const REQUEST_LINE = /^POST (\/[!-~]*) HTTP\/1\.1\r\n/;
+// One header line: a token, a colon, a value of visible ASCII, spaces and tabs
+// (no other control characters, no obs-text, no obs-fold), CRLF. Sticky: the
+// lines must follow each other exactly.
+const HEADER_LINE = /([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*([\t -~]*?)[\t ]*\r\n/y;
+const DIGITS = /^\d{1,15}$/;
+
+/** What the lean front needs from a request head it serves. */
+export interface LeanHead {
+  handler: RelayHandler;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  contentLength: number;
+  forwardedFor: string | undefined;
+  /** The client sent `Connection: close`. */
+  close: boolean;
+}
+
+/** The offset just past the blank line that ends the head at the start of `buf`; -1 while it is incomplete. */
+export function findHeadEnd(buf: Buffer): number {
+  const at = buf.indexOf(HEAD_END);
+  return at < 0 ? -1 : at + 4;
+}
+
+/**
+ * The head (request line and header lines, each with its CRLF) when the lean
+ * front serves it; undefined hands the connection to node:http. Duplicates of
+ * the headers it reads go to node:http too, which knows how to merge or refuse them.
+ */
+export function parseHead(text: string): LeanHead | undefined {
+  const line = REQUEST_LINE.exec(text);
+  const handler = line ? relayHandler(line[1]!) : undefined;
+  if (!line || !handler) return undefined;
+  let host = false;
+  let authorization: string | undefined;
+  let contentType: string | undefined;
+  let contentLength: string | undefined;
+  let forwardedFor: string | undefined;
+  let connection: string | undefined;
+  HEADER_LINE.lastIndex = line[0].length;
+  while (HEADER_LINE.lastIndex < text.length) {
+    const m = HEADER_LINE.exec(text);
+    if (!m) return undefined;
+    const value = m[2]!;
+    switch (m[1]!.toLowerCase()) {
+      case 'host':
+        if (host) return undefined;
+        host = true;
+        break;
+      case 'authorization':
+        if (authorization !== undefined) return undefined;
+        authorization = value;
+        break;
+      case 'content-type':
+        if (contentType !== undefined) return undefined;
+        contentType = value;
+        break;
+      case 'content-length':
+        if (contentLength !== undefined || !DIGITS.test(value)) return undefined;
+        contentLength = value;
+        break;
+      case 'x-forwarded-for':
+        if (forwardedFor !== undefined) return undefined;
+        forwardedFor = value;
+        break;
+      case 'connection':
+        if (connection !== undefined) return undefined;
+        connection = value.toLowerCase();
+        if (connection !== 'keep-alive' && connection !== 'close') return undefined;
+        break;
+      case 'transfer-encoding':
+      case 'expect':
+      case 'upgrade':
+        return undefined;
+    }
+  }
+  // node:http answers an HTTP/1.1 request without Host with 400 (requireHostHeader).
+  if (!host || contentLength === undefined) return undefined;
+  return { handler, authorization, contentType, contentLength: Number(contentLength), forwardedFor, close: connection === 'close' };
+}
+
+let dateSecond = -1;
+let dateText = '';
+/** The Date header's value, made once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+/** One chunk of a chunked body. */
+function chunk(text: string): string {
+  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+}
+
+const JSON_TYPE = 'content-type: application/json; charset=utf-8\r\n';
+
+/** One request on a lean connection: its RelayExchange and Responder (one allocation per request). */
+export class LeanExchange implements RelayExchange, Responder {
+  readonly requestId = newRequestId();
+  readonly signal = new ClientSignal();
+  readonly responder: Responder = this;
+  started = false;
+  /** The answer is complete; what is left of the body is read and dropped. */
+  finished = false;
+  /** Body bytes still to arrive. */
+  bodyLeft: number;
+  private bodyParts: Buffer[] = [];
+  private bodyWaiter: { resolve(text: string): void; reject(err: Error): void } | undefined;
+  /** The stream's head, sent with its first chunk (as node:http does). */
+  private streamHead: string | undefined;
+
+  constructor(
+    private readonly conn: LeanConnection,
+    private readonly head: LeanHead,
+  ) {
+    this.bodyLeft = head.contentLength;
+  }
+
+  get authorization(): string | undefined {
+    return this.head.authorization;
+  }
+
+  get contentType(): string | undefined {
+    return this.head.contentType;
+  }
+
+  get declaredLength(): number {
+    return this.head.contentLength;
+  }
+
+  clientIp(trustProxy: boolean): string {
+    return (trustProxy ? forwardedClient(this.head.forwardedFor) : undefined) ?? this.conn.socket.remoteAddress ?? '';
+  }
+
+  /** The whole declared body (serveRelay checked it against the limit first). */
+  readBody(): Promise<string | undefined> {
+    if (this.head.contentLength === 0) return Promise.resolve(undefined);
+    if (this.conn.closed) return Promise.reject(new Error('the client closed the connection before the body was complete'));
+    return new Promise((resolve, reject) => {
+      this.bodyWaiter = { resolve, reject };
+      this.conn.bodyWanted();
+    });
+  }
+
+  /** Whether the connection should hand this exchange its body bytes now. */
+  takesBody(): boolean {
+    return this.bodyLeft > 0 && (this.bodyWaiter !== undefined || this.finished);
+  }
+
+  receiveBody(part: Buffer): void {
+    this.bodyLeft -= part.length;
+    const waiter = this.bodyWaiter;
+    if (waiter === undefined) return; // answered already: dropped
+    if (this.bodyLeft > 0) {
+      this.bodyParts.push(part);
+      return;
+    }
+    this.bodyWaiter = undefined;
+    const parts = this.bodyParts;
+    waiter.resolve(parts.length === 0 ? part.toString('utf8') : Buffer.concat([...parts, part]).toString('utf8'));
+    this.bodyParts = [];
+  }
+
+  failBody(err: Error): void {
+    const waiter = this.bodyWaiter;
+    this.bodyWaiter = undefined;
+    this.bodyParts = [];
+    waiter?.reject(err);
+  }
+
+  /** The client left (or ended its side) before the answer was complete. */
+  clientGone(): void {
+    if (!this.finished) this.signal.abort();
+    this.failBody(new Error('the client closed the connection before the body was complete'));
+  }
+
+  canAnswer(): boolean {
+    return !this.started && !this.finished && !this.conn.closed && this.conn.socket.writable;
+  }
+
+  answerError(status: number, headers: Record<string, string>, text: string): void {
+    let lines = JSON_TYPE;
+    for (const name in headers) lines += `${name}: ${headers[name]}\r\n`;
+    this.send(status, lines, text);
+  }
+
+  json(status: number, text: string): void {
+    this.send(status, `${JSON_TYPE}x-request-id: ${this.requestId}\r\n`, text);
+  }
+
+  /** A complete answer with a Content-Length, in one write. */
+  private send(status: number, headerLines: string, text: string): void {
+    if (this.finished) return;
+    const close = this.head.close || this.conn.closesAfterAnswer();
+    this.conn.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n${headerLines}Date: ${httpDate()}\r\n${close ? 'Connection: close\r\n' : this.keepAlive()}Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
+    this.finish(close);
+  }
+
+  /** node:http's keep-alive lines. */
+  private keepAlive(): string {
+    const seconds = Math.floor(this.conn.front.server.keepAliveTimeout / 1000);
+    return seconds > 0 ? `Connection: keep-alive\r\nKeep-Alive: timeout=${seconds}\r\n` : 'Connection: keep-alive\r\n';
+  }
+
+  startStream(): void {
+    if (this.started) return;
+    this.started = true;
+    const connection = this.head.close || this.conn.closesAfterAnswer() ? 'close' : 'keep-alive';
+    this.streamHead =
+      `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\nconnection: ${connection}\r\n` +
+      `x-accel-buffering: no\r\nx-request-id: ${this.requestId}\r\nDate: ${httpDate()}\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  }
+
+  write(text: string): void | Promise<void> {
+    // An empty chunk would end a chunked body.
+    if (this.finished || this.conn.closed || text === '') return;
+    const out = this.streamHead === undefined ? chunk(text) : this.streamHead + chunk(text);
+    this.streamHead = undefined;
+    if (!this.conn.write(out)) return this.conn.drained();
+  }
+
+  end(text?: string): void {
+    if (this.finished) return;
+    if (!this.started) this.startStream();
+    this.conn.write(`${this.streamHead ?? ''}${text ? chunk(text) : ''}0\r\n\r\n`);
+    this.streamHead = undefined;
+    this.finish(this.head.close || this.conn.closesAfterAnswer());
+  }
+
+  private finish(close: boolean): void {
+    this.finished = true;
+    this.conn.answered(this, close);
+  }
+}
