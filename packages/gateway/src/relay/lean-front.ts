@@ -152,7 +152,7 @@ export class LeanConnection {
       this.socket.destroySoon(); // as node:http does for `Connection: close`: end, then destroy once flushed
       return;
     }
-    ex.failBody(new Error('the answer was sent before the body was read'));
+    ex.failBody('the answer was sent before the body was read');
     if (ex.bodyLeft === 0) this.exchangeDone();
     // What is already here (a pipelined request, the rest of the body) is handled
     // on its own turn, not inside the handler that answered.
