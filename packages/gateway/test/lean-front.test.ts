@@ -5,7 +5,6 @@
 // framing: the lean front sends a Content-Length, node:http's relay front a
 // chunked body.
 import { connect, type Socket } from 'node:net';
-import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from './helpers.js';
 import { simCount } from './relay-support.js';
@@ -129,31 +128,11 @@ function expectLean(r: RawResponse): void {
 
 describe('lean front (raw socket before node:http)', () => {
   let t: TestGateway;
-  /** Streams one word every 50 ms. */
-  let slow: UpstreamSim;
-
   beforeAll(async () => {
-    t = await startTestGateway({ models: ['sim-chat', 'sim-hang'] });
-    slow = await startUpstreamSim({ port: 0, tokenDelayMs: 50 });
-    await t.gw.services.channels.create({
-      type: 'openai',
-      name: 'slow',
-      base_url: `${slow.url}/v1`,
-      key: 'k',
-      models: ['slow-chat'],
-      model_mapping: { 'slow-chat': 'sim-chat' },
-    });
+    // Streams send one word every 50 ms: long enough to leave or to pipeline behind.
+    t = await startTestGateway({ models: ['sim-chat'], sim: { tokenDelayMs: 50 } });
   });
-  afterAll(async () => {
-    await t?.close();
-    await slow?.close();
-  });
-
-  async function logRow(requestId: string) {
-    await t.gw.services.logs.flush();
-    const [row] = await t.gw.services.logsStore.list({ requestId }, 0, 10);
-    return row;
-  }
+  afterAll(async () => t?.close());
 
   it('serves a POST itself: node:http headers, a request id, Content-Length, keep-alive', async () => {
     const c = await RawClient.open(t.url);
@@ -230,7 +209,7 @@ describe('lean front (raw socket before node:http)', () => {
   it('hands over a socket it paused: a large chunked POST pipelined behind a slow stream', async () => {
     const body = chatBody('paused', { user: 'u'.repeat(300_000) });
     const c = await RawClient.open(t.url);
-    c.send(post(JSON.stringify({ model: 'slow-chat', stream: true, messages: [{ role: 'user', content: 'slow' }] })));
+    c.send(post(JSON.stringify({ model: 'sim-chat', stream: true, messages: [{ role: 'user', content: 'slow' }] })));
     c.send(`POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
     for (let i = 0; i < body.length; i += 50_000) {
       const part = body.slice(i, i + 50_000);
@@ -353,14 +332,14 @@ describe('lean front (raw socket before node:http)', () => {
   });
 
   it('does not call the upstream for a client that leaves mid-body, and keeps serving', async () => {
-    slow.reset();
-    const body = JSON.stringify({ model: 'slow-chat', messages: [{ role: 'user', content: 'gone' }] });
+    t.sim.reset();
+    const body = JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: 'gone' }] });
     const c = await RawClient.open(t.url);
     c.send(post(body).slice(0, -10));
     await new Promise((r) => setTimeout(r, 100));
     c.close();
     await new Promise((r) => setTimeout(r, 100));
-    expect(simCount(slow, 'sim-chat')).toBe(0);
+    expect(simCount(t.sim, 'sim-chat')).toBe(0);
     const next = await RawClient.open(t.url);
     next.send(post(chatBody('still here')));
     expect((await next.response()).status).toBe(200);
@@ -369,12 +348,18 @@ describe('lean front (raw socket before node:http)', () => {
 
   it('aborts the upstream call when the client leaves mid-stream (logged as 499)', async () => {
     const c = await RawClient.open(t.url);
-    c.send(post(JSON.stringify({ model: 'slow-chat', stream: true, messages: [{ role: 'user', content: 'a long story' }] })));
+    c.send(post(JSON.stringify({ model: 'sim-chat', stream: true, messages: [{ role: 'user', content: 'a long story' }] })));
     await vi.waitFor(() => expect(c['data']).toContain('"content":"Echo: "'), { timeout: 5000, interval: 20 });
     const requestId = /x-request-id: (\S+)/.exec(c['data'])![1]!;
     expect(c['data']).toContain('content-type: text/event-stream');
     c.close();
-    await vi.waitFor(async () => expect(await logRow(requestId)).toMatchObject({ status: 499, is_stream: 1 }), { timeout: 5000 });
+    await vi.waitFor(
+      async () => {
+        await t.gw.services.logs.flush();
+        expect((await t.gw.services.logsStore.list({ requestId }, 0, 1))[0]).toMatchObject({ status: 499, is_stream: 1 });
+      },
+      { timeout: 5000 },
+    );
   });
 
   it('honours Connection: close: says so, then closes', async () => {
@@ -428,13 +413,13 @@ describe('lean front (raw socket before node:http)', () => {
     });
 
     it('answers a body that does not arrive in time with 408 and closes, without calling the upstream', async () => {
-      slow.reset();
+      t.sim.reset();
       const c = await RawClient.open(t.url);
-      c.send(post(JSON.stringify({ model: 'slow-chat', messages: [] })).slice(0, -5));
+      c.send(post(JSON.stringify({ model: 'sim-chat', messages: [] })).slice(0, -5));
       const r = await c.response(5000);
       expect(r.status).toBe(408);
       await c.whenClosed();
-      expect(simCount(slow, 'sim-chat')).toBe(0);
+      expect(simCount(t.sim, 'sim-chat')).toBe(0);
     });
   });
 });

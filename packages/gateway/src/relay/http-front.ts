@@ -3,8 +3,12 @@
 // is a few syscalls and two small JSON texts, and Fastify's routing, hooks,
 // reply and body machinery cost about a fifth of it (the benchmark's bare
 // proxies: Fastify 167-180 us a request, node:http 146-155 us). What Fastify
-// did for these routes is spelled out here: the request id, the token checked
-// before the body is read, the body limit, JSON only, and the error envelope.
+// did for these routes is spelled out in front-serve.ts, which this front
+// shares with the lean front: the request id, the token checked before the
+// body is read, the body limit, JSON only, and the error envelope. Most relay
+// requests never get here: the lean front (lean-front.ts) serves the simple
+// ones off the socket, and node:http (then this front) gets the connections
+// it hands over (chunked bodies, Expect, HTTP/1.0, odd heads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newRequestId } from '@kbchat/shared';
 import type { TokenAuthenticator } from '../accounts/auth.js';

@@ -39,61 +39,42 @@ export function findHeadEnd(buf: Buffer): number {
   return at < 0 ? -1 : at + 4;
 }
 
-/**
- * The head (request line and header lines, each with its CRLF) when the lean
- * front serves it; undefined hands the connection to node:http. Duplicates of
- * the headers it reads go to node:http too, which knows how to merge or refuse them.
- */
+/** The headers the lean front reads; a second copy of one goes to node:http, which knows how to merge or refuse it. */
+type ReadHeader = 'host' | 'authorization' | 'content-type' | 'content-length' | 'x-forwarded-for' | 'connection';
+const READ_HEADERS = new Set<string>(['host', 'authorization', 'content-type', 'content-length', 'x-forwarded-for', 'connection']);
+/** Framing and protocol changes the lean front leaves to node:http. */
+const REFUSED_HEADERS = new Set(['transfer-encoding', 'expect', 'upgrade']);
+
+/** The head (request line and header lines, each with its CRLF) when the lean front serves it; undefined hands the connection to node:http. */
 export function parseHead(text: string): LeanHead | undefined {
   const line = REQUEST_LINE.exec(text);
   const handler = line ? relayHandler(line[1]!) : undefined;
   if (!line || !handler) return undefined;
-  let host = false;
-  let authorization: string | undefined;
-  let contentType: string | undefined;
-  let contentLength: string | undefined;
-  let forwardedFor: string | undefined;
-  let connection: string | undefined;
+  const seen: Partial<Record<ReadHeader, string>> = {};
   HEADER_LINE.lastIndex = line[0].length;
   while (HEADER_LINE.lastIndex < text.length) {
     const m = HEADER_LINE.exec(text);
     if (!m) return undefined;
-    const value = m[2]!;
-    switch (m[1]!.toLowerCase()) {
-      case 'host':
-        if (host) return undefined;
-        host = true;
-        break;
-      case 'authorization':
-        if (authorization !== undefined) return undefined;
-        authorization = value;
-        break;
-      case 'content-type':
-        if (contentType !== undefined) return undefined;
-        contentType = value;
-        break;
-      case 'content-length':
-        if (contentLength !== undefined || !DIGITS.test(value)) return undefined;
-        contentLength = value;
-        break;
-      case 'x-forwarded-for':
-        if (forwardedFor !== undefined) return undefined;
-        forwardedFor = value;
-        break;
-      case 'connection':
-        if (connection !== undefined) return undefined;
-        connection = value.toLowerCase();
-        if (connection !== 'keep-alive' && connection !== 'close') return undefined;
-        break;
-      case 'transfer-encoding':
-      case 'expect':
-      case 'upgrade':
-        return undefined;
+    const name = m[1]!.toLowerCase();
+    if (REFUSED_HEADERS.has(name)) return undefined;
+    if (READ_HEADERS.has(name)) {
+      if (seen[name as ReadHeader] !== undefined) return undefined;
+      seen[name as ReadHeader] = m[2]!;
     }
   }
+  const length = seen['content-length'];
+  const connection = seen.connection?.toLowerCase();
   // node:http answers an HTTP/1.1 request without Host with 400 (requireHostHeader).
-  if (!host || contentLength === undefined) return undefined;
-  return { handler, authorization, contentType, contentLength: Number(contentLength), forwardedFor, close: connection === 'close' };
+  if (seen.host === undefined || length === undefined || !DIGITS.test(length)) return undefined;
+  if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return undefined;
+  return {
+    handler,
+    authorization: seen.authorization,
+    contentType: seen['content-type'],
+    contentLength: Number(length),
+    forwardedFor: seen['x-forwarded-for'],
+    close: connection === 'close',
+  };
 }
 
 let dateSecond = -1;
