@@ -424,6 +424,27 @@ describe('lean front (raw socket before node:http)', () => {
   });
 });
 
+describe('lean front under backpressure', () => {
+  it('waits while the socket is full: a client that stops reading a long stream still gets all of it, then the next answer', async () => {
+    // 60,000 words a chunk each (about 12 MB): more than the kernel's socket buffers hold.
+    const t = await startTestGateway({ models: ['sim-chat'], sim: { tokens: 60_000 } });
+    try {
+      const c = await RawClient.open(t.url);
+      c.socket.pause();
+      c.send(post(chatBody('long', { stream: true, max_tokens: 100_000 })) + post(chatBody('after long')));
+      await new Promise((r) => setTimeout(r, 500));
+      c.socket.resume();
+      const long = await c.response(30_000);
+      expect(long.body.split('\n\n').length).toBeGreaterThan(60_000);
+      expect(long.body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      expect(answerText(await c.response())).toMatch(/^Echo: after long/);
+      c.close();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('lean front at shutdown', () => {
   it('ends idle connections at once and busy ones after their answer (Connection: close)', async () => {
     const t = await startTestGateway({ models: ['sim-chat'], sim: { tokenDelayMs: 30 } });

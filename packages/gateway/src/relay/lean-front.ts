@@ -101,6 +101,7 @@ export class LeanConnection {
   private idleSince = Date.now();
   private paused = false;
   private drainWaiter: (() => void) | undefined;
+  private draining: Promise<void> | undefined;
   closed = false;
   private readonly onData = (chunk: Buffer) => this.guard(() => this.received(chunk));
   private readonly onEnd = () => this.guard(() => this.clientEnded());
@@ -135,15 +136,17 @@ export class LeanConnection {
     return this.socket.write(text);
   }
 
-  /** Resolves when the socket takes more, or is gone. */
+  /** Resolves when the socket takes more, or is gone (one promise for all who wait). */
   drained(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.draining ??= new Promise((resolve) => {
       this.drainWaiter = () => {
         this.drainWaiter = undefined;
+        this.draining = undefined;
         resolve();
       };
     });
+    return this.draining;
   }
 
   /** The exchange's answer is complete: close, or go on with its unread body and the next request. */
