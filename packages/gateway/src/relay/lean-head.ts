@@ -14,12 +14,12 @@ export const MAX_HEAD = 16 * 1024;
 export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 const HEAD_END = Buffer.from('\r\n\r\n');
 
-// The request line the lean front serves; relayHandler() checks the path.
-const REQUEST_LINE = /^POST (\/[!-~]*) HTTP\/1\.1\r\n/;
-// One header line: a token, a colon, a value of visible ASCII, spaces and tabs
-// (no other control characters, no obs-text, no obs-fold), CRLF. Sticky: the
-// lines must follow each other exactly.
-const HEADER_LINE = /([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*([\t -~]*?)[\t ]*\r\n/y;
+// The heads the lean front serves: the request line, then header lines of a
+// token, a colon and a value of visible ASCII, spaces and tabs (no other
+// control characters, no obs-text, no obs-fold), each ending in CRLF.
+// One pass, no backtracking; relayHandler() checks the path.
+const HEAD_SHAPE = /^POST \/[!-~]* HTTP\/1\.1\r\n(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t -~]*\r\n)*$/;
+const REQUEST_LINE_START = 'POST '.length;
 const DIGITS = /^\d{1,15}$/;
 
 /** What the lean front needs from a request head it serves. */
@@ -39,40 +39,54 @@ export function findHeadEnd(buf: Buffer): number {
   return at < 0 ? -1 : at + 4;
 }
 
-/** The headers the lean front reads; a second copy of one goes to node:http, which knows how to merge or refuse it. */
-type ReadHeader = 'host' | 'authorization' | 'content-type' | 'content-length' | 'x-forwarded-for' | 'connection';
-const READ_HEADERS = new Set<string>(['host', 'authorization', 'content-type', 'content-length', 'x-forwarded-for', 'connection']);
-/** Framing and protocol changes the lean front leaves to node:http. */
-const REFUSED_HEADERS = new Set(['transfer-encoding', 'expect', 'upgrade']);
+// The headers the lean front reads, by their place in parseHead's values (a
+// second copy of one goes to node:http, which knows how to merge or refuse
+// it); -1 for framing and protocol changes it leaves to node:http.
+const HOST = 0;
+const AUTHORIZATION = 1;
+const CONTENT_TYPE = 2;
+const CONTENT_LENGTH = 3;
+const FORWARDED_FOR = 4;
+const CONNECTION = 5;
+const HEADER_INDEX = new Map([
+  ['host', HOST],
+  ['authorization', AUTHORIZATION],
+  ['content-type', CONTENT_TYPE],
+  ['content-length', CONTENT_LENGTH],
+  ['x-forwarded-for', FORWARDED_FOR],
+  ['connection', CONNECTION],
+  ['transfer-encoding', -1],
+  ['expect', -1],
+  ['upgrade', -1],
+]);
 
 /** The head (request line and header lines, each with its CRLF) when the lean front serves it; undefined hands the connection to node:http. */
 export function parseHead(text: string): LeanHead | undefined {
-  const line = REQUEST_LINE.exec(text);
-  const handler = line ? relayHandler(line[1]!) : undefined;
-  if (!line || !handler) return undefined;
-  const seen: Partial<Record<ReadHeader, string>> = {};
-  HEADER_LINE.lastIndex = line[0].length;
-  while (HEADER_LINE.lastIndex < text.length) {
-    const m = HEADER_LINE.exec(text);
-    if (!m) return undefined;
-    const name = m[1]!.toLowerCase();
-    if (REFUSED_HEADERS.has(name)) return undefined;
-    if (READ_HEADERS.has(name)) {
-      if (seen[name as ReadHeader] !== undefined) return undefined;
-      seen[name as ReadHeader] = m[2]!;
-    }
+  if (!HEAD_SHAPE.test(text)) return undefined;
+  let lineEnd = text.indexOf('\r\n');
+  const handler = relayHandler(text.slice(REQUEST_LINE_START, lineEnd - ' HTTP/1.1'.length));
+  if (!handler) return undefined;
+  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
+  for (let at = lineEnd + 2; at < text.length; at = lineEnd + 2) {
+    lineEnd = text.indexOf('\r\n', at);
+    const colon = text.indexOf(':', at);
+    const index = HEADER_INDEX.get(text.slice(at, colon).toLowerCase());
+    if (index === undefined) continue;
+    if (index < 0 || values[index] !== undefined) return undefined;
+    // The shape allows only spaces and tabs around a value, which is what trim() takes off.
+    values[index] = text.slice(colon + 1, lineEnd).trim();
   }
-  const length = seen['content-length'];
-  const connection = seen.connection?.toLowerCase();
+  const length = values[CONTENT_LENGTH];
+  const connection = values[CONNECTION]?.toLowerCase();
   // node:http answers an HTTP/1.1 request without Host with 400 (requireHostHeader).
-  if (seen.host === undefined || length === undefined || !DIGITS.test(length)) return undefined;
+  if (values[HOST] === undefined || length === undefined || !DIGITS.test(length)) return undefined;
   if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return undefined;
   return {
     handler,
-    authorization: seen.authorization,
-    contentType: seen['content-type'],
+    authorization: values[AUTHORIZATION],
+    contentType: values[CONTENT_TYPE],
     contentLength: Number(length),
-    forwardedFor: seen['x-forwarded-for'],
+    forwardedFor: values[FORWARDED_FOR],
     close: connection === 'close',
   };
 }
