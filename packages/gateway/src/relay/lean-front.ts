@@ -11,7 +11,7 @@
 // What happens to a served request once its head is read is shared with the
 // node:http front (front-serve.ts).
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import type { RelayDeps } from './context.js';
 import { serveRelay, type FrontOptions } from './front-serve.js';
@@ -171,6 +171,8 @@ export class LeanConnection {
     this.exchange = undefined;
     this.idleSince = Date.now();
     this.requestSince = this.pending === undefined ? 0 : this.idleSince;
+    // The server began to close while this connection was busy (reading the rest of a body).
+    if (this.front.closing) this.socket.destroySoon();
   }
 
   private received(chunk: Buffer): void {
@@ -310,7 +312,9 @@ export function installLeanFront(server: Server, deps: RelayDeps, auth: TokenAut
   const front = new LeanFront(server, nodeListeners, deps, auth, opts);
   server.on('connection', (socket: Socket) => {
     try {
-      new LeanConnection(front, socket);
+      // A stream other than a TCP socket (one can be emitted into an http.Server) is node:http's.
+      if (socket instanceof Socket) new LeanConnection(front, socket);
+      else front.nodeConnection(socket);
     } catch (err) {
       opts.log().error({ err }, 'lean front: could not take a connection');
       socket.destroy();
