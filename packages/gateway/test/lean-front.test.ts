@@ -295,6 +295,31 @@ describe('lean front (raw socket before node:http)', () => {
     await c.whenClosed();
   });
 
+  it('survives mangled requests: each gets an answer or a close, and the gateway serves on', async () => {
+    const valid = post(chatBody('fuzz'));
+    const bytes = ['\r', '\n', '\0', ' ', ':', '\t', '\u00ff', 'a', '\r\n', '0'];
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let i = 0; i < 150; i++) {
+      let text = valid;
+      for (let edits = 1 + random(3); edits > 0; edits--) {
+        const at = random(text.length);
+        const kind = random(3);
+        if (kind === 0) text = text.slice(0, at) + bytes[random(bytes.length)] + text.slice(at + 1);
+        else if (kind === 1) text = text.slice(0, at) + bytes[random(bytes.length)] + text.slice(at);
+        else text = text.slice(0, at) + text.slice(at + 1 + random(5));
+      }
+      const c = await RawClient.open(t.url);
+      c.send(text);
+      c.socket.end();
+      await c.whenClosed(5000);
+    }
+    const c = await RawClient.open(t.url);
+    c.send(valid);
+    expect(answerText(await c.response())).toMatch(/^Echo: fuzz/);
+    c.close();
+  });
+
   it('reads a body that comes in many small writes', async () => {
     const text = post(chatBody('trickle ' + 'x'.repeat(200)));
     const c = await RawClient.open(t.url);
