@@ -429,6 +429,12 @@ describe('lean front (raw socket before node:http)', () => {
       expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(1200);
     });
 
+    it('answers a new connection that sends nothing with 408 in time, as node:http does', async () => {
+      const c = await RawClient.open(t.url);
+      expect((await c.response(5000)).status).toBe(408);
+      await c.whenClosed();
+    });
+
     it('answers a head that does not arrive in time with 408 and closes, as node:http does', async () => {
       const c = await RawClient.open(t.url);
       c.send('POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n');

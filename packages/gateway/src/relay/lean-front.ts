@@ -96,8 +96,14 @@ export class LeanConnection {
   private pending: Buffer | undefined;
   /** The request being served; the next one is not parsed until its answer is complete. */
   private exchange: LeanExchange | undefined;
-  /** When the first byte of the request being received arrived (0: none). */
-  private requestSince = 0;
+  /** When the first byte of the request being received arrived; at first, when the client connected. */
+  private requestSince = Date.now();
+  /**
+   * No request has started yet. node:http counts a new connection as a request
+   * on its way (headersTimeout, then 408), so that connecting and sending
+   * nothing holds no socket for long; so does the lean front.
+   */
+  private fresh = true;
   private idleSince = Date.now();
   private paused = false;
   private drainWaiter: (() => void) | undefined;
@@ -231,6 +237,7 @@ export class LeanConnection {
     this.pending = end < buf.length ? buf.subarray(end) : undefined;
     const ex = new LeanExchange(this, head);
     this.exchange = ex;
+    this.fresh = false;
     void serveRelay(this.front.deps, this.front.auth, this.front.opts, head.handler, ex);
     return true;
   }
@@ -283,7 +290,7 @@ export class LeanConnection {
 
   checkTimeouts(now: number, requestMs: number, idleMs: number): void {
     const ex = this.exchange;
-    const receiving = ex === undefined ? this.pending !== undefined : ex.bodyLeft > 0;
+    const receiving = ex === undefined ? this.pending !== undefined || this.fresh : ex.bodyLeft > 0;
     if (receiving) {
       if (requestMs > 0 && now - this.requestSince > requestMs) {
         // node:http's answer to a head that does not arrive in time (headersTimeout): 408, then close.
