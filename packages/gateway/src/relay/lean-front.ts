@@ -3,7 +3,7 @@
 // node:http's server machinery (IncomingMessage and ServerResponse, their
 // stream events) costs 25-50 us of CPU a relayed request (a bare proxy:
 // 75-130 us on node:http, 53-80 us on a minimal parser); with this front the
-// gateway's CPU per request went x0.77 non-stream, x0.81-0.93 stream
+// gateway's CPU per request went x0.74-0.77 non-stream, x0.81-0.93 stream
 // (2026-11-23, compare-builds.mjs). A served request is exactly `POST <relay path> HTTP/1.1`
 // with well-formed headers in at most 16 KB, one Host, one Content-Length of
 // digits and no Transfer-Encoding, Expect or Upgrade (lean-head.ts). Anything
