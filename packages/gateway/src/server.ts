@@ -8,6 +8,7 @@ import { errors } from './errors.js';
 import type { GatewayServices } from './gateway.js';
 import { asGatewayError, errorHeaders } from './http-errors.js';
 import { relayFront } from './relay/http-front.js';
+import { installLeanFront } from './relay/lean-front.js';
 import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
@@ -20,16 +21,20 @@ function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void
 }
 
 export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: string } = {}): FastifyInstance {
-  const front = relayFront(services.relay, services.auth, { bodyLimit: BODY_LIMIT, trustProxy: services.config.trustProxy, log: () => app.log });
+  const frontOptions = { bodyLimit: BODY_LIMIT, trustProxy: services.config.trustProxy, log: () => app.log };
+  const front = relayFront(services.relay, services.auth, frontOptions);
   const app: FastifyInstance = Fastify({
-    // The relay's POSTs are answered before Fastify sees them (relay/http-front.ts says why).
+    // The relay's POSTs are answered before Fastify sees them: the common ones
+    // on the raw socket (relay/lean-front.ts), the rest on node:http
+    // (relay/http-front.ts), which say why.
     serverFactory: (handler) => {
       const server = createServer((req, res) => {
         if (!front(req, res)) handler(req, res);
       });
-      // Fastify's own settings, which a serverFactory does not get.
+      // Fastify's own settings, which a serverFactory does not get (the lean front follows them too).
       server.keepAliveTimeout = 72_000;
       server.requestTimeout = 0;
+      installLeanFront(server, services.relay, services.auth, frontOptions);
       return server;
     },
     logger: {

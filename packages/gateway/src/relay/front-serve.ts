@@ -1,0 +1,99 @@
+// What both of the relay's HTTP fronts do with a request once they have its
+// head: the token checked before the body is read, the body limit, JSON only,
+// the handler, and the error envelope. The fronts differ only in how bytes
+// come and go (http-front.ts: node:http; lean-front.ts: the raw socket), which
+// is the RelayExchange they pass in.
+import type { Caller, TokenAuthenticator } from '../accounts/auth.js';
+import { errors, GatewayError } from '../errors.js';
+import { asGatewayError, errorHeaders, type ErrorLog } from '../http-errors.js';
+import { relayChat } from './chat.js';
+import { endStreamWithError } from './chat-stream.js';
+import type { ClientSignal, RelayContext, RelayDeps, Responder } from './context.js';
+import { relayEmbeddings, relayRerank } from './json-endpoints.js';
+
+export type RelayHandler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
+
+const HANDLERS = new Map<string, RelayHandler>([
+  ['/v1/chat/completions', relayChat],
+  ['/v1/embeddings', relayEmbeddings],
+  ['/v1/rerank', relayRerank],
+]);
+
+/** The handler of a relay path (a query string is ignored); undefined for any other path. */
+export function relayHandler(url: string): RelayHandler | undefined {
+  const query = url.indexOf('?');
+  return HANDLERS.get(query < 0 ? url : url.slice(0, query));
+}
+
+export interface FrontOptions {
+  bodyLimit: number;
+  /** Take the client address from X-Forwarded-For (the gateway runs behind a proxy). */
+  trustProxy: boolean;
+  log: () => ErrorLog;
+}
+
+/** One request as a front sees it: its head, its body to come, and the way back. */
+export interface RelayExchange {
+  readonly requestId: string;
+  readonly signal: ClientSignal;
+  readonly responder: Responder;
+  readonly authorization: string | undefined;
+  readonly contentType: string | undefined;
+  /** The Content-Length the client declared, if any. */
+  readonly declaredLength: number | undefined;
+  clientIp(trustProxy: boolean): string;
+  /** The body as text, undefined when empty; rejects when over the limit or when the client leaves. */
+  readBody(limit: number): Promise<string | undefined>;
+  /** False once an answer has begun or the client is gone. */
+  canAnswer(): boolean;
+  /** A complete error answer (JSON text) with these headers besides the content type. */
+  answerError(status: number, headers: Record<string, string>, text: string): void;
+}
+
+/** The first address of X-Forwarded-For, when the gateway trusts its proxy and the header names one. */
+export function forwardedClient(header: string | undefined): string | undefined {
+  return header?.split(',')[0]?.trim() || undefined;
+}
+
+/** The parsed body. Plain text stays a string (as Fastify read it), which the relay's schemas refuse with a 400. */
+function parseBody(contentType: string | undefined, text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  const essence = contentType ? contentType.split(';', 1)[0]!.trim().toLowerCase() : '';
+  if (essence === 'text/plain') return text;
+  if (essence !== 'application/json') throw errors.notJson();
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw errors.invalidJson((err as Error).message);
+  }
+}
+
+/** Serves one relay request to its end; never rejects (every error becomes an answer, or nothing when the client is gone). */
+export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, handler: RelayHandler, x: RelayExchange): Promise<void> {
+  const { requestId, responder } = x;
+  try {
+    // The token first: an anonymous client cannot make the gateway receive and parse a 64 MB body.
+    const caller: Caller = await auth.authenticate(x.authorization, x.clientIp(opts.trustProxy));
+    if (x.declaredLength !== undefined && x.declaredLength > opts.bodyLimit) throw errors.bodyTooLarge();
+    const text = await x.readBody(opts.bodyLimit);
+    const body = parseBody(x.contentType, text);
+    const rawBody = typeof body === 'string' ? undefined : text;
+    const ctx: RelayContext = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody };
+    await handler(deps, ctx, body, responder);
+  } catch (err) {
+    try {
+      const log = opts.log();
+      if (responder.started) {
+        // The stream is open: the error can only travel inside it.
+        const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
+        endStreamWithError(responder, e, requestId);
+        return;
+      }
+      if (!x.canAnswer()) return;
+      const e = asGatewayError(err, requestId, log);
+      x.answerError(e.status, errorHeaders(e, requestId, log), JSON.stringify(e.toBody(requestId)));
+    } catch (inner) {
+      opts.log().error({ err: inner, requestId }, 'could not answer a relay error');
+    }
+  }
+}
