@@ -173,6 +173,8 @@ class Connection implements ResponseEvents {
     const ex = this.exchange;
     // Bytes nobody asked for (on an idle connection) mean it cannot be trusted with the next request.
     if (!ex) return this.destroy();
+    // The body timer restarts once per read, not per piece of it.
+    if (this.phase === 'body') this.deadline = Date.now() + this.pool.agent.opts.bodyTimeoutMs;
     let left: number;
     try {
       left = this.parser.feed(chunk);
@@ -196,7 +198,6 @@ class Connection implements ResponseEvents {
   onBody(chunk: Buffer): void {
     const ex = this.exchange;
     if (!ex || ex.settled) return;
-    this.deadline = Date.now() + this.pool.agent.opts.bodyTimeoutMs;
     ex.handler.onResponseData(ex, chunk);
   }
 

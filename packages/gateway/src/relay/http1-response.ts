@@ -35,6 +35,13 @@ const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
 // A chunk-size line with extensions, or a trailer section, has no business being longer.
 const MAX_LINE = 4096;
 
+/** The value of a hex digit's byte, or -1. */
+function hexValue(byte: number): number {
+  if (byte >= 48 && byte <= 57) return byte - 48;
+  const lower = byte | 32;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
 function protocolError(message: string): ResponseProtocolError {
   return new ResponseProtocolError(`the upstream's answer is not valid HTTP/1.1: ${message}`);
 }
@@ -47,6 +54,7 @@ export class ResponseParser {
   private keepAlive = true;
   /** Any byte of the answer has arrived (a reused connection that fails before this may be retried). */
   started = false;
+  private readonly pieces: Buffer[] = [];
 
   constructor(
     private readonly events: ResponseEvents,
@@ -60,6 +68,14 @@ export class ResponseParser {
   /** Feeds bytes. Returns how many bytes were left after the response ended (0 when none). */
   feed(chunk: Buffer): number {
     this.started = true;
+    try {
+      return this.feedPieces(chunk);
+    } finally {
+      this.flushBody();
+    }
+  }
+
+  private feedPieces(chunk: Buffer): number {
     let at = 0;
     while (at < chunk.length) {
       switch (this.state) {
@@ -116,10 +132,24 @@ export class ResponseParser {
   }
 
   private body(chunk: Buffer, from: number, to: number): void {
-    if (to > from) this.events.onBody(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    if (to > from) this.pieces.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+  }
+
+  /**
+   * Hands on the body bytes of one read as one buffer: chunked encoding cuts
+   * a stream into a piece per event, and each piece handed on alone costs the
+   * relay a pass through its stream code (a copy of a few KB costs less).
+   */
+  private flushBody(): void {
+    const pieces = this.pieces;
+    if (pieces.length === 0) return;
+    const out = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    pieces.length = 0;
+    this.events.onBody(out);
   }
 
   private complete(): void {
+    this.flushBody();
     this.state = State.Done;
     this.events.onComplete(this.keepAlive);
   }
@@ -199,6 +229,21 @@ export class ResponseParser {
   }
 
   private readChunkSize(chunk: Buffer, at: number): number {
+    // The usual line, whole in this read: hex digits and CRLF, read byte by byte.
+    if (!this.partial) {
+      let size = 0;
+      let i = at;
+      for (; i < chunk.length && i - at < 12; i++) {
+        const digit = hexValue(chunk[i]!);
+        if (digit < 0) break;
+        size = size * 16 + digit;
+      }
+      if (i > at && chunk[i] === 13 && chunk[i + 1] === 10) {
+        this.remaining = size;
+        this.state = size === 0 ? State.Trailers : State.ChunkData;
+        return i + 2;
+      }
+    }
     const [buf, idx] = this.gather(chunk, at, '\r\n');
     if (idx < 0) {
       if (buf.length > MAX_LINE + 1) throw protocolError('a chunk size line is too long');
@@ -218,6 +263,10 @@ export class ResponseParser {
 
   private readTrailers(chunk: Buffer, at: number): number {
     // Either an empty line right away, or trailer lines ended by an empty one.
+    if (!this.partial && chunk[at] === 13 && chunk[at + 1] === 10) {
+      this.complete();
+      return at + 2;
+    }
     const [buf, idx] = this.gather(chunk, at, '\r\n');
     if (idx === 0) {
       const next = this.consumed(chunk, buf, 2);
