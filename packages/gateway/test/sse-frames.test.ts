@@ -99,5 +99,18 @@ describe('SSE block fast path', () => {
       const d = new ChunkDecoder();
       expect(d.decode(bytes.subarray(0, cut)) + d.decode(bytes.subarray(cut))).toBe('aé€😀z');
     }
+    // One byte at a time, too.
+    const d = new ChunkDecoder();
+    expect([...bytes].map((b) => d.decode(Buffer.from([b]))).join('')).toBe('aé€😀z');
+  });
+
+  it('keeps a U+FEFF that is not at the very start, and text with no mark as it is', () => {
+    const feff = Buffer.from([0xef, 0xbb, 0xbf]);
+    const d = new ChunkDecoder();
+    expect(d.decode(Buffer.from('data: a\n\n'))).toBe('data: a\n\n');
+    expect(d.decode(Buffer.concat([feff, Buffer.from('é')]))).toBe('\ufeffé');
+    const e = new ChunkDecoder();
+    expect(e.decode(Buffer.from([0xef]))).toBe('');
+    expect(e.decode(Buffer.from('x'))).toBe('\ufffdx');
   });
 });
