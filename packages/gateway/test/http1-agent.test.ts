@@ -132,9 +132,35 @@ describe('Http1Agent: keep-alive', () => {
     expect((await send(agent, up.origin)).body).toBe('answer 1');
     expect(up.requests.map((r) => r.socket)).toEqual([0, 1]);
   });
+
+  it('sends a queued request once when the answer before it on the connection came with extra bytes', async () => {
+    const up = await rawServer((req, s) => {
+      setTimeout(() => s.write(answer(`answer ${up.requests.length}`) + (up.requests.length === 1 ? '\r\n' : '')), 50);
+    });
+    const agent = makeAgent({ maxConnectionsPerOrigin: 1 });
+    const [first, second] = await Promise.all([send(agent, up.origin, { body: 'one' }), send(agent, up.origin, { body: 'two' })]);
+    expect([first.body, second.body]).toEqual(['answer 1', 'answer 2']);
+    await sleep(100);
+    expect(up.requests.map((r) => r.body)).toEqual(['one', 'two']);
+    expect(up.requests.map((r) => r.socket)).toEqual([0, 1]);
+  });
 });
 
 describe('Http1Agent: a stale keep-alive connection', () => {
+  it('does not send again a request whose reused connection fails long after the write (the upstream may have begun it)', async () => {
+    const up = await rawServer((req, s) => {
+      if (req.socket === 0 && req.onSocket === 1) setTimeout(() => s.destroy(), 1300);
+      else s.write(answer(`answer ${req.socket}.${req.onSocket}`));
+    });
+    const agent = makeAgent();
+    expect((await send(agent, up.origin, { body: 'one' })).body).toBe('answer 0.0');
+    const out = await send(agent, up.origin, { body: 'two' });
+    expect(out.error).toBeDefined();
+    expect(out.events).toEqual(['start', 'error']);
+    await sleep(100);
+    expect(up.requests.map((r) => r.body)).toEqual(['one', 'two']);
+  });
+
   for (const how of ['end', 'destroy'] as const) {
     it(`retries once on a new connection when the upstream ${how}s an idle connection as the next request arrives`, async () => {
       const up = await rawServer((req, s) => {

@@ -59,6 +59,8 @@ const HEADER_VALUE_BAD = /[\r\n\0]/;
 const KEEP_ALIVE_TIMEOUT = /(?:^|,)\s*timeout=(\d+)/i;
 // Bodies up to this size go out in one write with the head (one syscall); larger ones are not copied.
 const ONE_WRITE_LIMIT = 64 * 1024;
+// How soon after its write a reused connection's failure counts as the stale keep-alive race (the upstream's FIN or RST was already on its way).
+const STALE_RETRY_MS = 1000;
 
 /** The request head, or an AgentError for a header that would break the framing. */
 function requestHead(opts: RequestOptions, host: string, bodyBytes: number): string | AgentError {
@@ -130,6 +132,10 @@ class Connection implements ResponseEvents {
   private closed = false;
   /** The upstream's Keep-Alive timeout, from the last answer's headers. */
   private keepAliveMs: number | undefined;
+  /** Whether the last answer left the connection fit for another request. */
+  private reusable = false;
+  /** When the current request was written. */
+  private sentAt = 0;
 
   constructor(
     readonly socket: Socket,
@@ -158,7 +164,8 @@ class Connection implements ResponseEvents {
     const { opts } = this.pool.agent;
     this.parser = new ResponseParser(this, opts.maxHeadBytes);
     if (this.phase !== 'connecting') this.phase = 'headers';
-    this.deadline = Date.now() + (this.phase === 'connecting' ? opts.connectTimeoutMs : opts.headersTimeoutMs);
+    this.sentAt = Date.now();
+    this.deadline = this.sentAt + (this.phase === 'connecting' ? opts.connectTimeoutMs : opts.headersTimeoutMs);
     if (ex.bodyBytes <= ONE_WRITE_LIMIT) this.socket.write(ex.head + ex.opts.body);
     else {
       this.socket.cork();
@@ -183,7 +190,11 @@ class Connection implements ResponseEvents {
       ex.fail(err as Error);
       return;
     }
-    if (left > 0) this.destroy();
+    // The answer ended in this read: the connection is free only if nothing came after it.
+    if (this.exchange === undefined && !this.closed) {
+      if (left === 0 && this.reusable) this.pool.release(this, this.keepAliveMs);
+      else this.destroy();
+    }
   }
 
   onHead(status: number, headers: Record<string, string>): void {
@@ -201,13 +212,13 @@ class Connection implements ResponseEvents {
     ex.handler.onResponseData(ex, chunk);
   }
 
+  /** Released (or destroyed) by onData once the read that ended the answer is used up, never from inside the parser. */
   onComplete(reusable: boolean): void {
     const ex = this.exchange!;
     this.exchange = undefined;
     ex.conn = undefined;
+    this.reusable = reusable;
     if (ex.paused) this.socket.resume();
-    if (reusable) this.pool.release(this, this.keepAliveMs);
-    else this.destroy();
     if (ex.settled) return;
     ex.settled = true;
     ex.handler.onResponseEnd(ex);
@@ -236,15 +247,16 @@ class Connection implements ResponseEvents {
 
   /**
    * An upstream may close an idle keep-alive connection just as a request is
-   * written on it. Nothing of the request was answered, so it is sent once
-   * more on a new connection (browsers do the same); any other failure is the
-   * caller's to handle.
+   * written on it: the failure then comes at once, with nothing answered, and
+   * the request is sent once more on a new connection (browsers do the same).
+   * A failure later than STALE_RETRY_MS after the write may come from an
+   * upstream that had begun the work (a crash, a deploy): never sent twice.
    */
   private failOrRetry(ex: Exchange, err: Error): void {
     this.exchange = undefined;
     ex.conn = undefined;
     if (ex.settled) return;
-    if (this.reused && !this.parser.started && !ex.retried) {
+    if (this.reused && !this.parser.started && !ex.retried && Date.now() - this.sentAt < STALE_RETRY_MS) {
       ex.retried = true;
       this.pool.retryFirst(ex, this);
       return;
