@@ -452,6 +452,40 @@ describe('lean front (raw socket before node:http)', () => {
       await c.whenClosed();
       expect(simCount(t.sim, 'sim-chat')).toBe(0);
     });
+
+    it('serves a body that takes longer than the timeout while it keeps arriving', async () => {
+      const c = await RawClient.open(t.url);
+      const text = post(chatBody('slow body'));
+      const headEnd = text.indexOf('\r\n\r\n') + 4;
+      c.send(text.slice(0, headEnd));
+      // 400 ms headersTimeout; the body arrives over about 1 s, 100 ms a piece.
+      for (let at = headEnd; at < text.length; at += Math.ceil((text.length - headEnd) / 10)) {
+        await new Promise((r) => setTimeout(r, 100));
+        c.send(text.slice(at, Math.min(text.length, at + Math.ceil((text.length - headEnd) / 10))));
+      }
+      const r = await c.response(5000);
+      expect(r.status).toBe(200);
+      expect(answerText(r)).toMatch(/^Echo: slow body/);
+      c.close();
+    });
+  });
+
+  it('reads on after a paused socket: a pipelined request behind a large refused body is answered', async () => {
+    // A 401 before the body is read leaves 100 KB unread, so the socket pauses; the next
+    // request's head arrives in two parts and must still be read and answered at once.
+    const c = await RawClient.open(t.url);
+    const big = 'x'.repeat(100_000);
+    const next = post(chatBody('after the pause'));
+    c.send(`POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer sk-wrong\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big}` + next.slice(0, 20));
+    expect((await c.response(5000)).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 200));
+    const startedAt = Date.now();
+    c.send(next.slice(20));
+    const r = await c.response(5000);
+    expect(r.status).toBe(200);
+    expect(answerText(r)).toMatch(/^Echo: after the pause/);
+    expect(Date.now() - startedAt).toBeLessThan(3000);
+    c.close();
   });
 });
 

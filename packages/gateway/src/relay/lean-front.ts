@@ -101,6 +101,8 @@ export class LeanConnection {
    */
   private fresh = true;
   private idleSince = Date.now();
+  /** When bytes last arrived: a body times out when it stalls, not when it is long. */
+  private lastReadAt = 0;
   private paused = false;
   private drainWaiter: (() => void) | undefined;
   private draining: Promise<void> | undefined;
@@ -186,6 +188,7 @@ export class LeanConnection {
   }
 
   private received(chunk: Buffer): void {
+    this.lastReadAt = Date.now();
     if (this.pending === undefined) {
       this.pending = chunk;
       if (this.exchange === undefined) this.requestSince = Date.now();
@@ -200,7 +203,7 @@ export class LeanConnection {
       if (this.closed || this.pending === undefined) break;
       const ex = this.exchange;
       if (ex === undefined) {
-        if (!this.startExchange(this.pending)) return;
+        if (!this.startExchange(this.pending)) break;
         continue;
       }
       if (!ex.takesBody()) break;
@@ -210,6 +213,7 @@ export class LeanConnection {
       ex.receiveBody(part);
       if (ex.bodyLeft === 0 && ex.finished) this.exchangeDone();
     }
+    if (this.closed) return; // handed over to node:http, or gone
     // Flow control: stop reading while unread bytes pile up.
     const full = this.pending !== undefined && this.pending.length >= PAUSE_AT;
     if (full !== this.paused) {
@@ -256,6 +260,7 @@ export class LeanConnection {
     const socket = this.socket;
     this.front.connections.delete(this);
     this.closed = true;
+    this.paused = false;
     socket.off('data', this.onData);
     socket.off('end', this.onEnd);
     socket.off('close', this.onClose);
@@ -291,10 +296,13 @@ export class LeanConnection {
 
   private closeIfLate(now: number, requestMs: number, idleMs: number): void {
     const ex = this.exchange;
-    const receiving = ex === undefined ? this.pending !== undefined || this.fresh : ex.bodyLeft > 0;
+    const receiving = ex === undefined ? this.pending !== undefined || this.fresh : ex.bodyLeft > 0 && !this.paused;
     if (receiving) {
-      if (requestMs > 0 && now - this.requestSince > requestMs) {
-        // node:http's answer to a head that does not arrive in time (headersTimeout): 408, then close.
+      // A head must arrive within requestMs of its first byte (node's headersTimeout); a body may
+      // take longer, but not stall for that long (node, with requestTimeout 0, never ends a slow body).
+      const since = ex === undefined ? this.requestSince : Math.max(this.lastReadAt, this.requestSince);
+      if (requestMs > 0 && now - since > requestMs) {
+        // node:http's answer to a request that does not arrive in time: 408, then close.
         if (ex === undefined || ex.canAnswer()) this.write(REQUEST_TIMEOUT_RESPONSE);
         this.socket.destroy();
       }
