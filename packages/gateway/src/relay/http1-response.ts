@@ -82,28 +82,20 @@ export class ResponseParser {
         case State.Head:
           at = this.readHead(chunk, at);
           break;
-        case State.Fixed: {
-          const n = Math.min(this.remaining, chunk.length - at);
-          this.remaining -= n;
-          this.body(chunk, at, at + n);
-          at += n;
+        case State.Fixed:
+          at = this.takeBody(chunk, at);
           if (this.remaining === 0) this.complete();
           break;
-        }
         case State.ChunkSize:
           at = this.readChunkSize(chunk, at);
           break;
-        case State.ChunkData: {
-          const n = Math.min(this.remaining, chunk.length - at);
-          this.remaining -= n;
-          this.body(chunk, at, at + n);
-          at += n;
+        case State.ChunkData:
+          at = this.takeBody(chunk, at);
           if (this.remaining === 0) {
             this.state = State.ChunkDataEnd;
             this.remaining = 2;
           }
           break;
-        }
         case State.ChunkDataEnd:
           // The CRLF after a chunk's data, possibly split across reads.
           if (chunk[at] !== (this.remaining === 2 ? 13 : 10)) throw protocolError('a chunk does not end with CRLF');
@@ -129,6 +121,14 @@ export class ResponseParser {
     if (this.state === State.Done) return;
     if (this.state === State.UntilClose) return this.complete();
     throw protocolError(this.started ? 'the connection closed in the middle of the answer' : 'the connection closed before an answer');
+  }
+
+  /** Takes up to `remaining` body bytes from `at`; returns where the rest begins. */
+  private takeBody(chunk: Buffer, at: number): number {
+    const n = Math.min(this.remaining, chunk.length - at);
+    this.remaining -= n;
+    this.body(chunk, at, at + n);
+    return at + n;
   }
 
   private body(chunk: Buffer, from: number, to: number): void {
