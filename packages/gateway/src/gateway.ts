@@ -3,6 +3,7 @@
 import { loadTokenizer } from '@kbchat/shared';
 import { TokenAuthenticator } from './accounts/auth.js';
 import { BalanceLedger } from './accounts/ledger.js';
+import { LedgerStore } from './accounts/ledger-store.js';
 import { PriceBook, unitsToMicros } from './accounts/pricing.js';
 import { PricesStore } from './accounts/prices-store.js';
 import { AccountsService } from './accounts/service.js';
@@ -15,7 +16,7 @@ import { ChannelsStore } from './channels/store.js';
 import { startLocalModels } from './providers/local/index.js';
 import type { GatewayConfig } from './config.js';
 import { LogsStore } from './logs/store.js';
-import { LogWriter } from './logs/writer.js';
+import { LogRetention } from './logs/retention.js';
 import type { RelayDeps } from './relay/context.js';
 import { UpstreamClient } from './relay/upstream.js';
 import { openStore, type Store } from './store/db.js';
@@ -32,7 +33,7 @@ export interface GatewayServices {
   health: ChannelHealth;
   channels: ChannelsService;
   logsStore: LogsStore;
-  logs: LogWriter;
+  logRetention: LogRetention;
   upstream: UpstreamClient;
   relay: RelayDeps;
   /** Lines worth printing at start (generated root password, env channel sync). */
@@ -45,7 +46,15 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const store = await openStore({ url: config.databaseUrl, dataDir: config.dataDir });
   const onError = (err: Error) => log(`kbchat gateway: ${err.message}`);
   const accountsStore = new AccountsStore(store.db);
-  const ledger = new BalanceLedger(accountsStore, { leaseMicros: unitsToMicros(config.balanceLeaseUnits), flushMs: config.ledgerFlushMs });
+  const logsStore = new LogsStore(store.db, store.kind === 'pglite');
+  const ledger = new BalanceLedger(new LedgerStore(store.db, store.kind, logsStore), {
+    leaseMicros: unitsToMicros(config.balanceLeaseUnits),
+    flushMs: config.ledgerFlushMs,
+    logFlushMs: config.logFlushMs,
+    // The embedded store is opened by one process at a time: any other holder in it is dead.
+    exclusiveStore: store.kind === 'pglite',
+    onError,
+  });
   const accounts = new AccountsService(accountsStore, ledger);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
   const prices = new PriceBook(new PricesStore(store.db), { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
@@ -64,8 +73,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream, {
     testTimeoutMs: Math.min(DEFAULT_TEST_TIMEOUT_MS, config.upstreamTimeoutMs),
   });
-  const logsStore = new LogsStore(store.db, store.pglite);
-  const logs = new LogWriter(logsStore, config.logFlushMs, onError);
+  const logRetention = new LogRetention(logsStore, onError);
 
   const startupNotes: string[] = [];
   const root = await accounts.ensureRoot({
@@ -81,9 +89,12 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   // In-process models cost nothing unless the operator prices them.
   for (const m of local?.models ?? []) prices.markFree(m.id);
   await tokenizer;
+  await ledger.start();
 
+  // Channels and prices other processes change are in force here within CHANNEL_REFRESH_MS.
   registry.startRefresh(config.channelRefreshMs, onError);
-  logs.startRetention(config.logRetentionDays);
+  prices.startRefresh(config.channelRefreshMs, onError);
+  logRetention.start(config.logRetentionDays);
   // The periodic re-test of auto-disabled models. A run can outlast the interval
   // (many disabled models, slow upstreams): a tick while one is in flight is
   // skipped instead of starting another, so runs never pile up. close() stops
@@ -107,16 +118,17 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     retest.unref();
   }
 
-  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, logs, onError };
+  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, onError };
   return {
-    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logs, upstream, relay, startupNotes,
+    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logRetention, upstream, relay, startupNotes,
     async close() {
       if (retest) clearInterval(retest);
       retestAbort.abort();
       await retestRun;
       registry.stop();
-      await ledger.flush();
-      await logs.close();
+      prices.stopRefresh();
+      logRetention.stop();
+      await ledger.close();
       await upstream.close();
       await local?.close();
       await store.close();

@@ -1,13 +1,19 @@
 // Billing on every store: BalanceLedger reservations never overdraw a balance
 // (also with two ledgers on one database, as two gateway processes would
-// have), settlements refund exactly and in batches, token limits refuse and
-// refund; PriceBook's integer cost math and price rows.
+// have), settlements charge exactly, in batches, together with their log rows,
+// beyond the reservation when usage exceeds it, token limits refuse and
+// refund; PriceBook's integer cost math and price rows, refreshed across
+// processes. ledger-crash.test.ts covers dead and revived lease holders.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BalanceLedger, type Reservation } from '../src/accounts/ledger.js';
+import { LedgerStore } from '../src/accounts/ledger-store.js';
 import { costMicros, MICROS, PriceBook, ratioToPrice, unitsToMicros } from '../src/accounts/pricing.js';
 import { PricesStore } from '../src/accounts/prices-store.js';
 import { AccountsStore } from '../src/accounts/store.js';
+import { LogsStore } from '../src/logs/store.js';
 import { openStore, type Store } from '../src/store/db.js';
+import { books, ledgerOn, logRow, newToken, newUser } from './ledger-support.js';
 import { STORE_NAMES, testStore, type TestStore } from './stores.js';
 
 const stores: TestStore[] = await Promise.all(STORE_NAMES.map((n) => testStore(n)));
@@ -16,7 +22,6 @@ afterAll(async () => {
   await Promise.all(stores.map((s) => s.drop()));
 });
 
-let userSeq = 0;
 
 describe('PriceBook cost math', () => {
   it('charges integer micro-units, rounded up, never for nothing', () => {
@@ -55,37 +60,25 @@ describe.each(stores)('billing: $name', (t) => {
 
   let store: Store;
   let accounts: AccountsStore;
+  let ledgerStore: LedgerStore;
   let ledger: BalanceLedger;
 
   beforeAll(async () => {
     if (skip) return;
     store = await openStore({ url: t.url });
     accounts = new AccountsStore(store.db);
-    ledger = new BalanceLedger(accounts);
+    ({ ledger, ledgerStore } = await ledgerOn(store));
   });
 
   afterAll(async () => {
-    await ledger?.flush();
+    await ledger?.close();
     await store?.close();
   });
 
-  async function user(balance: number): Promise<number> {
-    return accounts.insertUser({ username: `u${++userSeq}`, password_hash: 'h', role: 'user', group_name: 'default', balance });
-  }
-  async function tokenOf(userId: number, quotaLimit: number | null): Promise<number> {
-    return accounts.insertToken({
-      user_id: userId,
-      name: 't',
-      key_hash: `key-${++userSeq}`,
-      key_hint: 'sk-…',
-      status: 'enabled',
-      expires_at: null,
-      quota_limit: quotaLimit,
-      models: null,
-      ip_allow: null,
-    });
-  }
+  const user = (balance: number) => newUser(accounts, balance);
   const balanceOf = async (id: number) => (await accounts.userById(id))!.balance;
+  /** Settles with a log row, as the relay does. */
+  const settle = (l: BalanceLedger, r: Reservation, cost: number) => l.settle(r, cost, logRow(r, cost));
 
   describe.skipIf(skip)('BalanceLedger', () => {
     it('lets exactly the reservations that fit through: 50 x 100 against 1000 -> 10, balance 0', async () => {
@@ -95,23 +88,27 @@ describe.each(stores)('billing: $name', (t) => {
       expect(ok).toHaveLength(10);
       expect(results.filter((r) => r === 'user')).toHaveLength(40);
       expect(await balanceOf(id)).toBe(0);
+      expect(await books(store, id)).toMatchObject({ balance: 0, leased: 1000, logged: 0 });
     });
 
-    it('takes a burst of reservations that all fit in one write', async () => {
+    it('takes a burst of reservations that all fit in one lease, and writes their rows and charges in one transaction', async () => {
       const id = await user(10 * MICROS);
-      const spy = vi.spyOn(accounts, 'debitUser');
-      let rs: Reservation[];
+      const acquire = vi.spyOn(ledgerStore, 'acquire');
+      const commit = vi.spyOn(ledgerStore, 'commit');
       try {
         const results = await Promise.all(Array.from({ length: 20 }, () => ledger.reserve(id, null, false, 100)));
         expect(results.every((r) => typeof r === 'object')).toBe(true);
-        rs = results as Reservation[];
-        expect(spy).toHaveBeenCalledTimes(1);
+        expect(acquire).toHaveBeenCalledTimes(1);
+        for (const r of results as Reservation[]) settle(ledger, r, 60);
+        await ledger.flush();
+        expect(commit).toHaveBeenCalledTimes(1);
+        expect(commit.mock.calls[0]![1]).toHaveLength(20);
       } finally {
-        spy.mockRestore();
+        acquire.mockRestore();
+        commit.mockRestore();
       }
-      for (const r of rs) ledger.settle(r, 60);
-      await ledger.flush();
       expect(await accounts.userById(id)).toMatchObject({ balance: 10 * MICROS - 20 * 60, used: 1200, request_count: 20 });
+      expect(await books(store, id)).toEqual({ balance: 10 * MICROS - 1200, leased: 0, logged: 1200, rows: 20 });
     });
 
     it('refuses nobody whose own share fits when the turn total does not', async () => {
@@ -125,14 +122,36 @@ describe.each(stores)('billing: $name', (t) => {
 
     it.skipIf(t.name === 'pglite')('never overdraws with two ledgers (two processes) on one database', async () => {
       const other = await openStore({ url: t.url });
+      const { ledger: ledger2 } = await ledgerOn(other);
       try {
-        const ledger2 = new BalanceLedger(new AccountsStore(other.db));
         const id = await user(1000);
         const burst = (l: BalanceLedger) => Array.from({ length: 25 }, () => l.reserve(id, null, false, 100));
         const results = await Promise.all([...burst(ledger), ...burst(ledger2)]);
         expect(results.filter((r) => typeof r === 'object')).toHaveLength(10);
         expect(await balanceOf(id)).toBe(0);
       } finally {
+        await ledger2.close();
+        await other.close();
+      }
+    });
+
+    it.skipIf(t.name === 'pglite')('does not refuse while another process holds the money unused: it waits for that lease to come back', async () => {
+      const other = await openStore({ url: t.url });
+      const { ledger: ledger2 } = await ledgerOn(other);
+      try {
+        const id = await user(1000);
+        // The first process leases more than it reserves (a quarter of what is left, 250).
+        expect(await ledger.reserve(id, null, false, 100)).toMatchObject({ amount: 100 });
+        expect(await books(store, id)).toMatchObject({ balance: 750, leased: 250 });
+        // 800 is not in the balance, but 150 of the first process's lease is unused:
+        // it comes back at that process's next flush, and the second one gets its 800.
+        const started = Date.now();
+        expect(await ledger2.reserve(id, null, false, 800)).toMatchObject({ amount: 800 });
+        expect(Date.now() - started).toBeLessThan(2000);
+        // Now the money is really gone: 100 reserved, 800 reserved, 100 left; 200 is refused.
+        expect(await ledger2.reserve(id, null, false, 200)).toBe('user');
+      } finally {
+        await ledger2.close();
         await other.close();
       }
     });
@@ -141,16 +160,10 @@ describe.each(stores)('billing: $name', (t) => {
       const id = await user(1000);
       const rs = (await Promise.all(Array.from({ length: 10 }, () => ledger.reserve(id, null, false, 100)))) as Reservation[];
       expect(await balanceOf(id)).toBe(0);
-      const spy = vi.spyOn(accounts, 'settleUser');
-      try {
-        rs.forEach((r, i) => ledger.settle(r, 30 + i)); // costs 30..39, 345 in all
-        await ledger.flush();
-        expect(spy).toHaveBeenCalledTimes(1); // one write for 10 settlements
-        expect(spy).toHaveBeenCalledWith(id, 1000 - 345, 345, 10);
-      } finally {
-        spy.mockRestore();
-      }
+      rs.forEach((r, i) => settle(ledger, r, 30 + i)); // costs 30..39, 345 in all
+      await ledger.flush();
       expect(await accounts.userById(id)).toMatchObject({ balance: 655, used: 345, request_count: 10 });
+      expect(await books(store, id)).toEqual({ balance: 655, leased: 0, logged: 345, rows: 10 });
     });
 
     it('many settles across turns reach the exact final balance after flush()', async () => {
@@ -162,23 +175,40 @@ describe.each(stores)('billing: $name', (t) => {
         await new Promise((resolve) => setTimeout(resolve, i % 7));
         const cost = (i * 37) % 400;
         spent += cost;
-        ledger.settle(r, cost);
+        settle(ledger, r, cost);
       });
       await Promise.all(work);
       await ledger.flush();
       expect(await accounts.userById(id)).toMatchObject({ balance: 100_000 - spent, used: spent, request_count: 200 });
+      expect(await books(store, id)).toEqual({ balance: 100_000 - spent, leased: 0, logged: spent, rows: 200 });
     });
 
-    it('charges more than reserved when usage exceeds it, clamping the balance at 0', async () => {
+    it('charges every cost beyond the reservation, below zero if it must, then refuses until topped up', async () => {
       const id = await user(150);
       const r = (await ledger.reserve(id, null, false, 100)) as Reservation;
-      ledger.settle(r, 120);
+      settle(ledger, r, 120);
       await ledger.flush();
       expect(await balanceOf(id)).toBe(30);
       const r2 = (await ledger.reserve(id, null, false, 30)) as Reservation;
-      ledger.settle(r2, 500);
+      settle(ledger, r2, 500); // a long answer to a request that named no max_tokens
       await ledger.flush();
-      expect(await accounts.userById(id)).toMatchObject({ balance: 0, used: 620, request_count: 2 });
+      expect(await accounts.userById(id)).toMatchObject({ balance: -470, used: 620, request_count: 2 });
+      expect(await books(store, id)).toEqual({ balance: -470, leased: 0, logged: 620, rows: 2 });
+      expect(await ledger.reserve(id, null, false, 1)).toBe('user');
+      // A top-up pays the debt first.
+      await ledger.changeBalance(id, { delta: 500 });
+      expect(await balanceOf(id)).toBe(30);
+      expect(await ledger.reserve(id, null, false, 30)).toMatchObject({ amount: 30 });
+      expect(await ledger.reserve(id, null, false, 1)).toBe('user');
+    });
+
+    it('charges an overrun the moment it is written, so other requests cannot spend that money first', async () => {
+      const id = await user(1000);
+      const r = (await ledger.reserve(id, null, false, 100)) as Reservation;
+      settle(ledger, r, 900);
+      // 900 is owed; only 100 is left for anyone.
+      expect(await ledger.reserve(id, null, false, 101)).toBe('user');
+      expect(await ledger.reserve(id, null, false, 100)).toMatchObject({ amount: 100 });
     });
 
     it('reserves nothing for a free request', async () => {
@@ -189,16 +219,17 @@ describe.each(stores)('billing: $name', (t) => {
 
     it('refuses when the token limit is hit, without touching the user', async () => {
       const id = await user(10_000);
-      const tok = await tokenOf(id, 250);
+      const tok = await newToken(accounts, id, 250);
       const results = await Promise.all(Array.from({ length: 5 }, () => ledger.reserve(id, tok, true, 100)));
       expect(results.filter((r) => typeof r === 'object')).toHaveLength(2);
       expect(results.filter((r) => r === 'token')).toHaveLength(3);
       expect((await accounts.tokenById(tok))!.quota_used).toBe(200);
-      expect(await balanceOf(id)).toBe(9800);
+      const user0 = await books(store, id);
+      expect(user0.balance + user0.leased).toBe(10_000);
 
       // Settling a token-limited reservation gives the token back what was not used.
       const ok = results.filter((r): r is Reservation => typeof r === 'object');
-      for (const r of ok) ledger.settle(r, 40);
+      for (const r of ok) settle(ledger, r, 40);
       await ledger.flush();
       expect((await accounts.tokenById(tok))!.quota_used).toBe(80);
       expect(await accounts.userById(id)).toMatchObject({ balance: 9920, used: 80 });
@@ -207,20 +238,63 @@ describe.each(stores)('billing: $name', (t) => {
 
     it('gives the token its reservation back when the user cannot pay', async () => {
       const id = await user(50);
-      const tok = await tokenOf(id, 1000);
+      const tok = await newToken(accounts, id, 1000);
       expect(await ledger.reserve(id, tok, true, 100)).toBe('user');
       await ledger.flush();
       expect((await accounts.tokenById(tok))!.quota_used).toBe(0);
       expect(await accounts.userById(id)).toMatchObject({ balance: 50, used: 0, request_count: 0 });
     });
 
-    it('charges only the user for a token without its own limit', async () => {
+    it('charges only the user for a token without its own limit, and records its last use', async () => {
       const id = await user(500);
-      const tok = await tokenOf(id, null);
-      const r = await ledger.reserve(id, tok, false, 200);
+      const tok = await newToken(accounts, id, null);
+      const r = (await ledger.reserve(id, tok, false, 200)) as Reservation;
       expect(r).toMatchObject({ userId: id, tokenId: tok, amount: 200 });
       expect((await accounts.tokenById(tok))!.quota_used).toBe(0);
       expect(await balanceOf(id)).toBe(300);
+      settle(ledger, r, 50);
+      await ledger.flush();
+      expect(await accounts.tokenById(tok)).toMatchObject({ quota_used: 0, last_used_at: expect.any(Number) });
+      expect(await balanceOf(id)).toBe(450);
+    });
+
+    it('drops a log row the store refuses, and does not charge it; the other rows and their charges go in', async () => {
+      const id = await user(10_000);
+      const errors: Error[] = [];
+      const own = await ledgerOn(store, { onError: (e) => errors.push(e) });
+      try {
+        const rs = (await Promise.all([1, 2, 3].map(() => own.ledger.reserve(id, null, false, 100)))) as Reservation[];
+        const secret = 'SECRET-PROMPT-must-not-reach-the-log';
+        own.ledger.settle(rs[0]!, 10, logRow(rs[0]!, 10, { request_id: 'bill-good-1' }));
+        // model is varchar(255): the store refuses this row.
+        own.ledger.settle(rs[1]!, 20, logRow(rs[1]!, 20, { request_id: 'bill-bad', model: 'm'.repeat(300), request_body: JSON.stringify({ prompt: secret }) }));
+        own.ledger.settle(rs[2]!, 30, logRow(rs[2]!, 30, { request_id: 'bill-good-2' }));
+        await own.ledger.flush();
+        expect(await books(store, id)).toEqual({ balance: 10_000 - 40, leased: 0, logged: 40, rows: 2 });
+        expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('request log bill-bad dropped (and not charged)')]);
+        expect(errors[0]!.message).not.toContain(secret);
+      } finally {
+        await own.ledger.close();
+      }
+    });
+
+    it('sets and changes a balance counting the leases every process holds as the user\'s', async () => {
+      const id = await user(10 * MICROS);
+      const r = (await ledger.reserve(id, null, false, 100)) as Reservation; // leases 1 unit
+      expect(await books(store, id)).toMatchObject({ balance: 9 * MICROS, leased: MICROS });
+      // Set to 0 while 1 unit is leased: after the lease comes back less the request's cost, the user has -cost.
+      await ledgerStore.changeBalance(id, { set: 0 });
+      expect(await books(store, id)).toMatchObject({ balance: -MICROS, leased: MICROS });
+      settle(ledger, r, 70);
+      await ledger.flush();
+      expect(await books(store, id)).toMatchObject({ balance: -70, leased: 0, logged: 70 });
+      // Taking away never goes deeper into a debt; adding pays it.
+      await ledgerStore.changeBalance(id, { delta: -1000 });
+      expect(await balanceOf(id)).toBe(-70);
+      await ledgerStore.changeBalance(id, { delta: 1070 });
+      expect(await balanceOf(id)).toBe(1000);
+      await ledgerStore.changeBalance(id, { delta: -5000 });
+      expect(await balanceOf(id)).toBe(0);
     });
   });
 
@@ -255,6 +329,31 @@ describe.each(stores)('billing: $name', (t) => {
       expect(fresh.priceOf('gpt-x')).toEqual({ model: 'gpt-x', ...defaults });
       await book.load();
       expect(book.list().map((p) => p.model)).toEqual(['local-embed', 'pricey']);
+    });
+
+    it('puts a price set or deleted by another process in force within the refresh interval', async () => {
+      const defaults = { inputPrice: 2 * MICROS, outputPrice: 8 * MICROS };
+      // A second connection pool where the store has one (the embedded store is one process's).
+      const other = t.name === 'pglite' ? undefined : await openStore({ url: t.url });
+      const a = new PriceBook(new PricesStore(store.db), defaults);
+      const b = new PriceBook(new PricesStore((other ?? store).db), defaults);
+      await Promise.all([a.load(), b.load()]);
+      b.startRefresh(50, (err) => {
+        throw err;
+      });
+      try {
+        const waitFor = async (check: () => boolean) => {
+          for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+          return check();
+        };
+        await a.set('refreshed-model', 29 * MICROS, 30 * MICROS);
+        expect(await waitFor(() => b.priceOf('refreshed-model').inputPrice === 29 * MICROS)).toBe(true);
+        await a.remove('refreshed-model');
+        expect(await waitFor(() => b.priceOf('refreshed-model').inputPrice === defaults.inputPrice)).toBe(true);
+      } finally {
+        b.stopRefresh();
+        await other?.close();
+      }
     });
   });
 });

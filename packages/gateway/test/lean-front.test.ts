@@ -380,7 +380,7 @@ describe('lean front (raw socket before node:http)', () => {
     c.close();
     await vi.waitFor(
       async () => {
-        await t.gw.services.logs.flush();
+        await t.gw.services.ledger.flush();
         expect((await t.gw.services.logsStore.list({ requestId }, 0, 1))[0]).toMatchObject({ status: 499, is_stream: 1 });
       },
       { timeout: 5000 },

@@ -1,8 +1,10 @@
 // Two gateway processes (the real CLI, from dist/) on one PostgreSQL or MySQL
 // database, in front of the upstream simulator: a burst of concurrent
 // requests split across both can never overdraw the shared balance, money is
-// conserved exactly once both have shut down, and a channel model that one
-// process auto-disables is seen by the other at its next refresh.
+// conserved exactly once both have shut down, a channel model that one
+// process auto-disables and a price one process sets or deletes are in force
+// on the other at its next refresh, and after kill -9 of one process its
+// leases come back to the balance by themselves.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +13,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerStore } from '../src/accounts/ledger-store.js';
 import { AccountsStore } from '../src/accounts/store.js';
+import { LogsStore } from '../src/logs/store.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { testStore, type TestStore } from './stores.js';
 
@@ -122,11 +126,12 @@ describe.each(stores)('two gateway processes on $name', (t) => {
   let accounts: AccountsStore;
   let a: GatewayProcess | undefined;
   let b: GatewayProcess | undefined;
+  let common: Record<string, string>;
 
   beforeAll(async () => {
     if (skip) return;
     sim = await startUpstreamSim({ port: 0, key: SIM_KEY, slowMs: 800 });
-    const common: Record<string, string> = {
+    common = {
       GATEWAY_DATABASE_URL: t.url!,
       GATEWAY_SECRET_KEY: 'multiprocess-shared-secret',
       GATEWAY_HOST: '127.0.0.1',
@@ -196,6 +201,45 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     expect(state[0]!.reason).toMatch(/auto-disabled after 2 failures/);
   });
 
+  it.skipIf(skip)('a price set through one process is charged by the other within CHANNEL_REFRESH_MS, and so is its deletion', async () => {
+    const login = await fetch(`${a!.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: 'multiprocess-root-password' }),
+    });
+    const session = ((await login.json()) as { session: string }).session;
+    const admin = (method: string, body?: unknown) =>
+      fetch(`${a!.url}/api/prices/sim-chat`, {
+        method,
+        headers: { authorization: `Bearer ${session}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    /** The cost B logged for one request, once its row is written. */
+    const costOnB = async (): Promise<{ cost: number; prompt: number; completion: number }> => {
+      const res = await fetch(`${b!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: 'price check' }] }),
+      });
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-request-id')!;
+      for (let i = 0; i < 100; i++) {
+        const row = await store.db.selectFrom('logs').select(['cost', 'prompt_tokens', 'completion_tokens']).where('request_id', '=', id).executeTakeFirst();
+        if (row) return { cost: Number(row.cost), prompt: Number(row.prompt_tokens), completion: Number(row.completion_tokens) };
+        await sleep(20);
+      }
+      throw new Error(`no log row for ${id}`);
+    };
+    expect((await admin('PUT', { input_price: 1000, output_price: 3000 })).status).toBe(200);
+    await sleep(600); // CHANNEL_REFRESH_MS is 200 here
+    const priced = await costOnB();
+    expect(priced.cost).toBe(priced.prompt * 1000 + priced.completion * 3000);
+    expect((await admin('DELETE')).status).toBe(200);
+    await sleep(600);
+    const deflt = await costOnB();
+    expect(deflt.cost).toBe(deflt.prompt * 1 + deflt.completion * 2);
+  });
+
   it.skipIf(skip)('a concurrent burst across both never overdraws the balance, and money is conserved', async () => {
     // Let the earlier requests' settlements and leases reach the store before the balance is set.
     await sleep(600);
@@ -205,7 +249,7 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     const K = 7;
     const N = 30;
     const balance0 = 15_420;
-    await accounts.setBalance(root.id, balance0);
+    await new LedgerStore(store.db, store.kind, new LogsStore(store.db)).changeBalance(root.id, { set: balance0 });
     const used0 = Number(root.used);
     const requests0 = Number(root.request_count);
 
@@ -252,5 +296,53 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     expect(Number(after.balance) + spent).toBe(balance0);
     expect(Number(after.used) - used0).toBe(spent);
     expect(Number(after.request_count) - requests0).toBe(ok.length);
+  });
+
+  it.skipIf(skip)('kill -9 of one process in a burst: its leases come back within 2 x LEDGER_FLUSH_MS + 3 s, and the user pays exactly what the logs record', async () => {
+    // 1-unit leases and a balance of 5, as the operator who found the loss had them.
+    const env = { ...common, BALANCE_LEASE_UNITS: '1', LEDGER_FLUSH_MS: '200', DEFAULT_INPUT_PRICE: '2', DEFAULT_OUTPUT_PRICE: '8' };
+    const c = await startGatewayProcess('c', env);
+    const d = await startGatewayProcess('d', env);
+    try {
+      const root = (await accounts.userByName('root'))!;
+      await new LedgerStore(store.db, store.kind, new LogsStore(store.db)).changeBalance(root.id, { set: 5_000_000 });
+      const since = Date.now();
+      const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'spend it' }], max_tokens: 100 };
+      const burst = Array.from({ length: 40 }, (_, i) => chat(i % 2 ? d : c, body).catch(() => ({ status: 0, json: null })));
+      await sleep(400); // every request is in flight (sim-slow answers after 800 ms)
+      const leasedByC = await store.db.selectFrom('balance_leases').innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id').select(['ledger_holders.pid', 'balance_leases.amount']).execute();
+      expect(leasedByC.some((l) => l.pid === c.child.pid && Number(l.amount) > 0)).toBe(true);
+      c.child.kill('SIGKILL');
+      const killedAt = Date.now();
+      await c.exited;
+      const results = await Promise.all(burst);
+      expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(15); // d served its half
+
+      // Leases of the dead process go back by themselves (d looks for them every LEDGER_FLUSH_MS).
+      let leased = Infinity;
+      while (Date.now() - killedAt < 10_000) {
+        const rows = await store.db.selectFrom('balance_leases').innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id').select('ledger_holders.pid').where('ledger_holders.pid', '=', c.child.pid!).execute();
+        leased = rows.length;
+        if (leased === 0) break;
+        await sleep(50);
+      }
+      const returnedAfter = Date.now() - killedAt;
+      expect(leased).toBe(0);
+      expect(returnedAfter).toBeLessThan(2 * 200 + 3000 + 1000); // the bound, plus one check's time
+
+      expect(await stopGatewayProcess(d)).toBe(0);
+      const after = (await accounts.userById(root.id))!;
+      const leases = await store.db.selectFrom('balance_leases').select('amount').where('kind', '=', 'user').where('account_id', '=', root.id).execute();
+      expect(leases).toEqual([]);
+      const logs = await store.db.selectFrom('logs').select('cost').where('created_at', '>=', since).where('user_id', '=', root.id).execute();
+      const spent = logs.reduce((n, l) => n + Number(l.cost), 0);
+      expect(spent).toBeGreaterThan(0);
+      // Exactly: what the user lost is what the logs record; requests the dead process served
+      // without writing their rows cost the user nothing.
+      expect(Number(after.balance) + spent).toBe(5_000_000);
+    } finally {
+      await Promise.all([stopGatewayProcess(c, 'SIGKILL'), stopGatewayProcess(d, 'SIGKILL')]);
+      for (const p of [c, d]) rmSync(p.dataDir, { recursive: true, force: true });
+    }
   });
 });

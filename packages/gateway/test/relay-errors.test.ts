@@ -244,7 +244,7 @@ describe('relay errors', () => {
     const err = await apiError(client.chat.completions.create({ model: 'sim-400', messages: hi }));
     expect(err.status).toBe(400);
     expect(err.code).toBe('bad_response_status_code');
-    await t.gw.services.logs.flush();
+    await t.gw.services.ledger.flush();
     const [row] = await t.gw.services.logsStore.list({ requestId: err.requestID! }, 0, 10);
     expect(row).toMatchObject({ status: 400, model: 'sim-400', attempts: 1 });
     expect(row!.error).toMatch(/^Invalid 'messages\[0\]\.role': unknown role/);

@@ -267,7 +267,7 @@ describe('relay through the official openai client', () => {
     });
 
     it('charges exactly ceil((prompt*in + completion*out) / 1e6) micro-units from the balance', async () => {
-      const { accountsStore, ledger, config, logs, logsStore } = t.gw.services;
+      const { accountsStore, ledger, config, logsStore } = t.gw.services;
       const root = (await accountsStore.userByName('root'))!;
       const balance = async () => {
         await ledger.flush();
@@ -284,7 +284,7 @@ describe('relay through the official openai client', () => {
       expect(expected).toBeGreaterThan(0);
       expect(before - after).toBe(expected);
 
-      await logs.flush();
+      await ledger.flush();
       const [row] = await logsStore.list({ requestId: response.headers.get('x-request-id')! }, 0, 10);
       expect(row).toMatchObject({ model: 'sim-chat', status: 200, usage_source: 'upstream', attempts: 1 });
       expect(Number(row!.cost)).toBe(expected);

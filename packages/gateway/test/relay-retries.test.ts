@@ -77,7 +77,7 @@ describe('relay retries, timeouts and auto-disable', () => {
   });
 
   async function logRow(requestId: string) {
-    await t.gw.services.logs.flush();
+    await t.gw.services.ledger.flush();
     const [row] = await t.gw.services.logsStore.list({ requestId }, 0, 10);
     return row!;
   }

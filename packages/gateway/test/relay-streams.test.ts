@@ -53,7 +53,7 @@ describe('relay streams', () => {
   });
 
   async function logRow(requestId: string) {
-    await t.gw.services.logs.flush();
+    await t.gw.services.ledger.flush();
     const [row] = await t.gw.services.logsStore.list({ requestId }, 0, 10);
     return row!;
   }
@@ -201,7 +201,7 @@ describe('relay streams', () => {
         await pending.catch(() => {});
       }
       await vi.waitFor(async () => {
-        await t.gw.services.logs.flush();
+        await t.gw.services.ledger.flush();
         const rows = await t.gw.services.logsStore.list({ model: 'sim-slow' }, 0, 10);
         expect(rows.map((r) => [r.status, r.attempts, r.channel_id])).toEqual(Array(3).fill([499, 1, slowChannel.id]));
       });

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AccountsStore } from '../src/accounts/store.js';
 import { ChannelsStore } from '../src/channels/store.js';
 import { LogsStore } from '../src/logs/store.js';
-import { LogWriter } from '../src/logs/writer.js';
+import { LedgerStore, type Holder } from '../src/accounts/ledger-store.js';
+import { LogRetention } from '../src/logs/retention.js';
+import { ledgerOn } from './ledger-support.js';
 import { openStore, type Store } from '../src/store/db.js';
 import type { NewChannel, NewLog } from '../src/store/schema.js';
 import { STORE_NAMES, testStore, type TestStore } from './stores.js';
@@ -89,7 +91,7 @@ describe.each(stores)('store: $name', (t) => {
     store = await openStore({ url: reopenableUrl(t, dir) });
     accounts = new AccountsStore(store.db);
     channels = new ChannelsStore(store.db);
-    logs = new LogsStore(store.db, store.pglite);
+    logs = new LogsStore(store.db, store.kind === 'pglite');
   });
 
   afterAll(async () => {
@@ -107,14 +109,14 @@ describe.each(stores)('store: $name', (t) => {
         store = await openStore({ url: reopenableUrl(t, dir) });
         accounts = new AccountsStore(store.db);
         channels = new ChannelsStore(store.db);
-        logs = new LogsStore(store.db, store.pglite);
+        logs = new LogsStore(store.db, store.kind === 'pglite');
       } else {
         const second = await openStore({ url: t.url! });
         expect((await new AccountsStore(second.db).userByName('survivor'))?.balance).toBe(7);
         await second.close();
       }
       const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(store.db);
-      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index']);
+      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases']);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
 
@@ -124,7 +126,7 @@ describe.each(stores)('store: $name', (t) => {
         // Separate pools, as two gateway processes starting together would have.
         const [a, b] = await Promise.all([openStore({ url: fresh.url! }), openStore({ url: fresh.url! })]);
         const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(a.db);
-        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index']);
+        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases']);
         await Promise.all([a.close(), b.close()]);
       } finally {
         await fresh.drop();
@@ -178,9 +180,7 @@ describe.each(stores)('store: $name', (t) => {
       expect(await accounts.updateUser(id, { status: 'disabled', group_name: 'default' })).toBe(true);
       expect(await accounts.updateUser(id, {})).toBe(true);
       expect(await accounts.updateUser(999_999, { status: 'disabled' })).toBe(false);
-      expect(await accounts.setBalance(id, 99)).toBe(true);
-      expect(await accounts.setBalance(999_999, 99)).toBe(false);
-      expect(await accounts.userById(id)).toMatchObject({ status: 'disabled', group_name: 'default', balance: 99 });
+      expect(await accounts.userById(id)).toMatchObject({ status: 'disabled', group_name: 'default', balance: 1234 });
 
       const before = await accounts.countUsers();
       const id2 = await accounts.insertUser({ username: 'bob', password_hash: 'hash-b', role: 'admin', group_name: 'default', balance: 0 });
@@ -228,55 +228,60 @@ describe.each(stores)('store: $name', (t) => {
   });
 
   describe.skipIf(skip)('money', () => {
-    it('debitUser takes the amount only when it is all there, also under concurrency', async () => {
+    const holder = (id: string): Holder => ({ id, host: 'test', pid: 1, ttlMs: 60_000 });
+    const ledgerStore = () => new LedgerStore(store.db, store.kind, logs);
+    const leased = async (kind: 'user' | 'token', id: number) => (await ledgerStore().leasedOn(kind, [id])).get(id) ?? 0;
+
+    it('a lease takes no more than there is, nor more than a quarter of it unless the request needs more, also under concurrency', async () => {
+      const ls = ledgerStore();
+      const [h1, h2] = [holder('h-money-1'), holder('h-money-2')];
+      await ls.register(h1);
+      await ls.register(h2);
       const id = await accounts.insertUser({ username: 'debit', password_hash: 'h', role: 'user', group_name: 'default', balance: 1000 });
-      expect(await accounts.debitUser(id, 1001)).toBe(false);
-      expect((await accounts.userById(id))?.balance).toBe(1000);
-      expect(await accounts.debitUser(id, 1000)).toBe(true);
+      expect(await ls.acquire(h1, 'user', id, 1001, 10_000, 0)).toEqual({ taken: 0, othersHold: 0 });
+      expect(await ls.acquire(h1, 'user', id, 100, 10_000, 0)).toEqual({ taken: 250 }); // a quarter of 1000
+      expect(await ls.acquire(h1, 'user', id, 10, 100, 250)).toEqual({ taken: 100 }); // at most maxLease
+      expect(await ls.acquire(h2, 'user', id, 700, 10_000, 0)).toEqual({ taken: 0, othersHold: 350 });
+      expect(await ls.acquire(h2, 'user', id, 650, 10_000, 0)).toEqual({ taken: 650 }); // what a request needs
       expect((await accounts.userById(id))?.balance).toBe(0);
-      expect(await accounts.debitUser(id, 1)).toBe(false);
-      expect(await accounts.debitUser(999_999, 1)).toBe(false);
+      expect(await leased('user', id)).toBe(1000);
+      expect(await ls.acquire(h1, 'user', 999_999, 1, 10, 0)).toEqual({ taken: 0, othersHold: 0 });
+      // A holder that is not (or no longer) registered takes nothing.
+      expect(await ls.acquire(holder('h-money-gone'), 'user', id, 1, 10, 0)).toEqual({ lost: true });
 
-      // 40 concurrent debits of 70 against 1000: exactly 14 fit, 20 is left, never below 0.
-      await accounts.setBalance(id, 1000);
-      const results = await Promise.all(Array.from({ length: 40 }, () => accounts.debitUser(id, 70)));
-      expect(results.filter(Boolean)).toHaveLength(14);
-      expect((await accounts.userById(id))?.balance).toBe(20);
+      // 40 holders at once, 70 each, against 1000: exactly 14 get theirs, 20 is left, never below 0.
+      const other = await accounts.insertUser({ username: 'debit-burst', password_hash: 'h', role: 'user', group_name: 'default', balance: 1000 });
+      const many = Array.from({ length: 40 }, (_, i) => holder(`h-burst-${i}`));
+      for (const h of many) await ls.register(h);
+      const results = await Promise.all(many.map((h) => ls.acquire(h, 'user', other, 70, 70, 0)));
+      expect(results.filter((r) => 'taken' in r && r.taken === 70)).toHaveLength(14);
+      expect((await accounts.userById(other))?.balance).toBe(20);
+      expect(await leased('user', other)).toBe(980);
     });
 
-    it('settleUser refunds, charges more, clamps at 0 and counts used and requests', async () => {
-      const id = await accounts.insertUser({ username: 'settle', password_hash: 'h', role: 'user', group_name: 'default', balance: 100 });
-      await accounts.settleUser(id, 30, 70, 1);
-      expect(await accounts.userById(id)).toMatchObject({ balance: 130, used: 70, request_count: 1 });
-      await accounts.settleUser(id, -50, 150, 2);
-      expect(await accounts.userById(id)).toMatchObject({ balance: 80, used: 220, request_count: 3 });
-      await accounts.settleUser(id, -500, 500, 1);
-      expect(await accounts.userById(id)).toMatchObject({ balance: 0, used: 720, request_count: 4 });
-    });
-
-    it('debitToken respects quota_limit (null = unlimited) and touches no other token', async () => {
+    it('token leases respect quota_limit and touch no other token', async () => {
+      const ls = ledgerStore();
+      const h = holder('h-money-tokens');
+      await ls.register(h);
       const uid = await accounts.insertUser({ username: 'tq', password_hash: 'h', role: 'user', group_name: 'default', balance: 0 });
       const limited = await accounts.insertToken({ ...token(uid, 'tq-limited'), quota_limit: 250 });
       const unlimited = await accounts.insertToken(token(uid, 'tq-unlimited'));
       const bystander = await accounts.insertToken({ ...token(uid, 'tq-bystander'), quota_limit: 1_000_000 });
 
-      expect(await accounts.debitToken(limited, 100)).toBe(true);
-      expect(await accounts.debitToken(limited, 100)).toBe(true);
-      expect(await accounts.debitToken(limited, 100)).toBe(false);
-      expect(await accounts.debitToken(limited, 50)).toBe(true);
-      expect(await accounts.debitToken(limited, 1)).toBe(false);
+      expect(await ls.acquire(h, 'token', limited, 100, 100, 0)).toEqual({ taken: 100 });
+      expect(await ls.acquire(h, 'token', limited, 100, 100, 100)).toEqual({ taken: 100 });
+      expect(await ls.acquire(h, 'token', limited, 100, 100, 200)).toEqual({ taken: 0, othersHold: 0 });
+      expect(await ls.acquire(h, 'token', limited, 50, 100, 200)).toEqual({ taken: 50 });
       expect((await accounts.tokenById(limited))?.quota_used).toBe(250);
-      expect(await accounts.debitToken(unlimited, 5_000_000_000)).toBe(true);
-      expect((await accounts.tokenById(unlimited))?.quota_used).toBe(5_000_000_000);
-      // A debit of one token must never land on another (the limit test is one condition).
+      expect(await leased('token', limited)).toBe(250);
+      // A token without a limit has nothing to lease.
+      expect(await ls.acquire(h, 'token', unlimited, 5, 100, 0)).toEqual({ taken: 0, othersHold: 0 });
       expect((await accounts.tokenById(bystander))?.quota_used).toBe(0);
 
-      await accounts.settleToken(limited, 80, 1234);
+      // Written back: 170 spent, the rest returned, the last use recorded.
+      await ls.commit(h, [], [{ kind: 'token', id: limited, held: 250, newHeld: 0, charge: 170, requests: 0, lastUsedAt: 1234 }]);
       expect(await accounts.tokenById(limited)).toMatchObject({ quota_used: 170, last_used_at: 1234 });
-      await accounts.settleToken(limited, 1000, 1235);
-      expect((await accounts.tokenById(limited))?.quota_used).toBe(0);
-      await accounts.settleToken(limited, -40, 1236);
-      expect((await accounts.tokenById(limited))?.quota_used).toBe(40);
+      expect(await leased('token', limited)).toBe(0);
     });
 
     it('round-trips money above 2^31 as numbers', async () => {
@@ -285,8 +290,11 @@ describe.each(stores)('store: $name', (t) => {
       const u = await accounts.userById(id);
       expect(u!.balance).toBe(big);
       expect(typeof u!.balance).toBe('number');
-      expect(await accounts.debitUser(id, 3_000_000_000)).toBe(true);
-      await accounts.settleUser(id, 1, 2_999_999_999, 1);
+      const ls = ledgerStore();
+      const h = holder('h-money-big');
+      await ls.register(h);
+      expect(await ls.acquire(h, 'user', id, 3_000_000_000, 3_000_000_000, 0)).toEqual({ taken: 3_000_000_000 });
+      await ls.commit(h, [], [{ kind: 'user', id, held: 3_000_000_000, newHeld: 0, charge: 2_999_999_999, requests: 1 }]);
       expect(await accounts.userById(id)).toMatchObject({ balance: big - 2_999_999_999, used: 2_999_999_999 });
       expect(typeof (await accounts.userById(id))!.used).toBe('number');
 
@@ -408,7 +416,7 @@ describe.each(stores)('store: $name', (t) => {
       expect(await logs.byRequestId('req-missing')).toBeUndefined();
 
       // Retention: exactly the 700 old rows go, 200 at a time (4 batches), the 501 new rows stay.
-      const writer = new LogWriter(logs, 50, (err) => {
+      const writer = new LogRetention(logs, (err) => {
         throw err;
       });
       const deleteSpy = vi.spyOn(logs, 'deleteOlderThan');
@@ -424,25 +432,25 @@ describe.each(stores)('store: $name', (t) => {
       expect(await writer.purge(30, 200, now)).toBe(0);
       expect(await writer.purge(0, 200, now)).toBe(0);
       expect(await count()).toBe(501);
-      await writer.close();
     });
 
-    it('LogWriter batches added rows and flushes the rest', async () => {
+    it('the ledger writes settled requests\' rows in batches of 500, and the rest on flush', async () => {
       await sql`delete from logs`.execute(store.db);
       const errors: Error[] = [];
-      const writer = new LogWriter(logs, 60_000, (e) => errors.push(e));
-      const spy = vi.spyOn(logs, 'insertMany');
+      const { ledger, ledgerStore } = await ledgerOn(store, { logFlushMs: 60_000, flushMs: 60_000, onError: (e) => errors.push(e) });
+      const spy = vi.spyOn(ledgerStore, 'commit');
       try {
-        for (let i = 0; i < 1100; i++) writer.add(logRow(i, { request_id: `w-${i}` }));
-        await writer.flush();
-        // Two full batches of 500 went while adding, the last 100 with flush().
-        expect(spy.mock.calls.map((c) => c[0].length)).toEqual([500, 500, 100]);
+        const free = { userId: 1, limitedTokenId: null, tokenId: null, amount: 0 };
+        for (let i = 0; i < 1100; i++) ledger.settle(free, 0, logRow(i, { request_id: `w-${i}` }));
+        await ledger.flush();
+        // At most 500 rows a transaction; flush() then gives back unused leases with none.
+        expect(spy.mock.calls.map((c) => c[1].length)).toEqual([500, 500, 100, 0]);
       } finally {
         spy.mockRestore();
+        await ledger.close();
       }
       expect(errors).toEqual([]);
       expect((await logs.list({}, 0, 5000)).length).toBe(1100);
-      await writer.close();
     });
 
     it('keeps text that CSV must quote intact, and an empty string distinct from NULL', async () => {

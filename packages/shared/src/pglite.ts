@@ -38,11 +38,26 @@ export interface PGliteHandle {
   close(): Promise<void>;
 }
 
+/** The data of COPY ... FROM '/dev/blob' statements made by copyFromBlob. */
+const copyData = new WeakMap<CompiledQuery, Blob>();
+
+/**
+ * A COPY ... FROM '/dev/blob' statement with its data, for `executeQuery` on a
+ * Kysely handle of the embedded store, inside a transaction as well (COPY is
+ * the cheapest way to write many rows into PGlite).
+ */
+export function copyFromBlob(sql: string, data: Blob): CompiledQuery {
+  const query = CompiledQuery.raw(sql, []);
+  copyData.set(query, data);
+  return query;
+}
+
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGliteHandle) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const res = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
+    const blob = copyData.get(query);
+    const res = await this.pg.query<R>(query.sql, query.parameters as unknown[], blob ? { blob } : undefined);
     const affected = res.affectedRows;
     return {
       rows: res.rows,
@@ -102,19 +117,6 @@ export class PGliteDialect implements Dialect {
   private readonly lock = new Lock();
 
   constructor(private readonly pg: PGliteHandle) {}
-
-  /**
-   * Runs `fn` on the raw PGlite handle between Kysely's queries (never inside
-   * one of its transactions): for what Kysely cannot express, such as COPY.
-   */
-  async exclusive<T>(fn: (pg: PGliteHandle) => Promise<T>): Promise<T> {
-    const release = await this.lock.acquire();
-    try {
-      return await fn(this.pg);
-    } finally {
-      release();
-    }
-  }
 
   createAdapter() {
     return new PostgresAdapter();

@@ -1,28 +1,46 @@
-// Balance reservations through local leases. A request reserves its most
-// likely cost before the upstream call and settles after it. Each process
-// takes money from the stored balance in leases (one conditional UPDATE,
-// `balance >= amount`, so the store can never hand out more than there is,
-// also to several gateway processes on one database), serves reservations
-// from the lease in memory, and every flush gives back what is left together
-// with the usage counts in one UPDATE per account. A busy gateway therefore
-// writes a few rows a second instead of two per request. The price: a process
-// that dies holds at most one lease (BALANCE_LEASE_UNITS) per active account
-// out of the balance, which stays lost like any pre-charge of a crashed relay.
-import type { AccountsStore } from './store.js';
-
-type Kind = 'user' | 'token';
+// Balances, reservations and the request log, kept so that money always adds
+// up across processes and crashes.
+//
+// - A request reserves its most likely cost before the upstream call. The
+//   money comes from a *lease* this process holds on the balance (taken in
+//   one transaction, never more than there is), so that a busy gateway writes
+//   a few rows a second instead of two per request.
+// - After the call the request is settled at its real cost, even when that is
+//   more than was reserved (post-consume: the balance may go below zero by the
+//   overrun of requests already in flight; then requests are refused).
+// - A settled request's log row and its charge are written together, in one
+//   transaction every LOG_FLUSH_MS: no charge without a log row, no log row
+//   without its charge. A process killed before that loses both.
+// - Every LEDGER_FLUSH_MS the unused part of each lease goes back and the
+//   process renews itself as a holder. Leases are rows in the store
+//   (ledger-store.ts); those of a holder that stopped renewing go back to the
+//   balances by themselves, done by whichever process looks next.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { NewLog } from '../store/schema.js';
+import type { AccountKind, AccountWrite, Holder, LedgerStore } from './ledger-store.js';
 
 interface Account {
-  kind: Kind;
+  kind: AccountKind;
   id: number;
-  /** Taken from the store, not yet reserved by a request. */
-  lease: number;
-  /** Charged beyond what was reserved and leased; taken at the next flush. */
-  debt: number;
-  used: number;
-  requests: number;
-  touched: boolean;
-  acquiring: Promise<boolean> | null;
+  /** This process's lease on the account, as the store has it. */
+  held: number;
+  /**
+   * The part of `held` that no reservation and no unwritten cost uses.
+   * Negative: costs beyond what was reserved, taken from the balance at the next write.
+   */
+  free: number;
+  /** A lease being taken (one at a time per account) for a reservation of `amount`. */
+  acquiring: Promise<{ ok: boolean; amount: number }> | null;
+}
+
+/** A settled request: its log row and the accounts its cost is charged to. */
+interface Entry {
+  row: NewLog;
+  cost: number;
+  userId: number;
+  limitedTokenId: number | null;
+  tokenId: number | null;
 }
 
 export interface Reservation {
@@ -37,19 +55,56 @@ export interface Reservation {
 export interface LedgerOptions {
   /** Largest lease a process takes at once (micro-units). */
   leaseMicros: number;
-  /** How often leases are given back and usage is written (ms). */
+  /** How often unused leases go back, the holder is renewed and dead holders are looked for (ms). */
   flushMs: number;
+  /** How often log rows and their charges are written (ms). */
+  logFlushMs: number;
+  /** How long past one flush interval a silent holder still counts as alive (ms). */
+  graceMs?: number;
+  /** The store is opened by this process alone (embedded): every other holder is dead. */
+  exclusiveStore?: boolean;
+  onError?: (err: Error) => void;
 }
 
+const ROWS_PER_WRITE = 500;
+/** Rows kept while the store cannot be written; older ones beyond this are given up (and not charged). */
+const MAX_PENDING_ROWS = 100_000;
+export const DEFAULT_GRACE_MS = 3000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 export class BalanceLedger {
-  private accounts = new Map<string, Account>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  readonly holder: Holder;
+  private accounts = new Map<number, Account>();
+  private pending: Entry[] = [];
+  /** Every store write of this process runs in this chain, one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private rowTimer: NodeJS.Timeout | undefined;
+  private rowWriteQueued = false;
+  private tickTimer: NodeJS.Timeout | undefined;
+  private storeDown = false;
+  private readonly onError: (err: Error) => void;
 
   constructor(
-    private readonly store: AccountsStore,
-    private readonly opts: LedgerOptions = { leaseMicros: 1_000_000, flushMs: 1000 },
-  ) {}
+    private readonly store: LedgerStore,
+    private readonly opts: LedgerOptions,
+  ) {
+    this.onError = opts.onError ?? ((err) => console.error(`kbchat gateway: ${err.message}`));
+    this.holder = {
+      id: randomBytes(12).toString('hex'),
+      host: hostname(),
+      pid: process.pid,
+      ttlMs: opts.flushMs + (opts.graceMs ?? DEFAULT_GRACE_MS),
+    };
+  }
+
+  /** Registers this process as a holder, gives back what dead holders held, and starts the clock. */
+  async start(): Promise<void> {
+    await this.store.register(this.holder);
+    await this.reclaim(this.opts.exclusiveStore);
+    this.tickTimer = setInterval(() => void this.tick(), this.opts.flushMs);
+    this.tickTimer.unref();
+  }
 
   /** Reserves `amount` from the user and, when the token has its own limit, from the token. */
   async reserve(userId: number, tokenId: number | null, tokenLimited: boolean, amount: number): Promise<Reservation | 'user' | 'token'> {
@@ -57,117 +112,268 @@ export class BalanceLedger {
     if (amount > 0) {
       if (limitedTokenId !== null && !(await this.take(this.account('token', limitedTokenId), amount))) return 'token';
       if (!(await this.take(this.account('user', userId), amount))) {
-        if (limitedTokenId !== null) this.giveBack(this.account('token', limitedTokenId), amount);
+        if (limitedTokenId !== null) this.account('token', limitedTokenId).free += amount;
         return 'user';
       }
     }
     return { userId, limitedTokenId, tokenId, amount: Math.max(amount, 0) };
   }
 
-  /** Gives back what was reserved but not used and counts the use; written at the next flush. */
-  settle(r: Reservation, actualCost: number): void {
-    const user = this.account('user', r.userId);
-    this.giveBack(user, r.amount - actualCost);
-    user.used += actualCost;
-    user.requests += 1;
-    if (r.limitedTokenId !== null) this.giveBack(this.account('token', r.limitedTokenId), r.amount - actualCost);
-    if (r.tokenId !== null) this.account('token', r.tokenId).touched = true;
-    this.schedule();
-  }
-
-  /** Writes leases and usage back to the store; resolves when they are there. */
-  flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+  /**
+   * Settles a request at its real cost and queues its log row; the two are
+   * written together within LOG_FLUSH_MS.
+   */
+  settle(r: Reservation, cost: number, row: NewLog): void {
+    this.account('user', r.userId).free += r.amount - cost;
+    if (r.limitedTokenId !== null) this.account('token', r.limitedTokenId).free += r.amount - cost;
+    this.pending.push({ row, cost, userId: r.userId, limitedTokenId: r.limitedTokenId, tokenId: r.tokenId });
+    if (this.pending.length >= ROWS_PER_WRITE) this.writeRowsSoon();
+    else if (!this.rowTimer) {
+      this.rowTimer = setTimeout(() => {
+        this.rowTimer = undefined;
+        this.writeRowsSoon();
+      }, this.opts.logFlushMs);
+      this.rowTimer.unref();
     }
-    this.flushing = this.flushing.then(() => this.writeBack());
-    return this.flushing;
   }
 
-  private account(kind: Kind, id: number): Account {
+  /** Queues one write of the pending rows, unless one is queued already (it will take them). */
+  private writeRowsSoon(): void {
+    if (this.rowWriteQueued) return;
+    this.rowWriteQueued = true;
+    void this.serial(() => {
+      this.rowWriteQueued = false;
+      return this.write(false);
+    }).catch((err: Error) => this.onError(err));
+  }
+
+  /** Writes every queued row and gives back unused leases; resolves when they are in the store. */
+  flush(): Promise<void> {
+    return this.serial(() => this.write(true));
+  }
+
+  /** A user's balance set or changed by an admin, counting the leases of every process as the user's. */
+  async changeBalance(userId: number, change: { set: number } | { delta: number }): Promise<boolean> {
+    await this.flush();
+    return this.store.changeBalance(userId, change);
+  }
+
+  /** What processes hold on these accounts: part of what a user has (the admin pages add it). */
+  leasedOn(kind: AccountKind, ids: number[]): Promise<Map<number, number>> {
+    return this.store.leasedOn(kind, ids);
+  }
+
+  async close(): Promise<void> {
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.rowTimer) clearTimeout(this.rowTimer);
+    await this.flush();
+    // A lease still held (a request that outlived shutdown) stays for the next process to reclaim.
+    await this.serial(() => this.store.deregister(this.holder));
+  }
+
+  private account(kind: AccountKind, id: number): Account {
     const key = kind === 'user' ? id : -id - 1; // one map, two id spaces
-    let a = this.accounts.get(String(key));
+    let a = this.accounts.get(key);
     if (!a) {
-      a = { kind, id, lease: 0, debt: 0, used: 0, requests: 0, touched: false, acquiring: null };
-      this.accounts.set(String(key), a);
+      a = { kind, id, held: 0, free: 0, acquiring: null };
+      this.accounts.set(key, a);
     }
     return a;
   }
 
-  private giveBack(a: Account, amount: number): void {
-    a.lease += amount;
-    if (a.lease < 0) {
-      a.debt -= a.lease;
-      a.lease = 0;
+  /** Runs store writes of this process one at a time; a failure does not stop the ones after it. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async tick(): Promise<void> {
+    await this.serial(() => this.write(true)).catch((err: Error) => this.onError(err));
+    await this.reclaim(false);
+  }
+
+  private async reclaim(all = false): Promise<void> {
+    if (this.storeDown) return; // said once already; the next tick after it answers looks again
+    try {
+      const returned = await this.store.reclaim(this.holder.id, all);
+      for (const r of returned) {
+        this.onError(new Error(`gave back ${r.amount} micro-units leased on ${r.kind} ${r.id} by gateway process ${r.holder}, presumed dead`));
+      }
+    } catch (err) {
+      this.onError(new Error(`looking for leases of dead gateway processes failed: ${(err as Error).message}`));
     }
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => void this.flush(), this.opts.flushMs);
-    this.timer.unref();
-  }
-
-  private debit(a: Account, amount: number): Promise<boolean> {
-    return a.kind === 'user' ? this.store.debitUser(a.id, amount) : this.store.debitToken(a.id, amount);
-  }
-
-  /** Takes `amount` from the lease, topping it up from the store (one caller at a time). */
+  /** Takes `amount` from the account's lease, topping it up from the store when it is short. */
   private async take(a: Account, amount: number): Promise<boolean> {
     for (;;) {
-      if (a.lease >= amount) {
-        a.lease -= amount;
+      if (a.free >= amount) {
+        a.free -= amount;
         return true;
       }
       if (a.acquiring) {
-        await a.acquiring;
+        // A lease is being taken: it may cover this request too. If it could not be had
+        // for a reservation as big as this one or smaller, this one fails as well.
+        const got = await a.acquiring;
+        if (!got.ok && got.amount <= amount && a.free < amount) return false;
         continue;
       }
-      const need = amount - a.lease;
-      a.acquiring = (async () => {
-        const chunk = Math.max(need, this.opts.leaseMicros);
-        if (chunk > need && (await this.debit(a, chunk))) a.lease += chunk;
-        else if (await this.debit(a, need)) a.lease += need;
-        else return false;
-        return true;
-      })().finally(() => {
-        a.acquiring = null;
-      });
-      if (!(await a.acquiring) && a.lease < amount) return false;
-      this.schedule();
+      const acquiring = this.acquire(a, amount).then((ok) => ({ ok, amount }));
+      a.acquiring = acquiring.finally(() => (a.acquiring = null));
+      if (!(await a.acquiring).ok && a.free < amount) return false;
     }
   }
 
-  private async writeBack(): Promise<void> {
-    const now = Date.now();
-    const writes: Promise<void>[] = [];
-    for (const a of this.accounts.values()) {
-      const refund = a.lease - a.debt;
-      if (refund === 0 && a.used === 0 && a.requests === 0 && !a.touched) continue;
-      const { used, requests } = a;
-      a.lease = 0;
-      a.debt = 0;
-      a.used = 0;
-      a.requests = 0;
-      a.touched = false;
-      const write = a.kind === 'user' ? this.store.settleUser(a.id, refund, used, requests) : this.store.settleToken(a.id, refund, now);
-      writes.push(
-        write.catch((err: Error) => {
-          // Keep what could not be written: it goes with the next flush.
-          this.giveBack(a, refund);
-          a.used += used;
-          a.requests += requests;
-          this.schedule();
-          console.error(`kbchat gateway: writing back ${a.kind} ${a.id} failed (kept for the next flush): ${err.message}`);
-        }),
+  /**
+   * Takes a new lease big enough for `amount`. When the balance is short but
+   * other processes hold leases on it, waits once for their next flush (they
+   * give back what they do not use) before saying the money is gone.
+   */
+  private async acquire(a: Account, amount: number): Promise<boolean> {
+    for (let waited = false; ; waited = true) {
+      const othersHold = await this.serial(async () => {
+        const need = amount - a.free;
+        if (need <= 0) return 0;
+        let got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
+        if ('lost' in got) {
+          // Presumed dead by another process: register again (the write does) and try once more.
+          await this.write(false);
+          got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
+          if ('lost' in got) throw new Error('the gateway store keeps dropping this process as a lease holder');
+        }
+        a.held += got.taken;
+        a.free += got.taken;
+        return 'othersHold' in got ? got.othersHold : 0;
+      });
+      if (a.free >= amount || waited || othersHold <= 0) return a.free >= amount;
+      await sleep(this.opts.flushMs + 100);
+    }
+  }
+
+  /** Writes queued rows with their charges, ROWS_PER_WRITE at a time; with `giveBack`, also returns unused leases. */
+  private async write(giveBack: boolean): Promise<void> {
+    while (this.pending.length > 0 || giveBack) {
+      const entries = this.pending.splice(0, ROWS_PER_WRITE);
+      try {
+        await this.commit(entries, giveBack);
+        giveBack = false;
+        if (this.storeDown) this.onError(new Error('the gateway store takes writes again; request logs and charges are written'));
+        this.storeDown = false;
+      } catch (err) {
+        // Without rows to blame, a store that answers refused the account writes themselves: report it.
+        if (entries.length === 0) throw err;
+        if (!(await this.writeOneByOne(entries, err as Error))) return;
+      }
+    }
+    this.forgetIdleAccounts();
+  }
+
+  /** One transaction: rows, their charges, lease changes; the in-memory leases follow only once it is in. */
+  private async commit(entries: Entry[], giveBack: boolean): Promise<void> {
+    const { writes, accounts, undo } = this.plan(entries, giveBack);
+    try {
+      await this.store.commit(
+        this.holder,
+        entries.map((e) => e.row),
+        writes,
       );
+    } catch (err) {
+      undo();
+      throw err;
     }
-    await Promise.all(writes);
-    // Forget accounts with nothing outstanding (new activity recreates them);
-    // one still topping up its lease or holding money must stay.
-    for (const [key, a] of this.accounts) {
-      if (!a.acquiring && a.lease === 0 && a.debt === 0 && a.used === 0 && a.requests === 0 && !a.touched) this.accounts.delete(key);
+    accounts.forEach((a, i) => (a.held = writes[i]!.newHeld));
+  }
+
+  /**
+   * What each account's lease becomes: less the costs of the rows written,
+   * less what is unused (with `giveBack`), plus what was charged beyond it
+   * (taken from the balance, which may go below zero).
+   */
+  private plan(entries: Entry[], giveBack: boolean): { writes: AccountWrite[]; accounts: Account[]; undo: () => void } {
+    const charges = new Map<Account, { charge: number; requests: number }>();
+    const lastUse = new Map<number, number>();
+    for (const e of entries) {
+      const user = this.account('user', e.userId);
+      const c = charges.get(user) ?? { charge: 0, requests: 0 };
+      c.charge += e.cost;
+      c.requests += 1;
+      charges.set(user, c);
+      if (e.limitedTokenId !== null) {
+        const token = this.account('token', e.limitedTokenId);
+        const t = charges.get(token) ?? { charge: 0, requests: 0 };
+        t.charge += e.cost;
+        charges.set(token, t);
+      }
+      if (e.tokenId !== null) lastUse.set(e.tokenId, Math.max(lastUse.get(e.tokenId) ?? 0, Number(e.row.created_at)));
     }
+    // writes[i] is the write of accounts[i]; the writes after them are last uses only.
+    const writes: AccountWrite[] = [];
+    const accounts: Account[] = [];
+    const moved: [Account, number][] = [];
+    for (const a of this.accounts.values()) {
+      accounts.push(a);
+      const c = charges.get(a);
+      const giveBackNow = giveBack && a.free > 0 ? a.free : 0;
+      const topUp = a.free < 0 ? -a.free : 0;
+      if (giveBackNow || topUp) {
+        a.free += topUp - giveBackNow;
+        moved.push([a, topUp - giveBackNow]);
+      }
+      const lastUsedAt = a.kind === 'token' ? lastUse.get(a.id) : undefined;
+      if (lastUsedAt !== undefined) lastUse.delete(a.id);
+      writes.push({ kind: a.kind, id: a.id, held: a.held, newHeld: a.held - (c?.charge ?? 0) - giveBackNow + topUp, charge: c?.charge ?? 0, requests: c?.requests ?? 0, lastUsedAt });
+    }
+    // Tokens without their own limit have no account here; only their last use is written.
+    for (const [id, at] of lastUse) writes.push({ kind: 'token', id, held: 0, newHeld: 0, charge: 0, requests: 0, lastUsedAt: at });
+    return { writes, accounts, undo: () => moved.forEach(([a, d]) => (a.free -= d)) };
+  }
+
+  /**
+   * A write that failed: while the store answers, one row is bad (a value it
+   * refuses), so rows go one at a time and only a refused row is dropped, with
+   * its cost given back (no charge without a log row). While the store does
+   * not answer, everything waits for the next write; returns false then.
+   */
+  private async writeOneByOne(entries: Entry[], err: Error): Promise<boolean> {
+    if (!(await this.store.ping())) return this.keepForLater(entries, err);
+    for (let i = 0; i < entries.length; i++) {
+      try {
+        await this.commit([entries[i]!], false);
+      } catch (rowErr) {
+        if (!(await this.store.ping())) return this.keepForLater(entries.slice(i), rowErr as Error);
+        this.drop(entries[i]!, rowErr as Error);
+      }
+    }
+    return true;
+  }
+
+  private keepForLater(entries: Entry[], err: Error): false {
+    this.pending.unshift(...entries);
+    const over = this.pending.length - MAX_PENDING_ROWS;
+    if (over > 0) {
+      for (const e of this.pending.splice(0, over)) this.giveBackCost(e);
+      this.onError(new Error(`the gateway store has not taken writes for a while: ${over} request log rows were given up, and not charged`));
+    }
+    if (!this.storeDown) this.onError(new Error(`writing request logs and charges failed (kept for the next try): ${err.message}`));
+    this.storeDown = true;
+    return false;
+  }
+
+  /** Reports a row the store refused: its request id and the store's message, never the body. */
+  private drop(e: Entry, err: Error): void {
+    this.giveBackCost(e);
+    const short = err.message.length > 300 ? `${err.message.slice(0, 300)}...` : err.message;
+    this.onError(new Error(`request log ${e.row.request_id} dropped (and not charged): ${short}`));
+  }
+
+  private giveBackCost(e: Entry): void {
+    this.account('user', e.userId).free += e.cost;
+    if (e.limitedTokenId !== null) this.account('token', e.limitedTokenId).free += e.cost;
+  }
+
+  /** Accounts that hold nothing and owe nothing are forgotten; new activity makes them again. */
+  private forgetIdleAccounts(): void {
+    for (const [key, a] of this.accounts) if (a.held === 0 && a.free === 0 && !a.acquiring) this.accounts.delete(key);
   }
 }

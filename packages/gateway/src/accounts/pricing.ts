@@ -29,6 +29,9 @@ export function costMicros(price: { inputPrice: number; outputPrice: number }, i
 export class PriceBook {
   private prices = new Map<string, ModelPrice>();
   private free = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Counts this process's own edits, so that a refresh that read the store before one does not undo it. */
+  private edits = 0;
 
   constructor(
     private readonly store: PricesStore,
@@ -36,8 +39,21 @@ export class PriceBook {
   ) {}
 
   async load(): Promise<void> {
+    const edits = this.edits;
     const rows = await this.store.list();
+    // A price set here while the store was read: that read may predate it, the next one will not.
+    if (edits !== this.edits) return;
     this.prices = new Map(rows.map((r) => [r.model, { model: r.model, inputPrice: r.input_price, outputPrice: r.output_price }]));
+  }
+
+  /** Re-reads prices every `everyMs`, so that a price set or deleted by another process is in force here too. */
+  startRefresh(everyMs: number, onError: (err: Error) => void): void {
+    this.timer = setInterval(() => this.load().catch(onError), everyMs);
+    this.timer.unref();
+  }
+
+  stopRefresh(): void {
+    if (this.timer) clearInterval(this.timer);
   }
 
   /** Models served in-process (issue: local models) are free unless priced. */
@@ -58,11 +74,14 @@ export class PriceBook {
 
   async set(model: string, inputPrice: number, outputPrice: number): Promise<void> {
     await this.store.upsert(model, inputPrice, outputPrice);
+    this.edits++;
     this.prices.set(model, { model, inputPrice, outputPrice });
   }
 
   async remove(model: string): Promise<boolean> {
+    const deleted = await this.store.delete(model);
+    this.edits++;
     this.prices.delete(model);
-    return this.store.delete(model);
+    return deleted;
   }
 }

@@ -16,9 +16,15 @@ export interface PublicUser {
   role: string;
   status: string;
   group: string;
-  /** Currency units (balance / 1e6), for people; `balance_micros` is exact. */
+  /**
+   * Currency units (balance / 1e6), for people; `balance_micros` is exact.
+   * Counts what gateway processes hold in leases (see `leased_micros`) as the
+   * user's; below zero when costs beyond reservations were charged.
+   */
   balance: number;
   balance_micros: number;
+  /** Held by gateway processes for requests in flight; the unspent part comes back within LEDGER_FLUSH_MS. */
+  leased_micros: number;
   used_micros: number;
   request_count: number;
   created_at: number;
@@ -39,22 +45,26 @@ export interface PublicToken {
   last_used_at: number | null;
 }
 
-export function publicUser(u: UserRow): PublicUser {
+/** A user as the admin API shows it; `leased` is what gateway processes hold on the balance. */
+export function publicUser(u: UserRow, leased = 0): PublicUser {
+  const balance = Number(u.balance) + leased;
   return {
     id: u.id,
     username: u.username,
     role: u.role,
     status: u.status,
     group: u.group_name,
-    balance: Number(u.balance) / MICROS,
-    balance_micros: Number(u.balance),
+    balance: balance / MICROS,
+    balance_micros: balance,
+    leased_micros: leased,
     used_micros: Number(u.used),
     request_count: Number(u.request_count),
     created_at: Number(u.created_at),
   };
 }
 
-export function publicToken(t: TokenRow): PublicToken {
+/** A token as the admin API shows it; `leased` is what gateway processes hold on its limit (not used yet). */
+export function publicToken(t: TokenRow, leased = 0): PublicToken {
   return {
     id: t.id,
     user_id: t.user_id,
@@ -63,7 +73,7 @@ export function publicToken(t: TokenRow): PublicToken {
     status: t.status,
     expires_at: t.expires_at === null ? null : Number(t.expires_at),
     quota_limit_micros: t.quota_limit === null ? null : Number(t.quota_limit),
-    quota_used_micros: Number(t.quota_used),
+    quota_used_micros: Number(t.quota_used) - leased,
     models: t.models ? (JSON.parse(t.models) as string[]) : [],
     ip_allow: t.ip_allow,
     created_at: Number(t.created_at),
@@ -85,6 +95,17 @@ export class AccountsService {
     private readonly store: AccountsStore,
     private readonly ledger: BalanceLedger,
   ) {}
+
+  /** Users as the admin API shows them, with the leases held on their balances. */
+  async publicUsers(rows: UserRow[]): Promise<PublicUser[]> {
+    const leased = await this.ledger.leasedOn('user', rows.map((u) => u.id));
+    return rows.map((u) => publicUser(u, leased.get(u.id)));
+  }
+
+  async publicTokens(rows: TokenRow[]): Promise<PublicToken[]> {
+    const leased = await this.ledger.leasedOn('token', rows.filter((t) => t.quota_limit !== null).map((t) => t.id));
+    return rows.map((t) => publicToken(t, leased.get(t.id)));
+  }
 
   /** First start: creates root. Returns the generated password when one was made (print it once). */
   async ensureRoot(opts: { rootPassword?: string; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
@@ -139,21 +160,17 @@ export class AccountsService {
   }
 
   /**
-   * Edits a user. The balance can be changed two ways:
+   * Edits a user. The balance counts the leases gateway processes hold on it
+   * as the user's (they come back unless spent), so both ways of changing it
+   * mean what they say on every process at once:
    *
-   * - `balance_micros` sets it outright. This process gives its own leases
-   *   back first, so they are not added on top of the new value; but leases
-   *   that *other* gateway processes on the same database hold (at most
-   *   BALANCE_LEASE_UNITS each) are added back onto the new balance when those
-   *   processes flush (within LEDGER_FLUSH_MS). So "set to 0" can leave the user
-   *   a little to spend, and the final balance can exceed the value set by up
-   *   to one lease per process. To cut a user off at once, disable the user
-   *   (this process at once, others at their next auth refresh).
-   * - `balance_delta_micros` adds to it (negative takes away; the stored result
-   *   never goes below 0). It is one relative UPDATE, so it composes exactly
-   *   with leases held anywhere: what they give back later lands on top of the
-   *   adjusted balance, as it should. Only the clamp at 0 sees just the stored
-   *   part (leases of other processes come back on top of it).
+   * - `balance_micros` sets what the user has;
+   * - `balance_delta_micros` adds to it (negative takes away, but never below
+   *   zero, nor deeper into a debt the user already has).
+   *
+   * A balance can be below zero: costs beyond a request's reservation are
+   * always charged (ledger.ts). To cut a user off at once, disable the user
+   * (this process at once, others at their next auth refresh).
    */
   async updateUser(
     id: number,
@@ -180,16 +197,9 @@ export class AccountsService {
     });
     // A new password (or a disabled account) ends every open session.
     if (input.password || input.status === 'disabled') await this.store.deleteSessionsOf(id);
-    if (input.balance_micros !== undefined) {
-      // Give this process's lease back first, so that it is not added on top of the new balance.
-      await this.ledger.flush();
-      await this.store.setBalance(id, input.balance_micros);
-    }
+    if (input.balance_micros !== undefined) await this.ledger.changeBalance(id, { set: input.balance_micros });
     if (input.balance_delta_micros !== undefined && input.balance_delta_micros !== 0) {
-      // Not needed for correctness (the UPDATE is relative), but it makes the clamp
-      // at 0 see this process's lease too.
-      await this.ledger.flush();
-      await this.store.addBalance(id, input.balance_delta_micros);
+      await this.ledger.changeBalance(id, { delta: input.balance_delta_micros });
     }
     return (await this.store.userById(id))!;
   }

@@ -1,6 +1,6 @@
-// SQL for users, tokens and sessions. Balance changes are single conditional
-// UPDATEs, so that they are atomic on every store and across processes.
-import { sql, type Kysely } from 'kysely';
+// SQL for users, tokens and sessions. Balances and token quotas change only
+// through the ledger's store (ledger-store.ts), which keeps leases with them.
+import type { Kysely } from 'kysely';
 import type { GatewayTables, TokenRow, UserRow } from '../store/schema.js';
 
 export type NewUser = Pick<UserRow, 'username' | 'password_hash' | 'role' | 'group_name' | 'balance'>;
@@ -42,75 +42,11 @@ export class AccountsStore {
     return Number(r.numUpdatedRows) > 0 || (await this.userById(id)) !== undefined;
   }
 
-  /** Sets the balance outright (admin edit). */
-  async setBalance(id: number, micros: number): Promise<boolean> {
-    const r = await this.db.updateTable('users').set({ balance: micros }).where('id', '=', id).executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  }
-
-  /**
-   * Adds `micros` to the balance (negative takes away), never leaving it below
-   * zero. Relative, so leases other processes hold and give back later compose with it.
-   */
-  async addBalance(id: number, micros: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('users')
-      .set({ balance: sql`case when balance + ${micros} < 0 then 0 else balance + ${micros} end` })
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  }
-
   async deleteUser(id: number): Promise<boolean> {
     await this.db.deleteFrom('tokens').where('user_id', '=', id).execute();
     await this.db.deleteFrom('sessions').where('user_id', '=', id).execute();
     const r = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
-  }
-
-  /** Takes `amount` from the balance if it is all there; false when it is not. */
-  async debitUser(id: number, amount: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('users')
-      .set({ balance: sql`balance - ${amount}` })
-      .where('id', '=', id)
-      .where('balance', '>=', amount)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  }
-
-  /** Settles: gives back `refund` (negative takes more, never below zero) and counts usage. */
-  async settleUser(id: number, refund: number, used: number, requests: number): Promise<void> {
-    await this.db
-      .updateTable('users')
-      .set({
-        balance: sql`case when balance + ${refund} < 0 then 0 else balance + ${refund} end`,
-        used: sql`used + ${used}`,
-        request_count: sql`request_count + ${requests}`,
-      })
-      .where('id', '=', id)
-      .execute();
-  }
-
-  /** Takes `amount` from a token's own limit if it fits. */
-  async debitToken(id: number, amount: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('tokens')
-      .set({ quota_used: sql`quota_used + ${amount}` })
-      .where('id', '=', id)
-      // eb.or() keeps the OR in parentheses: a bare `... and quota_limit is null or ...`
-      // would debit every token that has room, not just this one.
-      .where((eb) => eb.or([eb('quota_limit', 'is', null), eb(sql<number>`quota_limit - quota_used`, '>=', amount)]))
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  }
-
-  async settleToken(id: number, refund: number, lastUsedAt: number): Promise<void> {
-    await this.db
-      .updateTable('tokens')
-      .set({ quota_used: sql`case when quota_used - ${refund} < 0 then 0 else quota_used - ${refund} end`, last_used_at: lastUsedAt })
-      .where('id', '=', id)
-      .execute();
   }
 
   async insertToken(t: NewToken): Promise<number> {

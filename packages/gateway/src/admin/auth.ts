@@ -6,7 +6,6 @@ import { randomSecret } from '@kbchat/shared';
 import { z } from 'zod';
 import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
-import { publicUser } from '../accounts/service.js';
 import { errors, GatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
@@ -86,7 +85,7 @@ export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices
     const session = randomSecret('kbs-');
     const expiresAt = Date.now() + SESSION_TTL_MS;
     await services.accountsStore.insertSession(hashKey(session), user.id, expiresAt);
-    return { session, expires_at: expiresAt, user: publicUser(user) };
+    return { session, expires_at: expiresAt, user: (await services.accounts.publicUsers([user]))[0] };
   });
 
   app.post('/auth/logout', async (req) => {
@@ -98,9 +97,9 @@ export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices
 }
 
 /** Guarded: the administrator the request acts as. */
-export function meRoutes(app: FastifyInstance): void {
+export function meRoutes(app: FastifyInstance, services: GatewayServices): void {
   app.get('/auth/me', async (req) => {
     const actor = actorOf(req);
-    return { user: publicUser(actor.user), via: actor.via };
+    return { user: (await services.accounts.publicUsers([actor.user]))[0], via: actor.via };
   });
 }

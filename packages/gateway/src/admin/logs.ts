@@ -51,7 +51,7 @@ function requestIdOf(req: { params: unknown }): string {
 }
 
 export function logRoutes(app: FastifyInstance, services: GatewayServices): void {
-  const { logs, logsStore } = services;
+  const { ledger, logsStore } = services;
 
   app.get('/logs', async (req) => {
     const q = queryOf(req);
@@ -68,14 +68,14 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
       to: queryInt(q.to, 'to', { min: 0 }),
     };
     const { offset, limit } = paging(q);
-    await logs.flush();
+    await ledger.flush();
     const rows = await logsStore.list(filter, offset, limit);
     return { data: rows.map(publicLog), offset, limit };
   });
 
   app.get('/logs/:requestId', async (req) => {
     const id = requestIdOf(req);
-    await logs.flush();
+    await ledger.flush();
     const row = await logsStore.byRequestId(id);
     if (!row) throw errors.notFound(`Request ${id}`);
     return logDetail(row);
@@ -83,7 +83,7 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
 
   app.post('/logs/:requestId/replay', async (req, reply) => {
     const id = requestIdOf(req);
-    await logs.flush();
+    await ledger.flush();
     const signal = new ClientSignal();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) signal.abort();

@@ -16,7 +16,7 @@ export function adminRoutes(app: FastifyInstance, services: GatewayServices): vo
       publicAuthRoutes(api, services);
       await api.register(async (guarded) => {
         guarded.addHook('onRequest', adminGuard(services));
-        meRoutes(guarded);
+        meRoutes(guarded, services);
         userRoutes(guarded, services);
         tokenRoutes(guarded, services);
         channelRoutes(guarded, services);

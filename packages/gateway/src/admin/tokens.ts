@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unitsToMicros } from '../accounts/pricing.js';
-import { publicToken, type TokenInput } from '../accounts/service.js';
+import type { TokenInput } from '../accounts/service.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
@@ -118,7 +118,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
     const { offset, limit } = paging(q);
     const rows = await listManaged(actorOf(req).user, userId, offset, limit);
-    return { data: rows.map(publicToken), offset, limit };
+    return { data: await accounts.publicTokens(rows), offset, limit };
   });
 
   app.post('/tokens', async (req, reply) => {
@@ -129,12 +129,12 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     const { token, key } = await accounts.createToken(owner.id, tokenInput(input));
     auth.invalidate();
     reply.code(201);
-    return { token: publicToken(token), key };
+    return { token: (await accounts.publicTokens([token]))[0], key };
   });
 
   app.get('/tokens/:id', async (req) => {
     const id = pathId((req.params as { id: string }).id);
-    return publicToken(await loadManaged(actorOf(req).user, id));
+    return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
   app.patch('/tokens/:id', async (req) => {
@@ -143,7 +143,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     await loadManaged(actorOf(req).user, id);
     const token = await accounts.updateToken(id, tokenInput(input));
     auth.invalidate();
-    return publicToken(token);
+    return (await accounts.publicTokens([token]))[0];
   });
 
   app.delete('/tokens/:id', async (req) => {

@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unitsToMicros } from '../accounts/pricing.js';
-import { publicUser } from '../accounts/service.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
@@ -36,9 +35,8 @@ const patchSchema = z.strictObject({
 export function userRoutes(app: FastifyInstance, services: GatewayServices): void {
   const { accounts, accountsStore, auth } = services;
 
-  // Balances are read after this process gives back its leases, so that an
-  // admin sees what the user really has (other processes give theirs back
-  // within LEDGER_FLUSH_MS).
+  // Read after this process writes its pending charges, so that an admin sees
+  // every cost its logs show (other processes write theirs within LOG_FLUSH_MS).
   const load = async (id: number): Promise<UserRow> => {
     await services.ledger.flush();
     const user = await accountsStore.userById(id);
@@ -50,7 +48,7 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
     const { offset, limit } = paging(queryOf(req));
     await services.ledger.flush();
     const [rows, total] = await Promise.all([accountsStore.listUsers(offset, limit), accountsStore.countUsers()]);
-    return { data: rows.map(publicUser), total, offset, limit };
+    return { data: await accounts.publicUsers(rows), total, offset, limit };
   });
 
   app.post('/users', async (req, reply) => {
@@ -65,10 +63,10 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
       balance_micros: input.balance === undefined ? undefined : unitsToMicros(input.balance),
     });
     reply.code(201);
-    return publicUser(user);
+    return (await accounts.publicUsers([user]))[0];
   });
 
-  app.get('/users/:id', async (req) => publicUser(await load(pathId((req.params as { id: string }).id))));
+  app.get('/users/:id', async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0]);
 
   app.patch('/users/:id', async (req) => {
     const id = pathId((req.params as { id: string }).id);
@@ -81,13 +79,11 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
       role: input.role,
       group: input.group,
       password: input.password,
-      // An absolute balance: leases other processes hold come back on top of it (see
-      // AccountsService.updateUser); balance_delta composes with them exactly.
       balance_micros: input.balance === undefined ? undefined : unitsToMicros(input.balance),
       balance_delta_micros: input.balance_delta === undefined ? undefined : unitsToMicros(input.balance_delta),
     });
     auth.invalidate();
-    return publicUser(user);
+    return (await accounts.publicUsers([user]))[0];
   });
 
   app.delete('/users/:id', async (req) => {

@@ -6,7 +6,6 @@ import type { PriceBook } from '../accounts/pricing.js';
 import type { ChannelHealth } from '../channels/health.js';
 import type { ChannelRegistry } from '../channels/registry.js';
 import type { GatewayConfig } from '../config.js';
-import type { LogWriter } from '../logs/writer.js';
 import type { UpstreamClient } from './upstream.js';
 
 export interface RelayDeps {
@@ -16,8 +15,6 @@ export interface RelayDeps {
   upstream: UpstreamClient;
   ledger: BalanceLedger;
   prices: PriceBook;
-  logs: LogWriter;
-  /** In-process models (issue 3) plug in here; undefined today. */
   onError(err: Error): void;
 }
 

@@ -85,9 +85,9 @@ export class RelayRun {
 
   finish(r: RunResult): void {
     const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(this.price, r.promptTokens, r.completionTokens);
-    this.deps.ledger.settle(this.reservation, cost);
     const now = Date.now();
-    this.deps.logs.add({
+    // The row and its charge are written together (accounts/ledger.ts).
+    this.deps.ledger.settle(this.reservation, cost, {
       request_id: this.ctx.requestId,
       created_at: now,
       user_id: this.ctx.caller.user.id,

@@ -1,7 +1,7 @@
 // Opens the gateway store: PGlite in the data dir by default, or PostgreSQL /
 // MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
 // kind, and nothing outside store files writes SQL.
-import { Kysely, MysqlDialect, PostgresDialect, sql } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, sql, type RawBuilder } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
 import { numericTypeParsers, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { PGliteThread } from '@kbchat/shared/pglite-thread';
@@ -15,8 +15,6 @@ export interface Store {
   kind: StoreKind;
   /** Where the store lives, with any password removed (safe to print). */
   description: string;
-  /** The embedded store's raw handle, for bulk loads (COPY); absent on servers. */
-  pglite?: PGliteDialect;
   close(): Promise<void>;
 }
 
@@ -44,7 +42,7 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
     const pg = await PGliteThread.open(target);
     const dialect = new PGliteDialect(pg);
     const db = new Kysely<GatewayTables>({ dialect });
-    return { db, kind: 'pglite', description: `PGlite (${target})`, pglite: dialect, close: () => db.destroy() };
+    return { db, kind: 'pglite', description: `PGlite (${target})`, close: () => db.destroy() };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pg = await import('pg');
@@ -75,4 +73,19 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
   return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+}
+
+/**
+ * The store's own clock in epoch milliseconds, as SQL. Lease expiry is judged
+ * by it, so that gateway hosts whose clocks disagree still agree on which
+ * holder has expired.
+ */
+export function storeNowMs(kind: StoreKind): RawBuilder<number> {
+  return kind === 'mysql' ? sql<number>`cast(unix_timestamp(now(3)) * 1000 as signed)` : sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+}
+
+/** True for a deadlock or lock-wait timeout: the transaction can simply run again. */
+export function isLockConflict(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205;
 }

@@ -11,16 +11,17 @@ function migrations(kind: StoreKind): Record<string, Migration> {
   const id = (c: any) => (isMysql ? c.autoIncrement().primaryKey() : c.primaryKey());
   // MySQL cannot index a TEXT column without a length; names and keys are short anyway.
   const shortText = 'varchar(255)';
+  // MySQL/MariaDB: utf8mb4 whatever the server's default (often latin1), so that
+  // non-Latin names, prompts in logs and emoji can be stored at all.
+  const tableCreator = (db: Kysely<any>) => (name: string) => {
+    const t = db.schema.createTable(name);
+    return isMysql ? t.modifyEnd(sql`default character set utf8mb4`) : t;
+  };
 
   return {
     '0001_initial': {
       async up(db: Kysely<any>) {
-        // MySQL/MariaDB: utf8mb4 whatever the server's default (often latin1), so that
-        // non-Latin names, prompts in logs and emoji can be stored at all.
-        const createTable = (name: string) => {
-          const t = db.schema.createTable(name);
-          return isMysql ? t.modifyEnd(sql`default character set utf8mb4`) : t;
-        };
+        const createTable = tableCreator(db);
         await createTable('users')
           .addColumn('id', idType, id)
           .addColumn('username', shortText, (c) => c.notNull().unique())
@@ -126,6 +127,31 @@ function migrations(kind: StoreKind): Record<string, Migration> {
       async up(db: Kysely<any>) {
         const drop = db.schema.dropIndex('logs_created_at_idx');
         await (isMysql ? drop.on('logs') : drop).execute();
+      },
+    },
+    '0003_durable_leases': {
+      // Money a gateway process has taken from balances is a fact in the store
+      // (accounts/ledger-store.ts): who holds how much, and until when the
+      // holder is known to be alive. A holder that stops renewing is presumed
+      // dead and its leases go back to the balances.
+      async up(db: Kysely<any>) {
+        const createTable = tableCreator(db);
+        await createTable('ledger_holders')
+          .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+          .addColumn('host', shortText, (c) => c.notNull())
+          .addColumn('pid', 'integer', (c) => c.notNull())
+          .addColumn('started_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('beats', 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await createTable('balance_leases')
+          .addColumn('holder_id', 'varchar(32)', (c) => c.notNull())
+          .addColumn('kind', 'varchar(8)', (c) => c.notNull())
+          .addColumn('account_id', 'integer', (c) => c.notNull())
+          .addColumn('amount', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('balance_leases_pk', ['holder_id', 'kind', 'account_id'])
+          .execute();
+        await db.schema.createIndex('balance_leases_account_idx').on('balance_leases').columns(['kind', 'account_id']).execute();
       },
     },
   };

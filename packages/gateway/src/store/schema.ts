@@ -93,6 +93,25 @@ export interface LogsTable {
   request_body: string | null;
 }
 
+/** A gateway process that may hold leases (accounts/ledger-store.ts). */
+export interface LedgerHoldersTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  /** The store's clock (epoch ms) after which the holder is presumed dead. */
+  expires_at: number;
+  beats: number;
+}
+
+/** Money a holder has taken from a user's balance or a token's limit and not yet given back or spent. */
+export interface BalanceLeasesTable {
+  holder_id: string;
+  kind: 'user' | 'token';
+  account_id: number;
+  amount: number;
+}
+
 export interface GatewayTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -101,6 +120,8 @@ export interface GatewayTables {
   channel_model_state: ChannelModelStateTable;
   model_prices: ModelPricesTable;
   logs: LogsTable;
+  ledger_holders: LedgerHoldersTable;
+  balance_leases: BalanceLeasesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,0 +1,105 @@
+// Leases are facts in the store: a holder that stops renewing (a process
+// killed with kill -9) has its leases given back to the balances by another
+// process, its unwritten requests are never charged (they have no log row),
+// and a holder that was only slow finds out at its next write, takes its
+// leases back and charges what it served. The books always balance:
+// initial = balance + leases + logged costs. (The fault suite, npm run
+// test:faults, does the same with real processes and kill -9.)
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Reservation } from '../src/accounts/ledger.js';
+import { AccountsStore } from '../src/accounts/store.js';
+import { openStore } from '../src/store/db.js';
+import { books, ledgerOn, logRow, newUser } from './ledger-support.js';
+import { STORE_NAMES, testStore, type TestStore } from './stores.js';
+
+const stores: TestStore[] = await Promise.all(STORE_NAMES.map((n) => testStore(n)));
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.drop()));
+});
+
+/** A ledger whose own clock never fires during a test: it writes only when told to. */
+const QUIET = { flushMs: 3_600_000, logFlushMs: 3_600_000 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(stores)('dead and revived lease holders on $name', (t) => {
+  const skip = Boolean(t.skipReason);
+
+  it.skipIf(skip)('gives back what a holder that stopped renewing held, and never charges its unwritten requests; the holder, only slow, takes it back and charges', async () => {
+    const store = await openStore({ url: t.url });
+    const accounts = new AccountsStore(store.db);
+    const a = await ledgerOn(store, QUIET);
+    const errors: Error[] = [];
+    const b = await ledgerOn(store, { flushMs: 100, graceMs: 200, onError: (e) => errors.push(e) });
+    try {
+      const id = await newUser(accounts, 10_000_000);
+      const [r1, r2] = (await Promise.all([a.ledger.reserve(id, null, false, 1000), a.ledger.reserve(id, null, false, 1000)])) as Reservation[];
+      a.ledger.settle(r1!, 600, logRow(r1!, 600)); // served, its row not yet written
+      expect(await books(store, id)).toEqual({ balance: 9_000_000, leased: 1_000_000, logged: 0, rows: 0 });
+
+      // The holder stops renewing: as far as the store can tell, it expired.
+      await sql`update ledger_holders set expires_at = 0 where id = ${a.ledger.holder.id}`.execute(store.db);
+      const started = Date.now();
+      while ((await books(store, id)).leased !== 0 && Date.now() - started < 5000) await sleep(20);
+      expect(await books(store, id)).toEqual({ balance: 10_000_000, leased: 0, logged: 0, rows: 0 });
+      expect(Date.now() - started).toBeLessThan(1000); // one tick of the other holder (100 ms) and its query
+      expect(errors.map((e) => e.message)).toEqual([expect.stringContaining(`gave back 1000000 micro-units leased on user ${id} by gateway process ${a.ledger.holder.id}, presumed dead`)]);
+
+      // It was only slow: its next write registers it again, takes its lease back and charges what it served.
+      a.ledger.settle(r2!, 700, logRow(r2!, 700));
+      await a.ledger.flush();
+      expect(await books(store, id)).toEqual({ balance: 10_000_000 - 1300, leased: 0, logged: 1300, rows: 2 });
+      expect(await accounts.userById(id)).toMatchObject({ used: 1300, request_count: 2 });
+      const holders = await sql<{ id: string }>`select id from ledger_holders order by id`.execute(store.db);
+      expect(holders.rows.map((h) => h.id).sort()).toEqual([a.ledger.holder.id, b.ledger.holder.id].sort());
+    } finally {
+      await a.ledger.close();
+      await b.ledger.close();
+      await store.close();
+    }
+  });
+
+  it.skipIf(skip)('keeps paying for requests in flight when a holder is revived: the balance may go below zero by their cost', async () => {
+    const store = await openStore({ url: t.url });
+    const accounts = new AccountsStore(store.db);
+    const a = await ledgerOn(store, QUIET);
+    const b = await ledgerOn(store, { flushMs: 100, graceMs: 200, onError: () => {} });
+    try {
+      const id = await newUser(accounts, 5000);
+      const r = (await a.ledger.reserve(id, null, false, 5000)) as Reservation;
+      await sql`update ledger_holders set expires_at = 0 where id = ${a.ledger.holder.id}`.execute(store.db);
+      while ((await books(store, id)).leased !== 0) await sleep(20);
+      // Meanwhile the returned money is spent elsewhere.
+      const spent = (await b.ledger.reserve(id, null, false, 4000)) as Reservation;
+      b.ledger.settle(spent, 4000, logRow(spent, 4000));
+      await b.ledger.flush();
+      // The slow holder's request was served: it is charged, and the books still balance.
+      a.ledger.settle(r, 3000, logRow(r, 3000));
+      await a.ledger.flush();
+      expect(await books(store, id)).toEqual({ balance: 5000 - 7000, leased: 0, logged: 7000, rows: 2 });
+      expect(await b.ledger.reserve(id, null, false, 1)).toBe('user');
+    } finally {
+      await a.ledger.close();
+      await b.ledger.close();
+      await store.close();
+    }
+  });
+
+  it.skipIf(skip || t.name !== 'pglite')('on the embedded store, which one process opens at a time, a new process gives back every other holder\'s leases at start', async () => {
+    const store = await openStore({ url: t.url });
+    const accounts = new AccountsStore(store.db);
+    const dead = await ledgerOn(store, QUIET);
+    try {
+      const id = await newUser(accounts, 3_000_000);
+      await dead.ledger.reserve(id, null, false, 10);
+      expect(await books(store, id)).toMatchObject({ balance: 2_250_000, leased: 750_000 });
+      const next = await ledgerOn(store, { exclusiveStore: true, onError: () => {} });
+      expect(await books(store, id)).toEqual({ balance: 3_000_000, leased: 0, logged: 0, rows: 0 });
+      await next.ledger.close();
+    } finally {
+      await dead.ledger.close();
+      await store.close();
+    }
+  });
+});
