@@ -124,12 +124,30 @@ describe('address policy', () => {
     }
     expect(forbiddenAddressReason('169.254.169.254')).toMatch(/metadata/);
   });
+
+  it('judges every IPv6 form that carries an IPv4 address by the IPv4 address inside', () => {
+    const refused: [string, RegExp][] = [
+      ['::ffff:0:7f00:1', /loopback/], // IPv4-translated (::ffff:0:0:0/96)
+      ['::ffff:0:10.0.0.1', /private/],
+      ['::127.0.0.1', /loopback/], // IPv4-compatible (::/96)
+      ['64:ff9b::a9fe:a9fe', /metadata/], // NAT64, well-known prefix
+      ['64:ff9b:1::7f00:1', /loopback/], // local-use NAT64 with a /96 prefix
+      ['64:ff9b:1:a00:0:100::', /private/], // ... with a /48 prefix (10.0.0.1)
+      ['64:ff9b:1:0:7f:0:100:0', /loopback/], // ... with a /64 prefix (127.0.0.1; its last 32 bits read 1.0.0.0)
+      ['2002:7f00:1::', /loopback/], // 6to4
+      ['2001:0:7f00:1::1', /loopback/], // Teredo: the server's address
+      ['2001:0:4136:e378:8000:63bf:f5ff:fffe', /private/], // Teredo: the client's address, bits inverted (10.0.0.1)
+    ];
+    for (const [address, reason] of refused) expect(forbiddenAddressReason(address), address).toMatch(reason);
+    const allowed = ['::ffff:0:808:808', '::8.8.8.8', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'];
+    for (const address of allowed) expect(forbiddenAddressReason(address), address).toBeUndefined();
+  });
 });
 
 describe('fetchLink', () => {
   it('refuses loopback by default, before any request is sent', async () => {
     const before = hits.length;
-    for (const link of [local('/page'), `http://localhost:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://0x7f.1:${port}/page`]) {
+    for (const link of [local('/page'), `http://localhost:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://[::ffff:0:7f00:1]:${port}/page`, `http://0x7f.1:${port}/page`]) {
       const err = await failure(link);
       expect(err).toMatchObject({ code: 'link_forbidden_address', status: 400 });
       expect(err.message).toMatch(/loopback/);

@@ -2,7 +2,7 @@
 // from inside the operator's network, so without this guard any user could
 // read the cloud metadata service (169.254.169.254), admin ports on loopback,
 // or hosts on the private network. IPv6 forms that embed an IPv4 address
-// (::ffff:10.0.0.1, NAT64, 6to4) are judged by the IPv4 address inside.
+// (::ffff:10.0.0.1, NAT64, 6to4, Teredo, …) are judged by the IPv4 address inside.
 
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
@@ -25,7 +25,6 @@ const V4_RANGES: [string, number, string][] = [
 const V6_RANGES: [string, number, string][] = [
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
-  ['::', 96, 'IPv4-compatible (deprecated)'],
   ['100::', 64, 'discard'],
   ['2001:db8::', 32, 'documentation'],
   ['fc00::', 7, 'unique local (private)'],
@@ -34,19 +33,17 @@ const V6_RANGES: [string, number, string][] = [
   ['ff00::', 8, 'multicast'],
 ];
 
-function buildList(ranges: [string, number, string][], family: 'ipv4' | 'ipv6') {
-  return ranges.map(([net, prefix, label]) => {
-    const list = new BlockList();
-    list.addSubnet(net, prefix, family);
-    return { list, label };
-  });
+function subnet(net: string, prefix: number, family: 'ipv4' | 'ipv6'): BlockList {
+  const list = new BlockList();
+  list.addSubnet(net, prefix, family);
+  return list;
 }
-const V4 = buildList(V4_RANGES, 'ipv4');
-const V6 = buildList(V6_RANGES, 'ipv6');
+const V4 = V4_RANGES.map(([net, prefix, label]) => ({ list: subnet(net, prefix, 'ipv4'), label }));
+const V6 = V6_RANGES.map(([net, prefix, label]) => ({ list: subnet(net, prefix, 'ipv6'), label }));
 
-/** The eight 16-bit groups of an IPv6 address (accepts a trailing dotted IPv4 and a zone id). */
-function ipv6Groups(address: string): number[] {
-  let addr = address.replace(/%.*$/, '').toLowerCase();
+/** The sixteen bytes of an IPv6 address (accepts a trailing dotted IPv4; no zone id). */
+function ipv6Bytes(address: string): number[] {
+  let addr = address.toLowerCase();
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(addr);
   if (v4) {
     const [a, b, c, d] = v4[1].split('.').map(Number);
@@ -56,30 +53,70 @@ function ipv6Groups(address: string): number[] {
   const h = head ? head.split(':') : [];
   const t = tail !== undefined && tail ? tail.split(':') : [];
   const fill = tail === undefined ? [] : Array(8 - h.length - t.length).fill('0');
-  return [...h, ...fill, ...t].map((g) => parseInt(g, 16) || 0);
+  return [...h, ...fill, ...t].flatMap((group) => {
+    const g = parseInt(group, 16) || 0;
+    return [g >> 8, g & 255];
+  });
 }
 
-function embeddedIPv4(address: string): string | undefined {
-  const g = ipv6Groups(address);
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 5) && g[5] === 0xffff) return v4(g[6], g[7]); // ::ffff:a.b.c.d (IPv4-mapped)
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4(g[6], g[7]); // 64:ff9b::/96 (NAT64)
-  if (g[0] === 0x2002) return v4(g[1], g[2]); // 2002::/16 (6to4)
-  return undefined;
+/**
+ * Where RFC 6052 puts the IPv4 address behind a translation prefix of 48, 56,
+ * 64 and 96 bits. Byte 8 is zero, and so are the bytes after the address.
+ */
+const RFC6052_LAYOUTS = [
+  [6, 7, 9, 10],
+  [7, 9, 10, 11],
+  [9, 10, 11, 12],
+  [12, 13, 14, 15],
+];
+
+/**
+ * The IPv4 addresses a local-use NAT64 address (64:ff9b:1::/48) may carry: the
+ * operator chooses the prefix length, so every layout whose zero bytes are zero.
+ */
+function localNat64IPv4s(b: number[]): number[][] {
+  const fits = (at: number[]) => at[3] === 15 || (b[8] === 0 && b.slice(at[3] + 1).every((x) => x === 0));
+  return RFC6052_LAYOUTS.filter(fits).map((at) => at.map((i) => b[i]));
+}
+
+/**
+ * The IPv6 forms that carry an IPv4 address, and where it is in their bytes:
+ * a connection to one can reach that IPv4 host (through this host's dual
+ * stack, a NAT64 or SIIT translator, a 6to4 or Teredo relay).
+ */
+const EMBEDDINGS: [string, number, (b: number[]) => number[][]][] = [
+  ['::ffff:0:0', 96, (b) => [b.slice(12)]], // IPv4-mapped (RFC 4291)
+  ['::ffff:0:0:0', 96, (b) => [b.slice(12)]], // IPv4-translated (RFC 2765)
+  ['::', 96, (b) => [b.slice(12)]], // IPv4-compatible (RFC 4291, deprecated)
+  ['64:ff9b::', 96, (b) => [b.slice(12)]], // NAT64's well-known prefix (RFC 6052)
+  ['64:ff9b:1::', 48, localNat64IPv4s], // local-use NAT64 (RFC 8215)
+  ['2002::', 16, (b) => [b.slice(2, 6)]], // 6to4 (RFC 3056)
+  ['2001::', 32, (b) => [b.slice(4, 8), b.slice(12).map((x) => x ^ 255)]], // Teredo (RFC 4380): the server, and the client (bits inverted)
+];
+const EMBEDDING_LISTS = EMBEDDINGS.map(([net, prefix, ipv4]) => ({ list: subnet(net, prefix, 'ipv6'), ipv4 }));
+
+/** The IPv4 addresses inside an IPv6 address (none for most). */
+function embeddedIPv4s(address: string): string[] {
+  const form = EMBEDDING_LISTS.find((e) => e.list.check(address, 'ipv6'));
+  return form ? form.ipv4(ipv6Bytes(address)).map((bytes) => bytes.join('.')) : [];
 }
 
 /**
  * Why an address must not be fetched ("loopback", "private", …), or undefined
  * when it is a public address. Anything that is not an IP address is refused.
+ * An IPv6 address that carries IPv4 addresses is refused for any of them.
  */
 export function forbiddenAddressReason(address: string): string | undefined {
   if (isIPv4(address)) return V4.find((r) => r.list.check(address, 'ipv4'))?.label;
   if (isIPv6(address)) {
-    const inner = embeddedIPv4(address);
-    if (inner) return forbiddenAddressReason(inner);
     const plain = address.replace(/%.*$/, '');
-    return V6.find((r) => r.list.check(plain, 'ipv6'))?.label;
+    const own = V6.find((r) => r.list.check(plain, 'ipv6'))?.label;
+    if (own) return own;
+    for (const inner of embeddedIPv4s(plain)) {
+      const reason = forbiddenAddressReason(inner);
+      if (reason) return reason;
+    }
+    return undefined;
   }
   return 'not an IP address';
 }
