@@ -31,6 +31,17 @@ describe('replay', () => {
     return { status: res.status, body: (await res.json()) as any };
   }
 
+  it('keeps no failed body over 1,000,000 characters: the log row says so, and replay says why it cannot', async () => {
+    const failed = await chat({ model: 'sim-400', messages: [{ role: 'user', content: 'x'.repeat(1_200_000) }] });
+    expect(failed.status).toBe(400);
+    const detail = await call(`/api/logs/${failed.id}`);
+    expect(detail.body).toMatchObject({ request_body: null, replayable: false });
+    expect(detail.body.error).toMatch(/request body of 12000\d\d characters not kept: more than the 1000000 kept for replay/);
+    const r = await call(`/api/logs/${failed.id}/replay`, { method: 'POST' });
+    expect(r.status).toBe(409);
+    expect(r.body.error.message).toContain('only failed requests keep theirs (up to 1000000 characters)');
+  });
+
   it('keeps the failed body without credentials, shows it, and replays it to the same upstream error', async () => {
     const failed = await chat({ model: 'sim-400', api_key: 'sk-client-secret-in-body', user: 'u-1', temperature: 0.5 });
     expect(failed.status).toBe(400);

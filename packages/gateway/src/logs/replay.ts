@@ -10,6 +10,7 @@ import { errors, GatewayError } from '../errors.js';
 import { relayChat } from '../relay/chat.js';
 import { ClientSignal, type RelayContext, type RelayDeps, type Responder } from '../relay/context.js';
 import { relayEmbeddings, relayRerank } from '../relay/json-endpoints.js';
+import { KEPT_BODY_MAX_CHARS } from '../relay/run.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import type { LogsStore } from './store.js';
 
@@ -109,7 +110,7 @@ export async function replayRequest(deps: ReplayDeps, requestId: string, signal:
   const log = await deps.logsStore.byRequestId(requestId);
   if (!log) throw errors.notFound(`Request ${requestId}`);
   if (!log.request_body) {
-    throw errors.conflict(`Request ${requestId} has no stored body: only failed requests keep theirs, so only they can be replayed`);
+    throw errors.conflict(`Request ${requestId} has no stored body: only failed requests keep theirs (up to ${KEPT_BODY_MAX_CHARS} characters), so only they can be replayed`);
   }
   const handler = handlers[log.endpoint];
   if (!handler) throw errors.conflict(`Request ${requestId} went to endpoint "${log.endpoint}", which cannot be replayed`);

@@ -40,6 +40,20 @@ function logText(s: string): string {
 
 const KEY_FIELDS = /^(api[-_]?key|key|authorization|access[-_]?token|secret)$/i;
 
+/**
+ * The longest failed-request body kept for replay, in characters. A client
+ * that sends tens of megabytes, and fails, would otherwise write them into
+ * the log for every attempt (an operator saw the log grow 16 MB in minutes).
+ */
+export const KEPT_BODY_MAX_CHARS = 1_000_000;
+
+/** The failed body to keep, and the note that replaces it when it is too big to keep. */
+function keptBody(body: string | undefined): { body: string | null; note: string } {
+  if (!body) return { body: null, note: '' };
+  if (body.length <= KEPT_BODY_MAX_CHARS) return { body: scrubBody(body), note: '' };
+  return { body: null, note: ` (request body of ${body.length} characters not kept: more than the ${KEPT_BODY_MAX_CHARS} kept for replay)` };
+}
+
 /** The request body with anything that looks like a credential removed. */
 export function scrubBody(body: string): string {
   try {
@@ -86,6 +100,7 @@ export class RelayRun {
   finish(r: RunResult): void {
     const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(this.price, r.promptTokens, r.completionTokens);
     const now = Date.now();
+    const kept = r.error ? keptBody(r.failedBody) : { body: null, note: '' };
     // The row and its charge are written together (accounts/ledger.ts).
     this.deps.ledger.settle(this.reservation, cost, {
       request_id: this.ctx.requestId,
@@ -104,9 +119,9 @@ export class RelayRun {
       latency_ms: now - this.ctx.startedAt,
       ttft_ms: r.ttftMs ?? null,
       status: r.status,
-      error: r.error ? logText(r.error.message) : null,
+      error: r.error ? logText(r.error.message) + kept.note : null,
       attempts: r.attempts,
-      request_body: r.error && r.failedBody ? scrubBody(r.failedBody) : null,
+      request_body: kept.body,
     });
   }
 }
