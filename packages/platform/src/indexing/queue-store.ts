@@ -117,6 +117,19 @@ export async function completeItems(tx: QueueDb, workerId: string, ids: readonly
   return new Set(rows.map((r) => Number(r.id)));
 }
 
+/**
+ * Gives back every leased item, whoever holds it, without counting an attempt;
+ * returns how many. Only for a queue no other worker can reach (the embedded
+ * store, which one process opens): leases found there at start are a dead
+ * process's. On PostgreSQL other workers' leases are live, and lapse by themselves.
+ */
+export async function releaseAllLeases(db: QueueDb, now = Date.now()): Promise<number> {
+  const { numAffectedRows } = await sql`update training_queue
+    set status = 'queued', lease_owner = null, lease_until = null, updated_at = ${now}
+    where status = 'leased'`.execute(db);
+  return Number(numAffectedRows ?? 0);
+}
+
 /** Gives items back without counting an attempt (rate limit, model not configured). */
 export async function releaseItems(
   db: QueueDb,

@@ -10,7 +10,15 @@ import { EMBED_INPUTS_PER_CALL, indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
 import { IndexingWorker } from './worker.js';
 
-export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, gateway: GatewayClient, models: ModelConfig, onError: (err: unknown) => void): IndexingWorker {
+/** `embeddedStore`: the store is PGlite, which one process opens, so this worker is its only one. */
+export function createIndexingWorker(
+  db: Kysely<any>,
+  datasets: DatasetsStore,
+  gateway: GatewayClient,
+  models: ModelConfig,
+  onError: (err: unknown) => void,
+  opts: { embeddedStore?: boolean } = {},
+): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
   const llms = new Set(models.llmModels.map((m) => m.model));
   const datasetModels = new Map<string, { vector: string; agent: string | null }>();
@@ -58,6 +66,9 @@ export function createIndexingWorker(db: Kysely<any>, datasets: DatasetsStore, g
     // one by one gather for a moment instead of going in as batches of a few.
     batchSizes: { chunk: EMBED_INPUTS_PER_CALL },
     lingerMs: 250,
+    // After a restart on the embedded store, what the dead process had claimed
+    // is indexed at once instead of showing "indexing" until its leases lapse.
+    soleWorker: opts.embeddedStore === true,
     processors: { chunk, qa },
     onError,
     // A bulk load goes in without the HNSW graph, which is built once the queue

@@ -11,6 +11,7 @@ import {
   completeItems,
   failItems,
   markWaiting,
+  releaseAllLeases,
   releaseItems,
   renewLeases,
   wakeWaiting,
@@ -51,6 +52,12 @@ export interface IndexingWorkerOptions {
   lingerMs?: number;
   /** How long a claim holds before another worker may take the item; renewed at a third of it. Default 60 s. */
   leaseMs?: number;
+  /**
+   * No other worker can reach this queue (the embedded store, which one process
+   * opens): leases found at start are a dead process's, given back at once
+   * instead of after leaseMs. Never on PostgreSQL. Default false.
+   */
+  soleWorker?: boolean;
   /** Counted failures before an item becomes 'failed'. Default 5. */
   maxAttempts?: number;
   /** Sleep when nothing is due. Default 1 s. */
@@ -104,6 +111,7 @@ export class IndexingWorker {
       batchSizes: {},
       lingerMs: 0,
       leaseMs: 60_000,
+      soleWorker: false,
       maxAttempts: 5,
       pollMs: 1000,
       backoffBaseMs: 2000,
@@ -152,6 +160,7 @@ export class IndexingWorker {
     let lastBusy = Date.now();
     let quietDone = false;
     let shortClaimAt = -Infinity;
+    if (this.o.soleWorker) await this.safe(() => releaseAllLeases(this.o.db));
     // Items held back as "not configured" by an earlier run start now if this one can run them.
     for (const mode of this.runnable) await this.safe(() => wakeWaiting(this.o.db, { mode, error: notConfiguredText(mode) }));
     while (!this.stopping) {
