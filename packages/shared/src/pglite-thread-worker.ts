@@ -22,7 +22,8 @@ const reply = (message: ThreadReply) => port.postMessage(message);
 
 let pg: PGlite;
 try {
-  pg = await openPGlite(target, options);
+  // The thread's owner holds the store's lock (PGliteThread.open).
+  pg = await openPGlite(target, { ...options, lock: false });
   reply({ id: 0, ready: true });
 } catch (err) {
   reply({ id: 0, error: plainError(err) });

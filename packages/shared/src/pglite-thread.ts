@@ -7,6 +7,7 @@
 // small queries, keeps PGlite in-process.
 import { Worker } from 'node:worker_threads';
 import type { PGliteHandle } from './pglite.js';
+import { lockStore, type StoreLock } from './store-lock.js';
 
 export interface ThreadOptions {
   sharedBuffers?: string;
@@ -42,7 +43,10 @@ export class PGliteThread implements PGliteHandle {
   private pending = new Map<number, { resolve: (r: ThreadReply) => void; reject: (e: Error) => void }>();
   private failure: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly lock: StoreLock | undefined,
+  ) {
     worker.on('message', (msg: ThreadReply) => {
       const waiter = this.pending.get(msg.id);
       if (!waiter) return;
@@ -62,14 +66,18 @@ export class PGliteThread implements PGliteHandle {
 
   /** Opens (creating if needed) PGlite in `target`, a directory or 'memory://', on a new thread. */
   static async open(target: string, options: ThreadOptions = {}): Promise<PGliteThread> {
+    // Locked here, on the owner's thread: a thread that dies without closing
+    // cannot leave the store locked to a process that no longer uses it.
+    const lock = target === 'memory://' ? undefined : lockStore(target);
     // From src/ (tests run the TypeScript) and from dist/ alike, the worker is the compiled file in dist/.
     const worker = startWorker(new URL('../dist/pglite-thread-worker.js', import.meta.url), { target, options });
-    const thread = new PGliteThread(worker);
+    const thread = new PGliteThread(worker, lock);
     const ready = new Promise<ThreadReply>((resolve, reject) => thread.pending.set(0, { resolve, reject }));
     try {
       await ready;
     } catch (err) {
       await worker.terminate();
+      lock?.release();
       throw err;
     }
     worker.unref();
@@ -97,5 +105,6 @@ export class PGliteThread implements PGliteHandle {
       this.failure = new Error('the embedded store is closed');
     }
     await this.worker.terminate();
+    this.lock?.release();
   }
 }

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { Extensions, PGlite } from '@electric-sql/pglite';
+import { lockStore } from './store-lock.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -179,19 +180,40 @@ export function numericTypeParsers(pgTypes: { getTypeParser(oid: number, format?
  * Opens (creating if needed) a PGlite store in `target`, a directory or
  * 'memory://'. PostgreSQL's default 128 MB of shared buffers is resident
  * memory inside the WASM heap; 16 MB holds the gateway's working set
- * (measured: 300 -> 160 MB RSS on a reopened store).
+ * (measured: 300 -> 160 MB RSS on a reopened store). A directory is locked
+ * for this process until close() (store-lock.ts); `lock: false` is for a
+ * caller that holds the lock itself (PGliteThread, on its owner's side).
  */
 export async function openPGlite<E extends Extensions = Extensions>(
   target: string,
-  options: { sharedBuffers?: string; extensions?: E } = {},
+  options: { sharedBuffers?: string; extensions?: E; lock?: boolean } = {},
 ): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
   const buffers = process.env.PGLITE_SHARED_BUFFERS || options.sharedBuffers || '16MB';
   if (!/^\d+(kB|MB|GB)$/.test(buffers)) throw new Error(`PGLITE_SHARED_BUFFERS must look like 64MB (got "${buffers}")`);
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`];
-  if (target !== 'memory://' && !existsSync(`${target}/PG_VERSION`)) {
-    mkdirSync(target, { recursive: true });
-    await createDataDir(target, startParams);
+  const lock = target !== 'memory://' && options.lock !== false ? lockStore(target) : undefined;
+  let pg: PGlite;
+  try {
+    if (target !== 'memory://' && !existsSync(`${target}/PG_VERSION`)) {
+      mkdirSync(target, { recursive: true });
+      await createDataDir(target, startParams);
+    }
+    pg = (await PGlite.create(target, { startParams, extensions: options.extensions })) as unknown as PGlite;
+  } catch (err) {
+    lock?.release();
+    throw err;
   }
-  return (await PGlite.create(target, { startParams, extensions: options.extensions })) as unknown as PGlite;
+  if (lock) {
+    // The lock goes with the store: whoever closes it (the Kysely dialect's destroy) releases it.
+    const close = pg.close.bind(pg);
+    pg.close = async () => {
+      try {
+        await close();
+      } finally {
+        lock.release();
+      }
+    };
+  }
+  return pg;
 }
