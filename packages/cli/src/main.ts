@@ -1,74 +1,74 @@
-// The `kbchat` command: start (everything, embedded), gateway, replay, help.
-import { parseArgs } from 'node:util';
+// The `kbchat` command: start (everything, embedded), gateway, platform,
+// worker, replay; how a running service stops.
+import { environmentFor, parseCommandLine, USAGE, UsageError, version } from './args.js';
 import { replayCommand } from './replay.js';
-import { runEverything, runGateway, runPlatform, runWorker } from './services.js';
+import { runEverything, runGateway, runPlatform, runWorker, type Running } from './services.js';
 
-const USAGE = `kbchat <command> [options]
+/**
+ * `npx kbchat start` runs kbchat under `sh -c` below npm, and npm 11 answers
+ * SIGTERM by ending that shell, which does not pass the signal on: kbchat went
+ * on serving, orphaned (`npx kbchat start & kill $!` left it under init).
+ * Started by npm, kbchat stops cleanly when the process that started it is gone.
+ */
+const parentAtStart = process.ppid;
 
-Commands:
-  start              start the model gateway and the platform in one process, on the embedded stores
-  gateway            start the model gateway alone
-  platform           start the platform alone (GATEWAY_URL, GATEWAY_TOKEN name the gateway)
-  worker             run an indexing worker alone, against the platform store (DATABASE_URL)
-  replay <requestId> replay a failed request's stored upstream body against the gateway
+function stopWithParent(stop: (why: string) => void): void {
+  if (!process.env.npm_command && !process.env.npm_execpath) return;
+  const parent = parentAtStart;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop(`the npm process that started kbchat (pid ${parent}) has gone`);
+  }, 500);
+  watch.unref();
+}
 
-Options:
-  --data-dir <dir>   where embedded stores and secrets live (default ./data, env DATA_DIR)
-  --port <port>      gateway port (default 3001, env GATEWAY_PORT)
-  --platform-port <p> platform port (default 3000, env PORT)
-  --gateway-url <u>  (replay) the gateway to use (default http://127.0.0.1:$GATEWAY_PORT)
-  --token <t>        (replay) admin token or session (default env GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN)
-  -h, --help         this text
-
-Configuration is read from the environment: see README.md.`;
+function keepServing(running: Running): void {
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[kbchat] ${why}: shutting down`);
+    running.close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        console.error(`kbchat: shutting down failed: ${err.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  stopWithParent(stop);
+}
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'data-dir': { type: 'string' },
-      port: { type: 'string' },
-      'platform-port': { type: 'string' },
-      'gateway-url': { type: 'string' },
-      token: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command, ...rest] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return command || values.help ? 0 : 1;
+  const line = parseCommandLine(argv);
+  if (line.options.version) {
+    console.log(version());
+    return 0;
   }
-  const env = { ...process.env };
-  if (values['data-dir']) env.DATA_DIR = values['data-dir'];
-  if (values.port) env.GATEWAY_PORT = values.port;
-  if (values['platform-port']) env.PORT = values['platform-port'];
-
-  switch (command) {
+  if (line.options.help || !line.command) {
+    console.log(USAGE);
+    return line.command || line.options.help ? 0 : 1;
+  }
+  const env = environmentFor(line, process.env, (message) => console.warn(`kbchat: ${message}`));
+  switch (line.command) {
     case 'start':
     case 'gateway':
     case 'platform':
     case 'worker': {
-      const run = { start: runEverything, gateway: runGateway, platform: runPlatform, worker: runWorker }[command];
-      const running = await run(env);
-      const stop = async (signal: string) => {
-        console.log(`[kbchat] ${signal}: shutting down`);
-        await running.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
+      const run = { start: runEverything, gateway: runGateway, platform: runPlatform, worker: runWorker }[line.command];
+      keepServing(await run(env));
       return -1; // keep running
     }
     case 'replay':
-      return replayCommand(rest[0], {
-        gatewayUrl: values['gateway-url'] ?? `http://127.0.0.1:${env.GATEWAY_PORT || 3001}`,
-        token: values.token ?? env.GATEWAY_ADMIN_TOKEN ?? env.INITIAL_ROOT_TOKEN,
+      return replayCommand(line.rest[0], {
+        gatewayUrl: line.options['gateway-url'] ?? `http://127.0.0.1:${env.GATEWAY_PORT || 3001}`,
+        token: line.options.token ?? env.GATEWAY_ADMIN_TOKEN ?? env.INITIAL_ROOT_TOKEN,
       });
     default:
-      console.error(`kbchat: unknown command "${command}"\n\n${USAGE}`);
-      return 1;
+      throw new UsageError(`unknown command "${line.command}"`);
   }
 }
 
@@ -83,7 +83,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err) => {
-    console.error(`kbchat: ${(err as Error).message}`);
-    process.exit(1);
+    console.error(err instanceof UsageError ? err.message : `kbchat: ${(err as Error).message}`);
+    process.exit(err instanceof UsageError ? 2 : 1);
   },
 );

@@ -1,46 +1,26 @@
 // `kbchat start` as a user runs it: one process, gateway and platform on the
 // embedded stores, local models as the gateway's channel; restarted on the
 // same data dir it keeps everything and creates nothing twice.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePorts, plainEnv, startKbchat, stop } from './helpers.js';
 
-const CLI = join(import.meta.dirname, '../bin/kbchat.js');
 const KEY = 'kbchat-cli-test-key-0123456789';
 
-/** The environment of a user with no provider configured: no <PROVIDER>_API_KEY at all. */
-function noProviderEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL')));
+function start(dataDir: string, gatewayPort: number, platformPort: number) {
+  return startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)], plainEnv({ INITIAL_API_KEY: KEY }));
 }
 
-function start(dataDir: string, gatewayPort: number, platformPort: number): Promise<{ child: ChildProcess; out: () => string }> {
-  const child = spawn('node', [CLI, 'start', '--data-dir', dataDir, '--port', String(gatewayPort), '--platform-port', String(platformPort)], {
-    env: { ...noProviderEnv(), INITIAL_API_KEY: KEY, GATEWAY_HOST: '127.0.0.1', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kbchat start not ready:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      if (/\[platform\] listening on/.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, out: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`kbchat start exited with ${code}:\n${out}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
+/** Whether something accepts TCP connections at host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
+    const socket = connect({ host, port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
   });
 }
 
@@ -52,11 +32,22 @@ describe('kbchat start', () => {
 
   it('runs the gateway and the platform together, and restarts on the same data dir', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-cli-start-'));
-    const gw = 20000 + Math.floor(Math.random() * 20000);
-    let s = await start(dataDir, gw, gw + 1);
+    const [gw, platformPort] = await freePorts();
+    let s = await start(dataDir, gw, platformPort);
     running = s.child;
     const platformUrl = /\[platform\] listening on (\S+)/.exec(s.out())![1]!;
     expect(s.out()).toMatch(/\[gateway\] local models: created channel/);
+
+    // --port is the platform's, --gateway-port the gateway's; with no HOST / GATEWAY_HOST both
+    // serve this machine only, and say so.
+    expect(platformUrl).toBe(`http://127.0.0.1:${platformPort}`);
+    expect(s.out()).toContain(`[platform] listening on http://127.0.0.1:${platformPort} (this machine only;`);
+    expect(s.out()).toContain(`[gateway] listening on http://127.0.0.1:${gw} (this machine only;`);
+    const outward = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+    if (outward) {
+      expect(await accepts(outward.address, platformPort)).toBe(false);
+      expect(await accepts(outward.address, gw)).toBe(false);
+    }
 
     // The platform's token at the gateway is kept for the owner only.
     const tokenFile = join(dataDir, 'platform-gateway-token');
@@ -73,7 +64,7 @@ describe('kbchat start', () => {
     expect(created.status).toBe(200);
     expect(await stop(s.child)).toBe(0);
 
-    s = await start(dataDir, gw, gw + 1);
+    s = await start(dataDir, gw, platformPort);
     running = s.child;
     expect(s.out()).not.toMatch(/root team created|general key created|root user created/);
     const list = (await (await fetch(`${platformUrl}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
@@ -84,8 +75,8 @@ describe('kbchat start', () => {
 
   it('answers a question about an uploaded document from it, through local-extractive, with no provider key', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-cli-chat-'));
-    const gw = 20000 + Math.floor(Math.random() * 20000);
-    const s = await start(dataDir, gw, gw + 1);
+    const [gw, platformPort] = await freePorts();
+    const s = await start(dataDir, gw, platformPort);
     running = s.child;
     const platformUrl = /\[platform\] listening on (\S+)/.exec(s.out())![1]!;
     const api = async (path: string, json: unknown) => {

@@ -81,7 +81,9 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     initialBalanceUnits: config.initialRootBalance,
     initialRootToken: config.initialRootToken,
   });
-  if (root.generatedPassword) startupNotes.push(`root user created; password (shown once): ${root.generatedPassword}`);
+  // Shown now, not with the notes printed after the listen: a later step can
+  // still fail, and the password is never shown again.
+  if (root.generatedPassword) log(`kbchat gateway: root user created; password (shown once): ${root.generatedPassword}`);
   await registry.load();
   startupNotes.push(...(await channels.syncFromEnv(config.env)));
   if (local) startupNotes.push(await channels.syncLocalModels(local.models));

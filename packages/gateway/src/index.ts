@@ -1,4 +1,5 @@
 // The gateway as a library: start it (the CLI does), or embed it in tests.
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayServices, type GatewayServices } from './gateway.js';
@@ -8,9 +9,13 @@ export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export type { GatewayServices } from './gateway.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
+export { endpointOfModel } from './providers/index.js';
 
 export interface RunningGateway {
+  /** Where this machine reaches it: loopback when it listens on every interface. */
   url: string;
+  /** The address it listens on, as bound: 0.0.0.0 or :: is every interface, reachable from the network. */
+  listening: { address: string; port: number };
   app: FastifyInstance;
   services: GatewayServices;
   close(): Promise<void>;
@@ -19,18 +24,17 @@ export interface RunningGateway {
 export async function startGateway(config: GatewayConfig = loadGatewayConfig(), log: (msg: string) => void = console.error): Promise<RunningGateway> {
   const services = await createGatewayServices(config, log);
   const app = buildGatewayApp(services);
-  let address: string;
   try {
-    address = await app.listen({ host: config.host, port: config.port });
+    await app.listen({ host: config.host, port: config.port });
   } catch (err) {
     await services.close();
     throw err;
   }
-  const port = (app.server.address() as { port: number }).port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  void address;
+  const { address, port } = app.server.address() as AddressInfo;
+  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
+    listening: { address, port },
     app,
     services,
     async close() {

@@ -1,5 +1,7 @@
 // Platform configuration from the environment. Everything has a default that
 // works on a fresh machine; a bad value stops start-up with the variable named.
+import type { EmbeddedModelOptions } from './models/config-file.js';
+
 export interface PlatformConfig {
   host: string;
   port: number;
@@ -10,6 +12,8 @@ export interface PlatformConfig {
   gatewayToken?: string;
   /** config.json (models and systemEnv); absent: the embedded default. */
   configPath?: string;
+  /** Set by `kbchat start`: what the gateway beside it serves, for the embedded default. */
+  embeddedModels?: EmbeddedModelOptions;
   /** A general key created at first start (what scripts and tests use). */
   initialApiKey?: string;
   /** Link import may reach loopback and private addresses. */

@@ -1,4 +1,5 @@
 // The platform as a library: start it (the CLI does), or embed it in tests.
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformConfig } from './config.js';
 import { buildPlatformApp, createPlatformServices, type PlatformServices } from './platform.js';
@@ -6,9 +7,13 @@ import { buildPlatformApp, createPlatformServices, type PlatformServices } from 
 export { loadPlatformConfig, type PlatformConfig } from './config.js';
 export type { PlatformServices } from './platform.js';
 export { PlatformError } from './http/errors.js';
+export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
 
 export interface RunningPlatform {
+  /** Where this machine reaches it: loopback when it listens on every interface. */
   url: string;
+  /** The address it listens on, as bound: 0.0.0.0 or :: is every interface, reachable from the network. */
+  listening: { address: string; port: number };
   app: FastifyInstance;
   services: PlatformServices;
   close(): Promise<void>;
@@ -23,10 +28,11 @@ export async function startPlatform(config: PlatformConfig): Promise<RunningPlat
     await services.close();
     throw err;
   }
-  const port = (app.server.address() as { port: number }).port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const { address, port } = app.server.address() as AddressInfo;
+  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
+    listening: { address, port },
     app,
     services,
     async close() {

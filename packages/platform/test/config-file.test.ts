@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigFileError, EMBEDDED_MODEL_CONFIG, loadModelConfig, modelsMissingFromGateway, parseModelConfig } from '../src/models/config-file.js';
+import { ConfigFileError, EMBEDDED_MODEL_CONFIG, embeddedModelConfig, loadModelConfig, modelsMissingFromGateway, parseModelConfig } from '../src/models/config-file.js';
 
 const problem = (raw: unknown) => {
   try {
@@ -44,6 +44,52 @@ describe('config.json', () => {
     expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', dbConfig: [] }] })).toMatch(/vectorModels\[0\]\.dbConfig/);
     expect(problem({ llmModels: [{ model: 'a' }], reRankModels: null })).toMatch(/reRankModels/);
     expect(parseModelConfig({ llmModels: [{ model: 'a', defaultConfig: {} }], vectorModels: [], reRankModels: [] }).vectorModels).toEqual([]);
+  });
+
+  it('says "use {}" or "use []" for an empty set written otherwise, not zod\'s "expected record"', () => {
+    const objectNull = problem({ llmModels: [{ model: 'a', defaultConfig: null }] });
+    expect(objectNull).toMatch(/llmModels\[0\]\.defaultConfig: must be an object: use \{\} for an empty one/);
+    expect(objectNull).not.toMatch(/expected record/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', queryConfig: [] }] })).toMatch(/vectorModels\[0\]\.queryConfig: must be an object: use \{\}/);
+    expect(problem({ llmModels: [{ model: 'a' }], reRankModels: null })).toMatch(/reRankModels: must be a list: use \[\] for an empty one/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: {} })).toMatch(/vectorModels: must be a list: use \[\]/);
+    expect(problem({ llmModels: [{ model: 'a' }], systemEnv: null })).toMatch(/systemEnv: must be an object: use \{\}/);
+  });
+
+  it("accepts FastGPT's other top-level keys with one warning naming them; other unknown keys are still refused", () => {
+    const warnings: string[] = [];
+    const fastgpt = {
+      feConfigs: { lafEnv: 'https://laf.dev' },
+      systemEnv: { vectorMaxProcess: 15, qaMaxProcess: 15 },
+      llmModels: [{ model: 'gpt-4o-mini', avatar: '/imgs/model/openai.svg', charsPointsPrice: 0, censor: false }],
+      vectorModels: [{ model: 'text-embedding-ada-002', defaultToken: 700, maxToken: 3000, weight: 100 }],
+      reRankModels: [],
+      audioSpeechModels: [{ model: 'tts-1', name: 'OpenAI TTS1', voices: [] }],
+      whisperModel: { model: 'whisper-1', name: 'Whisper1' },
+    };
+    const c = parseModelConfig(fastgpt, 'config.json', (w) => warnings.push(w));
+    expect(c.llmModels.map((m) => m.model)).toEqual(['gpt-4o-mini']);
+    expect(warnings).toEqual(['config.json: feConfigs, audioSpeechModels, whisperModel are FastGPT settings that kbchat does not use: ignored']);
+    expect(problem({ ...fastgpt, llmModel: [] })).toMatch(/llmModel/);
+  });
+
+  it('the embedded default offers the models of the gateway\'s provider channels first, and needs some LLM', () => {
+    const c = parseModelConfig(embeddedModelConfig({ providerModels: { llm: ['gpt-4o-mini', 'gpt-4o'], embedding: ['text-embedding-3-small'], rerank: [] } }));
+    expect(c.llmModels.map((m) => m.model)).toEqual(['gpt-4o-mini', 'gpt-4o', 'local-extractive']);
+    expect(c.vectorModels.map((m) => m.model)).toEqual(['text-embedding-3-small', 'local-embed']);
+    expect(c.llmModels.find((m) => m.usedInClassify)?.model).toBe('gpt-4o-mini');
+    const noLocal = loadModelConfig(undefined, { localModels: false, providerModels: { llm: ['deepseek-chat'], embedding: [], rerank: [] } });
+    expect(noLocal.llmModels.map((m) => m.model)).toEqual(['deepseek-chat']);
+    expect(noLocal.vectorModels).toEqual([]);
+    expect(() => loadModelConfig(undefined, { localModels: false })).toThrow(/no models: LOCAL_MODELS is off/);
+  });
+
+  it('examples/config.openai.json is valid and passes without a warning', () => {
+    const warnings: string[] = [];
+    const c = loadModelConfig(join(import.meta.dirname, '../../../examples/config.openai.json'), { onWarning: (w) => warnings.push(w) });
+    expect(c.llmModels.map((m) => m.model)).toEqual(['gpt-4o-mini', 'gpt-4o']);
+    expect(c.vectorModels.map((m) => m.model)).toEqual(['text-embedding-3-small']);
+    expect(warnings).toEqual([]);
   });
 
   it('a file that cannot be read or is not JSON says so, naming the path', () => {

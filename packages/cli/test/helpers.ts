@@ -1,0 +1,88 @@
+// The kbchat command as users run it, in real processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+export const CLI = join(import.meta.dirname, '../bin/kbchat.js');
+export const REPO = join(import.meta.dirname, '../../..');
+
+/** The environment of a user with no provider configured: no <PROVIDER>_API_KEY, no HOST, no npm. */
+export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const kept = Object.entries(process.env).filter(
+    ([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR)$/.test(k) && !k.startsWith('npm_'),
+  );
+  return { ...Object.fromEntries(kept), LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Two ports free right now, as the OS hands them out (a random pick can hit a port in use). */
+export async function freePorts(): Promise<[number, number]> {
+  const servers = [createServer(), createServer()];
+  const ports = await Promise.all(servers.map((s) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)))));
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return [ports[0]!, ports[1]!];
+}
+
+export interface Started {
+  child: ChildProcess;
+  out: () => string;
+}
+
+/** Spawns `command args…` and resolves once the output matches `ready` (rejects if it exits first). */
+export function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp = /\[platform\] listening on/, timeoutMs = 120_000): Promise<Started> {
+  const child = spawn(command, args, { env, cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), timeoutMs);
+    const onData = (d: Buffer) => {
+      out += d;
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, out: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+export function startKbchat(args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
+  return startUntil(process.execPath, [CLI, ...args], env);
+}
+
+/** Runs kbchat to its end: exit code and everything it printed. */
+export function runKbchat(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: number | null; out: string; ms: number }> {
+  const began = Date.now();
+  const child = spawn(process.execPath, [CLI, ...args], { env, cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  child.stderr.on('data', (d: Buffer) => (out += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, ms: Date.now() - began });
+    }),
+  );
+}
+
+/** SIGTERM, then the exit code. */
+export function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.on('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+export function exited(child: ChildProcess): Promise<number | null> {
+  child.removeAllListeners('exit');
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
