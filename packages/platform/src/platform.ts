@@ -75,7 +75,8 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   const auth = new KeyAuthenticator(keys);
   const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
   const datasetsStore = new DatasetsStore(store.db);
-  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError) : undefined;
+  // On the embedded store this worker is the only one: leases a dead process held can be given back at start.
+  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite' }) : undefined;
   const indexing: IndexingHooks = {
     async enqueue(tx, items) {
       await enqueue(tx, items);
