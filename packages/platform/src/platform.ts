@@ -1,6 +1,7 @@
 // Builds the platform's services from its configuration, in dependency order,
 // and takes them down in reverse. The HTTP layer only sees this.
 import multipart from '@fastify/multipart';
+import { loadTokenizer } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
 import { appMigrations } from './apps/migration.js';
 import { appRoutes } from './apps/routes.js';
@@ -67,6 +68,8 @@ async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise
 
 export async function createPlatformServices(config: PlatformConfig): Promise<PlatformServices> {
   const models = loadModelConfig(config.configPath);
+  // Exact counts from the first request: questions are cut and checked against model limits in tokens.
+  const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
   const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations } });
@@ -98,7 +101,10 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
   const chat = new ChatService(gateway, search, models);
   const chatHistory = new ChatHistoryStore(store.db);
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
-  if (models.vectorModels.length === 0) startupNotes.push('no vector model configured: datasets can be made, but nothing is indexed');
+  if (models.vectorModels.length === 0) {
+    startupNotes.push('warning: no vector model configured (config.json has no vectorModels): datasets can be made, but their items are not indexed until one is; chat searches by full text only');
+  }
+  await tokenizer;
   if (worker) {
     worker.start();
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);

@@ -10,6 +10,13 @@ import type { App, AppsService } from './service.js';
 const appIdQuery = z.object({ appId: z.string().min(1).max(64) });
 const listBody = z.object({ searchKey: z.string().max(200).optional(), offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(100) });
 
+/** An app's settings: prompts and categories can be long (100,000 characters of system prompt), never megabytes more. */
+const SETTINGS_BODY_LIMIT = 8 * 1024 * 1024;
+const LIST_BODY_LIMIT = 64 * 1024;
+
+/** FastGPT's envelope with the settings' warnings (accepted, but not working as asked) as its message. */
+const okWithWarnings = <T>(data: T, warnings: string[]) => ({ ...ok(data), message: warnings.join(' ') });
+
 export function publicApp(app: App) {
   return {
     _id: app.id, id: app.id, name: app.name, intro: app.intro, type: 'simple', ...app.settings,
@@ -20,11 +27,12 @@ export function publicApp(app: App) {
 export function appRoutes(app: FastifyInstance, apps: AppsService, auth: KeyAuthenticator): void {
   const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
 
-  app.post('/api/core/app/create', async (req) => {
+  app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT }, async (req) => {
     const who = await caller(req);
-    return ok(await apps.create(who, parseInput(createAppSchema, req.body)));
+    const { id, warnings } = await apps.create(who, parseInput(createAppSchema, req.body));
+    return okWithWarnings(id, warnings);
   });
-  app.post('/api/core/app/list', async (req) => {
+  app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const { list, total } = await apps.list(who, parseInput(listBody, req.body));
     return ok({ list: list.map(publicApp), total });
@@ -33,10 +41,11 @@ export function appRoutes(app: FastifyInstance, apps: AppsService, auth: KeyAuth
     const who = await caller(req);
     return ok(publicApp(await apps.app(who, parseInput(appIdQuery, req.query).appId)));
   });
-  app.put('/api/core/app/update', async (req) => {
+  app.put('/api/core/app/update', { bodyLimit: SETTINGS_BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const body = parseInput(updateAppSchema, req.body);
-    return ok(publicApp(await apps.update(who, body.appId, body)));
+    const { app: updated, warnings } = await apps.update(who, body.appId, body);
+    return okWithWarnings(publicApp(updated), warnings);
   });
   app.delete('/api/core/app/del', async (req) => {
     const who = await caller(req);

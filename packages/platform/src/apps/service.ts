@@ -58,13 +58,14 @@ export class AppsService {
     private readonly onDelete: (caller: KeyCaller, appId: string) => Promise<void> = async () => {},
   ) {}
 
-  async create(caller: KeyCaller, input: { name: string; intro: string } & AppSettings): Promise<string> {
+  /** The new app's id, and what the caller should know about the settings (see `checked`). */
+  async create(caller: KeyCaller, input: { name: string; intro: string } & AppSettings): Promise<{ id: string; warnings: string[] }> {
     const { name, intro, ...rest } = input;
-    const settings = await this.checked(caller, rest);
+    const { settings, warnings } = await this.checked(caller, rest);
     const id = newId();
     const now = Date.now();
     await this.store.insert({ id, team_id: caller.teamId, name, intro, config: JSON.stringify(settings), created_at: now, updated_at: now });
-    return id;
+    return { id, warnings };
   }
 
   async app(caller: KeyCaller, id: string): Promise<App> {
@@ -83,13 +84,13 @@ export class AppsService {
     return { list: rows.map(appFromRow), total };
   }
 
-  async update(caller: KeyCaller, id: string, patch: Record<string, unknown> & { name?: string; intro?: string }): Promise<App> {
+  async update(caller: KeyCaller, id: string, patch: Record<string, unknown> & { name?: string; intro?: string }): Promise<{ app: App; warnings: string[] }> {
     const app = await this.app(caller, id);
-    const settings = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)));
+    const { settings, warnings } = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)));
     const now = Date.now();
     this.cache.delete(id);
     await this.store.update(caller.teamId, id, { name: patch.name ?? app.name, intro: patch.intro ?? app.intro, config: JSON.stringify(settings), updated_at: now });
-    return { ...app, name: patch.name ?? app.name, intro: patch.intro ?? app.intro, settings, updatedAt: now };
+    return { app: { ...app, name: patch.name ?? app.name, intro: patch.intro ?? app.intro, settings, updatedAt: now }, warnings };
   }
 
   async delete(caller: KeyCaller, id: string): Promise<void> {
@@ -98,8 +99,13 @@ export class AppsService {
     await this.onDelete(caller, id);
   }
 
-  /** Models offered by config.json and datasets of the caller's team, or a 400 naming the field. */
-  private async checked(caller: KeyCaller, s: AppSettings): Promise<AppSettings> {
+  /**
+   * Models offered by config.json and datasets of the caller's team, or a 400
+   * naming the field. Settings that work, but not as asked, are accepted with
+   * a warning: datasets without a configured vector model are searched by
+   * full text whatever searchMode says.
+   */
+  private async checked(caller: KeyCaller, s: AppSettings): Promise<{ settings: AppSettings; warnings: string[] }> {
     this.llm('model', s.model);
     if (s.search.queryExtension.model) this.llm('search.queryExtension.model', s.search.queryExtension.model);
     if (s.classify?.model) this.llm('classify.model', s.classify.model);
@@ -110,9 +116,11 @@ export class AppsService {
     if (s.search.usingReRank && !s.search.rerankModel && this.models.reRankModels.length === 0) {
       throw errors.badField('search.usingReRank', 'no rerank model is configured in config.json');
     }
-    await this.ownDatasets(caller, 'datasets', s.datasets, s.search.searchMode);
+    const warnings: string[] = [];
+    const warn = (w: string | undefined) => void (w && warnings.push(w));
+    warn(await this.ownDatasets(caller, 'datasets', s.datasets, s.search.searchMode));
     for (const [i, c] of (s.classify?.categories ?? []).entries()) {
-      if (c.datasets) await this.ownDatasets(caller, `classify.categories[${i}].datasets`, c.datasets, s.search.searchMode);
+      if (c.datasets) warn(await this.ownDatasets(caller, `classify.categories[${i}].datasets`, c.datasets, s.search.searchMode));
     }
     const ids = s.classify?.categories.map((c) => c.id.toLowerCase()) ?? [];
     const dup = ids.find((x, i) => ids.indexOf(x) !== i);
@@ -120,7 +128,7 @@ export class AppsService {
     const keys = s.extract?.fields.map((f) => f.key) ?? [];
     const dupKey = keys.find((x, i) => keys.indexOf(x) !== i);
     if (dupKey) throw errors.badField('extract.fields', `field key "${dupKey}" appears twice`);
-    return s;
+    return { settings: s, warnings };
   }
 
   private llm(field: string, model: string): void {
@@ -129,8 +137,9 @@ export class AppsService {
     }
   }
 
-  private async ownDatasets(caller: KeyCaller, field: string, ids: string[], mode: AppSettings['search']['searchMode']): Promise<void> {
-    if (ids.length === 0) return;
+  /** A 400 for datasets that are not the team's or mix vector models; a warning when their vector model is not configured. */
+  private async ownDatasets(caller: KeyCaller, field: string, ids: string[], mode: AppSettings['search']['searchMode']): Promise<string | undefined> {
+    if (ids.length === 0) return undefined;
     const found = await this.datasets.teamDatasets(caller.teamId, [...new Set(ids)]);
     const missing = ids.find((id) => !found.some((d) => d.id === id));
     if (missing) throw errors.badField(field, `dataset ${missing} does not exist in this team`);
@@ -138,5 +147,10 @@ export class AppsService {
     if (mode !== 'fullTextRecall' && vectorModels.size > 1) {
       throw errors.badField(field, `these datasets use different vector models (${[...vectorModels].join(', ')}): one app searches datasets of one vector model, or uses searchMode fullTextRecall`);
     }
+    const unconfigured = [...vectorModels].filter((model) => !this.models.vectorModels.some((m) => m.model === model));
+    if (unconfigured.length === 0) return undefined;
+    const why = unconfigured[0] ? `their vector model ${unconfigured.join(', ')} is not in config.json's vectorModels` : 'they were made without a vector model';
+    const search = mode === 'fullTextRecall' ? 'chat searches them by full text' : `chat searches them by full text only (search.searchMode is ${mode})`;
+    return `${field}: ${why}, so ${search}; their items that are not indexed yet wait for that vector model and cannot be found.`;
   }
 }

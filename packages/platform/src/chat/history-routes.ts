@@ -9,6 +9,8 @@ import { parseInput } from '../http/validate.js';
 import type { KeyAuthenticator } from '../keys/auth.js';
 import type { ChatHistoryStore, ChatItemRow } from './history-store.js';
 
+/** These bodies are a few ids and numbers: more is not read. */
+const BODY_LIMIT = 64 * 1024;
 const id = z.string().min(1).max(64);
 const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 
@@ -32,7 +34,7 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: KeyAuthent
     return { teamId: caller.teamId, appId };
   };
 
-  app.post('/api/core/chat/getHistories', async (req) => {
+  app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
     const b = parseInput(z.object({ appId: id.optional(), ...page }), req.body);
     const s = await scope(req, b.appId);
     const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize);
@@ -42,28 +44,28 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: KeyAuthent
     });
   });
 
-  app.post('/api/core/chat/getPaginationRecords', async (req) => {
+  app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT }, async (req) => {
     const b = parseInput(z.object({ appId: id.optional(), chatId: id, ...page }), req.body);
     const s = await scope(req, b.appId);
     const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
     return ok({ list: rows.map(publicItem), total });
   });
 
-  app.delete('/api/core/chat/delHistory', async (req) => {
+  app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT }, async (req) => {
     const q = parseInput(z.object({ appId: id.optional(), chatId: id }), req.query);
     const s = await scope(req, q.appId);
     if (!(await deps.history.deleteChat({ ...s, chatId: q.chatId }))) throw errors.notFound(`Chat ${q.chatId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/item/delete', async (req) => {
+  app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
     const q = parseInput(z.object({ appId: id.optional(), chatId: id, contentId: id }), req.query);
     const s = await scope(req, q.appId);
     if (!(await deps.history.deleteItem({ ...s, chatId: q.chatId }, q.contentId))) throw errors.notFound(`Chat item ${q.contentId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/clearHistories', async (req) => {
+  app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
     const q = parseInput(z.object({ appId: id.optional() }), req.query);
     const s = await scope(req, q.appId);
     return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });

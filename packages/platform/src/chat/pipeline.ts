@@ -5,12 +5,14 @@
 import { countTextTokens } from '@kbchat/shared';
 import type { App } from '../apps/service.js';
 import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
+import { PlatformError } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
 import type { LlmModel, ModelConfig } from '../models/config-file.js';
 import { extendQuery } from '../search/query-extension.js';
 import type { SearchService } from '../search/service.js';
+import { DEFAULT_MAX_CONTEXT, fitStepInput, tokensWithin } from '../search/token-limits.js';
 import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
-import { seconds, secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
+import { cutRecord, seconds, secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
 import { classifyQuestion, extractFields } from './steps/index.js';
 
 /** What streams out while a turn runs (a no-op sink for non-stream requests). */
@@ -43,8 +45,6 @@ export interface ChatTurnResult {
   newVariables: Record<string, unknown>;
 }
 
-const DEFAULT_MAX_CONTEXT = 16_000;
-
 export class ChatService {
   constructor(
     private readonly gateway: GatewayClient,
@@ -61,18 +61,22 @@ export class ChatService {
     };
     let datasetIds = s.datasets;
     let categoryPrompt = '';
+    const model = this.llm(s.model);
+    const answerTokens = s.maxToken ?? model.maxResponse ?? 2000;
+    this.checkQuestionFits(input.question, model, answerTokens);
 
     if (s.classify) {
       sink.status('Question classification');
-      const model = this.stepModel(s.classify.model, 'usedInClassify', s.model);
-      const r = await classifyQuestion(this.gateway, model, { question: input.question, history: input.history, categories: s.classify.categories, background: s.classify.background });
+      const classifier = this.stepModel(s.classify.model, 'usedInClassify', s.model);
+      const fitted = fitStepInput(input.question, input.history, classifier.maxContext);
+      const r = await classifyQuestion(this.gateway, classifier, { question: fitted.question, history: fitted.history, categories: s.classify.categories, background: s.classify.background });
       if (r.failure) failed('classification', r.failure);
       usage.add(r.inputTokens, r.outputTokens);
       const category = s.classify.categories.find((c) => c.id === r.categoryId);
       records.push({
         moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
         inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question,
-        cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error,
+        cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error, ...cutRecord(fitted.inputCut),
       });
       if (category?.reply !== undefined) {
         sink.fastAnswer(category.reply);
@@ -97,8 +101,6 @@ export class ChatService {
     }
 
     sink.status('AI chat');
-    const model = this.llm(s.model);
-    const answerTokens = s.maxToken ?? model.maxResponse ?? 2000;
     const systemPrompt = [s.systemPrompt || model.defaultSystemChatPrompt || '', categoryPrompt].filter(Boolean).join('\n\n');
     const { messages, historyUsed } = buildMessages({
       systemPrompt, variables, history: input.history, question: input.question, quotes, quoteTemplate: s.quoteTemplate, quotePrompt: s.quotePrompt,
@@ -146,12 +148,12 @@ export class ChatService {
       const model = this.stepModel(s.queryExtension.model, 'usedInQueryExtension', app.settings.model);
       const started = performance.now();
       try {
-        const r = await extendQuery(this.gateway, model.model, input.question, { background: s.queryExtension.background, history: input.history });
+        const r = await extendQuery(this.gateway, model, input.question, { background: s.queryExtension.background, history: input.history });
         extensionQueries = r.queries;
         usage.add(r.inputTokens, r.outputTokens);
         records.push({
           moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens,
-          query: input.question, queryExtensionResult: { model: r.model, queries: r.queries },
+          query: input.question, queryExtensionResult: { model: r.model, queries: r.queries }, ...cutRecord(r.inputCut),
         });
       } catch (err) {
         // Without extra queries the question itself is still searched.
@@ -165,13 +167,14 @@ export class ChatService {
       // A dataset deleted after the app was made is skipped and named, not fatal.
       const r = await this.search.search(caller, {
         datasetIds, text: input.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
-        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries, skipMissing: true,
+        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries, skipMissing: true, fullTextWithoutVectorModel: true,
       });
       const gone = r.missingDatasets;
       records.push({
-        moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: secondsSince(started), query: input.question, searchMode: s.searchMode,
+        moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: secondsSince(started), query: input.question, searchMode: r.searchMode,
         similarity: s.similarity, limit: s.limit, searchUsingReRank: s.usingReRank, datasets: datasetIds.filter((id) => !gone.includes(id)),
         quoteList: r.list, queries: r.queries, ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
+        ...(r.questionCut ? { questionCut: r.questionCut } : {}), ...(r.note ? { note: r.note } : {}),
       });
       return r.list.map((q) => ({ q: q.q, a: q.a, sourceName: q.sourceName, sourceId: q.sourceId }));
     } catch (err) {
@@ -183,14 +186,32 @@ export class ChatService {
   private async extract(app: App, input: ChatTurnInput, usage: UsageTotal, failed: (step: string, err: unknown) => void): Promise<{ variables: Record<string, unknown>; record: StepRecord }> {
     const x = app.settings.extract!;
     const model = this.stepModel(x.model, 'usedInExtractFields', app.settings.model);
-    const r = await extractFields(this.gateway, model, { question: input.question, history: input.history, fields: x.fields, description: x.description });
+    const fitted = fitStepInput(input.question, input.history, model.maxContext);
+    const r = await extractFields(this.gateway, model, { question: fitted.question, history: fitted.history, fields: x.fields, description: x.description });
     if (r.failure) failed('extraction', r.failure);
     usage.add(r.inputTokens, r.outputTokens);
     const record: StepRecord = {
       moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
       inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question, extractDescription: x.description, extractResult: r.fields, success: r.success, error: r.error,
+      ...cutRecord(fitted.inputCut),
     };
     return { variables: { ...input.variables, ...r.fields }, record };
+  }
+
+  /**
+   * The answer must read the whole question: one longer than the answering
+   * model's context (less the answer's room) is refused before any model
+   * call, with the numbers, rather than sent and refused upstream.
+   */
+  private checkQuestionFits(question: string, model: LlmModel, answerTokens: number): void {
+    const maxContext = model.maxContext ?? DEFAULT_MAX_CONTEXT;
+    const room = maxContext - Math.min(answerTokens, Math.floor(maxContext / 2));
+    if (tokensWithin(question, room) !== undefined) return;
+    const source = model.maxContext ? 'its maxContext in config.json' : `config.json gives no maxContext for it: ${DEFAULT_MAX_CONTEXT} assumed`;
+    throw new PlatformError(
+      400, 'context_length_exceeded',
+      `The question is longer than the application's model ${model.model} can read: at most ${room} tokens (${maxContext} in all, ${source}; ${maxContext - room} kept for the answer). Shorten the question (it has ${question.length} characters).`,
+    );
   }
 
   private llm(name: string): LlmModel {

@@ -2,6 +2,7 @@
 // filled in), the history that fits the model's context, and the question,
 // wrapped in the quote prompt when the search found quotes.
 import { countTextTokens } from '@kbchat/shared';
+import { tokensWithin } from '../search/token-limits.js';
 
 /** One quote per search result; the default is the format local-extractive reads best (any model can use it). */
 export const DEFAULT_QUOTE_TEMPLATE = '<quote id="{{index}}" source="{{source}}">\n{{q}}\n{{a}}\n</quote>';
@@ -79,9 +80,10 @@ export function buildMessages(input: PromptInput): BuiltPrompt {
   const kept: ChatTurn[] = [];
   let budget = input.history.length ? input.maxContext - input.answerTokens - countTextTokens(system) - countTextTokens(user) - 16 : 0;
   for (let i = input.history.length - 1; i >= 0; i--) {
-    const cost = countTextTokens(input.history[i]!.content) + 4;
-    if (cost > budget) break;
-    budget -= cost;
+    // Bounded: a turn of megabytes is not counted to the end to learn that it does not fit.
+    const tokens = tokensWithin(input.history[i]!.content, budget - 4);
+    if (tokens === undefined) break;
+    budget -= tokens + 4;
     kept.unshift(input.history[i]!);
   }
   // A kept history starts with a user turn, as chat models expect.

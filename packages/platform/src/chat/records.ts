@@ -1,5 +1,7 @@
 // responseData: one record per step of a chat, in FastGPT's field names
 // (moduleName, moduleType, runningTime in seconds, model, inputTokens, ...).
+import type { InputCut } from '../search/token-limits.js';
+
 export interface StepRecord {
   moduleName: string;
   moduleType: 'queryExtension' | 'classifyQuestion' | 'datasetSearchNode' | 'contentExtract' | 'chatNode' | 'answerNode';
@@ -10,6 +12,11 @@ export interface StepRecord {
   query?: string;
   error?: string;
   [field: string]: unknown;
+}
+
+/** A step's record says what its model was not sent (nothing when it was sent everything). */
+export function cutRecord(cut: InputCut | undefined): { inputCut?: InputCut } {
+  return cut ? { inputCut: cut } : {};
 }
 
 /** Milliseconds as seconds with two decimals (FastGPT's unit). */

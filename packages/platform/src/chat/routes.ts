@@ -1,8 +1,9 @@
-// POST /api/v1/chat/completions: an application's chat, for its own key only.
-// Parses and shapes; the turn itself is ChatService's.
+// POST /api/v1/chat/completions: an application's chat, for its own key only,
+// and GET /api/v1/models, which lists that application as the one model (chat
+// UIs list models first). Parses and shapes; the turn itself is ChatService's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppsService } from '../apps/service.js';
+import type { App, AppsService } from '../apps/service.js';
 import { GatewayError } from '../gateway-client/index.js';
 import { PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
@@ -17,6 +18,14 @@ import { ChatEventStream } from './sse.js';
 export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
 /** Stored turns loaded for a chatId (the prompt then keeps what fits the model). */
 const HISTORY_ITEMS = 40;
+/**
+ * The largest chat body read. Images sent as data URLs make several MB
+ * legitimate (OpenAI takes images of up to 20 MB; FastGPT's own limit for
+ * this route is 20 MB), and chat UIs resend a conversation's images on every
+ * turn; the text a model reads is far less (the question is checked against
+ * the model's maxContext).
+ */
+export const CHAT_BODY_LIMIT = 20 * 1024 * 1024;
 
 const part = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
 const message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: z.union([z.string(), z.array(part), z.null()]).optional() }).passthrough();
@@ -50,10 +59,12 @@ export function chatError(err: unknown, req: FastifyRequest): PlatformError {
   return toPlatformError(err, req);
 }
 
-export async function appCaller(auth: KeyAuthenticator, req: FastifyRequest): Promise<KeyCaller & { appId: string }> {
+type AppCaller = KeyCaller & { appId: string };
+
+export async function appCaller(auth: KeyAuthenticator, req: FastifyRequest): Promise<AppCaller> {
   const caller = await auth.authenticate(req.headers.authorization);
   if (!caller.appId) throw new PlatformError(403, 'app_key_required', APP_KEY_REQUIRED);
-  return caller as KeyCaller & { appId: string };
+  return caller as AppCaller;
 }
 
 const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
@@ -64,12 +75,29 @@ export function chatRoutes(app: FastifyInstance, deps: { auth: KeyAuthenticator;
       const e = chatError(err, req);
       reply.header('x-request-id', req.id).code(e.status).send(chatErrorBody(e));
     });
-    scope.post('/api/v1/chat/completions', (req, reply) => completions(deps, req, reply));
+    // The key is checked before the body is read: without one, not a byte of a 20 MB body is kept.
+    const callers = new WeakMap<FastifyRequest, AppCaller>();
+    scope.post('/api/v1/chat/completions', {
+      bodyLimit: CHAT_BODY_LIMIT,
+      onRequest: async (req) => void callers.set(req, await appCaller(deps.auth, req)),
+    }, (req, reply) => completions(deps, callers.get(req)!, req, reply));
+    scope.get('/api/v1/models', async (req) => {
+      const caller = await appCaller(deps.auth, req);
+      return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
+    });
   });
 }
 
-async function completions(deps: Parameters<typeof chatRoutes>[1], req: FastifyRequest, reply: FastifyReply) {
-  const caller = await appCaller(deps.auth, req);
+/**
+ * The application as an OpenAI model: its id is the appId. The chat body's
+ * `model` is not read (the key names the application), so this id, or any
+ * other value, chats with it; `name` is for UIs that show one.
+ */
+function modelEntry(app: App) {
+  return { id: app.id, object: 'model', created: Math.floor(app.createdAt / 1000), owned_by: 'kbchat', name: app.name };
+}
+
+async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCaller, req: FastifyRequest, reply: FastifyReply) {
   const b = parseInput(chatBody, req.body);
   const last = b.messages.length - 1;
   const question = textOf(b.messages[last]!.content).trim();
@@ -95,7 +123,7 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], req: FastifyR
   try {
     const result = await deps.chat.run(caller, app, {
       question, history, variables: b.variables ?? {}, stream: !!stream, signal: left.signal,
-      onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, status: err.status, gatewayRequestId: err.requestId, requestBody: err.requestBody }, `chat: the ${step} model call failed: ${err.message}`),
+      onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
     }, stream ?? noopSink);
     if (ref) {
       const now = Date.now();

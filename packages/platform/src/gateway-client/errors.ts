@@ -22,10 +22,29 @@ export class GatewayError extends Error {
     super(message);
   }
 
+  /**
+   * What a log line keeps of the failed call: the status, the gateway's
+   * request id, and the body sent (its start only when it is long; the
+   * gateway's request log under that id has the rest, for a replay).
+   */
+  forLog(): { status: number; gatewayRequestId: string | undefined; requestBody: string | undefined; requestBodyChars?: number } {
+    return { status: this.status, gatewayRequestId: this.requestId, ...bodyForLog(this.requestBody, this.requestId) };
+  }
+
   /** A 429, or a quota that ran out: waiting helps, retrying now does not. */
   get isRateLimit(): boolean {
     return this.status === 429 || this.type === 'insufficient_quota' || this.code === 'insufficient_quota' || this.retryAfterMs !== undefined;
   }
+}
+
+/** The most of a request body one log line keeps: a chat call's whole body in all but oversized cases. */
+export const LOGGED_BODY_CHARS = 16 * 1024;
+
+/** A request body as a log line keeps it: whole up to LOGGED_BODY_CHARS, else its start, its size and where the rest is. */
+export function bodyForLog(body: string | undefined, gatewayRequestId?: string): { requestBody: string | undefined; requestBodyChars?: number } {
+  if (body === undefined || body.length <= LOGGED_BODY_CHARS) return { requestBody: body };
+  const rest = gatewayRequestId ? `the gateway's request log keeps it under ${gatewayRequestId}` : 'the gateway was not reached';
+  return { requestBody: `${body.slice(0, LOGGED_BODY_CHARS)}… [${body.length - LOGGED_BODY_CHARS} more characters not logged; ${rest}]`, requestBodyChars: body.length };
 }
 
 export function isGatewayError(err: unknown): err is GatewayError {

@@ -1,2 +1,2 @@
 export { GatewayClient, decodeBase64Floats, type GatewayClientOptions, type EmbeddingsResult, type ChatStreamResult, type RerankResult } from './client.js';
-export { GatewayError, isGatewayError, parseRetryAfter, errorFromResponse } from './errors.js';
+export { GatewayError, isGatewayError, parseRetryAfter, errorFromResponse, LOGGED_BODY_CHARS } from './errors.js';

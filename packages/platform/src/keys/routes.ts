@@ -7,6 +7,8 @@ import type { KeyAuthenticator } from './auth.js';
 import type { KeysService } from './service.js';
 import type { ApiKeyRow } from './store.js';
 
+/** These bodies are a few short fields: more is not read. */
+const BODY_LIMIT = 64 * 1024;
 /** An ISO date or epoch milliseconds. */
 const time = z.union([z.number().int().positive(), z.string().datetime({ offset: true })]).transform((t) => (typeof t === 'number' ? t : Date.parse(t)));
 const createKey = z.object({
@@ -29,7 +31,7 @@ export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: KeyAuth
   const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
 
   // The key itself is in this answer and nowhere else, ever.
-  app.post('/api/support/openapi/create', async (req) => {
+  app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const b = parseInput(createKey, req.body);
     const { key } = await keys.create(who, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
@@ -40,7 +42,7 @@ export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: KeyAuth
     const { appId } = parseInput(z.object({ appId: z.string().min(1).max(64).optional() }), req.query);
     return ok((await keys.list(who, appId)).map(publicKey));
   });
-  app.delete('/api/support/openapi/delete', async (req) => {
+  app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const { id } = parseInput(z.object({ id: z.coerce.number().int().positive() }), req.query);
     await keys.revoke(who, id);

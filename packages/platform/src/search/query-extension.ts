@@ -2,6 +2,8 @@
 // (and the conversation so far) into 3 to 5 search queries. Its answer is read
 // leniently: a JSON array anywhere in the text, else one query per line.
 import type { GatewayClient } from '../gateway-client/index.js';
+import type { LlmModel } from '../models/config-file.js';
+import { fitStepInput, type InputCut } from './token-limits.js';
 
 export const QUERY_EXTENSION_PROMPT = `You rewrite a user's question into search queries for a knowledge base.
 Write 3 to 5 different short queries that together cover what the question asks: resolve pronouns from the conversation, add synonyms and the likely technical terms, and split compound questions.
@@ -12,6 +14,8 @@ export interface ExtensionResult {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** Set when the question or history was longer than the model's context allows. */
+  inputCut?: InputCut;
 }
 
 export function parseQueries(text: string, question: string): string[] {
@@ -38,13 +42,17 @@ export function parseQueries(text: string, question: string): string[] {
 
 export async function extendQuery(
   gateway: GatewayClient,
-  model: string,
+  model: LlmModel,
   question: string,
   opts: { background?: string; history?: { role: string; content: string }[] } = {},
 ): Promise<ExtensionResult> {
-  const history = (opts.history ?? []).slice(-6).map((m) => `${m.role}: ${m.content}`).join('\n');
-  const user = [opts.background ? `Background: ${opts.background}` : '', history ? `Conversation:\n${history}` : '', `Question: ${question}`].filter(Boolean).join('\n\n');
-  const { json } = await gateway.chat({ model, messages: [{ role: 'system', content: QUERY_EXTENSION_PROMPT }, { role: 'user', content: user }], temperature: 0.1 });
+  const fitted = fitStepInput(question, (opts.history ?? []).slice(-6), model.maxContext);
+  const history = fitted.history.map((m) => `${m.role}: ${m.content}`).join('\n');
+  const user = [opts.background ? `Background: ${opts.background}` : '', history ? `Conversation:\n${history}` : '', `Question: ${fitted.question}`].filter(Boolean).join('\n\n');
+  const { json } = await gateway.chat({ model: model.model, messages: [{ role: 'system', content: QUERY_EXTENSION_PROMPT }, { role: 'user', content: user }], temperature: 0.1 });
   const text = String(json?.choices?.[0]?.message?.content ?? '');
-  return { queries: parseQueries(text, question), model, inputTokens: Number(json?.usage?.prompt_tokens ?? 0), outputTokens: Number(json?.usage?.completion_tokens ?? 0) };
+  return {
+    queries: parseQueries(text, question), model: model.model, inputTokens: Number(json?.usage?.prompt_tokens ?? 0), outputTokens: Number(json?.usage?.completion_tokens ?? 0),
+    ...(fitted.inputCut ? { inputCut: fitted.inputCut } : {}),
+  };
 }

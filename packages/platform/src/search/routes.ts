@@ -11,6 +11,8 @@ import { vectorIndexState } from '../retrieval/index.js';
 import type { SearchService } from './service.js';
 
 const id = z.string().min(1).max(64);
+/** These bodies are a few fields (searchTest's text is at most 10,000 characters): more is not read. */
+const BODY_LIMIT = 1024 * 1024;
 const searchTest = z.object({
   datasetId: id,
   text: z.string().trim().min(1).max(10_000),
@@ -28,7 +30,7 @@ const searchTest = z.object({
 export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: KeyAuthenticator; defaultExtensionModel?: string }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req.headers.authorization);
 
-  app.post('/api/core/dataset/searchTest', async (req) => {
+  app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const b = parseInput(searchTest, req.body);
     const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
@@ -40,6 +42,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
     return ok({
       list: r.list, duration: r.duration, searchMode: r.searchMode, limit: r.limit, similarity: r.similarity, usingReRank: r.usingReRank,
       queryExtensionModel: r.extension?.model, queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
+      questionCut: r.questionCut, note: r.note,
     });
   });
 
@@ -67,7 +70,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   });
 
   // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
-  app.post('/api/core/dataset/training/retry', async (req) => {
+  app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const b = parseInput(z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] }), req.body);
     if (b.collectionId) await deps.datasets.collection(who, b.collectionId);

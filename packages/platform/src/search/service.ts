@@ -1,5 +1,7 @@
-// Dataset search for searchTest and, later, chat: one code path, so that both
-// rank alike. Models are reached only through the gateway.
+// Dataset search for searchTest and chat: one code path, so that both rank
+// alike. Models are reached only through the gateway. A question longer than
+// a model reads is cut for the search (and the result says how), never sent
+// whole to be refused.
 import type { Kysely } from 'kysely';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
@@ -8,6 +10,7 @@ import type { GatewayClient } from '../gateway-client/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
+import { cutToTokens, DEFAULT_VECTOR_MAX_TOKENS, SEARCH_TEXT_MAX_TOKENS } from './token-limits.js';
 
 export interface SearchRequest {
   datasetIds: string[];
@@ -23,6 +26,33 @@ export interface SearchRequest {
   extensionQueries?: string[];
   /** Datasets gone since the caller chose them (an app's) are skipped and named in missingDatasets instead of a 404. */
   skipMissing?: boolean;
+  /**
+   * Datasets whose vector model config.json does not offer are searched by
+   * full text (an app's chat, whose user never chose a searchMode), instead
+   * of a 400 naming searchMode (searchTest, whose caller did).
+   */
+  fullTextWithoutVectorModel?: boolean;
+}
+
+/** How much of a long question the search read. */
+export interface QuestionCut {
+  questionChars: number;
+  /** What full-text search and rerank read (its first SEARCH_TEXT_MAX_TOKENS tokens). */
+  searchedChars: number;
+  /** What the vector model embedded: its first `maxToken` tokens. */
+  embeddedChars?: number;
+  vectorModel?: string;
+  /** The vector model's limit: config.json vectorModels[].maxToken, else DEFAULT_VECTOR_MAX_TOKENS. */
+  maxToken?: number;
+}
+
+export interface SearchOutcome extends SearchResult {
+  extension?: ExtensionResult;
+  missingDatasets: string[];
+  /** Set when the question was longer than the search reads. */
+  questionCut?: QuestionCut;
+  /** What a reader of the result should know: a full-text fallback (fullTextWithoutVectorModel), a cut question. */
+  note?: string;
 }
 
 export class SearchService {
@@ -33,7 +63,7 @@ export class SearchService {
     private readonly models: ModelConfig,
   ) {}
 
-  async search(caller: KeyCaller, req: SearchRequest): Promise<SearchResult & { extension?: ExtensionResult; missingDatasets: string[] }> {
+  async search(caller: KeyCaller, req: SearchRequest): Promise<SearchOutcome> {
     const datasets = await this.datasets.teamDatasets(caller.teamId, req.datasetIds);
     const missingDatasets = req.datasetIds.filter((id) => !datasets.some((d) => d.id === id));
     if (missingDatasets.length && !req.skipMissing) throw errors.notFound(`Dataset ${missingDatasets[0]}`);
@@ -43,8 +73,14 @@ export class SearchService {
       throw errors.badField('datasetIds', `these datasets use different vector models (${[...vectorModels].join(', ')}); search them with fullTextRecall or one at a time`);
     }
     const vectorModel = [...vectorModels][0]!;
-    if (req.mode !== 'fullTextRecall' && datasetIds.length && !this.models.vectorModels.some((m) => m.model === vectorModel)) {
-      throw errors.badField('searchMode', `the dataset's vector model ${vectorModel || '(none)'} is not configured; use fullTextRecall`);
+    const vectorConfig = this.models.vectorModels.find((m) => m.model === vectorModel);
+    let mode = req.mode;
+    const notes: string[] = [];
+    if (mode !== 'fullTextRecall' && datasetIds.length && !vectorConfig) {
+      const why = vectorModel ? `the datasets' vector model ${vectorModel} is not in config.json's vectorModels` : 'the datasets were made without a vector model (config.json had no vectorModels)';
+      if (!req.fullTextWithoutVectorModel) throw errors.badField('searchMode', `${why}; use fullTextRecall`);
+      mode = 'fullTextRecall';
+      notes.push(`${why}: searched by full text only instead of ${req.mode}`);
     }
     if (req.usingReRank) {
       const rerankModel = req.rerankModel ?? this.models.reRankModels[0]?.model;
@@ -53,21 +89,38 @@ export class SearchService {
     }
     let extension: ExtensionResult | undefined;
     if (req.extension) {
-      if (!this.models.llmModels.some((m) => m.model === req.extension!.model)) throw errors.badField('datasetSearchExtensionModel', `"${req.extension.model}" is not a configured LLM`);
-      extension = await extendQuery(this.gateway, req.extension.model, req.text, req.extension);
+      const llm = this.models.llmModels.find((m) => m.model === req.extension!.model);
+      if (!llm) throw errors.badField('datasetSearchExtensionModel', `"${req.extension.model}" is not a configured LLM`);
+      extension = await extendQuery(this.gateway, llm, req.text, req.extension);
     }
+    const question = req.text.trim();
+    const searched = cutToTokens(question, SEARCH_TEXT_MAX_TOKENS);
+    const maxToken = vectorConfig?.maxToken ?? DEFAULT_VECTOR_MAX_TOKENS;
+    const embedded = mode === 'fullTextRecall' ? undefined : cutToTokens(searched.text, maxToken);
+    // Extension queries are short, but a vector model's limit can be shorter still.
+    const embedInput = (text: string) => (text === searched.text && embedded ? embedded.text : cutToTokens(text, maxToken).text);
     const result = await searchDataset(
       this.db,
       {
-        datasetIds, text: req.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode: req.mode,
+        datasetIds, text: searched.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode,
         embeddingWeight: req.embeddingWeight, similarity: req.similarity, limit: req.limit,
         usingReRank: req.usingReRank, rerankModel: req.rerankModel, efSearch: this.models.systemEnv.hnswEfSearch,
       },
       {
-        embed: async (texts) => (await this.gateway.embeddings(vectorModel, texts)).vectors,
+        embed: async (texts) => (await this.gateway.embeddings(vectorModel, texts.map(embedInput))).vectors,
         rerank: async (query, docs) => (await this.gateway.rerank(req.rerankModel!, query, docs)).results.map((r) => ({ index: r.index, score: r.relevanceScore })),
       },
     );
-    return { ...result, extension, missingDatasets };
+    let questionCut: QuestionCut | undefined;
+    if (searched.cut || embedded?.cut) {
+      questionCut = { questionChars: question.length, searchedChars: searched.text.length, ...(embedded ? { embeddedChars: embedded.text.length, vectorModel, maxToken } : {}) };
+      const limit = vectorConfig?.maxToken ? 'its maxToken in config.json' : `config.json gives no maxToken for it: ${DEFAULT_VECTOR_MAX_TOKENS} assumed`;
+      const parts = [
+        searched.cut ? `the search read its first ${searched.text.length} characters (${SEARCH_TEXT_MAX_TOKENS} tokens)` : '',
+        embedded?.cut ? `${vectorModel} embedded its first ${embedded.text.length} (${maxToken} tokens, ${limit})` : '',
+      ];
+      notes.push(`the question (${question.length} characters) is longer than the search reads: ${parts.filter(Boolean).join(', ')}`);
+    }
+    return { ...result, extension, missingDatasets, questionCut, ...(notes.length ? { note: notes.join('; ') } : {}) };
   }
 }
