@@ -1,8 +1,8 @@
 // What a model can read. The search and the helper steps (classification,
 // extraction, question completion) cut a long question to the model's limit
-// instead of sending it whole and being refused; old history turns are left
-// out first. Counting never reads more than a window of a text, so a 20 MB
-// question costs what its first few pages cost.
+// instead of sending it whole and being refused, and leave out the oldest
+// history turns. Counting never reads more than a window of a text, so a
+// 20 MB question costs what its first few pages cost.
 import { countTextTokens } from '@kbchat/shared';
 
 /**
