@@ -38,6 +38,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /** A request's head must arrive within this, and its body may not pause this long, or the connection closes with 408 (ms). */
+  requestStallTimeoutMs: number;
   /** Run the in-process local models and their channel (LOCAL_MODELS, default on). */
   localModels: boolean;
   /** Load the embedding model at start instead of at the first request. */
@@ -96,6 +98,7 @@ export function loadGatewayConfig(
     initialRootBalance: num(env, 'ROOT_INITIAL_BALANCE', 200, 0),
     logLevel: env.LOG_LEVEL || 'warn',
     trustProxy: env.TRUST_PROXY === 'true',
+    requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     localModels: onOff(env, 'LOCAL_MODELS', true),
     localWarmup: onOff(env, 'LOCAL_MODELS_WARMUP', true),
     localGgufPath: env.LOCAL_GGUF_PATH || undefined,

@@ -1,7 +1,7 @@
 // Every error a gateway client sees, in one place: the OpenAI envelope's type
 // and code, the HTTP status, and the message. Messages follow one-api's texts
 // where clients already look for them.
-import { openAIError, type OpenAIErrorBody } from '@kbchat/shared';
+import { byteSize, openAIError, type OpenAIErrorBody } from '@kbchat/shared';
 
 export class GatewayError extends Error {
   /** An upstream's Retry-After (seconds or an HTTP date), passed on to the client. */
@@ -63,6 +63,7 @@ export const errors = {
     new GatewayError(401, message, 'invalid_request_error', 'unauthorized'),
   forbidden: (message: string) => new GatewayError(403, message, 'invalid_request_error', 'forbidden'),
   internal: (message: string) => new GatewayError(500, message, 'server_error', 'internal_error'),
-  bodyTooLarge: () => new GatewayError(413, 'Request body is too large (limit 64 MB)', 'invalid_request_error', 'body_too_large'),
+  bodyTooLarge: (limit: number) =>
+    new GatewayError(413, `The request body is larger than the ${byteSize(limit)} this endpoint accepts`, 'invalid_request_error', 'body_too_large'),
   notJson: () => new GatewayError(415, 'Send the body as application/json', 'invalid_request_error', 'unsupported_media_type'),
 };

@@ -1,6 +1,10 @@
-// How an error thrown while handling a request becomes what the client gets,
-// for both of the gateway's HTTP layers: Fastify (server.ts) and the relay's
-// node:http front (relay/http-front.ts).
+// How an error becomes what the client gets, for both of the gateway's HTTP
+// layers: Fastify (server.ts) and the relay's fronts (relay/front-serve.ts),
+// and for what node:http refuses before either sees a request (clientError,
+// a missing Host, an unknown Expect): always the OpenAI envelope with a request id.
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { answerOnSocket, clientErrorAnswer, newRequestId, openAIError } from '@kbchat/shared';
 import { errors, GatewayError } from './errors.js';
 
 export interface ErrorLog {
@@ -8,11 +12,11 @@ export interface ErrorLog {
   warn(obj: object, msg: string): void;
 }
 
-/** Any error as the GatewayError the client gets; Fastify's own errors keep their 4xx meaning. */
-export function asGatewayError(err: unknown, requestId: string, log: ErrorLog): GatewayError {
+/** Any error as the GatewayError the client gets; Fastify's own errors keep their 4xx meaning. `bodyLimit`: the route's. */
+export function asGatewayError(err: unknown, requestId: string, log: ErrorLog, bodyLimit: number): GatewayError {
   if (err instanceof GatewayError) return err;
   const fe = err as { statusCode?: number; code?: string; message?: string };
-  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge();
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(bodyLimit);
   if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.notJson();
   if (fe.code === 'FST_ERR_BAD_URL') {
     return new GatewayError(400, `Invalid URL: ${fe.message ?? 'the path is not valid percent-encoding'}`, 'invalid_request_error', 'invalid_url');
@@ -29,4 +33,18 @@ export function errorHeaders(e: GatewayError, requestId: string, log: ErrorLog):
   const headers: Record<string, string> = { 'x-request-id': requestId };
   if (e.retryAfter && /^[\w ,:+-]{1,64}$/.test(e.retryAfter)) headers['retry-after'] = e.retryAfter;
   return headers;
+}
+
+/** A client error (a head node's parser refused, a request that came too late) answered on the socket, which then closes. */
+export function answerClientError(err: Error, socket: Duplex, stallBoundMs: number): void {
+  const { status, code, message } = clientErrorAnswer(err, stallBoundMs);
+  const requestId = newRequestId();
+  answerOnSocket(socket, status, { 'x-request-id': requestId }, JSON.stringify(openAIError(message, 'invalid_request_error', code, null, requestId)));
+}
+
+/** What node:http would refuse with an empty body (no Host, an unknown Expect), in the envelope; the connection closes after it. */
+export function refuseRequest(res: ServerResponse, status: number, code: string, message: string): void {
+  const requestId = newRequestId();
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, connection: 'close' });
+  res.end(JSON.stringify(openAIError(message, 'invalid_request_error', code, null, requestId)));
 }

@@ -1,12 +1,12 @@
 // The gateway's HTTP layer: request ids, JSON parsing with clear 400s, the
 // OpenAI error envelope for everything, and the route plugins.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { newRequestId, openAIError } from '@kbchat/shared';
+import { lacksHost, newRequestId, openAIError, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
 import { adminRoutes } from './admin/routes.js';
 import { errors } from './errors.js';
 import type { GatewayServices } from './gateway.js';
-import { asGatewayError, errorHeaders } from './http-errors.js';
+import { answerClientError, asGatewayError, errorHeaders, refuseRequest } from './http-errors.js';
 import { relayFront } from './relay/http-front.js';
 import { installLeanFront } from './relay/lean-front.js';
 import { relayRoutes } from './relay/routes.js';
@@ -15,9 +15,20 @@ const BODY_LIMIT = 64 * 1024 * 1024;
 
 /** Sends the OpenAI envelope, with the request id in the header and at the end of the message. */
 function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
-  const e = asGatewayError(err, req.id, req.log);
+  const e = asGatewayError(err, req.id, req.log, req.routeOptions.bodyLimit ?? BODY_LIMIT);
   reply.headers(errorHeaders(e, req.id, req.log));
   reply.code(e.status).send(e.toBody(req.id));
+}
+
+/**
+ * node's own checks before a request is served (Host on HTTP/1.1, then an
+ * Expect it knows), answered in the envelope instead of its empty 400 and 417.
+ */
+function refusedHead(req: IncomingMessage, res: ServerResponse, unknownExpectation: boolean): boolean {
+  if (lacksHost(req)) refuseRequest(res, 400, 'missing_host', 'An HTTP/1.1 request must have a Host header');
+  else if (unknownExpectation) refuseRequest(res, 417, 'expectation_failed', 'Only "Expect: 100-continue" is supported');
+  else return false;
+  return true;
 }
 
 export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: string } = {}): FastifyInstance {
@@ -28,15 +39,18 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     // on the raw socket (relay/lean-front.ts), the rest on node:http
     // (relay/http-front.ts), which say why.
     serverFactory: (handler) => {
-      const server = createServer((req, res) => {
-        if (!front(req, res)) handler(req, res);
+      // One bound for heads and stalled bodies on both fronts (the lean front reads headersTimeout too).
+      const server = createServer({ ...requestStallOptions(services.config.requestStallTimeoutMs), requireHostHeader: false }, (req, res) => {
+        if (!refusedHead(req, res, false) && !front(req, res)) handler(req, res);
       });
-      // Fastify's own settings, which a serverFactory does not get (the lean front follows them too).
-      server.keepAliveTimeout = 72_000;
-      server.requestTimeout = 0;
+      server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => refusedHead(req, res, true));
+      server.keepAliveTimeout = 72_000; // Fastify's, which a serverFactory does not get
+      watchBodyStalls(server);
       installLeanFront(server, services.relay, services.auth, frontOptions);
       return server;
     },
+    // node's parser refusals and late requests, in the envelope (Fastify's default answers its own JSON).
+    clientErrorHandler: (err, socket) => answerClientError(err, socket, services.config.requestStallTimeoutMs),
     logger: {
       level: opts.logLevel ?? services.config.logLevel,
       redact: ['req.headers.authorization', 'req.headers["api-key"]'],

@@ -4,3 +4,4 @@ export * from './sse.js';
 export * from './tokens.js';
 export * from './wire.js';
 export * from './urls.js';
+export * from './http-server.js';

@@ -74,7 +74,7 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
   try {
     // The token first: an anonymous client cannot make the gateway receive and parse a 64 MB body.
     const caller: Caller = await auth.authenticate(x.authorization, x.clientIp(opts.trustProxy));
-    if (x.declaredLength !== undefined && x.declaredLength > opts.bodyLimit) throw errors.bodyTooLarge();
+    if (x.declaredLength !== undefined && x.declaredLength > opts.bodyLimit) throw errors.bodyTooLarge(opts.bodyLimit);
     const text = await x.readBody(opts.bodyLimit);
     const body = parseBody(x.contentType, text);
     const rawBody = typeof body === 'string' ? undefined : text;
@@ -90,7 +90,7 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
         return;
       }
       if (!x.canAnswer()) return;
-      const e = asGatewayError(err, requestId, log);
+      const e = asGatewayError(err, requestId, log, opts.bodyLimit);
       x.answerError(e.status, errorHeaders(e, requestId, log), JSON.stringify(e.toBody(requestId)));
     } catch (inner) {
       opts.log().error({ err: inner, requestId }, 'could not answer a relay error');

@@ -82,7 +82,7 @@ class ResponseExchange implements RelayExchange, Responder {
         if (size > limit) {
           req.removeAllListeners('data');
           req.resume();
-          reject(errors.bodyTooLarge());
+          reject(errors.bodyTooLarge(limit));
           return;
         }
         chunks.push(chunk);

@@ -15,15 +15,18 @@
 import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import type { TokenAuthenticator } from '../accounts/auth.js';
+import { answerClientError } from '../http-errors.js';
 import type { RelayDeps } from './context.js';
 import { serveRelay, type FrontOptions } from './front-serve.js';
-import { LeanExchange, REQUEST_TIMEOUT_RESPONSE, findHeadEnd, parseHead, MAX_HEAD } from './lean-head.js';
+import { LeanExchange, findHeadEnd, hasLoneLineBreak, parseHead, MAX_HEAD } from './lean-head.js';
 
 // Unread bytes buffered (pipelined requests, a body the handler has not asked
 // for yet) before the socket is paused, so that a client cannot make us buffer more.
 const PAUSE_AT = 64 * 1024;
 // node:http closes an idle keep-alive socket this long after the advertised timeout (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER).
 const KEEP_ALIVE_GRACE_MS = 1000;
+// What node:http's own check reports for a request that does not arrive in time (answered as node:http's 408 is).
+const REQUEST_TIMEOUT = Object.assign(new Error('the request did not arrive in time'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
@@ -227,7 +230,8 @@ export class LeanConnection {
   private startExchange(buf: Buffer): boolean {
     const end = findHeadEnd(buf);
     if (end < 0) {
-      if (buf.length > MAX_HEAD) this.handOver(false);
+      // Waiting for the end of a head node:http refuses (a bare LF) would hold it until the 408.
+      if (buf.length > MAX_HEAD || hasLoneLineBreak(buf)) this.handOver(false);
       return false;
     }
     const head = end <= MAX_HEAD ? parseHead(buf.toString('latin1', 0, end - 2)) : undefined;
@@ -303,8 +307,8 @@ export class LeanConnection {
       const since = ex === undefined ? this.requestSince : Math.max(this.lastReadAt, this.requestSince);
       if (requestMs > 0 && now - since > requestMs) {
         // node:http's answer to a request that does not arrive in time: 408, then close.
-        if (ex === undefined || ex.canAnswer()) this.write(REQUEST_TIMEOUT_RESPONSE);
-        this.socket.destroy();
+        if (ex === undefined || ex.canAnswer()) answerClientError(REQUEST_TIMEOUT, this.socket, requestMs);
+        else this.socket.destroy();
       }
     } else if (ex === undefined && idleMs > 0 && now - this.idleSince > idleMs) {
       this.socket.destroy();

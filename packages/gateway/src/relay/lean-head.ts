@@ -10,9 +10,9 @@ import type { LeanConnection } from './lean-front.js';
 
 /** node:http's default maximum size of a request head (--max-http-header-size). */
 export const MAX_HEAD = 16 * 1024;
-/** node:http's answer when a request's head does not arrive in time. */
-export const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 const HEAD_END = Buffer.from('\r\n\r\n');
+const CR = 13;
+const LF = 10;
 
 // The heads the lean front serves: the request line, then header lines of a
 // token, a colon and a value of visible ASCII, spaces and tabs (no other
@@ -37,6 +37,17 @@ export interface LeanHead {
 export function findHeadEnd(buf: Buffer): number {
   const at = buf.indexOf(HEAD_END);
   return at < 0 ? -1 : at + 4;
+}
+
+/**
+ * A CR or LF that is not part of a CRLF (a CR at the very end may still be):
+ * node:http refuses such a head at once, and the lean front never serves one,
+ * so an incomplete head with one is node's to answer without waiting for its end.
+ */
+export function hasLoneLineBreak(buf: Buffer): boolean {
+  for (let at = buf.indexOf(LF); at >= 0; at = buf.indexOf(LF, at + 1)) if (buf[at - 1] !== CR) return true;
+  for (let at = buf.indexOf(CR); at >= 0 && at + 1 < buf.length; at = buf.indexOf(CR, at + 1)) if (buf[at + 1] !== LF) return true;
+  return false;
 }
 
 // The headers the lean front reads, by their place in parseHead's values (a
