@@ -22,6 +22,8 @@ export interface PlatformConfig {
   runWorker: boolean;
   /** Files served at /<name> (PUBLIC_DIR, default ./public). */
   publicDir: string;
+  /** A request's head must arrive within this, and its body may not pause this long, or the connection closes with 408 (ms). */
+  requestStallTimeoutMs: number;
   logLevel: string;
 }
 
@@ -46,6 +48,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
     runWorker: env.PLATFORM_WORKER !== 'off',
     publicDir: env.PUBLIC_DIR || './public',
+    requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     logLevel: env.LOG_LEVEL || 'warn',
     ...overrides,
   };

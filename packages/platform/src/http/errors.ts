@@ -1,6 +1,8 @@
 // Every error a platform client sees: the FastGPT envelope
 // {code, statusText, message, data} with the real HTTP status (FastGPT answers
-// 500 for everything; clients here can rely on 400/401/403/404/409/413/429).
+// 500 for everything; clients here can rely on 400/401/403/404/408/409/413/429).
+import { byteSize } from '@kbchat/shared';
+
 export class PlatformError extends Error {
   constructor(
     readonly status: number,
@@ -26,5 +28,8 @@ export const errors = {
   notFound: (what: string) => new PlatformError(404, 'not_found', `${what} not found`),
   conflict: (message: string) => new PlatformError(409, 'conflict', message),
   tooLarge: (message: string) => new PlatformError(413, 'too_large', message),
+  bodyTooLarge: (limit: number) => new PlatformError(413, 'too_large', `The request body is larger than the ${byteSize(limit)} this endpoint accepts`),
+  missingHost: () => new PlatformError(400, 'missing_host', 'An HTTP/1.1 request must have a Host header'),
+  expectationFailed: () => new PlatformError(417, 'expectation_failed', 'Only "Expect: 100-continue" is supported'),
   internal: (message: string) => new PlatformError(500, 'internal_error', message),
 };
