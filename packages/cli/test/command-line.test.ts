@@ -2,6 +2,7 @@
 // missing value (one line and the hint, not Node's parser message), and what
 // --port means for each command.
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,6 +36,20 @@ describe('kbchat command line', () => {
       const run = await runKbchat(args, plainEnv());
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.out).toBe(`${line}\n${HINT}\n`);
+    }
+  });
+
+  it('--platform-port still sets the platform\'s port, with a note that it is deprecated', async () => {
+    const [gatewayPort, platformPort] = await freePorts();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(platformPort, '127.0.0.1', resolve));
+    try {
+      const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-alias-'));
+      const run = await runKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--platform-port', String(platformPort)], plainEnv());
+      expect(run.out).toContain("kbchat: --platform-port is deprecated: use --port (the platform's port) instead");
+      expect(run.out).toContain(`port ${platformPort} on 127.0.0.1, the platform's port (PORT, --port), is already in use`);
+    } finally {
+      taken.close();
     }
   });
 

@@ -89,11 +89,23 @@ describe('operator mistakes', () => {
     expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 
-  it('npx kbchat start, then SIGTERM to npm: kbchat shuts down cleanly instead of serving on, orphaned', async () => {
+  it('npx kbchat start with a FastGPT config.json (one warning), then SIGTERM to npm: kbchat shuts down cleanly instead of serving on, orphaned', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-npx-'));
     const ports = await freePorts();
-    const npx = await startUntil('npx', ['--no-install', 'kbchat', ...startArgs(dataDir, ports)], env(), /\[platform\] listening on/);
+    const fastgpt = {
+      feConfigs: { lafEnv: 'https://laf.dev' },
+      systemEnv: { vectorMaxProcess: 2, qaMaxProcess: 1 },
+      llmModels: [{ model: 'local-extractive', name: 'local', avatar: '/imgs/model/openai.svg', charsPointsPrice: 0 }],
+      vectorModels: [{ model: 'local-embed', defaultToken: 100, maxToken: 128, dbConfig: {}, queryConfig: {} }],
+      reRankModels: [],
+      audioSpeechModels: [{ model: 'tts-1', name: 'OpenAI TTS1', voices: [] }],
+      whisperModel: { model: 'whisper-1', name: 'Whisper1' },
+    };
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify(fastgpt));
+    const npx = await startUntil('npx', ['--no-install', 'kbchat', ...startArgs(dataDir, ports)], env({ CONFIG_PATH: join(dataDir, 'config.json') }), /\[platform\] listening on/);
     children.push(npx.child);
+    const warnings = npx.out().split('\n').filter((l) => /FastGPT/.test(l));
+    expect(warnings).toEqual([`[platform] warning: ${join(dataDir, 'config.json')}: feConfigs, audioSpeechModels, whisperModel are FastGPT settings that kbchat does not use: ignored`]);
     expect(existsSync(join(dataDir, 'platform-db.lock'))).toBe(true);
     npx.child.kill('SIGTERM');
     // The locks go only when kbchat closes its stores: a clean shutdown, not a kill.
