@@ -91,7 +91,8 @@ interface BodyProgress {
  */
 export function watchBodyStalls(server: Server): void {
   const receiving = new Map<IncomingMessage, BodyProgress>();
-  // Forgotten at once when the body has been read (holding requests until the sweep cost 10 us each in GC).
+  // Forgotten once the body has been read: kept until the next sweep, requests outlived the young
+  // generation (a bare node:http server: +10 us of CPU a request, against about +2 us now).
   function forget(this: IncomingMessage) {
     receiving.delete(this);
   }
