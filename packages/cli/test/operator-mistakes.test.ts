@@ -2,7 +2,7 @@
 // real kbchat processes: a second start on one data dir, a port already in
 // use, a broken config.json, `npx kbchat start &` then `kill $!`.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,12 @@ import { exited, freePorts, plainEnv, runKbchat, sleep, startKbchat, startUntil,
 const KEY = 'kbchat-cli-mistakes-key-0123456789';
 const children: ChildProcess[] = [];
 const servers: Server[] = [];
+const orphans: { pid: number; lock: string }[] = [];
 
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
+  // Only while its lock still names it: once it has stopped, its pid may be another process's.
+  for (const { pid, lock } of orphans.splice(0)) if (existsSync(lock) && readFileSync(lock, 'utf8').includes(`"pid":${pid},`)) process.kill(pid, 'SIGKILL');
   for (const server of servers.splice(0)) server.close();
 });
 
@@ -106,7 +109,9 @@ describe('operator mistakes', () => {
     children.push(npx.child);
     const warnings = npx.out().split('\n').filter((l) => /FastGPT/.test(l));
     expect(warnings).toEqual([`[platform] warning: ${join(dataDir, 'config.json')}: feConfigs, audioSpeechModels, whisperModel are FastGPT settings that kbchat does not use: ignored`]);
-    expect(existsSync(join(dataDir, 'platform-db.lock'))).toBe(true);
+    // kbchat itself, below npm and sh: killed at the end should the test fail, not left serving.
+    const lock = join(dataDir, 'platform-db.lock');
+    orphans.push({ pid: (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid, lock });
     npx.child.kill('SIGTERM');
     // The locks go only when kbchat closes its stores: a clean shutdown, not a kill.
     const locks = () => readdirSync(dataDir).filter((f) => f.endsWith('.lock'));
