@@ -89,7 +89,8 @@ export function loadGatewayConfig(
     retestIntervalMs: num(env, 'CHANNEL_RETEST_INTERVAL_MS', 300_000, 0),
     channelRefreshMs: num(env, 'CHANNEL_REFRESH_MS', 5_000, 100),
     logRetentionDays: num(env, 'LOG_RETENTION_DAYS', 30, 0),
-    logFlushMs: num(env, 'LOG_FLUSH_MS', 200, 1),
+    // Log rows and their charges go in one transaction; by default with the rest of the ledger's writes.
+    logFlushMs: num(env, 'LOG_FLUSH_MS', num(env, 'LEDGER_FLUSH_MS', 1000, 1), 1),
     balanceLeaseUnits: num(env, 'BALANCE_LEASE_UNITS', 1, 0),
     ledgerFlushMs: num(env, 'LEDGER_FLUSH_MS', 1000, 1),
     reserveOutputTokens: num(env, 'RESERVE_OUTPUT_TOKENS', 1024, 0),

@@ -434,23 +434,24 @@ describe.each(stores)('store: $name', (t) => {
       expect(await count()).toBe(501);
     });
 
-    it('the ledger writes settled requests\' rows in batches of 500, and the rest on flush', async () => {
+    it('the ledger writes settled requests\' rows 2,000 at most to a transaction, and the rest on flush', async () => {
       await sql`delete from logs`.execute(store.db);
       const errors: Error[] = [];
       const { ledger, ledgerStore } = await ledgerOn(store, { logFlushMs: 60_000, flushMs: 60_000, onError: (e) => errors.push(e) });
       const spy = vi.spyOn(ledgerStore, 'commit');
       try {
         const free = { userId: 1, limitedTokenId: null, tokenId: null, amount: 0 };
-        for (let i = 0; i < 1100; i++) ledger.settle(free, 0, logRow(i, { request_id: `w-${i}` }));
+        for (let i = 0; i < 4500; i++) ledger.settle(free, 0, logRow(i, { request_id: `w-${i}` }));
         await ledger.flush();
-        // At most 500 rows a transaction; flush() then gives back unused leases with none.
-        expect(spy.mock.calls.map((c) => c[1].length)).toEqual([500, 500, 100, 0]);
+        // The write that 2,000 queued rows start takes all queued by then, 2,000 a
+        // transaction; flush() then gives back unused leases with no rows left.
+        expect(spy.mock.calls.map((c) => c[1].length)).toEqual([2000, 2000, 500, 0]);
       } finally {
         spy.mockRestore();
         await ledger.close();
       }
       expect(errors).toEqual([]);
-      expect((await logs.list({}, 0, 5000)).length).toBe(1100);
+      expect((await logs.list({}, 0, 5000)).length).toBe(4500);
     });
 
     it('keeps text that CSV must quote intact, and an empty string distinct from NULL', async () => {

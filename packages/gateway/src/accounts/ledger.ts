@@ -32,6 +32,11 @@ interface Account {
   free: number;
   /** A lease being taken (one at a time per account) for a reservation of `amount`. */
   acquiring: Promise<{ ok: boolean; amount: number }> | null;
+  /** The size of the last lease taken, and when the store last had nothing to lease (ms). */
+  lastLease: number;
+  refusedAt: number;
+  /** Reserved since unused leases last went back: what this process needs for a flush interval. */
+  reservedSinceTick: number;
 }
 
 /** A settled request: its log row and the accounts its cost is charged to. */
@@ -42,6 +47,9 @@ interface Entry {
   limitedTokenId: number | null;
   tokenId: number | null;
 }
+
+/** What a write gives back: nothing, what a busy process will not need (each tick), or everything unused (flush). */
+type GiveBack = 'none' | 'idle' | 'all';
 
 export interface Reservation {
   userId: number;
@@ -66,7 +74,8 @@ export interface LedgerOptions {
   onError?: (err: Error) => void;
 }
 
-const ROWS_PER_WRITE = 500;
+/** Rows in one transaction at most; more queued than this are written at once rather than at the next tick. */
+const ROWS_PER_WRITE = 2000;
 /** Rows kept while the store cannot be written; older ones beyond this are given up (and not charged). */
 const MAX_PENDING_ROWS = 100_000;
 export const DEFAULT_GRACE_MS = 3000;
@@ -128,7 +137,8 @@ export class BalanceLedger {
     if (r.limitedTokenId !== null) this.account('token', r.limitedTokenId).free += r.amount - cost;
     this.pending.push({ row, cost, userId: r.userId, limitedTokenId: r.limitedTokenId, tokenId: r.tokenId });
     if (this.pending.length >= ROWS_PER_WRITE) this.writeRowsSoon();
-    else if (!this.rowTimer) {
+    // The tick writes rows too: a timer of their own only when they are due more often.
+    else if (!this.rowTimer && this.opts.logFlushMs < this.opts.flushMs) {
       this.rowTimer = setTimeout(() => {
         this.rowTimer = undefined;
         this.writeRowsSoon();
@@ -143,13 +153,13 @@ export class BalanceLedger {
     this.rowWriteQueued = true;
     void this.serial(() => {
       this.rowWriteQueued = false;
-      return this.write(false);
+      return this.write('none');
     }).catch((err: Error) => this.onError(err));
   }
 
   /** Writes every queued row and gives back unused leases; resolves when they are in the store. */
   flush(): Promise<void> {
-    return this.serial(() => this.write(true));
+    return this.serial(() => this.write('all'));
   }
 
   /** A user's balance set or changed by an admin, counting the leases of every process as the user's. */
@@ -175,7 +185,7 @@ export class BalanceLedger {
     const key = kind === 'user' ? id : -id - 1; // one map, two id spaces
     let a = this.accounts.get(key);
     if (!a) {
-      a = { kind, id, held: 0, free: 0, acquiring: null };
+      a = { kind, id, held: 0, free: 0, acquiring: null, lastLease: 0, refusedAt: 0, reservedSinceTick: 0 };
       this.accounts.set(key, a);
     }
     return a;
@@ -189,7 +199,7 @@ export class BalanceLedger {
   }
 
   private async tick(): Promise<void> {
-    await this.serial(() => this.write(true)).catch((err: Error) => this.onError(err));
+    await this.serial(() => this.write('idle')).catch((err: Error) => this.onError(err));
     await this.reclaim(false);
   }
 
@@ -210,6 +220,8 @@ export class BalanceLedger {
     for (;;) {
       if (a.free >= amount) {
         a.free -= amount;
+        a.reservedSinceTick += amount;
+        this.topUpEarly(a);
         return true;
       }
       if (a.acquiring) {
@@ -226,6 +238,40 @@ export class BalanceLedger {
   }
 
   /**
+   * Takes more before the lease runs out, so that requests seldom wait for a
+   * lease (a store write, behind the log rows being written): when less than
+   * half of the last lease is left. Not again within a flush interval of a
+   * refusal, so that an exhausted balance is not asked after every request.
+   */
+  private topUpEarly(a: Account): void {
+    if (a.acquiring || a.free >= a.lastLease / 2 || Date.now() - a.refusedAt < this.opts.flushMs) return;
+    const acquiring = this.serial(() => this.leaseOnce(a, 1)).then(
+      (got) => {
+        if (!got.taken) a.refusedAt = Date.now();
+        return { ok: true, amount: 0 };
+      },
+      // A waiter then tries for itself, and sees the store's error there.
+      () => ({ ok: false, amount: Infinity }),
+    );
+    a.acquiring = acquiring.finally(() => (a.acquiring = null));
+  }
+
+  /** One lease from the store for at least `need` (in the write chain); re-registers a holder presumed dead. */
+  private async leaseOnce(a: Account, need: number): Promise<{ taken: number; othersHold: number }> {
+    let got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
+    if ('lost' in got) {
+      // Presumed dead by another process: register again (the write does) and try once more.
+      await this.write('none');
+      got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
+      if ('lost' in got) throw new Error('the gateway store keeps dropping this process as a lease holder');
+    }
+    a.held += got.taken;
+    a.free += got.taken;
+    if (got.taken > 0) a.lastLease = got.taken;
+    return { taken: got.taken, othersHold: 'othersHold' in got ? got.othersHold : 0 };
+  }
+
+  /**
    * Takes a new lease big enough for `amount`. When the balance is short but
    * other processes hold leases on it, waits once for their next flush (they
    * give back what they do not use) before saying the money is gone.
@@ -234,30 +280,24 @@ export class BalanceLedger {
     for (let waited = false; ; waited = true) {
       const othersHold = await this.serial(async () => {
         const need = amount - a.free;
-        if (need <= 0) return 0;
-        let got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
-        if ('lost' in got) {
-          // Presumed dead by another process: register again (the write does) and try once more.
-          await this.write(false);
-          got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
-          if ('lost' in got) throw new Error('the gateway store keeps dropping this process as a lease holder');
-        }
-        a.held += got.taken;
-        a.free += got.taken;
-        return 'othersHold' in got ? got.othersHold : 0;
+        return need > 0 ? (await this.leaseOnce(a, need)).othersHold : 0;
       });
       if (a.free >= amount || waited || othersHold <= 0) return a.free >= amount;
       await sleep(this.opts.flushMs + 100);
     }
   }
 
-  /** Writes queued rows with their charges, ROWS_PER_WRITE at a time; with `giveBack`, also returns unused leases. */
-  private async write(giveBack: boolean): Promise<void> {
-    while (this.pending.length > 0 || giveBack) {
-      const entries = this.pending.splice(0, ROWS_PER_WRITE);
+  /** Writes queued rows with their charges, ROWS_PER_WRITE at a time, and gives back leases as `giveBack` says. */
+  private async write(giveBack: GiveBack): Promise<void> {
+    // Only the rows queued by now: those that arrive meanwhile wait for their own
+    // batch, or a busy gateway would write a small transaction after another.
+    let queued = this.pending.length;
+    while (queued > 0 || giveBack !== 'none') {
+      const entries = this.pending.splice(0, Math.min(queued, ROWS_PER_WRITE));
+      queued -= entries.length;
       try {
         await this.commit(entries, giveBack);
-        giveBack = false;
+        giveBack = 'none';
         if (this.storeDown) this.onError(new Error('the gateway store takes writes again; request logs and charges are written'));
         this.storeDown = false;
       } catch (err) {
@@ -270,7 +310,7 @@ export class BalanceLedger {
   }
 
   /** One transaction: rows, their charges, lease changes; the in-memory leases follow only once it is in. */
-  private async commit(entries: Entry[], giveBack: boolean): Promise<void> {
+  private async commit(entries: Entry[], giveBack: GiveBack): Promise<void> {
     const { writes, accounts, undo } = this.plan(entries, giveBack);
     try {
       await this.store.commit(
@@ -290,7 +330,7 @@ export class BalanceLedger {
    * less what is unused (with `giveBack`), plus what was charged beyond it
    * (taken from the balance, which may go below zero).
    */
-  private plan(entries: Entry[], giveBack: boolean): { writes: AccountWrite[]; accounts: Account[]; undo: () => void } {
+  private plan(entries: Entry[], giveBack: GiveBack): { writes: AccountWrite[]; accounts: Account[]; undo: () => void } {
     const charges = new Map<Account, { charge: number; requests: number }>();
     const lastUse = new Map<number, number>();
     for (const e of entries) {
@@ -314,7 +354,7 @@ export class BalanceLedger {
     for (const a of this.accounts.values()) {
       accounts.push(a);
       const c = charges.get(a);
-      const giveBackNow = giveBack && a.free > 0 ? a.free : 0;
+      const giveBackNow = this.unused(a, giveBack);
       const topUp = a.free < 0 ? -a.free : 0;
       if (giveBackNow || topUp) {
         a.free += topUp - giveBackNow;
@@ -330,6 +370,20 @@ export class BalanceLedger {
   }
 
   /**
+   * What goes back. At a tick ('idle'), while a balance has plenty (the last lease was
+   * a full one), a busy process keeps what it reserved in the last interval,
+   * so that its requests do not wait for a new lease every tick; near the end
+   * of a balance (smaller leases) everything unused goes back, for other
+   * processes to have. A flush ('all', admin edits, shutdown) gives back all that is unused.
+   */
+  private unused(a: Account, giveBack: GiveBack): number {
+    if (giveBack === 'none') return 0;
+    const keep = giveBack === 'idle' && a.lastLease >= this.opts.leaseMicros ? a.reservedSinceTick : 0;
+    a.reservedSinceTick = 0;
+    return Math.max(0, a.free - keep);
+  }
+
+  /**
    * A write that failed: while the store answers, one row is bad (a value it
    * refuses), so rows go one at a time and only a refused row is dropped, with
    * its cost given back (no charge without a log row). While the store does
@@ -339,7 +393,7 @@ export class BalanceLedger {
     if (!(await this.store.ping())) return this.keepForLater(entries, err);
     for (let i = 0; i < entries.length; i++) {
       try {
-        await this.commit([entries[i]!], false);
+        await this.commit([entries[i]!], 'none');
       } catch (rowErr) {
         if (!(await this.store.ping())) return this.keepForLater(entries.slice(i), rowErr as Error);
         this.drop(entries[i]!, rowErr as Error);
