@@ -120,7 +120,7 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
 }
 
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
-  const app = buildHttpApp({ logLevel: services.config.logLevel });
+  const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
   app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
   void app.register(multipart);
   app.after(() => {
