@@ -18,38 +18,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { NewLog } from '../store/schema.js';
-import type { AccountKind, AccountWrite, Holder, LedgerStore } from './ledger-store.js';
-
-interface Account {
-  kind: AccountKind;
-  id: number;
-  /** This process's lease on the account, as the store has it. */
-  held: number;
-  /**
-   * The part of `held` that no reservation and no unwritten cost uses.
-   * Negative: costs beyond what was reserved, taken from the balance at the next write.
-   */
-  free: number;
-  /** A lease being taken (one at a time per account) for a reservation of `amount`. */
-  acquiring: Promise<{ ok: boolean; amount: number }> | null;
-  /** The size of the last lease taken, and when the store last had nothing to lease (ms). */
-  lastLease: number;
-  refusedAt: number;
-  /** Reserved since unused leases last went back: what this process needs for a flush interval. */
-  reservedSinceTick: number;
-}
-
-/** A settled request: its log row and the accounts its cost is charged to. */
-interface Entry {
-  row: NewLog;
-  cost: number;
-  userId: number;
-  limitedTokenId: number | null;
-  tokenId: number | null;
-}
-
-/** What a write gives back: nothing, what a busy process will not need (each tick), or everything unused (flush). */
-type GiveBack = 'none' | 'idle' | 'all';
+import { LedgerAccounts, type Account, type Entry, type GiveBack } from './ledger-accounts.js';
+import type { AccountKind, Holder, LedgerStore } from './ledger-store.js';
 
 export interface Reservation {
   userId: number;
@@ -84,7 +54,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class BalanceLedger {
   readonly holder: Holder;
-  private accounts = new Map<number, Account>();
+  private readonly accounts: LedgerAccounts;
   private pending: Entry[] = [];
   /** Every store write of this process runs in this chain, one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -99,6 +69,7 @@ export class BalanceLedger {
     private readonly opts: LedgerOptions,
   ) {
     this.onError = opts.onError ?? ((err) => console.error(`kbchat gateway: ${err.message}`));
+    this.accounts = new LedgerAccounts(opts.leaseMicros);
     this.holder = {
       id: randomBytes(12).toString('hex'),
       host: hostname(),
@@ -176,19 +147,17 @@ export class BalanceLedger {
   async close(): Promise<void> {
     if (this.tickTimer) clearInterval(this.tickTimer);
     if (this.rowTimer) clearTimeout(this.rowTimer);
-    await this.flush();
-    // A lease still held (a request that outlived shutdown) stays for the next process to reclaim.
-    await this.serial(() => this.store.deregister(this.holder));
+    try {
+      await this.flush();
+      // A lease still held (a request that outlived shutdown) stays for the next process to reclaim.
+      await this.serial(() => this.store.deregister(this.holder));
+    } catch (err) {
+      this.onError(new Error(`closing the ledger: ${(err as Error).message} (leases still held go back within ${this.holder.ttlMs + this.opts.flushMs} ms)`));
+    }
   }
 
   private account(kind: AccountKind, id: number): Account {
-    const key = kind === 'user' ? id : -id - 1; // one map, two id spaces
-    let a = this.accounts.get(key);
-    if (!a) {
-      a = { kind, id, held: 0, free: 0, acquiring: null, lastLease: 0, refusedAt: 0, reservedSinceTick: 0 };
-      this.accounts.set(key, a);
-    }
-    return a;
+    return this.accounts.get(kind, id);
   }
 
   /** Runs store writes of this process one at a time; a failure does not stop the ones after it. */
@@ -306,12 +275,12 @@ export class BalanceLedger {
         if (!(await this.writeOneByOne(entries, err as Error))) return;
       }
     }
-    this.forgetIdleAccounts();
+    this.accounts.forgetIdle();
   }
 
   /** One transaction: rows, their charges, lease changes; the in-memory leases follow only once it is in. */
   private async commit(entries: Entry[], giveBack: GiveBack): Promise<void> {
-    const { writes, accounts, undo } = this.plan(entries, giveBack);
+    const { writes, accounts, undo } = this.accounts.plan(entries, giveBack);
     try {
       await this.store.commit(
         this.holder,
@@ -323,64 +292,6 @@ export class BalanceLedger {
       throw err;
     }
     accounts.forEach((a, i) => (a.held = writes[i]!.newHeld));
-  }
-
-  /**
-   * What each account's lease becomes: less the costs of the rows written,
-   * less what is unused (with `giveBack`), plus what was charged beyond it
-   * (taken from the balance, which may go below zero).
-   */
-  private plan(entries: Entry[], giveBack: GiveBack): { writes: AccountWrite[]; accounts: Account[]; undo: () => void } {
-    const charges = new Map<Account, { charge: number; requests: number }>();
-    const lastUse = new Map<number, number>();
-    for (const e of entries) {
-      const user = this.account('user', e.userId);
-      const c = charges.get(user) ?? { charge: 0, requests: 0 };
-      c.charge += e.cost;
-      c.requests += 1;
-      charges.set(user, c);
-      if (e.limitedTokenId !== null) {
-        const token = this.account('token', e.limitedTokenId);
-        const t = charges.get(token) ?? { charge: 0, requests: 0 };
-        t.charge += e.cost;
-        charges.set(token, t);
-      }
-      if (e.tokenId !== null) lastUse.set(e.tokenId, Math.max(lastUse.get(e.tokenId) ?? 0, Number(e.row.created_at)));
-    }
-    // writes[i] is the write of accounts[i]; the writes after them are last uses only.
-    const writes: AccountWrite[] = [];
-    const accounts: Account[] = [];
-    const moved: [Account, number][] = [];
-    for (const a of this.accounts.values()) {
-      accounts.push(a);
-      const c = charges.get(a);
-      const giveBackNow = this.unused(a, giveBack);
-      const topUp = a.free < 0 ? -a.free : 0;
-      if (giveBackNow || topUp) {
-        a.free += topUp - giveBackNow;
-        moved.push([a, topUp - giveBackNow]);
-      }
-      const lastUsedAt = a.kind === 'token' ? lastUse.get(a.id) : undefined;
-      if (lastUsedAt !== undefined) lastUse.delete(a.id);
-      writes.push({ kind: a.kind, id: a.id, held: a.held, newHeld: a.held - (c?.charge ?? 0) - giveBackNow + topUp, charge: c?.charge ?? 0, requests: c?.requests ?? 0, lastUsedAt });
-    }
-    // Tokens without their own limit have no account here; only their last use is written.
-    for (const [id, at] of lastUse) writes.push({ kind: 'token', id, held: 0, newHeld: 0, charge: 0, requests: 0, lastUsedAt: at });
-    return { writes, accounts, undo: () => moved.forEach(([a, d]) => (a.free -= d)) };
-  }
-
-  /**
-   * What goes back. At a tick ('idle'), while a balance has plenty (the last lease was
-   * a full one), a busy process keeps what it reserved in the last interval,
-   * so that its requests do not wait for a new lease every tick; near the end
-   * of a balance (smaller leases) everything unused goes back, for other
-   * processes to have. A flush ('all', admin edits, shutdown) gives back all that is unused.
-   */
-  private unused(a: Account, giveBack: GiveBack): number {
-    if (giveBack === 'none') return 0;
-    const keep = giveBack === 'idle' && a.lastLease >= this.opts.leaseMicros ? a.reservedSinceTick : 0;
-    a.reservedSinceTick = 0;
-    return Math.max(0, a.free - keep);
   }
 
   /**
@@ -424,10 +335,5 @@ export class BalanceLedger {
   private giveBackCost(e: Entry): void {
     this.account('user', e.userId).free += e.cost;
     if (e.limitedTokenId !== null) this.account('token', e.limitedTokenId).free += e.cost;
-  }
-
-  /** Accounts that hold nothing and owe nothing are forgotten; new activity makes them again. */
-  private forgetIdleAccounts(): void {
-    for (const [key, a] of this.accounts) if (a.held === 0 && a.free === 0 && !a.acquiring) this.accounts.delete(key);
   }
 }
