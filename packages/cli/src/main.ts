@@ -23,18 +23,28 @@ function stopWithParent(stop: (why: string) => void): void {
   watch.unref();
 }
 
-function keepServing(running: Running): void {
+/**
+ * Stops cleanly on SIGINT / SIGTERM, from the moment the start begins (a
+ * signal that came before the handlers would end the process mid-write): a
+ * stop during the start waits for it, then closes. A second signal ends the
+ * process at once.
+ */
+function stopCleanly(starting: Promise<Running>): void {
   let stopping = false;
   const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`[kbchat] ${why}: shutting down`);
-    running.close().then(
-      () => process.exit(0),
-      (err: Error) => {
-        console.error(`kbchat: shutting down failed: ${err.message}`);
-        process.exit(1);
-      },
+    starting.then(
+      (running) =>
+        running.close().then(
+          () => process.exit(0),
+          (err: Error) => {
+            console.error(`kbchat: shutting down failed: ${err.message}`);
+            process.exit(1);
+          },
+        ),
+      () => {}, // a start that failed has said why, and main ends the process
     );
   };
   process.once('SIGINT', () => stop('SIGINT'));
@@ -59,7 +69,9 @@ async function main(argv: string[]): Promise<number> {
     case 'platform':
     case 'worker': {
       const run = { start: runEverything, gateway: runGateway, platform: runPlatform, worker: runWorker }[line.command];
-      keepServing(await run(env));
+      const starting = run(env);
+      stopCleanly(starting);
+      await starting;
       return -1; // keep running
     }
     case 'replay':

@@ -1,13 +1,13 @@
 // The command line as people type it: --version, a mistyped option or a
-// missing value (one line and the hint, not Node's parser message), and what
-// --port means for each command.
-import { mkdtempSync, readFileSync } from 'node:fs';
+// missing value (one line and the hint, not Node's parser message), what
+// --port means for each command, a stop that comes during the start.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
-import { freePorts, plainEnv, runKbchat, startUntil, CLI, stop } from './helpers.js';
+import { CLI, exited, freePorts, plainEnv, runKbchat, sleep, startUntil, stop } from './helpers.js';
 
 const HINT = 'run `kbchat --help` for the commands and options';
 let running: ChildProcess | undefined;
@@ -52,6 +52,19 @@ describe('kbchat command line', () => {
       taken.close();
     }
   });
+
+  it('SIGTERM in the middle of the start still ends in a clean stop (stores closed, locks gone)', async () => {
+    const [port] = await freePorts();
+    const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-early-stop-'));
+    const child = spawn(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], { env: plainEnv({ LOCAL_MODELS: 'off' }), stdio: 'ignore' });
+    running = child;
+    const lock = join(dataDir, 'gateway-db.lock');
+    while (!existsSync(lock)) await sleep(5);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    running = undefined;
+  }, 60_000);
 
   it('kbchat gateway alone: --port is its port, and it says plainly that it listens on every interface', async () => {
     const [port] = await freePorts();
