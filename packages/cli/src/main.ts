@@ -4,14 +4,14 @@ import { environmentFor, parseCommandLine, USAGE, UsageError, version } from './
 import { replayCommand } from './replay.js';
 import { runEverything, runGateway, runPlatform, runWorker, type Running } from './services.js';
 
+const parentAtStart = process.ppid;
+
 /**
  * `npx kbchat start` runs kbchat under `sh -c` below npm, and npm 11 answers
  * SIGTERM by ending that shell, which does not pass the signal on: kbchat went
  * on serving, orphaned (`npx kbchat start & kill $!` left it under init).
  * Started by npm, kbchat stops cleanly when the process that started it is gone.
  */
-const parentAtStart = process.ppid;
-
 function stopWithParent(stop: (why: string) => void): void {
   if (!process.env.npm_command && !process.env.npm_execpath) return;
   const parent = parentAtStart;
