@@ -61,7 +61,7 @@ const port = await freePort();
 const startedAt = performance.now();
 const kbchat = await spawnReady(
   'node',
-  [resolve(here, '../../cli/bin/kbchat.js'), 'start', '--data-dir', mkdtempSync(join(tmpdir(), 'kbchat-local-bench-')), '--port', String(port)],
+  [resolve(here, '../../cli/bin/kbchat.js'), 'start', '--data-dir', mkdtempSync(join(tmpdir(), 'kbchat-local-bench-')), '--gateway-port', String(port)],
   {
     GATEWAY_HOST: '127.0.0.1',
     INITIAL_ROOT_TOKEN: TOKEN,

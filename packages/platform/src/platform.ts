@@ -67,7 +67,7 @@ async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise
 }
 
 export async function createPlatformServices(config: PlatformConfig): Promise<PlatformServices> {
-  const models = loadModelConfig(config.configPath);
+  const models = loadModelConfig(config.configPath, config.embeddedModels);
   // Exact counts from the first request: questions are cut and checked against model limits in tokens.
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PGliteDialect } from '../src/pglite.js';
+import { copyFromBlob, PGliteDialect } from '../src/pglite.js';
 import { PGliteThread } from '../src/pglite-thread.js';
 
 interface Tables {
@@ -52,7 +52,7 @@ describe('PGliteThread', () => {
     }
   });
 
-  it('serves a Kysely dialect: a failed transaction leaves nothing, a committed one stays, COPY reads a blob', async () => {
+  it('serves a Kysely dialect: a failed transaction leaves nothing, a committed one stays, COPY reads a blob inside a transaction', async () => {
     const pg = await PGliteThread.open('memory://');
     const dialect = new PGliteDialect(pg);
     const db = new Kysely<Tables>({ dialect });
@@ -68,7 +68,18 @@ describe('PGliteThread', () => {
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('items').values({ id: 1, name: 'one', price: 1.5 }).execute();
       });
-      await dialect.exclusive((raw) => raw.query(`copy items (id, name, price) from '/dev/blob' with (format csv)`, [], { blob: new Blob(['2,"two, with a comma",2\n3,"three",3\n']) }));
+      // COPY through Kysely, inside a transaction that rolls back (nothing stays) and one that commits.
+      const copy = () => copyFromBlob(`copy items (id, name, price) from '/dev/blob' with (format csv)`, new Blob(['2,"two, with a comma",2\n3,"three",3\n']));
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await trx.executeQuery(copy());
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await db.selectFrom('items').select('id').execute()).toEqual([{ id: 1 }]);
+      await db.transaction().execute(async (trx) => {
+        await trx.executeQuery(copy());
+      });
       const rows = await db.selectFrom('items').select(['id', 'name']).orderBy('id').execute();
       expect(rows).toEqual([
         { id: 1, name: 'one' },
