@@ -13,7 +13,7 @@ import { LogsStore } from '../src/logs/store.js';
 import { LedgerStore, type Holder } from '../src/accounts/ledger-store.js';
 import { LogRetention } from '../src/logs/retention.js';
 import { ledgerOn } from './ledger-support.js';
-import { openStore, type Store } from '../src/store/db.js';
+import { openStore, storeNowMs, type Store } from '../src/store/db.js';
 import type { NewChannel, NewLog } from '../src/store/schema.js';
 import { STORE_NAMES, testStore, type TestStore } from './stores.js';
 
@@ -282,6 +282,14 @@ describe.each(stores)('store: $name', (t) => {
       await ls.commit(h, [], [{ kind: 'token', id: limited, held: 250, newHeld: 0, charge: 170, requests: 0, lastUsedAt: 1234 }]);
       expect(await accounts.tokenById(limited)).toMatchObject({ quota_used: 170, last_used_at: 1234 });
       expect(await leased('token', limited)).toBe(0);
+    });
+
+    it("reads the store's clock as epoch ms, in UTC on every MySQL connection (a session zone with daylight saving would make it jump an hour)", async () => {
+      const reads = await Promise.all(Array.from({ length: 4 }, () => sql<{ now: number }>`select ${storeNowMs(store.kind)} as now`.execute(store.db)));
+      for (const r of reads) expect(Math.abs(Number(r.rows[0]!.now) - Date.now())).toBeLessThan(5000);
+      if (store.kind !== 'mysql') return;
+      const zones = await Promise.all(Array.from({ length: 4 }, () => sql<{ tz: string }>`select @@session.time_zone as tz`.execute(store.db)));
+      expect(zones.map((z) => z.rows[0]!.tz)).toEqual(['+00:00', '+00:00', '+00:00', '+00:00']);
     });
 
     it('round-trips money above 2^31 as numbers', async () => {

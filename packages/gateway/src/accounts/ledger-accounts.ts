@@ -61,6 +61,10 @@ export class LedgerAccounts {
     return a;
   }
 
+  all(): Account[] {
+    return [...this.map.values()];
+  }
+
   /** Accounts that hold nothing and owe nothing are forgotten; new activity makes them again. */
   forgetIdle(): void {
     for (const [key, a] of this.map) if (a.held === 0 && a.free === 0 && !a.acquiring) this.map.delete(key);

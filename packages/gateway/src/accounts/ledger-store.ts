@@ -84,7 +84,11 @@ export class LedgerStore {
   }
 
   async register(h: Holder): Promise<void> {
-    await this.db
+    await this.insertHolder(this.db, h);
+  }
+
+  private async insertHolder(db: Kysely<GatewayTables> | Tx, h: Holder): Promise<void> {
+    await db
       .insertInto('ledger_holders')
       .values({ id: h.id, host: h.host.slice(0, 255), pid: h.pid, started_at: Date.now(), expires_at: sql<number>`${this.now()} + ${h.ttlMs}`, beats: 0 })
       .execute();
@@ -131,29 +135,45 @@ export class LedgerStore {
 
   /**
    * Writes log rows and the account changes they and the holder's leases
-   * make, in one transaction. A holder that had been presumed dead is
-   * registered again and takes its leases back from the balances first, so
-   * that its requests in flight are still paid for. Returns whether that happened.
+   * make, in one transaction. Writes nothing and answers `lost` when the
+   * holder had been presumed dead (its leases already given back): the
+   * ledger then revives it (revive) and writes again.
    */
-  async commit(h: Holder, rows: NewLog[], writes: AccountWrite[]): Promise<{ revived: boolean }> {
+  async commit(h: Holder, rows: NewLog[], writes: AccountWrite[]): Promise<{ lost: boolean }> {
     return this.transaction(async (tx) => {
-      const revived = !(await this.renew(tx, h));
-      if (revived) await this.reRegister(tx, h);
+      if (!(await this.renew(tx, h))) return { lost: true };
       await this.logs.insertMany(rows, tx);
       for (const w of [...writes].sort(byAccount)) {
-        const storeHeld = revived ? 0 : w.held;
-        await this.credit(tx, w.kind, w.id, storeHeld - w.newHeld - w.charge, w.kind === 'user' ? w.charge : 0, w.requests, w.lastUsedAt);
-        await this.setLease(tx, h.id, w.kind, w.id, storeHeld, w.newHeld);
+        await this.credit(tx, w.kind, w.id, w.held - w.newHeld - w.charge, w.kind === 'user' ? w.charge : 0, w.requests, w.lastUsedAt);
+        await this.setLease(tx, h.id, w.kind, w.id, w.held, w.newHeld);
       }
-      return { revived };
+      return { lost: false };
     });
   }
 
-  private async reRegister(tx: Tx, h: Holder): Promise<void> {
-    await tx
-      .insertInto('ledger_holders')
-      .values({ id: h.id, host: h.host.slice(0, 255), pid: h.pid, started_at: Date.now(), expires_at: sql<number>`${this.now()} + ${h.ttlMs}`, beats: 0 })
-      .execute();
+  /** Renews the holder alone; false when it had been presumed dead. */
+  async renewHolder(h: Holder): Promise<boolean> {
+    return this.transaction((tx) => this.renew(tx, h));
+  }
+
+  /**
+   * Registers a holder presumed dead again and takes from the balances, as
+   * new leases, what it owes for requests in flight and rows not yet written
+   * (`takes`), below zero if it must: those were served. Nothing more: the
+   * rest of its old leases stays with the balances, and the holder leases
+   * again as any other would. False when the holder was alive after all.
+   */
+  async revive(h: Holder, takes: { kind: AccountKind; id: number; amount: number }[]): Promise<boolean> {
+    return this.transaction(async (tx) => {
+      if (await this.renew(tx, h)) return false;
+      await this.insertHolder(tx, h);
+      for (const t of [...takes].sort(byAccount)) {
+        if (t.amount <= 0) continue;
+        await this.credit(tx, t.kind, t.id, -t.amount, 0, 0);
+        await this.setLease(tx, h.id, t.kind, t.id, 0, t.amount);
+      }
+      return true;
+    });
   }
 
   /**

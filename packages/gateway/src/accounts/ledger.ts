@@ -14,7 +14,11 @@
 // - Every LEDGER_FLUSH_MS the unused part of each lease goes back and the
 //   process renews itself as a holder. Leases are rows in the store
 //   (ledger-store.ts); those of a holder that stopped renewing go back to the
-//   balances by themselves, done by whichever process looks next.
+//   balances by themselves, done by whichever process looks next. A process
+//   serves from its leases only while it knows itself alive (renewed within
+//   the holder TTL by its own clock); past that, a request waits for a
+//   renewal, so that a process that was only stalled never spends leases
+//   that went back to the balances meanwhile.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { NewLog } from '../store/schema.js';
@@ -42,6 +46,8 @@ export interface LedgerOptions {
   /** The store is opened by this process alone (embedded): every other holder is dead. */
   exclusiveStore?: boolean;
   onError?: (err: Error) => void;
+  /** A monotonic clock in ms (tests stall a process with it). Default performance.now. */
+  now?: () => number;
 }
 
 /** Rows in one transaction at most; more queued than this are written at once rather than at the next tick. */
@@ -49,6 +55,8 @@ const ROWS_PER_WRITE = 2000;
 /** Rows kept while the store cannot be written; older ones beyond this are given up (and not charged). */
 const MAX_PENDING_ROWS = 100_000;
 export const DEFAULT_GRACE_MS = 3000;
+/** How much sooner than the store this process stops trusting its own renewal (clock rates, scheduling). */
+const ALIVE_MARGIN_MS = 250;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,6 +71,11 @@ export class BalanceLedger {
   private tickTimer: NodeJS.Timeout | undefined;
   private storeDown = false;
   private readonly onError: (err: Error) => void;
+  private readonly now: () => number;
+  /** Until when (this.now()) no other process can have presumed this one dead. */
+  private aliveUntil = 0;
+  /** A renewal that requests wait for, once this process is past aliveUntil. */
+  private confirming: Promise<void> | null = null;
 
   constructor(
     private readonly store: LedgerStore,
@@ -70,6 +83,7 @@ export class BalanceLedger {
   ) {
     this.onError = opts.onError ?? ((err) => console.error(`kbchat gateway: ${err.message}`));
     this.accounts = new LedgerAccounts(opts.leaseMicros);
+    this.now = opts.now ?? (() => performance.now());
     this.holder = {
       id: randomBytes(12).toString('hex'),
       host: hostname(),
@@ -80,7 +94,9 @@ export class BalanceLedger {
 
   /** Registers this process as a holder, gives back what dead holders held, and starts the clock. */
   async start(): Promise<void> {
+    const began = this.now();
     await this.store.register(this.holder);
+    this.renewed(began);
     await this.reclaim(this.opts.exclusiveStore);
     this.tickTimer = setInterval(() => void this.tick(), this.opts.flushMs);
     this.tickTimer.unref();
@@ -91,8 +107,11 @@ export class BalanceLedger {
     const limitedTokenId = tokenLimited ? tokenId : null;
     if (amount > 0) {
       if (limitedTokenId !== null && !(await this.take(this.account('token', limitedTokenId), amount))) return 'token';
-      if (!(await this.take(this.account('user', userId), amount))) {
+      // The token's share goes back when the user cannot pay, or the store fails.
+      const userPays = await this.take(this.account('user', userId), amount).catch((err: unknown) => err as Error);
+      if (userPays !== true) {
         if (limitedTokenId !== null) this.account('token', limitedTokenId).free += amount;
+        if (userPays instanceof Error) throw userPays;
         return 'user';
       }
     }
@@ -186,6 +205,7 @@ export class BalanceLedger {
 
   /** Takes `amount` from the account's lease, topping it up from the store when it is short. */
   private async take(a: Account, amount: number): Promise<boolean> {
+    if (!this.opts.exclusiveStore && this.now() > this.aliveUntil) await this.confirmAlive();
     for (;;) {
       if (a.free >= amount) {
         a.free -= amount;
@@ -227,13 +247,18 @@ export class BalanceLedger {
 
   /** One lease from the store for at least `need` (in the write chain); re-registers a holder presumed dead. */
   private async leaseOnce(a: Account, need: number): Promise<{ taken: number; othersHold: number }> {
+    let began = this.now();
     let got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
     if ('lost' in got) {
-      // Presumed dead by another process: register again (the write does) and try once more.
-      await this.write('none');
+      // Presumed dead by another process: register again and try once more (the revival empties the lease).
+      const freeBefore = a.free;
+      await this.revive();
+      need += freeBefore - a.free;
+      began = this.now();
       got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
       if ('lost' in got) throw new Error('the gateway store keeps dropping this process as a lease holder');
     }
+    this.renewed(began);
     a.held += got.taken;
     a.free += got.taken;
     if (got.taken > 0) a.lastLease = got.taken;
@@ -279,19 +304,64 @@ export class BalanceLedger {
   }
 
   /** One transaction: rows, their charges, lease changes; the in-memory leases follow only once it is in. */
-  private async commit(entries: Entry[], giveBack: GiveBack): Promise<void> {
+  private async commit(entries: Entry[], giveBack: GiveBack, revived = false): Promise<void> {
     const { writes, accounts, undo } = this.accounts.plan(entries, giveBack);
+    const began = this.now();
+    let lost: boolean;
     try {
-      await this.store.commit(
+      ({ lost } = await this.store.commit(
         this.holder,
         entries.map((e) => e.row),
         writes,
-      );
+      ));
     } catch (err) {
       undo();
       throw err;
     }
+    if (lost) {
+      undo();
+      if (revived) throw new Error('the gateway store keeps dropping this process as a lease holder');
+      await this.revive();
+      return this.commit(entries, giveBack, true);
+    }
+    this.renewed(began);
     accounts.forEach((a, i) => (a.held = writes[i]!.newHeld));
+  }
+
+  /** A store write that renewed this holder began at `began`: nobody can presume it dead for a TTL from then. */
+  private renewed(began: number): void {
+    this.aliveUntil = Math.max(this.aliveUntil, began + this.holder.ttlMs - ALIVE_MARGIN_MS);
+  }
+
+  /** Renews this holder before its leases are used again (in the write chain); revives it if it had been presumed dead. */
+  private confirmAlive(): Promise<void> {
+    this.confirming ??= this.serial(async () => {
+      if (this.now() <= this.aliveUntil) return; // a write renewed it meanwhile
+      const began = this.now();
+      if (await this.store.renewHolder(this.holder)) this.renewed(began);
+      else await this.revive();
+    }).finally(() => (this.confirming = null));
+    return this.confirming;
+  }
+
+  /**
+   * This process was presumed dead and its leases went back to the balances.
+   * It takes back only what it owes (reservations in flight and rows not yet
+   * written: held − free), below zero if it must, and leases afresh for the rest.
+   */
+  private async revive(): Promise<void> {
+    const began = this.now();
+    const all = this.accounts.all();
+    const takes = all.map((a) => ({ kind: a.kind, id: a.id, amount: Math.max(0, a.held - a.free) }));
+    if (await this.store.revive(this.holder, takes)) {
+      all.forEach((a, i) => {
+        a.held = takes[i]!.amount;
+        a.free = 0;
+      });
+      const owed = takes.reduce((n, t) => n + t.amount, 0);
+      this.onError(new Error(`this gateway process had been presumed dead (no renewal within ${this.holder.ttlMs} ms) and its leases given back; it registered again and took back ${owed} micro-units for requests in flight and unwritten logs`));
+    }
+    this.renewed(began);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Opens the gateway store: PGlite in the data dir by default, or PostgreSQL /
 // MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
 // kind, and nothing outside store files writes SQL.
-import { Kysely, MysqlDialect, PostgresDialect, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type RawBuilder } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
 import { numericTypeParsers, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { PGliteThread } from '@kbchat/shared/pglite-thread';
@@ -62,7 +62,16 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
       bigNumberStrings: false,
       decimalNumbers: true,
     });
-    const db = new Kysely<GatewayTables>({ dialect: new MysqlDialect({ pool }) });
+    const db = new Kysely<GatewayTables>({
+      dialect: new MysqlDialect({
+        pool,
+        // Lease expiry reads the store's clock as unix_timestamp(now(3)), which goes through the
+        // session's time zone: where that zone has daylight saving, the clock would jump an hour.
+        onCreateConnection: async (c) => {
+          await c.executeQuery(CompiledQuery.raw("set time_zone = '+00:00'"));
+        },
+      }),
+    });
     await sql`select 1`.execute(db);
     return { db, kind: 'mysql', description: `MySQL (${redactUrl(url)})`, close: () => db.destroy() };
   }
