@@ -143,7 +143,11 @@ export async function runEverything(env: Env): Promise<Running> {
   ]);
 
   const token = platformGatewayToken(dataDir, env);
-  const gw = await startGatewayLogged({ ...gatewayConfig, initialRootToken: token });
+  // One root password for the platform and the gateway console: ROOT_PASSWORD, or one made
+  // now, which each service shows if it creates its root with it (first start).
+  const rootPassword = env.ROOT_PASSWORD || randomSecret('', 12);
+  const root = { rootPassword, rootPasswordGenerated: !env.ROOT_PASSWORD };
+  const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token });
   let platform: RunningPlatform;
   try {
     const providerModels = providerModelsOf(gw);
@@ -153,6 +157,7 @@ export async function runEverything(env: Env): Promise<Running> {
     }
     platform = await startPlatformLogged({
       ...platformConfig,
+      ...root,
       gatewayUrl: gw.url,
       gatewayToken: env.GATEWAY_TOKEN || token,
       embeddedModels: { localModels: gatewayConfig.localModels, providerModels },

@@ -49,6 +49,15 @@ describe('kbchat start', () => {
       expect(await accepts(outward.address, gw)).toBe(false);
     }
 
+    // One root password, shown once by each service that created its root with it, signs in to both.
+    const shown = [...s.out().matchAll(/root user created; password \(shown once\): (\S+)/g)].map((m) => m[1]);
+    expect(shown).toHaveLength(2);
+    expect(shown[0]).toBe(shown[1]);
+    for (const url of [platformUrl, `http://127.0.0.1:${gw}`]) {
+      const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: shown[0] }) });
+      expect(login.status, url).toBe(200);
+    }
+
     // The platform's token at the gateway is kept for the owner only.
     const tokenFile = join(dataDir, 'platform-gateway-token');
     expect(statSync(tokenFile).mode & 0o077).toBe(0);

@@ -78,6 +78,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const startupNotes: string[] = [];
   const root = await accounts.ensureRoot({
     rootPassword: config.rootPassword,
+    rootPasswordGenerated: config.rootPasswordGenerated,
     initialBalanceUnits: config.initialRootBalance,
     initialRootToken: config.initialRootToken,
   });

@@ -19,8 +19,8 @@ export interface RunningPlatform {
   close(): Promise<void>;
 }
 
-export async function startPlatform(config: PlatformConfig): Promise<RunningPlatform> {
-  const services = await createPlatformServices(config);
+export async function startPlatform(config: PlatformConfig, log?: (msg: string) => void): Promise<RunningPlatform> {
+  const services = await createPlatformServices(config, log);
   const app = buildPlatformApp(services);
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -1,8 +1,14 @@
 // Builds the platform's services from its configuration, in dependency order,
 // and takes them down in reverse. The HTTP layer only sees this.
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import { loadTokenizer } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
+import { accountMigrations } from './accounts/migration.js';
+import { RequestAuth } from './accounts/request-auth.js';
+import { accountRoutes } from './accounts/routes.js';
+import { AccountsService } from './accounts/service.js';
+import { UsersStore } from './accounts/store.js';
 import { appMigrations } from './apps/migration.js';
 import { appRoutes } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
@@ -36,6 +42,9 @@ export interface PlatformServices {
   store: PlatformStore;
   keys: KeysStore;
   auth: KeyAuthenticator;
+  /** An API key or a signed-in session. */
+  requestAuth: RequestAuth;
+  accounts: AccountsService;
   datasets: DatasetsService;
   search: SearchService;
   apps: AppsService;
@@ -66,16 +75,22 @@ async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise
   return [`all ${required} configured models are served by the gateway`];
 }
 
-export async function createPlatformServices(config: PlatformConfig): Promise<PlatformServices> {
+export async function createPlatformServices(config: PlatformConfig, log: (msg: string) => void = console.error): Promise<PlatformServices> {
   const models = loadModelConfig(config.configPath, config.embeddedModels);
   // Exact counts from the first request: questions are cut and checked against model limits in tokens.
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
+  const accounts = new AccountsService(new UsersStore(store.db));
+  const rootUser = await accounts.ensureRoot(root.teamId, config.rootPassword, config.rootPasswordGenerated);
+  // Shown now, not with the notes printed after the listen: a later step can still fail, and the password is never shown again.
+  if (rootUser.generatedPassword) log(`kbchat platform: root user created; password (shown once): ${rootUser.generatedPassword}`);
+  else if (rootUser.created) root.notes.push('root user created (password from ROOT_PASSWORD)');
+  const requestAuth = new RequestAuth(auth, accounts);
   const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
   const datasetsStore = new DatasetsStore(store.db);
   // On the embedded store this worker is the only one: leases a dead process held can be given back at start.
@@ -110,7 +125,7 @@ export async function createPlatformServices(config: PlatformConfig): Promise<Pl
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, datasets, search, apps, keyService, chat, chatHistory, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
       await worker?.stop();
       await gateway.close();
@@ -123,12 +138,14 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
   app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
   void app.register(multipart);
+  void app.register(cookie);
   app.after(() => {
-    datasetRoutes(app, services.datasets, services.auth, { linkAllowPrivate: services.config.linkAllowPrivate });
+    accountRoutes(app, services.accounts, services.requestAuth);
+    datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
     const extensionModel = services.models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? services.models.llmModels[0]?.model;
-    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.auth, defaultExtensionModel: extensionModel });
-    appRoutes(app, services.apps, services.auth);
-    keyRoutes(app, services.keyService, services.auth);
+    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: extensionModel });
+    appRoutes(app, services.apps, services.requestAuth);
+    keyRoutes(app, services.keyService, services.requestAuth);
     chatRoutes(app, { auth: services.auth, apps: services.apps, chat: services.chat, history: services.chatHistory });
     chatHistoryRoutes(app, { auth: services.auth, apps: services.apps, history: services.chatHistory });
     publicFileRoutes(app, services.config.publicDir);

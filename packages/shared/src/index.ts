@@ -5,3 +5,4 @@ export * from './tokens.js';
 export * from './wire.js';
 export * from './urls.js';
 export * from './http-server.js';
+export * from './passwords.js';

@@ -1,9 +1,6 @@
 // Hashing for what the gateway must recognise but never needs to read back:
 // token keys (sha256: they are long random strings) and passwords (scrypt).
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
-
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
+import { createHash } from 'node:crypto';
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -31,16 +28,5 @@ export function shownKeyHint(stored: string): string {
   return stored === '***' || /^[^]{3}\.\.\.[^]{4}$/.test(stored) ? stored : '***';
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, 32);
-  return `scrypt$${salt.toString('base64')}$${hash.toString('base64')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, saltB64, hashB64] = stored.split('$');
-  if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
-  const expected = Buffer.from(hashB64, 'base64');
-  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length);
-  return timingSafeEqual(actual, expected);
-}
+// Passwords: scrypt, shared with the platform.
+export { hashPassword, verifyPassword } from '@kbchat/shared';

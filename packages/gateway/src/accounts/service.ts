@@ -108,7 +108,7 @@ export class AccountsService {
   }
 
   /** First start: creates root. Returns the generated password when one was made (print it once). */
-  async ensureRoot(opts: { rootPassword?: string; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
+  async ensureRoot(opts: { rootPassword?: string; rootPasswordGenerated?: boolean; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
     let generatedPassword: string | undefined;
     let root = await this.store.userByName('root');
     if (!root) {
@@ -122,7 +122,7 @@ export class AccountsService {
           // unitsToMicros rounds: 8.2 * 1e6 is 8199999.999999999 in floating point, which no bigint column takes.
           balance: unitsToMicros(opts.initialBalanceUnits),
         });
-        if (!opts.rootPassword) generatedPassword = password;
+        if (!opts.rootPassword || opts.rootPasswordGenerated) generatedPassword = password;
       } catch (err) {
         // Several processes starting at once on a fresh database: one of them creates root.
         if (!isUniqueViolation(err)) throw err;

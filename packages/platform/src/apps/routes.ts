@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import { parseInput } from '../http/validate.js';
-import type { KeyAuthenticator } from '../keys/auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
 import { createAppSchema, updateAppSchema } from './schema.js';
 import type { App, AppsService } from './service.js';
 
@@ -24,8 +24,8 @@ export function publicApp(app: App) {
   };
 }
 
-export function appRoutes(app: FastifyInstance, apps: AppsService, auth: KeyAuthenticator): void {
-  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+export function appRoutes(app: FastifyInstance, apps: AppsService, auth: RequestAuth): void {
+  const caller = (req: FastifyRequest) => auth.general(req);
 
   app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT }, async (req) => {
     const who = await caller(req);

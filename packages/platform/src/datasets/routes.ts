@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
-import type { KeyAuthenticator } from '../keys/auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
 import { MAX_PUSH, type DatasetsService } from './service.js';
 import type { CollectionRow, DataRow, DatasetRow } from './store.js';
 
@@ -57,8 +57,8 @@ export function publicData(d: DataRow & { indexes?: { id: number; text: string; 
   };
 }
 
-export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: KeyAuthenticator, opts: { linkAllowPrivate: boolean }): void {
-  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: RequestAuth, opts: { linkAllowPrivate: boolean }): void {
+  const caller = (req: FastifyRequest) => auth.general(req);
 
   app.post('/api/core/dataset/create', async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
   app.post('/api/core/dataset/list', async (req) => {

@@ -6,7 +6,8 @@ import { errors } from '../http/errors.js';
 import type { ApiKeyRow, KeysStore } from './store.js';
 
 export interface KeyCaller {
-  keyId: number;
+  /** The API key, or null for a signed-in session. */
+  keyId: number | null;
   teamId: string;
   /** Set for an application key. */
   appId: string | null;

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import { parseInput } from '../http/validate.js';
-import type { KeyAuthenticator } from './auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
 import type { KeysService } from './service.js';
 import type { ApiKeyRow } from './store.js';
 
@@ -27,8 +27,8 @@ function publicKey(k: ApiKeyRow) {
   };
 }
 
-export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: KeyAuthenticator): void {
-  const caller = (req: FastifyRequest) => auth.general(req.headers.authorization);
+export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: RequestAuth): void {
+  const caller = (req: FastifyRequest) => auth.general(req);
 
   // The key itself is in this answer and nowhere else, ever.
   app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT }, async (req) => {

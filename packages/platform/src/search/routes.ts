@@ -6,7 +6,7 @@ import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
 import { parseInput } from '../http/validate.js';
 import { progress, retryFailed, sumProgress } from '../indexing/index.js';
-import type { KeyAuthenticator } from '../keys/auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
 import type { SearchService } from './service.js';
 
@@ -27,8 +27,8 @@ const searchTest = z.object({
   datasetSearchExtensionBg: z.string().max(10_000).optional(),
 });
 
-export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: KeyAuthenticator; defaultExtensionModel?: string }): void {
-  const caller = (req: FastifyRequest) => deps.auth.general(req.headers.authorization);
+export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
+  const caller = (req: FastifyRequest) => deps.auth.general(req);
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);

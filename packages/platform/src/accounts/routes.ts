@@ -1,0 +1,50 @@
+// /api/auth/* (sign in, sign out, who am I) and /api/team/members (root
+// manages its team's members).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ok } from '../datasets/routes.js';
+import { parseInput } from '../http/validate.js';
+import { SESSION_COOKIE, type RequestAuth } from './request-auth.js';
+import type { AccountsService } from './service.js';
+
+const BODY_LIMIT = 16 * 1024;
+const signIn = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
+const newMember = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
+
+export function accountRoutes(app: FastifyInstance, accounts: AccountsService, auth: RequestAuth): void {
+  const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
+
+  app.post('/api/auth/login', { bodyLimit: BODY_LIMIT }, async (req, reply: FastifyReply) => {
+    const b = parseInput(signIn, req.body);
+    const s = await accounts.signIn(b.username, b.password);
+    reply.setCookie(SESSION_COOKIE, s.token, { ...cookieOptions(req), expires: new Date(s.expiresAt) });
+    return ok({ user: s.user, csrfToken: s.csrfToken, expiresAt: s.expiresAt });
+  });
+
+  app.post('/api/auth/logout', { bodyLimit: BODY_LIMIT }, async (req, reply: FastifyReply) => {
+    await auth.session(req);
+    await accounts.signOut(req.cookies[SESSION_COOKIE]!);
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    return ok(null);
+  });
+
+  app.get('/api/auth/me', async (req) => {
+    const s = await auth.session(req);
+    return ok({ user: s.user, csrfToken: s.csrfToken });
+  });
+
+  app.get('/api/team/members', async (req) => ok(await accounts.members(await auth.general(req))));
+
+  app.post('/api/team/members', { bodyLimit: BODY_LIMIT }, async (req) => {
+    const caller = await auth.session(req);
+    const b = parseInput(newMember, req.body);
+    return ok(await accounts.addMember(caller, b.username, b.password));
+  });
+
+  app.delete('/api/team/members', async (req) => {
+    const caller = await auth.session(req);
+    const { id } = parseInput(z.object({ id: z.string().min(1).max(64) }), req.query);
+    await accounts.removeMember(caller, id);
+    return ok(null);
+  });
+}
