@@ -1,5 +1,6 @@
 // Platform configuration from the environment. Everything has a default that
 // works on a fresh machine; a bad value stops start-up with the variable named.
+import { fileURLToPath } from 'node:url';
 import type { EmbeddedModelOptions } from './models/config-file.js';
 
 export interface PlatformConfig {
@@ -26,6 +27,8 @@ export interface PlatformConfig {
   runWorker: boolean;
   /** Files served at /<name> (PUBLIC_DIR, default ./public). */
   publicDir: string;
+  /** The built web app served at / (packages/web/dist). */
+  webDir: string;
   /** A request's head must arrive within this, and its body may not pause this long, or the connection closes with 408 (ms). */
   requestStallTimeoutMs: number;
   logLevel: string;
@@ -53,6 +56,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
     runWorker: env.PLATFORM_WORKER !== 'off',
     publicDir: env.PUBLIC_DIR || './public',
+    // From src/ and dist/ alike: packages/platform/<src|dist>/config.js -> packages/web/dist.
+    webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
     requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     logLevel: env.LOG_LEVEL || 'warn',
     ...overrides,

@@ -7,6 +7,9 @@ import { buildPlatformApp, createPlatformServices, type PlatformServices } from 
 export { loadPlatformConfig, type PlatformConfig } from './config.js';
 export type { PlatformServices } from './platform.js';
 export { PlatformError } from './http/errors.js';
+// Shapes the web app reads (packages/web imports these types; nothing is copied).
+export type { PublicUser } from './accounts/service.js';
+export type PublicDataset = ReturnType<typeof import('./datasets/routes.js').publicDataset>;
 export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
 
 export interface RunningPlatform {

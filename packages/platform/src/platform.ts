@@ -21,6 +21,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
 import { publicFileRoutes } from './http/public-files.js';
+import { webAppRoutes } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
 import { keyRoutes } from './keys/routes.js';
@@ -149,6 +150,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     chatRoutes(app, { auth: services.auth, apps: services.apps, chat: services.chat, history: services.chatHistory });
     chatHistoryRoutes(app, { auth: services.auth, apps: services.apps, history: services.chatHistory });
     publicFileRoutes(app, services.config.publicDir);
+    webAppRoutes(app, services.config.webDir);
   });
   return app;
 }

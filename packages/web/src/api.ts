@@ -1,0 +1,41 @@
+// Calls to the platform's API with the session cookie. Every change carries
+// the session's CSRF token; every error becomes an ApiError with the
+// platform's own message (never a blank page).
+let csrfToken = '';
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+  const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
+  const headers: Record<string, string> = {};
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, credentials: 'same-origin', body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  } catch {
+    throw new ApiError(0, '');
+  }
+  const text = await res.text();
+  let body: { data?: T; message?: string } | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) throw new ApiError(res.status, body?.message || `${res.status} ${res.statusText}`);
+  return body?.data as T;
+}
+
+export type { PublicDataset, PublicUser } from '@kbchat/platform';
