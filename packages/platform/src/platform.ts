@@ -147,8 +147,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: extensionModel });
     appRoutes(app, services.apps, services.requestAuth);
     keyRoutes(app, services.keyService, services.requestAuth);
-    chatRoutes(app, { auth: services.auth, apps: services.apps, chat: services.chat, history: services.chatHistory });
-    chatHistoryRoutes(app, { auth: services.auth, apps: services.apps, history: services.chatHistory });
+    chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory });
+    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);
   });

@@ -25,6 +25,12 @@ export class RequestAuth {
     return this.session(req);
   }
 
+  /** Any key (general or application) in Authorization, or else a session: chat and its history. */
+  async any(req: FastifyRequest): Promise<KeyCaller> {
+    if (req.headers.authorization !== undefined || !req.cookies?.[SESSION_COOKIE]) return this.keys.authenticate(req.headers.authorization);
+    return this.session(req);
+  }
+
   /** A signed-in session (CSRF-checked when it changes something). */
   async session(req: FastifyRequest): Promise<SessionCaller> {
     const token = req.cookies?.[SESSION_COOKIE];

@@ -6,7 +6,7 @@ import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
-import type { KeyAuthenticator } from '../keys/auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
 import type { ChatHistoryStore, ChatItemRow } from './history-store.js';
 
 /** These bodies are a few ids and numbers: more is not read. */
@@ -21,15 +21,15 @@ function publicItem(i: ChatItemRow) {
   };
 }
 
-export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: KeyAuthenticator; apps: AppsService; history: ChatHistoryStore }): void {
+export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }): void {
   /** The caller's team and the application it may read: an app key's own, or (general key) the named one of its team. */
   const scope = async (req: FastifyRequest, appId: string | undefined) => {
-    const caller = await deps.auth.authenticate(req.headers.authorization);
+    const caller = await deps.auth.any(req);
     if (caller.appId) {
       if (appId && appId !== caller.appId) throw new PlatformError(403, 'forbidden', 'This application key opens only its own application');
       return { teamId: caller.teamId, appId: caller.appId };
     }
-    if (!appId) throw errors.badField('appId', 'required with a general key');
+    if (!appId) throw errors.badField('appId', 'required with a general key or a session');
     await deps.apps.app(caller, appId); // 404 for another team's app
     return { teamId: caller.teamId, appId };
   };

@@ -5,10 +5,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { App, AppsService } from '../apps/service.js';
 import { GatewayError } from '../gateway-client/index.js';
-import { PlatformError } from '../http/errors.js';
+import { errors, PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
 import { parseInput } from '../http/validate.js';
-import { newId, type KeyAuthenticator, type KeyCaller } from '../keys/auth.js';
+import type { RequestAuth } from '../accounts/request-auth.js';
+import { newId, type KeyCaller } from '../keys/auth.js';
 import type { ChatHistoryStore } from './history-store.js';
 import type { ChatService, ChatSink } from './pipeline.js';
 import type { ChatTurn } from './prompt.js';
@@ -61,15 +62,27 @@ export function chatError(err: unknown, req: FastifyRequest): PlatformError {
 
 type AppCaller = KeyCaller & { appId: string };
 
-export async function appCaller(auth: KeyAuthenticator, req: FastifyRequest): Promise<AppCaller> {
-  const caller = await auth.authenticate(req.headers.authorization);
+/**
+ * The application a chat request talks to: an application key's own, or,
+ * for a signed-in session (the web app), the team's application named by
+ * `?appId=` (in the query: the caller is known before the body is read).
+ * A general key is refused, as FastGPT does.
+ */
+export async function appCaller(auth: RequestAuth, apps: AppsService, req: FastifyRequest): Promise<AppCaller> {
+  const caller = await auth.any(req);
+  if (caller.keyId === null) {
+    const appId = (req.query as Record<string, unknown> | undefined)?.appId;
+    if (typeof appId !== 'string' || !appId) throw errors.badField('appId', 'name the application in the query (?appId=) when chatting signed in; an application key names its own');
+    await apps.app(caller, appId); // 404 for another team's
+    return { ...caller, appId };
+  }
   if (!caller.appId) throw new PlatformError(403, 'app_key_required', APP_KEY_REQUIRED);
   return caller as AppCaller;
 }
 
 const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
 
-export function chatRoutes(app: FastifyInstance, deps: { auth: KeyAuthenticator; apps: AppsService; chat: ChatService; history: ChatHistoryStore }): void {
+export function chatRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; chat: ChatService; history: ChatHistoryStore }): void {
   app.register(async (scope) => {
     scope.setErrorHandler((err: unknown, req, reply) => {
       const e = chatError(err, req);
@@ -79,10 +92,10 @@ export function chatRoutes(app: FastifyInstance, deps: { auth: KeyAuthenticator;
     const callers = new WeakMap<FastifyRequest, AppCaller>();
     scope.post('/api/v1/chat/completions', {
       bodyLimit: CHAT_BODY_LIMIT,
-      onRequest: async (req) => void callers.set(req, await appCaller(deps.auth, req)),
+      onRequest: async (req) => void callers.set(req, await appCaller(deps.auth, deps.apps, req)),
     }, (req, reply) => completions(deps, callers.get(req)!, req, reply));
     scope.get('/api/v1/models', async (req) => {
-      const caller = await appCaller(deps.auth, req);
+      const caller = await appCaller(deps.auth, deps.apps, req);
       return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
     });
   });
