@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { NewLog } from '../store/schema.js';
 import { LedgerAccounts, type Account, type Entry, type GiveBack } from './ledger-accounts.js';
-import type { AccountKind, Holder, LedgerStore } from './ledger-store.js';
+import type { AccountKind, AcquireResult, Holder, LedgerStore } from './ledger-store.js';
 
 export interface Reservation {
   userId: number;
@@ -59,6 +59,8 @@ export const DEFAULT_GRACE_MS = 3000;
 const ALIVE_MARGIN_MS = 250;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A store call's answer when this holder had been presumed dead: nothing was written. */
+const LOST = Symbol('holder lost');
 
 export class BalanceLedger {
   readonly holder: Holder;
@@ -247,18 +249,12 @@ export class BalanceLedger {
 
   /** One lease from the store for at least `need` (in the write chain); re-registers a holder presumed dead. */
   private async leaseOnce(a: Account, need: number): Promise<{ taken: number; othersHold: number }> {
-    let began = this.now();
-    let got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
-    if ('lost' in got) {
-      // Presumed dead by another process: register again and try once more (the revival empties the lease).
-      const freeBefore = a.free;
-      await this.revive();
-      need += freeBefore - a.free;
-      began = this.now();
-      got = await this.store.acquire(this.holder, a.kind, a.id, need, this.opts.leaseMicros, a.held);
-      if ('lost' in got) throw new Error('the gateway store keeps dropping this process as a lease holder');
-    }
-    this.renewed(began);
+    // A revival in between empties the lease: what it had free is then needed too.
+    const freeBefore = a.free;
+    const got = await this.renewing<Exclude<AcquireResult, { lost: true }>>(async () => {
+      const r = await this.store.acquire(this.holder, a.kind, a.id, need + freeBefore - a.free, this.opts.leaseMicros, a.held);
+      return 'lost' in r ? LOST : r;
+    });
     a.held += got.taken;
     a.free += got.taken;
     if (got.taken > 0) a.lastLease = got.taken;
@@ -304,28 +300,43 @@ export class BalanceLedger {
   }
 
   /** One transaction: rows, their charges, lease changes; the in-memory leases follow only once it is in. */
-  private async commit(entries: Entry[], giveBack: GiveBack, revived = false): Promise<void> {
-    const { writes, accounts, undo } = this.accounts.plan(entries, giveBack);
-    const began = this.now();
-    let lost: boolean;
-    try {
-      ({ lost } = await this.store.commit(
-        this.holder,
-        entries.map((e) => e.row),
-        writes,
-      ));
-    } catch (err) {
-      undo();
-      throw err;
-    }
-    if (lost) {
-      undo();
+  private async commit(entries: Entry[], giveBack: GiveBack): Promise<void> {
+    // Planned again after a revival: the revival changes the leases the plan starts from.
+    const { writes, accounts } = await this.renewing(async () => {
+      const plan = this.accounts.plan(entries, giveBack);
+      let lost: boolean;
+      try {
+        ({ lost } = await this.store.commit(
+          this.holder,
+          entries.map((e) => e.row),
+          plan.writes,
+        ));
+      } catch (err) {
+        plan.undo();
+        throw err;
+      }
+      if (lost) plan.undo();
+      return lost ? LOST : plan;
+    });
+    accounts.forEach((a, i) => (a.held = writes[i]!.newHeld));
+  }
+
+  /**
+   * Runs a store call that renews this holder first. If the holder had been
+   * presumed dead meanwhile (the call answers LOST, having written nothing),
+   * revives it and runs the call once more.
+   */
+  private async renewing<T>(call: () => Promise<T | typeof LOST>): Promise<T> {
+    for (let revived = false; ; revived = true) {
+      const began = this.now();
+      const r = await call();
+      if (r !== LOST) {
+        this.renewed(began);
+        return r;
+      }
       if (revived) throw new Error('the gateway store keeps dropping this process as a lease holder');
       await this.revive();
-      return this.commit(entries, giveBack, true);
     }
-    this.renewed(began);
-    accounts.forEach((a, i) => (a.held = writes[i]!.newHeld));
   }
 
   /** A store write that renewed this holder began at `began`: nobody can presume it dead for a TTL from then. */
@@ -337,9 +348,7 @@ export class BalanceLedger {
   private confirmAlive(): Promise<void> {
     this.confirming ??= this.serial(async () => {
       if (this.now() <= this.aliveUntil) return; // a write renewed it meanwhile
-      const began = this.now();
-      if (await this.store.renewHolder(this.holder)) this.renewed(began);
-      else await this.revive();
+      await this.renewing(async () => ((await this.store.renewHolder(this.holder)) ? true : LOST));
     }).finally(() => (this.confirming = null));
     return this.confirming;
   }
