@@ -69,12 +69,16 @@ export interface Books {
   rows: number;
 }
 
-/** One user's money as the store has it: initial balance + top-ups = balance + leased + logged, always. */
+/**
+ * One user's money as the store has it: initial balance + top-ups = balance + leased + logged, always.
+ * Read in one statement, so that a lease taken in the background between two reads cannot count twice.
+ */
 export async function books(store: Store, userId: number): Promise<Books> {
-  const [u, l, g] = await Promise.all([
-    sql<{ n: number }>`select balance as n from users where id = ${userId}`.execute(store.db),
-    sql<{ n: number }>`select coalesce(sum(amount), 0) as n from balance_leases where kind = 'user' and account_id = ${userId}`.execute(store.db),
-    sql<{ n: number; c: number }>`select coalesce(sum(cost), 0) as n, count(*) as c from logs where user_id = ${userId}`.execute(store.db),
-  ]);
-  return { balance: Number(u.rows[0]!.n), leased: Number(l.rows[0]!.n), logged: Number(g.rows[0]!.n), rows: Number(g.rows[0]!.c) };
+  const r = await sql<{ balance: number; leased: number; logged: number; log_rows: number }>`select
+      (select balance from users where id = ${userId}) as balance,
+      (select coalesce(sum(amount), 0) from balance_leases where kind = 'user' and account_id = ${userId}) as leased,
+      (select coalesce(sum(cost), 0) from logs where user_id = ${userId}) as logged,
+      (select count(*) from logs where user_id = ${userId}) as log_rows`.execute(store.db);
+  const b = r.rows[0]!;
+  return { balance: Number(b.balance), leased: Number(b.leased), logged: Number(b.logged), rows: Number(b.log_rows) };
 }
