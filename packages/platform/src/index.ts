@@ -10,6 +10,15 @@ export { PlatformError } from './http/errors.js';
 // Shapes the web app reads (packages/web imports these types; nothing is copied).
 export type { PublicUser } from './accounts/service.js';
 export type PublicDataset = ReturnType<typeof import('./datasets/routes.js').publicDataset>;
+export type PublicCollection = ReturnType<typeof import('./datasets/routes.js').publicCollection>;
+export type PublicData = ReturnType<typeof import('./datasets/routes.js').publicData>;
+export type PublicApp = ReturnType<typeof import('./apps/routes.js').publicApp>;
+export type PublicKey = ReturnType<typeof import('./keys/routes.js').publicKey>;
+export type { AppSettings, AppCategory, AppExtractField } from './apps/schema.js';
+export type { CollectionProgress, DatasetProgress } from './indexing/progress.js';
+export type { StepRecord, TokenUsage } from './chat/records.js';
+export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
+export type { SearchOutcome } from './search/service.js';
 export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
 
 export interface RunningPlatform {

@@ -31,6 +31,7 @@ import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
 import { enqueue, enqueueStatement, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
+import { modelRoutes } from './models/routes.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
@@ -147,6 +148,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: extensionModel });
     appRoutes(app, services.apps, services.requestAuth);
     keyRoutes(app, services.keyService, services.requestAuth);
+    modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
     chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory });
     chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
     publicFileRoutes(app, services.config.publicDir);

@@ -1,9 +1,18 @@
-import { useEffect, useState } from 'react';
+// The signed-in shell: header, navigation and one route per area, each area
+// loaded on first visit and inside its own error boundary.
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, ApiError, setCsrfToken, type PublicUser } from './api';
-import { Datasets } from './Datasets';
-import { ErrorBoundary } from './ErrorBoundary';
 import { setLang, useLang } from './i18n';
 import { SignIn } from './SignIn';
+import { Boundary, Loading } from './ui';
+
+const DatasetRoutes = lazy(() => import('./datasets/routes'));
+const AppRoutes = lazy(() => import('./apps/routes'));
+const ChatRoutes = lazy(() => import('./chat/routes'));
+const KeysPage = lazy(() => import('./settings/KeysPage'));
+const ModelsPage = lazy(() => import('./settings/ModelsPage'));
+const TeamPage = lazy(() => import('./settings/TeamPage'));
 
 export function App() {
   const { lang, t } = useLang();
@@ -32,14 +41,19 @@ export function App() {
     </button>
   );
 
-  if (unreachable) return <p role="alert" className="error">{t('error.unreachable')}</p>;
+  if (unreachable)
+    return (
+      <p role="alert" className="error">
+        <span>{t('error.unreachable')}</span>
+      </p>
+    );
   if (user === undefined) return null;
   if (user === null) {
     return (
       <main className="centered">
-        <ErrorBoundary title={t('error.title')} retry={t('error.retry')}>
+        <Boundary>
           <SignIn onSignedIn={setUser} />
-        </ErrorBoundary>
+        </Boundary>
         {langButton}
       </main>
     );
@@ -48,21 +62,65 @@ export function App() {
     <div className="shell">
       <header>
         <strong>{t('app.title')}</strong>
-        <nav>
-          <span>{t('nav.datasets')}</span>
+        <nav aria-label="main">
+          <NavLink href="/datasets">{t('nav.datasets')}</NavLink>
+          <NavLink href="/apps">{t('nav.apps')}</NavLink>
+          <NavLink href="/keys">{t('nav.keys')}</NavLink>
+          <NavLink href="/models">{t('nav.models')}</NavLink>
+          {user.role === 'root' && <NavLink href="/team">{t('nav.team')}</NavLink>}
         </nav>
-        <span className="muted">{user.username}</span>
+        <span className="muted">
+          <span>{user.username}</span>
+        </span>
         {langButton}
-        <button type="button" onClick={signOut}>
+        <button type="button" className="secondary" onClick={signOut}>
           <span>{t('nav.signout')}</span>
         </button>
       </header>
       <main>
-        <h1>{t('nav.datasets')}</h1>
-        <ErrorBoundary title={t('error.title')} retry={t('error.retry')}>
-          <Datasets />
-        </ErrorBoundary>
+        <Boundary>
+          <Suspense fallback={<Loading />}>
+            <Switch>
+              <Route path="/">
+                <Redirect to="/datasets" replace />
+              </Route>
+              <Route path="/datasets" nest>
+                <DatasetRoutes />
+              </Route>
+              <Route path="/apps" nest>
+                <AppRoutes />
+              </Route>
+              <Route path="/chat" nest>
+                <ChatRoutes />
+              </Route>
+              <Route path="/keys">
+                <KeysPage />
+              </Route>
+              <Route path="/models">
+                <ModelsPage />
+              </Route>
+              <Route path="/team">
+                <TeamPage user={user} />
+              </Route>
+              <Route>
+                <p role="alert">
+                  <span>{t('error.notFound')}</span>
+                </p>
+              </Route>
+            </Switch>
+          </Suspense>
+        </Boundary>
       </main>
     </div>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: string }) {
+  const [location] = useLocation();
+  const current = location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      <span>{children}</span>
+    </Link>
   );
 }

@@ -38,4 +38,12 @@ export async function api<T>(path: string, init: { method?: string; json?: unkno
   return body?.data as T;
 }
 
-export type { PublicDataset, PublicUser } from '@kbchat/platform';
+export type * from '@kbchat/platform';
+
+/** A path with its query, every value encoded (names and ids may hold any character). */
+export function withQuery(path: string, params: Record<string, string | number | boolean | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}

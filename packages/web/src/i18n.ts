@@ -1,44 +1,17 @@
 // Every string the app shows goes through t(): English and Chinese, switchable,
-// remembered in this browser.
+// remembered in this browser. Each area of the app keeps its own messages
+// (messages.ts beside its pages); this file merges them, and the type of each
+// area's Chinese table makes a missing translation a compile error.
 import { useSyncExternalStore } from 'react';
+import * as apps from './apps/messages';
+import * as chat from './chat/messages';
+import * as datasets from './datasets/messages';
+import * as core from './messages';
+import * as settings from './settings/messages';
 
-const en = {
-  'app.title': 'kbchat',
-  'signin.title': 'Sign in to kbchat',
-  'signin.username': 'Username',
-  'signin.password': 'Password',
-  'signin.submit': 'Sign in',
-  'signin.busy': 'Signing in…',
-  'nav.datasets': 'Knowledge bases',
-  'nav.signout': 'Sign out',
-  'datasets.empty': 'No knowledge bases yet.',
-  'datasets.loading': 'Loading…',
-  'datasets.model': 'Vector model',
-  'error.title': 'Something went wrong here',
-  'error.retry': 'Try again',
-  'error.unreachable': 'The platform did not answer: is kbchat running?',
-  'lang.switch': '中文',
-} as const;
-
+const en = { ...core.en, ...datasets.en, ...apps.en, ...chat.en, ...settings.en };
 export type MessageKey = keyof typeof en;
-
-const zh: Record<MessageKey, string> = {
-  'app.title': 'kbchat',
-  'signin.title': '登录 kbchat',
-  'signin.username': '用户名',
-  'signin.password': '密码',
-  'signin.submit': '登录',
-  'signin.busy': '正在登录…',
-  'nav.datasets': '知识库',
-  'nav.signout': '退出登录',
-  'datasets.empty': '还没有知识库。',
-  'datasets.loading': '加载中…',
-  'datasets.model': '向量模型',
-  'error.title': '这里出错了',
-  'error.retry': '重试',
-  'error.unreachable': '平台没有响应：kbchat 是否在运行？',
-  'lang.switch': 'English',
-};
+const zh: Record<MessageKey, string> = { ...core.zh, ...datasets.zh, ...apps.zh, ...chat.zh, ...settings.zh };
 
 export type Lang = 'en' | 'zh';
 const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, zh };
@@ -59,10 +32,18 @@ export function setLang(next: Lang): void {
   listeners.forEach((l) => l());
 }
 
-export function useLang(): { lang: Lang; t: (key: MessageKey) => string } {
+/** `{name}` in a message is replaced by vars.name. */
+export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+export function translate(current: Lang, key: MessageKey, vars?: Record<string, string | number>): string {
+  const text = dictionaries[current][key] ?? key;
+  return vars ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)) : text;
+}
+
+export function useLang(): { lang: Lang; t: Translate } {
   const current = useSyncExternalStore(
     (l) => (listeners.add(l), () => listeners.delete(l)),
     () => lang,
   );
-  return { lang: current, t: (key) => dictionaries[current][key] };
+  return { lang: current, t: (key, vars) => translate(current, key, vars) };
 }

@@ -41,7 +41,7 @@ export function publicDataset(d: DatasetRow & { collection_count?: number; data_
   };
 }
 
-function publicCollection(c: CollectionRow & { data_amount?: number; training_amount?: number; error_amount?: number }) {
+export function publicCollection(c: CollectionRow & { data_amount?: number; training_amount?: number; error_amount?: number }) {
   return {
     _id: c.id, id: c.id, datasetId: c.dataset_id, name: c.name, type: c.type, rawLink: c.type === 'link' ? c.source : undefined, fileName: c.type === 'file' ? c.source : undefined,
     trainingType: c.training_type, chunkSize: c.chunk_size, chunkSplitter: c.chunk_splitter, metadata: JSON.parse(c.metadata), dataAmount: c.data_amount,

@@ -19,7 +19,7 @@ const createKey = z.object({
   limit: z.object({ expiredTime: time.optional() }).optional(),
 });
 
-function publicKey(k: ApiKeyRow) {
+export function publicKey(k: ApiKeyRow) {
   return {
     _id: String(k.id), id: String(k.id), name: k.name, appId: k.app_id ?? undefined, apiKey: `${k.key_prefix}…`,
     createTime: new Date(Number(k.created_at)).toISOString(), lastUsedTime: k.last_used_at ? new Date(Number(k.last_used_at)).toISOString() : undefined,

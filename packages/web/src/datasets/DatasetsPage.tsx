@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import { api, type PublicDataset } from './api';
-import { useLang } from './i18n';
+import { api, type PublicDataset } from '../api';
+import { useLang } from '../i18n';
 
-export function Datasets() {
+export function DatasetsPage() {
   const { t } = useLang();
   const [list, setList] = useState<PublicDataset[] | null>(null);
   const [error, setError] = useState<Error | null>(null);
@@ -13,7 +13,7 @@ export function Datasets() {
 
   // Thrown during render, so that this page's boundary shows it in place.
   if (error) throw error;
-  if (!list) return <p>{t('datasets.loading')}</p>;
+  if (!list) return <p>{t('common.loading')}</p>;
   if (list.length === 0) return <p>{t('datasets.empty')}</p>;
   return (
     <ul className="datasets">

@@ -1,0 +1,3 @@
+export default function KeysPage() {
+  return <p>not built yet</p>;
+}

@@ -1,0 +1,3 @@
+export default function ModelsPage() {
+  return <p>not built yet</p>;
+}

@@ -1,0 +1,13 @@
+// The share page's own entry: it loads none of the signed-in app's pages.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { SharePage } from './chat/SharePage';
+import { guardAgainstPageTranslators } from './translate-safe';
+import './style.css';
+
+guardAgainstPageTranslators();
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <SharePage />
+  </StrictMode>,
+);

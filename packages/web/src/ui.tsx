@@ -1,0 +1,130 @@
+// The few pieces every page uses: a boundary per page and widget, data loading
+// that throws into that boundary, polling, paging, copy, and formatting.
+// Text that changes is always inside its own element (a <span>), so that a
+// page translator's <font> wrappers never stand where React expects a text node.
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { ErrorBoundary } from './ErrorBoundary';
+import { useLang } from './i18n';
+
+/** One error boundary, with the messages in the reader's language. */
+export function Boundary({ children }: { children: ReactNode }) {
+  const { t } = useLang();
+  return (
+    <ErrorBoundary title={t('error.title')} retry={t('error.retry')}>
+      {children}
+    </ErrorBoundary>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  reload: () => Promise<void>;
+}
+
+/**
+ * Loads on mount and whenever deps change. A failure before any data is
+ * thrown during render (the nearest boundary shows it in place); a failure of
+ * a later reload keeps the data shown and is thrown too, so it is never silent.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<Error | null>(null);
+  const latest = useRef(load);
+  latest.current = load;
+  const reload = useCallback(async () => {
+    try {
+      setData(await latest.current());
+    } catch (err) {
+      setError(err as Error);
+    }
+  }, []);
+  useEffect(() => {
+    setData(undefined);
+    void reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  if (error) throw error;
+  return { data, reload };
+}
+
+/** Calls fn every `ms` while `active` (and the tab is visible). */
+export function usePoll(fn: () => void, ms: number, active: boolean): void {
+  const latest = useRef(fn);
+  latest.current = fn;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'hidden') latest.current();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [ms, active]);
+}
+
+export function Loading() {
+  const { t } = useLang();
+  return (
+    <p className="muted" aria-busy="true">
+      <span>{t('common.loading')}</span>
+    </p>
+  );
+}
+
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const { t } = useLang();
+  const [copied, setCopied] = useState(false);
+  async function copy() {
+    await copyText(text);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  }
+  return (
+    <button type="button" className="secondary" onClick={copy}>
+      <span>{copied ? t('common.copied') : (label ?? t('common.copy'))}</span>
+    </button>
+  );
+}
+
+/** The clipboard API where the page may use it (https or loopback), else a hidden textarea. */
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+  }
+}
+
+/** Server-side paging: offset/pageSize in, total from the answer. */
+export function Pager({ offset, pageSize, total, onOffset }: { offset: number; pageSize: number; total: number; onOffset: (offset: number) => void }) {
+  const { t } = useLang();
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const page = Math.floor(offset / pageSize) + 1;
+  if (pages <= 1) return null;
+  return (
+    <nav className="pager">
+      <button type="button" className="secondary" disabled={page <= 1} onClick={() => onOffset(offset - pageSize)}>
+        <span>{t('common.previous')}</span>
+      </button>
+      <span className="muted">{t('common.pageOf', { page, pages })}</span>
+      <button type="button" className="secondary" disabled={page >= pages} onClick={() => onOffset(offset + pageSize)}>
+        <span>{t('common.next')}</span>
+      </button>
+    </nav>
+  );
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function formatTime(iso: string | number | undefined, lang: string): string {
+  if (iso === undefined) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { dateStyle: 'medium', timeStyle: 'short' });
+}
