@@ -7,6 +7,11 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
+/** The header a change made outside api() (an upload, a streamed chat) must carry. */
+export function csrfHeader(): Record<string, string> {
+  return csrfToken ? { 'x-csrf-token': csrfToken } : {};
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
