@@ -1,5 +1,5 @@
 // The platform serves the built web app at its root (no second server): the
-// page at /, its hashed assets cached for a year, and, where the app was not
+// page at / and at every page of the app, the share page at /chat/share, its hashed assets cached for a year, and, where the app was not
 // built, a page at / that says so and how to build it, instead of a 404.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,21 @@ describe('the web app at the platform root', () => {
       expect((await asset.text()).length).toBeGreaterThan(1000);
       expect((await fetch(`${p.url}/assets/nothing-here.js`)).status).toBe(404);
       expect([403, 404]).toContain((await fetch(`${p.url}/assets/..%2F..%2Fpackage.json`)).status);
+
+      // The app's own pages (its router's paths) are the same page; the share page is its own.
+      for (const path of ['/datasets', '/datasets/abc/collections/x%25E0%E6%B5%8B', '/apps/1', '/chat?appId=1', '/keys', '/models', '/team']) {
+        const r = await fetch(`${p.url}${path}`);
+        expect(r.status, path).toBe(200);
+        expect(await r.text(), path).toBe(html);
+      }
+      const share = await fetch(`${p.url}/chat/share?shareId=abc`);
+      expect(share.status).toBe(200);
+      const shareHtml = await share.text();
+      expect(shareHtml).not.toBe(html);
+      expect(shareHtml).toMatch(/src="\/assets\/share-[^"]+\.js"/);
+      // Anything else is still a 404, not the app.
+      expect((await fetch(`${p.url}/nothing-here`)).status).toBe(404);
+      expect((await fetch(`${p.url}/api/core/nothing`)).status).toBe(404);
     } finally {
       await p.close();
     }
@@ -40,6 +55,7 @@ describe('the web app at the platform root', () => {
       const page = await fetch(`${p.url}/`);
       expect(page.status).toBe(503);
       expect(await page.text()).toContain('npm run build -w packages/web');
+      for (const path of ['/datasets/x', '/chat/share?shareId=abc']) expect((await fetch(`${p.url}${path}`)).status, path).toBe(503);
     } finally {
       await p.close();
     }

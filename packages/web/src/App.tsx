@@ -4,6 +4,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, ApiError, setCsrfToken, type PublicUser } from './api';
 import { setLang, useLang } from './i18n';
+import { SetupChecklist } from './settings/SetupChecklist';
 import { SignIn } from './SignIn';
 import { Boundary, Loading } from './ui';
 
@@ -78,6 +79,9 @@ export function App() {
         </button>
       </header>
       <main>
+        <Boundary>
+          <SetupChecklist />
+        </Boundary>
         <Boundary>
           <Suspense fallback={<Loading />}>
             <Switch>

@@ -1,3 +1,186 @@
+// API keys: general (team-wide) or for one application. The key itself is in
+// the create answer only: shown once, with a copy button.
+import { useState, type FormEvent } from 'react';
+import { api, withQuery, type PublicApp, type PublicKey } from '../api';
+import { useLang } from '../i18n';
+import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
+
 export default function KeysPage() {
-  return <p>not built yet</p>;
+  const { t } = useLang();
+  const [created, setCreated] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  return (
+    <section className="stack">
+      <h1>{t('keys.title')}</h1>
+      <p className="muted">
+        <span>{t('keys.intro')}</span>
+      </p>
+      <Boundary>
+        <CreateKey
+          onCreated={(key) => {
+            setCreated(key);
+            setVersion((v) => v + 1);
+          }}
+        />
+      </Boundary>
+      {created && (
+        <div className="notice" role="status">
+          <p>
+            <span>{t('keys.created')}</span>
+          </p>
+          <div className="row">
+            <code data-testid="new-key">{created}</code>
+            <CopyButton text={created} />
+            <button type="button" className="link" onClick={() => setCreated(null)}>
+              <span>{t('common.close')}</span>
+            </button>
+          </div>
+        </div>
+      )}
+      <Boundary>
+        <KeyList version={version} />
+      </Boundary>
+    </section>
+  );
+}
+
+function useApps() {
+  return useLoad(() => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } }).then((r) => r.list), []);
+}
+
+function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
+  const { t } = useLang();
+  const { data: apps } = useApps();
+  const [name, setName] = useState('');
+  const [appId, setAppId] = useState('');
+  const [expires, setExpires] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      // The end of the chosen day, in the reader's time zone.
+      const expiredTime = expires ? new Date(`${expires}T23:59:59`).getTime() : undefined;
+      const key = await api<string>('/api/support/openapi/create', { json: { name: name || undefined, appId: appId || undefined, expiredTime } });
+      setName('');
+      onCreated(key);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="card stack" onSubmit={submit}>
+      <div className="row">
+        <label className="grow">
+          <span>{t('keys.name')}</span>
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+        </label>
+        <label className="grow">
+          <span>{t('keys.scope')}</span>
+          <select value={appId} onChange={(e) => setAppId(e.target.value)}>
+            <option value="">{t('keys.general')}</option>
+            {apps?.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>{t('keys.expires')}</span>
+          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </label>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          <span>{error}</span>
+        </p>
+      )}
+      <div>
+        <button type="submit" disabled={busy}>
+          <span>{t('keys.create')}</span>
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function KeyList({ version }: { version: number }) {
+  const { t, lang } = useLang();
+  const { data: keys, reload } = useLoad(() => api<PublicKey[]>('/api/support/openapi/list'), [version]);
+  const { data: apps } = useApps();
+  const [error, setError] = useState('');
+  if (!keys) return <Loading />;
+  if (keys.length === 0)
+    return (
+      <p>
+        <span>{t('keys.none')}</span>
+      </p>
+    );
+  const appName = (id: string) => apps?.find((a) => a.id === id)?.name ?? t('keys.appGone');
+
+  async function remove(k: PublicKey) {
+    if (!confirm(t('common.confirmDelete', { name: k.name }))) return;
+    setError('');
+    try {
+      await api(withQuery('/api/support/openapi/delete', { id: k.id }), { method: 'DELETE' });
+      await reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+
+  return (
+    <div className="table-wrap">
+      {error && (
+        <p role="alert" className="error">
+          <span>{error}</span>
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th>{t('common.name')}</th>
+            <th>{t('keys.hint')}</th>
+            <th>{t('keys.scope')}</th>
+            <th>{t('keys.lastUsed')}</th>
+            <th>{t('keys.expiresCol')}</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((k) => (
+            <tr key={k.id}>
+              <td>
+                <span>{k.name}</span>
+              </td>
+              <td>
+                <code>{k.apiKey}</code>
+              </td>
+              <td>
+                <span>{k.appId ? appName(k.appId) : t('keys.general')}</span>
+              </td>
+              <td>
+                <span>{k.lastUsedTime ? formatTime(k.lastUsedTime, lang) : t('common.never')}</span>
+              </td>
+              <td>
+                <span>{formatTime(k.limit.expiredTime, lang)}</span>
+              </td>
+              <td>
+                <button type="button" className="danger" aria-label={`${t('common.delete')} ${k.name}`} onClick={() => remove(k)}>
+                  <span>{t('common.delete')}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }

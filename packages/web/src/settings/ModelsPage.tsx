@@ -1,3 +1,73 @@
+// The configured models and whether the gateway serves each, so that the
+// seed's "channel for a model not found" is seen here before anyone chats.
+import { api, type ModelList } from '../api';
+import { useLang } from '../i18n';
+import { Loading, useLoad } from '../ui';
+
 export default function ModelsPage() {
-  return <p>not built yet</p>;
+  const { t } = useLang();
+  const { data } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  return (
+    <section className="stack">
+      <h1>{t('models.title')}</h1>
+      <p className="muted">
+        <span>{t('models.intro')}</span>
+      </p>
+      {!data ? (
+        <Loading />
+      ) : (
+        <>
+          {!data.gateway.reachable && (
+            <p role="alert" className="notice warn">
+              <span>{data.gateway.message}</span>
+            </p>
+          )}
+          {data.models.length === 0 ? (
+            <p>
+              <span>{t('models.none')}</span>
+            </p>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>{t('models.kind')}</th>
+                    <th>{t('models.model')}</th>
+                    <th>{t('models.status')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.models.map((m) => (
+                    <tr key={`${m.kind}:${m.model}`}>
+                      <td>
+                        <span>{t(`models.kind.${m.kind}`)}</span>
+                      </td>
+                      <td>
+                        <div>
+                          <code>{m.model}</code>
+                        </div>
+                        {m.name !== m.model && (
+                          <div className="muted">
+                            <span>{m.name}</span>
+                          </div>
+                        )}
+                      </td>
+                      <td>
+                        <span className={`badge ${m.served ? 'ok' : 'bad'}`}>{m.served ? t('models.served') : t('models.notServed')}</span>
+                        {m.message && (
+                          <div className="error">
+                            <span>{m.message}</span>
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
 }

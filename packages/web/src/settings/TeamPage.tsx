@@ -1,5 +1,129 @@
-import type { PublicUser } from '../api';
+// Root manages its team: members with a username and an initial password;
+// removing one ends their sessions.
+import { useState, type FormEvent } from 'react';
+import { api, withQuery, type PublicUser } from '../api';
+import { useLang } from '../i18n';
+import { Boundary, formatTime, Loading, useLoad } from '../ui';
 
 export default function TeamPage({ user }: { user: PublicUser }) {
-  return <p>{user.username}</p>;
+  const { t } = useLang();
+  const [version, setVersion] = useState(0);
+  if (user.role !== 'root')
+    return (
+      <p className="notice warn">
+        <span>{t('team.rootOnly')}</span>
+      </p>
+    );
+  return (
+    <section className="stack">
+      <h1>{t('team.title')}</h1>
+      <Boundary>
+        <AddMember onAdded={() => setVersion((v) => v + 1)} />
+      </Boundary>
+      <Boundary>
+        <Members me={user} version={version} />
+      </Boundary>
+    </section>
+  );
+}
+
+function AddMember({ onAdded }: { onAdded: () => void }) {
+  const { t } = useLang();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError('');
+    try {
+      await api('/api/team/members', { json: { username, password } });
+      setUsername('');
+      setPassword('');
+      onAdded();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+  return (
+    <form className="card stack" onSubmit={submit}>
+      <div className="row">
+        <label className="grow">
+          <span>{t('team.username')}</span>
+          <input value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" required />
+        </label>
+        <label className="grow">
+          <span>{t('team.password')}</span>
+          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" required />
+        </label>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          <span>{error}</span>
+        </p>
+      )}
+      <div>
+        <button type="submit">
+          <span>{t('team.add')}</span>
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Members({ me, version }: { me: PublicUser; version: number }) {
+  const { t, lang } = useLang();
+  const { data, reload } = useLoad(() => api<PublicUser[]>('/api/team/members'), [version]);
+  const [error, setError] = useState('');
+  if (!data) return <Loading />;
+  async function remove(u: PublicUser) {
+    if (!confirm(t('common.confirmDelete', { name: u.username }))) return;
+    setError('');
+    try {
+      await api(withQuery('/api/team/members', { id: u.id }), { method: 'DELETE' });
+      await reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+  return (
+    <div className="table-wrap">
+      {error && (
+        <p role="alert" className="error">
+          <span>{error}</span>
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th>{t('team.username')}</th>
+            <th>{t('team.role')}</th>
+            <th>{t('team.created')}</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((u) => (
+            <tr key={u.id}>
+              <td>
+                <span>{u.username}</span> {u.id === me.id && <span className="muted">{t('team.you')}</span>}
+              </td>
+              <td>
+                <span>{u.role}</span>
+              </td>
+              <td>
+                <span>{formatTime(u.createTime, lang)}</span>
+              </td>
+              <td>
+                {u.role !== 'root' && (
+                  <button type="button" className="danger" aria-label={`${t('team.remove')} ${u.username}`} onClick={() => remove(u)}>
+                    <span>{t('team.remove')}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }

@@ -1,0 +1,68 @@
+// What stands in the way, shown above every page while it does: no chat or
+// embedding model served, the gateway down, indexing that failed or waits on a
+// rate limit; and, on a new install, the first steps. Nothing when all is well.
+import { Link } from 'wouter';
+import { api, withQuery, type DatasetProgress, type ModelList, type PublicDataset } from '../api';
+import { useLang } from '../i18n';
+import { usePoll, useLoad } from '../ui';
+
+/** Knowledge bases looked at for indexing trouble (the first ones listed). */
+const DATASETS_CHECKED = 20;
+
+interface Problems {
+  models: ModelList;
+  datasets: PublicDataset[];
+  indexing: { dataset: PublicDataset; progress: DatasetProgress }[];
+}
+
+async function findProblems(): Promise<Problems> {
+  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list'), api<PublicDataset[]>('/api/core/dataset/list', { json: {} })]);
+  const indexing = await Promise.all(
+    datasets.slice(0, DATASETS_CHECKED).map(async (dataset) => ({
+      dataset,
+      progress: await api<DatasetProgress>(withQuery('/api/core/dataset/trainingDetail', { datasetId: dataset.id })),
+    })),
+  );
+  return { models, datasets, indexing };
+}
+
+export function SetupChecklist() {
+  const { t } = useLang();
+  const { data, reload } = useLoad(findProblems, []);
+  usePoll(() => void reload(), 15_000, true);
+  if (!data) return null;
+  const served = (kind: string) => data.models.models.some((m) => m.kind === kind && m.served);
+  const items: { key: string; text: string }[] = [];
+  if (!data.models.gateway.reachable) items.push({ key: 'gateway', text: t('setup.gateway', { message: data.models.gateway.message ?? '' }) });
+  else {
+    if (!served('llm')) items.push({ key: 'llm', text: t('setup.noLlm') });
+    if (!served('embedding')) items.push({ key: 'embedding', text: t('setup.noVector') });
+  }
+  for (const { dataset, progress } of data.indexing) {
+    if (progress.failed > 0) items.push({ key: `failed:${dataset.id}`, text: t('setup.failed', { count: progress.failed, name: dataset.name }) });
+    else if (progress.queued > 0 && progress.indexing === 0 && progress.lastError) items.push({ key: `paused:${dataset.id}`, text: t('setup.paused', { name: dataset.name, message: progress.lastError }) });
+  }
+  if (items.length === 0 && data.datasets.length > 0) return null;
+  return (
+    <aside className="notice warn setup" aria-label={t('setup.title')}>
+      <strong>{t('setup.title')}</strong>
+      <ul>
+        {items.map((i) => (
+          <li key={i.key}>
+            <span>{i.text}</span>
+          </li>
+        ))}
+        {data.datasets.length === 0 && (
+          <li>
+            <span>{t('setup.firstDataset')}</span>
+          </li>
+        )}
+      </ul>
+      {items.some((i) => i.key === 'llm' || i.key === 'embedding') && (
+        <Link href="~/models">
+          <span>{t('setup.seeModels')}</span>
+        </Link>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,137 @@
+// The settings pages in Chromium against `kbchat start`: the setup checklist a
+// new install shows, the models the gateway serves, API keys (shown once,
+// working, deleted), and root adding a member who signs in and is removed.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, noBrowser } from './browser.js';
+import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+
+const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+
+if (noBrowser) console.warn(`[skip] settings pages browser tests: ${noBrowser}`);
+
+describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
+  let k: KbchatForBrowser;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await k?.close();
+  });
+
+  it('shows the first steps, and the models the gateway serves', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, k.url);
+    const checklist = page.getByRole('complementary', { name: 'Before you start' });
+    await expect.poll(() => checklist.textContent()).toContain('Create your first knowledge base');
+    // Both local models are served: the checklist names no missing model.
+    expect(await checklist.textContent()).not.toContain('No chat model');
+
+    await page.getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+    const rows = page.getByRole('row');
+    await expect.poll(() => rows.count()).toBe(3); // header, local-extractive, local-embed
+    for (const model of ['local-extractive', 'local-embed']) {
+      const row = page.getByRole('row').filter({ hasText: model });
+      expect(await row.textContent()).toContain('served');
+      expect(await row.textContent()).not.toContain('not served');
+    }
+    await page.screenshot({ path: join(SHOTS, 'settings-models.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a key shown once that works, lists it, and deletes it', async () => {
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    await signIn(page, k.url);
+    await page.goto(`${k.url}/keys`);
+    await page.getByLabel('Key name').fill('CI key / 测试 %E0');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByTestId('new-key');
+    await shown.waitFor();
+    const key = (await shown.textContent())!;
+    expect(key).toMatch(/^\S{20,}$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+    // The key works as a general key, and the list shows only its hint.
+    const listed = await fetch(`${k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(listed.status).toBe(200);
+    const row = page.getByRole('row').filter({ hasText: 'CI key / 测试 %E0' });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain(key);
+    expect(await row.textContent()).toContain('General');
+    await page.screenshot({ path: join(SHOTS, 'settings-keys.png'), fullPage: true });
+
+    // Shown once: a reload no longer has it.
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(key);
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: /Delete/ }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    const refused = await fetch(`${k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    await context.close();
+  });
+
+  it('lets root add a member who can sign in, and remove them', async () => {
+    const page = await browser.newPage();
+    await signIn(page, k.url);
+    await page.getByRole('link', { name: 'Team' }).click();
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel(/Initial password/).fill('short');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    // The platform's own message, naming the field.
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('password');
+    await page.getByLabel(/Initial password/).fill('alice-password-1');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'alice' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('member');
+    await page.screenshot({ path: join(SHOTS, 'settings-team.png'), fullPage: true });
+
+    // Alice signs in elsewhere, and sees no Team page.
+    const other = await browser.newContext();
+    const alice = await other.newPage();
+    await alice.goto(`${k.url}/`);
+    await alice.getByLabel('Username').fill('alice');
+    await alice.getByLabel('Password').fill('alice-password-1');
+    await alice.getByRole('button', { name: 'Sign in' }).click();
+    await alice.getByRole('navigation', { name: 'main' }).waitFor();
+    expect(await alice.getByRole('link', { name: 'Team' }).count()).toBe(0);
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Remove alice' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    // Her session ended with her.
+    await alice.reload();
+    await alice.getByRole('button', { name: 'Sign in' }).waitFor();
+    await other.close();
+    await page.close();
+  });
+
+  it('fits a phone and follows dark mode', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
+    const page = await context.newPage();
+    await signIn(page, k.url);
+    for (const path of ['/keys', '/models', '/team']) {
+      await page.goto(`${k.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await page.screenshot({ path: join(SHOTS, 'settings-team-phone-dark.png'), fullPage: true });
+    await context.close();
+  });
+});
