@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, noBrowser } from './browser.js';
+import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-output/web');
@@ -118,6 +119,35 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await alice.reload();
     await alice.getByRole('button', { name: 'Sign in' }).waitFor();
     await other.close();
+    await page.close();
+  });
+
+  it('keeps working while a page translator rewrites its text', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, k.url);
+    await translateLikeChrome(page);
+    await page.reload();
+    await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(3);
+    // Pages whose text changes under the translator's <font>s: switch pages, switch language, add and remove a key.
+    for (const [name, path] of [['Models', '/models'], ['API keys', '/keys'], ['Team', '/team'], ['Knowledge bases', '/datasets'], ['API keys', '/keys']] as const) {
+      await page.getByRole('link', { name: `${TRANSLATED_MARK}${name}` }).click();
+      await page.waitForURL(`${k.url}${path}`);
+    }
+    await page.getByLabel(`${TRANSLATED_MARK}Key name`).fill('translated key');
+    await page.getByRole('button', { name: `${TRANSLATED_MARK}Create key` }).click();
+    const row = page.getByRole('row').filter({ hasText: 'translated key' });
+    await row.waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: /Delete/ }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.getByRole('button', { name: `${TRANSLATED_MARK}中文` }).click();
+    await page.getByRole('heading', { name: `${TRANSLATED_MARK}API 密钥` }).waitFor();
+    // No stale English left beside the Chinese: React replaced what it owns.
+    expect(await page.getByRole('navigation', { name: 'main' }).textContent()).not.toContain('Models');
+    await page.screenshot({ path: join(SHOTS, 'settings-translated.png'), fullPage: true });
+    expect(errors).toEqual([]);
     await page.close();
   });
 
