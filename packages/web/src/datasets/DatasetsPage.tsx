@@ -1,30 +1,82 @@
-import { useEffect, useState } from 'react';
-import { api, type PublicDataset } from '../api';
+// /datasets: the team's knowledge bases with their size and indexing state,
+// a search by name, a form to make one, and delete.
+import { useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, withQuery, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
+import { Boundary, Loading, useLoad, usePoll } from '../ui';
+import { CreateDataset } from './CreateDataset';
+import { DeleteButton } from './DeleteButton';
+import { useDebounced } from './hooks';
+import { isBusy, loadTraining, POLL_MS, ProgressSummary, type TrainingDetail } from './training';
 
 export function DatasetsPage() {
   const { t } = useLang();
-  const [list, setList] = useState<PublicDataset[] | null>(null);
-  const [error, setError] = useState<Error | null>(null);
+  const [, navigate] = useLocation();
+  const [searchKey, setSearchKey] = useState('');
+  const settled = useDebounced(searchKey.trim());
+  return (
+    <section className="stack">
+      <h1>{t('datasets.title')}</h1>
+      <Boundary>
+        <CreateDataset onCreated={(id) => navigate(`/${encodeURIComponent(id)}`)} />
+      </Boundary>
+      <label className="ds-search">
+        <span>{t('datasets.search')}</span>
+        <input type="search" value={searchKey} onChange={(e) => setSearchKey(e.target.value)} />
+      </label>
+      <Boundary>
+        <DatasetList searchKey={settled} />
+      </Boundary>
+    </section>
+  );
+}
 
-  useEffect(() => {
-    api<PublicDataset[]>('/api/core/dataset/list', { json: {} }).then(setList, setError);
-  }, []);
-
-  // Thrown during render, so that this page's boundary shows it in place.
-  if (error) throw error;
-  if (!list) return <p>{t('common.loading')}</p>;
-  if (list.length === 0) return <p>{t('datasets.empty')}</p>;
+function DatasetList({ searchKey }: { searchKey: string }) {
+  const { t } = useLang();
+  const { data: list, reload } = useLoad(() => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } }), [searchKey]);
+  if (!list) return <Loading />;
+  if (list.length === 0)
+    return (
+      <p className="muted">
+        <span>{searchKey ? t('datasets.noneFound') : t('datasets.empty')}</span>
+      </p>
+    );
   return (
     <ul className="datasets">
       {list.map((d) => (
-        <li key={d._id} className="card">
-          <strong>{d.name}</strong>
+        <li key={d._id} className="card ds-card">
+          <h2 className="ds-card-title">
+            <Link href={`/${encodeURIComponent(d._id)}`}>{d.name}</Link>
+          </h2>
           <span className="muted">
-            <span>{t('datasets.model')}</span>: <span>{d.vectorModel.model}</span>
+            <span>{t('datasets.model')}</span>
+            <span>: </span>
+            <code>{d.vectorModel.model || t('datasets.noModel')}</code>
           </span>
+          <span className="muted">
+            <span>{t('datasets.size', { collections: d.collectionCount ?? 0, chunks: d.dataCount ?? 0 })}</span>
+          </span>
+          <Boundary>
+            <DatasetProgress datasetId={d._id} />
+          </Boundary>
+          <div className="row">
+            <DeleteButton
+              name={d.name}
+              onDelete={async () => {
+                await api(withQuery('/api/core/dataset/delete', { id: d._id }), { method: 'DELETE' });
+                await reload();
+              }}
+            />
+          </div>
         </li>
       ))}
     </ul>
   );
+}
+
+function DatasetProgress({ datasetId }: { datasetId: string }) {
+  const { data, reload } = useLoad<TrainingDetail>(() => loadTraining(datasetId), [datasetId]);
+  usePoll(() => void reload(), POLL_MS, isBusy(data));
+  return <ProgressSummary p={data} />;
 }

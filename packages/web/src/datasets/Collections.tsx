@@ -1,0 +1,157 @@
+// The collections of a dataset: server paging and search by name, each with
+// its live indexing state (the shared trainingDetail poll), the exact error
+// of failed ones with a retry, retry of every failed item, and delete.
+import { useEffect, useState } from 'react';
+import { Link } from 'wouter';
+import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
+import { useLang } from '../i18n';
+import { formatTime, Loading, Pager, useLoad } from '../ui';
+import { ActionError } from './ActionError';
+import { DeleteButton } from './DeleteButton';
+import { useDebounced } from './hooks';
+import { ProgressSummary, useDatasetTraining } from './training';
+
+const PAGE_SIZE = 20;
+
+export function Collections({ datasetId }: { datasetId: string }) {
+  const { t } = useLang();
+  const training = useDatasetTraining();
+  const [searchText, setSearchText] = useState('');
+  const [offset, setOffset] = useState(0);
+  const search = useDebounced(searchText.trim());
+  const { data, reload } = useLoad(
+    () => api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } }),
+    [datasetId, offset, search],
+  );
+  // An import, retry or delete elsewhere, or indexing that settled: read again in place (no loading flash).
+  useEffect(() => {
+    if (training.version > 0) void reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [training.version]);
+  const failed = training.detail?.failed ?? 0;
+
+  return (
+    <section className="stack" aria-labelledby="ds-collections-title">
+      <h2 id="ds-collections-title">{t('datasets.tab.collections')}</h2>
+      <div className="toolbar">
+        <label className="grow ds-search">
+          <span>{t('datasets.collections.search')}</span>
+          <input
+            type="search"
+            value={searchText}
+            onChange={(e) => {
+              setSearchText(e.target.value);
+              setOffset(0);
+            }}
+          />
+        </label>
+        {failed > 0 && <RetryButton body={{ datasetId }} label={t('datasets.retryAll', { n: failed })} />}
+      </div>
+      {!data ? (
+        <Loading />
+      ) : data.list.length === 0 ? (
+        <p className="muted">
+          <span>{search ? t('datasets.collections.noneFound') : t('datasets.collections.empty')}</span>
+          <span> </span>
+          {!search && <Link href="/import">{t('datasets.collections.importFirst')}</Link>}
+        </p>
+      ) : (
+        <>
+          <p className="muted">
+            <span>{t('datasets.collections.total', { n: data.total })}</span>
+          </p>
+          <div className="table-wrap">
+            <table className="ds-collections">
+              <thead>
+                <tr>
+                  <th>{t('common.name')}</th>
+                  <th>{t('datasets.collections.chunks')}</th>
+                  <th>{t('datasets.collections.status')}</th>
+                  <th>{t('datasets.collections.actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.list.map((c) => (
+                  <CollectionRow key={c._id} c={c} p={training.of(c._id)} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager offset={offset} pageSize={PAGE_SIZE} total={data.total} onOffset={setOffset} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | undefined }) {
+  const { t, lang } = useLang();
+  const training = useDatasetTraining();
+  return (
+    <tr>
+      <td>
+        <div className="ds-name">
+          <Link href={`/collections/${encodeURIComponent(c._id)}`}>{c.name}</Link>
+        </div>
+        <div className="muted ds-small">
+          <span>{t(`datasets.type.${c.type === 'file' || c.type === 'link' ? c.type : 'text'}`)}</span>
+          <span> · </span>
+          <span>{c.trainingType === 'qa' ? t('datasets.chunking.qa') : t('datasets.chunking.chunk')}</span>
+          <span> · </span>
+          <span>{formatTime(c.createTime, lang)}</span>
+        </div>
+      </td>
+      <td data-label={t('datasets.collections.chunks')}>
+        <span>{c.dataAmount ?? 0}</span>
+      </td>
+      <td data-label={t('datasets.collections.status')}>
+        <ProgressSummary p={p} />
+        {p?.lastError && (
+          <p className={p.failed > 0 ? 'error ds-error-text' : 'muted ds-error-text'}>
+            <span>{p.lastError}</span>
+          </p>
+        )}
+      </td>
+      <td>
+        <div className="ds-actions">
+          {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
+          <DeleteButton
+            name={c.name}
+            onDelete={async () => {
+              await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
+              training.changed();
+            }}
+          />
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** Failed items queued again (a collection's, or the whole dataset's); the poll then shows them move. */
+export function RetryButton({ body, label, name }: { body: { collectionId?: string; datasetId?: string }; label: string; name?: string }) {
+  const { t } = useLang();
+  const training = useDatasetTraining();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function retry() {
+    setBusy(true);
+    setError(null);
+    try {
+      await api('/api/core/dataset/training/retry', { json: body });
+      training.changed();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <span className="ds-retry">
+      <button type="button" className="secondary" disabled={busy} onClick={retry} aria-label={name ? t('datasets.retryNamed', { name }) : undefined}>
+        <span>{label}</span>
+      </button>
+      <ActionError error={error} />
+    </span>
+  );
+}

@@ -1,0 +1,98 @@
+// /datasets/:datasetId/*: the dataset's header (name, fixed vector model),
+// breadcrumbs, tabs, and its pages. Indexing progress is read once here and
+// shared, so the collections and the import list agree and poll once.
+import type { ReactNode } from 'react';
+import { Link, Route, Switch, useLocation } from 'wouter';
+import { api, withQuery, type PublicDataset } from '../api';
+import { useLang, type MessageKey } from '../i18n';
+import { Boundary, Loading, useLoad } from '../ui';
+import { Chunks } from './Chunks';
+import { Collections } from './Collections';
+import { Import } from './Import';
+import { SearchTest } from './SearchTest';
+import { ProgressSummary, TrainingProvider, useTraining } from './training';
+
+export function DatasetPage({ datasetId }: { datasetId: string }) {
+  const { t } = useLang();
+  const training = useTraining(datasetId);
+  const { data: dataset } = useLoad(() => api<PublicDataset>(withQuery('/api/core/dataset/detail', { id: datasetId })), [datasetId]);
+  if (!dataset) return <Loading />;
+  return (
+    <TrainingProvider value={training}>
+      <section className="stack">
+        <nav aria-label={t('datasets.breadcrumb')} className="ds-breadcrumb">
+          <Link href="~/datasets">{t('datasets.title')}</Link>
+          <span aria-hidden="true">›</span>
+          <span>{dataset.name}</span>
+        </nav>
+        <header className="ds-header">
+          <h1>{dataset.name}</h1>
+          <p className="row">
+            <span className="muted">{t('datasets.model')}</span>
+            <code>{dataset.vectorModel.model || t('datasets.noModel')}</code>
+            <span className="badge" title={t('datasets.modelFixedWhy')}>
+              {t('datasets.modelFixed')}
+            </span>
+          </p>
+          <p className="row">
+            <ProgressSummary p={training.detail} />
+          </p>
+          {training.error && (
+            <p role="alert" className="error">
+              <span>{t('datasets.progress.unavailable', { message: training.error.message })}</span>
+            </p>
+          )}
+        </header>
+        <nav aria-label={t('datasets.tabs')} className="ds-tabs">
+          <Tab href="/" label="datasets.tab.collections" also="/collections" />
+          <Tab href="/import" label="datasets.tab.import" />
+          <Tab href="/search" label="datasets.tab.search" />
+        </nav>
+        <Switch>
+          <Route path="/">
+            <Widget>
+              <Collections datasetId={datasetId} />
+            </Widget>
+          </Route>
+          <Route path="/import">
+            <Widget>
+              <Import dataset={dataset} />
+            </Widget>
+          </Route>
+          <Route path="/search">
+            <Widget>
+              <SearchTest dataset={dataset} />
+            </Widget>
+          </Route>
+          <Route path="/collections/:collectionId">
+            {(params) => (
+              <Widget>
+                <Chunks key={params.collectionId} collectionId={params.collectionId} />
+              </Widget>
+            )}
+          </Route>
+          <Route>
+            <p role="alert">
+              <span>{t('error.notFound')}</span>
+            </p>
+          </Route>
+        </Switch>
+      </section>
+    </TrainingProvider>
+  );
+}
+
+function Widget({ children }: { children: ReactNode }) {
+  return <Boundary>{children}</Boundary>;
+}
+
+function Tab({ href, label, also }: { href: string; label: MessageKey; also?: string }) {
+  const { t } = useLang();
+  const [location] = useLocation();
+  const current = location === href || (also !== undefined && location.startsWith(`${also}/`));
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      <span>{t(label)}</span>
+    </Link>
+  );
+}

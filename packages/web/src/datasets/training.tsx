@@ -1,0 +1,102 @@
+// Indexing progress of one dataset (GET /api/core/dataset/trainingDetail),
+// shared by its pages: the collections table and the import list read the
+// same answer, polled every 1.5 s while anything is queued or indexing.
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
+import { useLang } from '../i18n';
+import { usePoll } from '../ui';
+
+export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
+export type IndexState = 'queued' | 'indexing' | 'failed' | 'done';
+
+export const POLL_MS = 1500;
+
+export function stateOf(p: Pick<DatasetProgress, 'queued' | 'indexing' | 'failed'> | undefined): IndexState {
+  if (!p) return 'done';
+  if (p.indexing > 0) return 'indexing';
+  if (p.queued > 0) return 'queued';
+  return p.failed > 0 ? 'failed' : 'done';
+}
+
+export const isBusy = (p: Pick<DatasetProgress, 'queued' | 'indexing'> | undefined) => !!p && p.queued + p.indexing > 0;
+
+export function loadTraining(datasetId: string): Promise<TrainingDetail> {
+  return api<TrainingDetail>(withQuery('/api/core/dataset/trainingDetail', { datasetId }));
+}
+
+export interface Training {
+  detail: TrainingDetail | undefined;
+  /** A failed poll: shown beside the status, the last answer stays. */
+  error: Error | null;
+  of(collectionId: string): CollectionProgress | undefined;
+  /** Something changed (an import, a retry, a delete): read again, and bump `version` so lists reload. */
+  changed(): void;
+  /** Bumped on changed() and when indexing settles, for lists that show counts. */
+  version: number;
+}
+
+export function useTraining(datasetId: string): Training {
+  const [detail, setDetail] = useState<TrainingDetail>();
+  const [error, setError] = useState<Error | null>(null);
+  const [version, setVersion] = useState(0);
+  const wasBusy = useRef(false);
+  const load = useCallback(async () => {
+    try {
+      const d = await loadTraining(datasetId);
+      setDetail(d);
+      setError(null);
+      // Indexing just settled: chunk counts (QA makes its items late) may have changed.
+      if (wasBusy.current && !isBusy(d)) setVersion((v) => v + 1);
+      wasBusy.current = isBusy(d);
+    } catch (err) {
+      setError(err as Error);
+    }
+  }, [datasetId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  usePoll(load, POLL_MS, isBusy(detail));
+  return {
+    detail,
+    error,
+    version,
+    of: (id) => detail?.collections.find((c) => c.collectionId === id),
+    changed: () => {
+      setVersion((v) => v + 1);
+      void load();
+    },
+  };
+}
+
+const TrainingContext = createContext<Training | null>(null);
+export const TrainingProvider = TrainingContext.Provider;
+
+export function useDatasetTraining(): Training {
+  const t = useContext(TrainingContext);
+  if (!t) throw new Error('useDatasetTraining outside a dataset page');
+  return t;
+}
+
+const BADGE: Record<IndexState, string> = { queued: 'warn', indexing: 'warn', failed: 'bad', done: 'ok' };
+
+/** The state as a badge, and the counts behind it. */
+export function ProgressSummary({ p }: { p: DatasetProgress | undefined }) {
+  const { t } = useLang();
+  if (!p) return null;
+  if (p.total + p.queued + p.indexing + p.failed === 0)
+    return (
+      <span className="ds-progress">
+        <span className="badge">{t('datasets.state.empty')}</span>
+      </span>
+    );
+  const state = stateOf(p);
+  return (
+    <span className="ds-progress">
+      <span className={`badge ${BADGE[state]}`}>{t(`datasets.state.${state}`)}</span>
+      <span className="muted">{t('datasets.progress.done', { done: p.done, total: p.total })}</span>
+      {p.queued > 0 && <span className="muted">{t('datasets.progress.queued', { n: p.queued })}</span>}
+      {p.indexing > 0 && <span className="muted">{t('datasets.progress.indexing', { n: p.indexing })}</span>}
+      {p.failed > 0 && <span className="error">{t('datasets.progress.failed', { n: p.failed })}</span>}
+    </span>
+  );
+}

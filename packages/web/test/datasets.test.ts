@@ -1,0 +1,261 @@
+// The knowledge-base pages against the real `kbchat start` (local-embed):
+// create a knowledge base, drop two files at once (and a third, to see that
+// at most two upload together) and watch each reach "Indexed" without a
+// reload, ask before importing the same file again, paste a text whose name
+// holds %, / and CJK, edit a chunk and see it saved after a reload, run a
+// search test that finds a fact with its scores, and show a failed
+// collection's exact error with a working Retry. Screenshots go to
+// test-output/web/datasets-*.png.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launch, noBrowser } from './browser.js';
+import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+
+const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+const SPECIAL = '100% Ünïcode / 测试 %E0';
+const FILES = [
+  { name: 'alpha.md', type: 'text/markdown', text: '# Lighthouse\n\nThe lighthouse keeper Marguerite Okonkwo painted the tower teal in 1987.\n' },
+  { name: 'beta.txt', type: 'text/plain', text: 'Coolant pump P-7 of the Beta reactor runs at 1480 revolutions per minute.\n' },
+  { name: 'gamma.md', type: 'text/markdown', text: '# Orchard\n\nThe Gamma orchard grows 312 quince trees on the north slope.\n' },
+];
+
+if (noBrowser) console.warn(`[skip] datasets browser tests: ${noBrowser}`);
+
+/** Drops files on the drop zone as a browser does: one drop event carrying all of them. */
+async function dropFiles(page: Page, files: typeof FILES) {
+  await page.evaluate((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([f.text], f.name, { type: f.type }));
+    const zone = document.querySelector('[data-testid="drop-zone"]')!;
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+}
+
+describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
+  let kb: KbchatForBrowser;
+  let browser: Browser;
+  let datasetUrl = '';
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [kb, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
+  }, 120_000);
+  let onFail: Page | undefined;
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'datasets-FAILED.png'), fullPage: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await kb?.close();
+  });
+
+  it('creates a knowledge base, imports files and text, edits a chunk, and search-tests it', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    onFail = page;
+    await signIn(page, kb.url);
+
+    // Create: the served local-embed is the default, and the form says it is fixed.
+    await page.getByRole('heading', { name: 'Knowledge bases' }).waitFor();
+    const model = page.getByLabel('Vector model');
+    await expect.poll(() => model.inputValue()).toBe('local-embed');
+    await page.getByText('The vector model is fixed once the knowledge base is created').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Field notes');
+    await page.getByRole('button', { name: 'Create knowledge base' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Field notes' }).waitFor();
+    datasetUrl = page.url();
+    expect(datasetUrl).toMatch(/\/datasets\/[0-9a-f]+$/);
+    await expect.poll(() => page.locator('.ds-header').textContent()).toContain('local-embed');
+    expect(await page.locator('.ds-header .badge').first().textContent()).toBe('fixed');
+
+    // Import three files in one drop while the platform's answers are held: two upload, one waits.
+    await page.getByRole('link', { name: 'Import', exact: true }).click();
+    await page.evaluate(() => ((window as unknown as { noReload: boolean }).noReload = true));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/collection/create/localFile', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await dropFiles(page, FILES);
+    const row = (name: string) => page.getByRole('list', { name: 'Files being imported' }).getByRole('listitem', { name }).last();
+    await page.getByRole('progressbar', { name: 'Upload of alpha.md' }).waitFor();
+    await page.getByRole('progressbar', { name: 'Upload of beta.txt' }).waitFor();
+    await expect.poll(() => row('gamma.md').textContent()).toContain('Waiting to upload');
+    await page.screenshot({ path: join(SHOTS, 'datasets-import-progress.png'), fullPage: true });
+    release();
+    for (const f of FILES) {
+      await expect.poll(() => row(f.name).textContent(), { timeout: 30_000 }).toMatch(/Indexed.*1 of 1 chunks indexed/);
+    }
+    expect(await page.getByRole('progressbar', { name: 'Indexing of beta.txt' }).getAttribute('value')).toBe('1');
+    expect(await page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
+    await page.unroute('**/collection/create/localFile');
+
+    // The same file again (picked this time): asked about, and skipped.
+    await page.locator('input[type=file]').setInputFiles({ name: 'alpha.md', mimeType: 'text/markdown', buffer: Buffer.from(FILES[0]!.text) });
+    await page.getByRole('group', { name: /“alpha\.md” \(same name and size\) is already in this knowledge base/ }).waitFor();
+    await page.getByRole('button', { name: 'Skip' }).click();
+    await expect.poll(() => row('alpha.md').textContent()).toContain('Skipped: already in this knowledge base.');
+
+    // Pasted text, named with %, / and CJK.
+    await page.getByRole('radio', { name: 'Text' }).check();
+    await page.getByLabel('Name', { exact: true }).fill(SPECIAL);
+    await page.getByLabel('Text to import').fill('The delta archive keeps 77 wax cylinders recorded in Lhasa.');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Imported “100% Ünïcode \/ 测试 %E0”, chunks: 1\..*Indexed/);
+
+    // Collections: four, each indexed; the special name shown and found by search.
+    await page.getByRole('link', { name: 'Collections', exact: true }).click();
+    await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(4);
+    await expect.poll(() => page.locator('table.ds-collections tbody').textContent(), { timeout: 20_000 }).not.toMatch(/Queued|Indexing/);
+    expect(await page.locator('table.ds-collections tbody .badge.ok').count()).toBe(4);
+    await page.getByRole('link', { name: SPECIAL }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'datasets-collections.png'), fullPage: true });
+    for (const q of ['%E0', '100% Ü', '测试 %']) {
+      await page.getByLabel('Search collections').fill(q);
+      await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(1);
+      expect(await page.locator('table.ds-collections tbody').textContent()).toContain(SPECIAL);
+    }
+    await page.getByLabel('Search collections').fill('');
+    await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(4);
+
+    // A chunk edited, saved (re-read), and still so after a reload.
+    await page.getByRole('link', { name: 'alpha.md' }).click();
+    await page.getByRole('heading', { name: 'Chunks of “alpha.md”' }).waitFor();
+    const chunk = page.getByRole('listitem', { name: 'Chunk 1' });
+    await chunk.getByRole('button', { name: 'View and edit' }).click();
+    const text = chunk.getByLabel('Text', { exact: true });
+    expect(await text.inputValue()).toContain('Marguerite Okonkwo painted the tower teal');
+    const edited = `${await text.inputValue()}\nIn 2019 it was repainted orange.`;
+    await text.fill(edited);
+    await chunk.getByRole('button', { name: 'Add an index text' }).click();
+    await chunk.getByRole('textbox', { name: 'Index text 1', exact: true }).fill('lighthouse colour history');
+    await chunk.getByRole('button', { name: 'Save' }).click();
+    await chunk.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    expect(await text.inputValue()).toBe(edited);
+    await page.screenshot({ path: join(SHOTS, 'datasets-chunks.png'), fullPage: true });
+    await page.reload();
+    await page.getByRole('listitem', { name: 'Chunk 1' }).getByRole('button', { name: 'View and edit' }).click();
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe(edited);
+    expect(await page.getByRole('textbox', { name: 'Index text 1', exact: true }).inputValue()).toBe('lighthouse colour history');
+
+    // Search test: the fact from beta.txt first, with every score and why.
+    await page.getByRole('link', { name: 'Search test' }).click();
+    await page.getByText('no rerank model is configured').waitFor();
+    await page.getByLabel('Question').fill('How fast does coolant pump P-7 run?');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const first = page.getByRole('listitem', { name: 'Result 1' });
+    await first.waitFor();
+    expect(await first.textContent()).toContain('1480 revolutions per minute');
+    expect(await first.getByRole('link').textContent()).toBe('beta.txt');
+    const scores = await first.locator('table.ds-scores tbody tr').allTextContents();
+    expect(scores.map((s) => s.replace(/[\d.–]+/g, '').trim())).toEqual(['Meaning (embedding)', 'Keywords (full text)', 'Fused (RRF)']);
+    expect(await first.locator('.ds-why').textContent()).toMatch(/^\d+(st|nd|rd|th) by meaning, 1st by keywords, fused rank 1$/);
+    await page.getByText(/^in \d+\.\d+s$/).waitFor();
+    await page.getByText('budget 5000 tokens').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'datasets-search.png'), fullPage: true });
+
+    // The list: size and state, and a special name found by search and deleted.
+    await page.request.post(`${kb.url}/api/core/dataset/create`, { data: { name: SPECIAL }, headers: { 'x-csrf-token': await csrf(page) } });
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Knowledge bases' }).click();
+    const card = page.locator('.ds-card').filter({ has: page.getByRole('link', { name: 'Field notes' }) });
+    await expect.poll(() => card.textContent()).toContain('4 collections · 4 chunks');
+    await expect.poll(() => card.textContent(), { timeout: 20_000 }).toContain('Indexed');
+    await page.screenshot({ path: join(SHOTS, 'datasets-list.png'), fullPage: true });
+    await page.getByLabel('Search knowledge bases').fill('%E0');
+    await expect.poll(() => page.locator('.ds-card').count()).toBe(1);
+    await page.getByRole('link', { name: SPECIAL }).waitFor();
+    await page.getByRole('button', { name: `Delete “${SPECIAL}”` }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText('No knowledge base has that in its name.').waitFor();
+
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('shows a failed collection\'s exact error, and Retry asks for it again', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, kb.url);
+    // The platform's real answer, with beta.txt's one item made to have failed (no real failure can be forced with local-embed).
+    const message = 'Embedding failed after 5 attempts: 503 upstream down (request id: req-42)';
+    let retried: unknown;
+    await page.route('**/api/core/dataset/trainingDetail?*', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      const beta = await betaId(page, body.data.collections.map((c: { collectionId: string }) => c.collectionId));
+      const failing = retried === undefined;
+      body.data.collections = body.data.collections.map((c: Record<string, unknown>) => (c.collectionId === beta && failing ? { ...c, done: 0, failed: 1, lastError: message } : c));
+      if (failing) body.data.failed = 1;
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.route('**/api/core/dataset/training/retry', async (route) => {
+      retried = route.request().postDataJSON();
+      await route.fulfill({ json: { code: 200, data: { retried: 1 } } });
+    });
+    await page.goto(datasetUrl);
+    const betaRow = page.locator('table.ds-collections tbody tr').filter({ hasText: 'beta.txt' });
+    await betaRow.getByText(message, { exact: true }).waitFor();
+    expect(await betaRow.locator('.badge').textContent()).toBe('Failed');
+    await page.getByRole('button', { name: 'Retry all failed (1)' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'datasets-failed.png'), fullPage: true });
+    await betaRow.getByRole('button', { name: 'Retry “beta.txt”' }).click();
+    await expect.poll(() => retried).toEqual({ collectionId: expect.stringMatching(/^[0-9a-f]+$/) });
+    await expect.poll(() => betaRow.locator('.badge').textContent()).toBe('Indexed');
+    expect(await page.getByRole('button', { name: /Retry all failed/ }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('fits a phone and follows dark mode', async () => {
+    const phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
+    const page = await phone.newPage();
+    onFail = page;
+    await signIn(page, kb.url);
+    for (const path of ['', '/import', '/search']) {
+      await page.goto(`${datasetUrl}${path}`);
+      await page.getByRole('heading', { level: 1, name: 'Field notes' }).waitFor();
+      await page.locator('h2').first().waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0);
+    }
+    await page.goto(datasetUrl);
+    await page.getByRole('link', { name: SPECIAL }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'datasets-phone.png'), fullPage: true });
+    await phone.close();
+
+    const dark = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    const dpage = await dark.newPage();
+    await dpage.goto(`${kb.url}/`);
+    await dpage.getByLabel('用户名').fill('root');
+    await dpage.getByLabel('密码').fill('browser-test-root-password');
+    await dpage.getByRole('button', { name: '登录' }).click();
+    await dpage.getByRole('navigation', { name: 'main' }).waitFor();
+    await dpage.goto(`${datasetUrl}/import`);
+    await dpage.getByRole('heading', { name: '导入' }).waitFor();
+    expect(await dpage.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(22, 22, 24)');
+    await dpage.getByRole('button', { name: '选择文件' }).waitFor();
+    await dpage.screenshot({ path: join(SHOTS, 'datasets-import-dark.png'), fullPage: true });
+    await dark.close();
+  }, 90_000);
+});
+
+async function csrf(page: Page): Promise<string> {
+  const me = await page.request.get(`${new URL(page.url()).origin}/api/auth/me`);
+  return (await me.json()).data.csrfToken;
+}
+
+let beta: string | undefined;
+async function betaId(page: Page, ids: string[]): Promise<string | undefined> {
+  if (beta) return beta;
+  const origin = new URL(page.url()).origin;
+  for (const id of ids) {
+    const r = await page.request.get(`${origin}/api/core/dataset/collection/detail?id=${encodeURIComponent(id)}`);
+    if ((await r.json()).data?.name === 'beta.txt') return (beta = id);
+  }
+  return undefined;
+}
