@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launch, noBrowser } from './browser.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const SPECIAL = '100% Ünïcode / 测试 %E0';
@@ -115,6 +116,13 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     expect(await page.locator('table.ds-collections tbody .badge.ok').count()).toBe(4);
     await page.getByRole('link', { name: SPECIAL }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'datasets-collections.png'), fullPage: true });
+    // Everything indexed: the page stops asking.
+    let polls = 0;
+    const countPolls = (r: { url(): string }) => void (r.url().includes('/trainingDetail?') && polls++);
+    page.on('request', countPolls);
+    await page.waitForTimeout(3500);
+    page.off('request', countPolls);
+    expect(polls).toBe(0);
     for (const q of ['%E0', '100% Ü', '测试 %']) {
       await page.getByLabel('Search collections').fill(q);
       await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(1);
@@ -211,6 +219,80 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('does not offer an unserved vector model by default, and says why; a failed upload shows its message and retries', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    onFail = page;
+    const why = 'No available channel for model text-embedding-3-large: the gateway has no enabled channel that serves it';
+    await page.route('**/api/core/ai/model/list', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.data.models.unshift({ kind: 'embedding', model: 'text-embedding-3-large', name: 'text-embedding-3-large', served: false, message: why });
+      await route.fulfill({ response: res, json: body });
+    });
+    await signIn(page, kb.url);
+    const model = page.getByLabel('Vector model');
+    await expect.poll(() => model.inputValue()).toBe('local-embed');
+    expect(await model.locator('option').allTextContents()).toEqual(['text-embedding-3-large (not served by the gateway)', expect.stringMatching(/^local-embed \(/)]);
+    expect(await page.getByText(why).count()).toBe(0);
+    await model.selectOption('text-embedding-3-large');
+    await page.getByText(why).waitFor();
+
+    // An upload the platform refuses: its message in place, and Retry sends it again.
+    let refused = 0;
+    await page.route('**/collection/create/localFile', async (route) => {
+      if (refused++ === 0) await route.fulfill({ status: 413, json: { code: 413, message: 'zeta.md is larger than 50 MiB' } });
+      else await route.continue();
+    });
+    await page.goto(`${datasetUrl}/import`);
+    await page.locator('input[type=file]').setInputFiles({ name: 'zeta.md', mimeType: 'text/markdown', buffer: Buffer.from('Zeta pier is 240 metres long.') });
+    const row = page.getByRole('listitem', { name: 'zeta.md' });
+    await row.getByRole('alert').filter({ hasText: 'zeta.md is larger than 50 MiB' }).waitFor();
+    expect(await row.locator('.badge').textContent()).toBe('Upload failed');
+    await row.getByRole('button', { name: 'Retry the upload of zeta.md' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Indexed.*1 of 1 chunks indexed/);
+    expect(refused).toBe(2);
+    // Leave the dataset as the other tests expect it.
+    await page.getByRole('link', { name: 'Collections', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete “zeta.md”' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(4);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('keeps working while a page translator rewrites its text', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    onFail = page;
+    await signIn(page, kb.url);
+    await translateLikeChrome(page);
+    await page.goto(datasetUrl);
+    await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(10);
+    // Text that appears, changes and goes while translated: an import followed to "Indexed", tabs, a search, the language.
+    await page.getByRole('link', { name: `${TRANSLATED_MARK}Import`, exact: true }).click();
+    await page.getByRole('radio', { name: `${TRANSLATED_MARK}Text` }).check();
+    await page.getByLabel(`${TRANSLATED_MARK}Name`, { exact: true }).fill('translated note');
+    await page.getByLabel(`${TRANSLATED_MARK}Text to import`).fill('The epsilon ferry crosses the fjord 9 times a day.');
+    await page.getByRole('button', { name: `${TRANSLATED_MARK}Import`, exact: true }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Indexed/);
+    await page.getByRole('link', { name: `${TRANSLATED_MARK}Collections`, exact: true }).click();
+    await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(5);
+    await page.getByRole('link', { name: `${TRANSLATED_MARK}Search test` }).click();
+    await page.getByLabel(`${TRANSLATED_MARK}Question`).fill('How often does the ferry cross?');
+    await page.getByRole('button', { name: `${TRANSLATED_MARK}Search`, exact: true }).click();
+    await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('epsilon ferry');
+    await page.getByRole('button', { name: `${TRANSLATED_MARK}中文` }).click();
+    await page.getByRole('heading', { name: `${TRANSLATED_MARK}搜索测试` }).waitFor();
+    await page.getByRole('link', { name: `${TRANSLATED_MARK}集合`, exact: true }).click();
+    await expect.poll(() => page.locator('table.ds-collections tbody tr').count()).toBe(5);
+    await page.screenshot({ path: join(SHOTS, 'datasets-translated.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   it('fits a phone and follows dark mode', async () => {
     const phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });

@@ -25,7 +25,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           <span aria-hidden="true">›</span>
           <span>{dataset.name}</span>
         </nav>
-        <header className="ds-header">
+        <div className="ds-header">
           <h1>{dataset.name}</h1>
           <p className="row">
             <span className="muted">{t('datasets.model')}</span>
@@ -42,7 +42,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
               <span>{t('datasets.progress.unavailable', { message: training.error.message })}</span>
             </p>
           )}
-        </header>
+        </div>
         <nav aria-label={t('datasets.tabs')} className="ds-tabs">
           <Tab href="/" label="datasets.tab.collections" also="/collections" />
           <Tab href="/import" label="datasets.tab.import" />
