@@ -308,6 +308,12 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.goto(datasetUrl);
     await page.getByRole('link', { name: SPECIAL }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'datasets-phone.png'), fullPage: true });
+    await page.goto(`${datasetUrl}/search`);
+    await page.getByLabel('Question').fill('quince trees');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('312 quince trees');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, 'datasets-search-phone.png'), fullPage: true });
     await phone.close();
 
     const dark = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
