@@ -1,4 +1,92 @@
 // The public chat page of a share link (/chat/share?shareId=), no sign-in.
+// Each visitor is a random outLinkUid kept in this browser per link: their
+// chats are theirs alone.
+import { useCallback, useMemo, useState } from 'react';
+import { api, withQuery } from '../api';
+import { setLang, useLang } from '../i18n';
+import { Boundary, Loading, useLoad } from '../ui';
+import { History, StoredChat } from './ChatPage';
+import { newId } from './messages-model';
+import { shareTransport } from './transport';
+import './chat.css';
+
+interface ShareInit {
+  app: { name: string; intro: string; variables: string[] };
+}
+
+function visitorId(shareId: string): string {
+  const key = `kbchat.outLinkUid.${shareId}`;
+  let uid = localStorage.getItem(key);
+  if (!uid) localStorage.setItem(key, (uid = `visitor-${newId()}`));
+  return uid;
+}
+
 export function SharePage() {
-  return <p>share page: not built yet</p>;
+  const { t, lang } = useLang();
+  const shareId = new URLSearchParams(location.search).get('shareId') ?? '';
+  return (
+    <div className="share-shell">
+      <header className="row">
+        <strong>{t('app.title')}</strong>
+        <span className="grow" />
+        <button type="button" className="link" onClick={() => setLang(lang === 'en' ? 'zh' : 'en')}>
+          <span>{t('lang.switch')}</span>
+        </button>
+      </header>
+      <main>
+        <Boundary>
+          {shareId ? (
+            <SharedChat shareId={shareId} />
+          ) : (
+            <p role="alert" className="error">
+              <span>{t('share.missing')}</span>
+            </p>
+          )}
+        </Boundary>
+      </main>
+    </div>
+  );
+}
+
+function SharedChat({ shareId }: { shareId: string }) {
+  const { t } = useLang();
+  const { data } = useLoad(() => api<ShareInit>(withQuery('/api/support/outLink/init', { shareId })), [shareId]);
+  const transport = useMemo(() => shareTransport(shareId, visitorId(shareId)), [shareId]);
+  const [chatId, setChatId] = useState(newId);
+  const [stored, setStored] = useState(false);
+  const [version, setVersion] = useState(0);
+  const [showHistory, setShowHistory] = useState(false);
+  const open = useCallback((id: string) => {
+    setChatId(id);
+    setStored(true);
+    setShowHistory(false);
+  }, []);
+  if (!data) return <Loading />;
+  return (
+    <div className={`chat-page${showHistory ? ' history-open' : ''}`}>
+      <div className="chat-head row">
+        <h1>{data.app.name}</h1>
+        <span className="grow" />
+        <button type="button" className="secondary history-toggle" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>
+          <span>{t('chat.history')}</span>
+        </button>
+        <button type="button" className="secondary" onClick={() => (setChatId(newId()), setStored(false))}>
+          <span>{t('chat.newChat')}</span>
+        </button>
+      </div>
+      {data.app.intro && (
+        <p className="muted share-intro">
+          <span>{data.app.intro}</span>
+        </p>
+      )}
+      <aside className="chat-history" aria-label={t('chat.history')}>
+        <Boundary>
+          <History transport={transport} current={chatId} version={version} onOpen={open} onDeleted={(id) => id === chatId && (setChatId(newId()), setStored(false))} />
+        </Boundary>
+      </aside>
+      <Boundary>
+        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onTurn={() => setVersion((v) => v + 1)} />
+      </Boundary>
+    </div>
+  );
 }

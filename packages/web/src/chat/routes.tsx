@@ -1,11 +1,12 @@
 // The signed-in chat pages, under /chat.
 import { Route, Switch } from 'wouter';
+import { ChatPage } from './ChatPage';
 
 export default function ChatRoutes() {
   return (
     <Switch>
       <Route path="/">
-        <p>chat: not built yet</p>
+        <ChatPage />
       </Route>
     </Switch>
   );

@@ -1,0 +1,163 @@
+// One message of a chat. A finished message is memoised: while an answer
+// streams, only the streaming one renders again. An answer's markdown is put
+// in the page as sanitised HTML (React owns the container, never the nodes
+// inside it, so a page translator cannot confuse it); its citation buttons
+// open the quote they point at, on hover, focus or tap.
+import DOMPurify from 'dompurify';
+import { memo, useMemo, useState, type MouseEvent } from 'react';
+import { useLang } from '../i18n';
+import { Boundary, copyText } from '../ui';
+import { markdownToHtml } from './markdown';
+import { quotesOf, type ChatMessage, type Quote } from './messages-model';
+import { ScoreList, Steps } from './Steps';
+
+export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
+  const { t } = useLang();
+  const html = useMemo(() => DOMPurify.sanitize(markdownToHtml(text, quotes.length)), [text, quotes.length]);
+  const [open, setOpen] = useState<{ n: number; top: number; left: number } | null>(null);
+  const show = (e: MouseEvent | React.FocusEvent) => {
+    const target = (e.target as HTMLElement).closest?.('button.cite') as HTMLElement | null;
+    if (!target) return;
+    const box = e.currentTarget.getBoundingClientRect();
+    const at = target.getBoundingClientRect();
+    setOpen({ n: Number(target.dataset.cite), top: at.bottom - box.top + 4, left: Math.max(0, Math.min(at.left - box.left, box.width - 280)) });
+  };
+  const quote = open ? quotes[open.n - 1] : undefined;
+  return (
+    <div className="markdown-wrap" onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={() => setOpen(null)}>
+      <div className="markdown" dangerouslySetInnerHTML={{ __html: html }} />
+      {open && quote && (
+        <div className="cite-popover card" role="dialog" aria-label={t('chat.source', { n: open.n })} style={{ top: open.top, left: open.left }}>
+          <div className="row">
+            <strong>{`[${open.n}]`}</strong>
+            <span className="muted">{quote.sourceName}</span>
+          </div>
+          <ScoreList score={quote.score} />
+          <p className="quote-text">
+            <span>{quote.q}</span>
+          </p>
+          {quote.a && (
+            <p className="quote-text muted">
+              <span>{quote.a}</span>
+            </p>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+interface Actions {
+  onRegenerate?: () => void;
+  onFeedback?: (m: ChatMessage, feedback: { good?: string; bad?: string }) => Promise<void>;
+}
+
+export const MessageView = memo(function MessageView({ message, onRegenerate, onFeedback }: { message: ChatMessage } & Actions) {
+  const { t } = useLang();
+  const [steps, setSteps] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const quotes = useMemo(() => quotesOf(message.records), [message.records]);
+  if (message.role === 'user')
+    return (
+      <div className="msg user">
+        <div className="bubble">
+          <span>{message.text}</span>
+        </div>
+      </div>
+    );
+  return (
+    <div className="msg assistant" data-testid="answer">
+      <div className="bubble">
+        <Boundary>
+          <Markdown text={message.text} quotes={quotes} />
+        </Boundary>
+        {message.stopped && (
+          <p className="muted">
+            <span>{t('chat.stopped')}</span>
+          </p>
+        )}
+        {message.error && (
+          <p role="alert" className="error">
+            <span>{message.error.message}</span>
+            {message.error.requestId && <span className="muted">{` (${t('chat.requestId', { id: message.error.requestId })})`}</span>}
+          </p>
+        )}
+      </div>
+      <div className="msg-actions row">
+        <button
+          type="button"
+          className="link"
+          onClick={async () => {
+            await copyText(message.text);
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1500);
+          }}
+        >
+          <span>{copied ? t('chat.copied') : t('chat.copy')}</span>
+        </button>
+        {onRegenerate && (
+          <button type="button" className="link" onClick={onRegenerate}>
+            <span>{t('chat.regenerate')}</span>
+          </button>
+        )}
+        {message.records && message.records.length > 0 && (
+          <button type="button" className="link" aria-expanded={steps} onClick={() => setSteps(!steps)}>
+            <span>{t('chat.steps')}</span>
+          </button>
+        )}
+        {onFeedback && <Feedback message={message} onFeedback={onFeedback} />}
+      </div>
+      {steps && message.records && (
+        <Boundary>
+          <Steps records={message.records} />
+        </Boundary>
+      )}
+    </div>
+  );
+});
+
+function Feedback({ message, onFeedback }: { message: ChatMessage; onFeedback: NonNullable<Actions['onFeedback']> }) {
+  const { t } = useLang();
+  const [asking, setAsking] = useState(false);
+  const [comment, setComment] = useState('');
+  const [error, setError] = useState('');
+  const given = message.feedback?.good ? 'good' : message.feedback?.bad ? 'bad' : null;
+  const send = async (f: { good?: string; bad?: string }) => {
+    setError('');
+    try {
+      await onFeedback(message, f);
+      setAsking(false);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="link" aria-pressed={given === 'good'} onClick={() => send(given === 'good' ? {} : { good: 'yes' })}>
+        <span>{`👍 ${t('chat.good')}`}</span>
+      </button>
+      <button type="button" className="link" aria-pressed={given === 'bad'} onClick={() => (given === 'bad' ? send({}) : setAsking(true))}>
+        <span>{`👎 ${t('chat.bad')}`}</span>
+      </button>
+      {asking && (
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void send({ bad: comment.trim() || 'no' });
+          }}
+        >
+          <input aria-label={t('chat.feedbackComment')} placeholder={t('chat.feedbackComment')} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} />
+          <button type="submit">
+            <span>{t('chat.feedbackSend')}</span>
+          </button>
+        </form>
+      )}
+      {error && (
+        <span role="alert" className="error">
+          {error}
+        </span>
+      )}
+    </>
+  );
+}

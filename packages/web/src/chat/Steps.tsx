@@ -1,0 +1,108 @@
+// The steps of an answer (responseData), behind the message's Steps toggle:
+// what was classified, how the question was completed, what the search used
+// and found with every score, what was extracted, and each model call.
+import type { StepRecord } from '../api';
+import { useLang, type MessageKey } from '../i18n';
+import type { Quote } from './messages-model';
+
+const STEP_KEYS: Record<string, MessageKey> = {
+  classifyQuestion: 'chat.step.classifyQuestion',
+  queryExtension: 'chat.step.queryExtension',
+  datasetSearchNode: 'chat.step.datasetSearchNode',
+  contentExtract: 'chat.step.contentExtract',
+  chatNode: 'chat.step.chatNode',
+  answerNode: 'chat.step.answerNode',
+};
+
+export function ScoreList({ score }: { score: Quote['score'] }) {
+  const { t } = useLang();
+  return (
+    <span className="scores">
+      {score.map((s) => (
+        <span key={s.type} className="badge">
+          <span>{`${t(`chat.score.${s.type}` as MessageKey)} ${s.value.toFixed(3)} #${s.index + 1}`}</span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function Step({ r }: { r: StepRecord }) {
+  const { t } = useLang();
+  const title = STEP_KEYS[r.moduleType] ? t(STEP_KEYS[r.moduleType]!) : r.moduleName;
+  const quotes = Array.isArray(r.quoteList) ? (r.quoteList as Quote[]) : undefined;
+  const queries = Array.isArray(r.queries) ? (r.queries as string[]) : Array.isArray((r.queryExtensionResult as { queries?: string[] })?.queries) ? (r.queryExtensionResult as { queries: string[] }).queries : undefined;
+  return (
+    <li className="step">
+      <div className="row">
+        <strong>{title}</strong>
+        {r.model && <code>{r.model}</code>}
+        <span className="muted">{t('chat.step.seconds', { s: r.runningTime })}</span>
+        {(r.inputTokens !== undefined || r.outputTokens !== undefined) && <span className="muted">{t('chat.step.tokens', { input: r.inputTokens ?? 0, output: r.outputTokens ?? 0 })}</span>}
+      </div>
+      {r.cqResult !== undefined && <div>{t('chat.step.category', { value: String(r.cqResult) })}</div>}
+      {queries && queries.length > 0 && (
+        <div>
+          <span className="muted">{t('chat.step.queries')}</span>
+          <ul>
+            {queries.map((q, i) => (
+              <li key={i}>
+                <span>{q}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {r.moduleType === 'datasetSearchNode' && (
+        <div className="muted">
+          <span>{t('chat.step.searchUsed', { mode: String(r.searchMode ?? ''), similarity: String(r.similarity ?? 0), limit: String(r.limit ?? '') })}</span>
+        </div>
+      )}
+      {quotes &&
+        (quotes.length === 0 ? (
+          <div>
+            <span>{t('chat.step.noQuotes')}</span>
+          </div>
+        ) : (
+          <ol className="step-quotes">
+            {quotes.map((q) => (
+              <li key={q.id}>
+                <div className="row">
+                  <span className="muted">{q.sourceName}</span>
+                  <ScoreList score={q.score} />
+                </div>
+                <div className="quote-text">
+                  <span>{q.q.length > 300 ? `${q.q.slice(0, 300)}…` : q.q}</span>
+                </div>
+              </li>
+            ))}
+          </ol>
+        ))}
+      {r.extractResult !== undefined && (
+        <div>
+          <span className="muted">{t('chat.step.extracted')}</span> <code>{JSON.stringify(r.extractResult)}</code>
+        </div>
+      )}
+      {typeof r.note === 'string' && (
+        <div className="muted">
+          <span>{t('chat.step.note', { message: r.note })}</span>
+        </div>
+      )}
+      {r.error && (
+        <div className="error">
+          <span>{t('chat.step.error', { message: r.error })}</span>
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function Steps({ records }: { records: StepRecord[] }) {
+  return (
+    <ol className="steps">
+      {records.map((r, i) => (
+        <Step key={i} r={r} />
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,41 @@
+// A message as the chat shows it, and what it quotes.
+import type { StepRecord } from '../api';
+
+export interface Quote {
+  id: string;
+  q: string;
+  a: string;
+  sourceName: string;
+  collectionId?: string;
+  score: { type: string; value: number; index: number }[];
+}
+
+export interface ChatMessage {
+  /** The item's dataId (the answer's responseChatItemId). */
+  id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  /** responseData: one record per step (detail=true). */
+  records?: StepRecord[];
+  error?: { message: string; requestId: string | null };
+  /** Stopped by the user before its end. */
+  stopped?: boolean;
+  feedback?: { good?: string; bad?: string };
+}
+
+/** The quotes an answer's markers [1], [2]… point at: the dataset search's quoteList, in order. */
+export function quotesOf(records: StepRecord[] | undefined): Quote[] {
+  const search = records?.find((r) => r.moduleType === 'datasetSearchNode');
+  return Array.isArray(search?.quoteList) ? (search.quoteList as Quote[]) : [];
+}
+
+/** The {{name}} placeholders of a prompt: the variables a chat asks for. */
+export function variablesOf(prompt: string): string[] {
+  const names = new Set<string>();
+  for (const m of prompt.matchAll(/\{\{\s*([A-Za-z_][\w-]*)\s*\}\}/g)) names.add(m[1]!);
+  return [...names];
+}
+
+export function newId(): string {
+  return crypto.randomUUID().replace(/-/g, '').slice(0, 24);
+}

@@ -1,0 +1,65 @@
+// How a chat reaches the platform: as the signed-in user for one of the
+// team's applications (session cookie + CSRF token, ?appId=), or as a visitor
+// of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
+// panel is the same for both.
+import { api, csrfHeader, withQuery } from '../api';
+import type { ChatMessage } from './messages-model';
+
+export interface HistoryEntry {
+  chatId: string;
+  title: string;
+  updateTime: string;
+}
+
+export interface ChatTransport {
+  /** POSTs a chat body; the caller reads the stream. */
+  send(body: Record<string, unknown>, signal: AbortSignal): Promise<Response>;
+  histories(): Promise<HistoryEntry[]>;
+  records(chatId: string): Promise<ChatMessage[]>;
+  remove(chatId: string): Promise<void>;
+  removeItem(chatId: string, dataId: string): Promise<void>;
+  feedback(chatId: string, dataId: string, feedback: { good?: string; bad?: string }): Promise<void>;
+}
+
+interface StoredItem {
+  dataId: string;
+  obj: 'Human' | 'AI';
+  value: { type: string; text?: { content: string } }[];
+  responseData?: unknown[];
+  userGoodFeedback?: string;
+  userBadFeedback?: string;
+}
+
+function toMessage(i: StoredItem): ChatMessage {
+  const text = i.value.map((v) => v.text?.content ?? '').join('');
+  return {
+    id: i.dataId,
+    role: i.obj === 'Human' ? 'user' : 'assistant',
+    text,
+    records: Array.isArray(i.responseData) ? (i.responseData as ChatMessage['records']) : undefined,
+    feedback: i.userGoodFeedback ? { good: i.userGoodFeedback } : i.userBadFeedback ? { bad: i.userBadFeedback } : undefined,
+  };
+}
+
+function transport(who: Record<string, string>, chatPath: string, headers: () => Record<string, string>): ChatTransport {
+  return {
+    send: (body, signal) =>
+      fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...headers() }, credentials: 'same-origin', body: JSON.stringify({ ...body, ...who }), signal }),
+    histories: () => api<{ list: HistoryEntry[] }>('/api/core/chat/getHistories', { json: { ...who, pageSize: 100 } }).then((r) => r.list),
+    records: (chatId) => api<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
+    remove: (chatId) => api(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
+    removeItem: (chatId, dataId) => api(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
+    feedback: (chatId, dataId, f) =>
+      api('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } }).then(() => undefined),
+  };
+}
+
+/** The signed-in user chatting with one of the team's applications. */
+export function sessionTransport(appId: string): ChatTransport {
+  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), csrfHeader);
+}
+
+/** A visitor of a share link: the shareId also goes in the query, so the platform knows the caller before it reads the body. */
+export function shareTransport(shareId: string, outLinkUid: string): ChatTransport {
+  return transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), () => ({}));
+}
