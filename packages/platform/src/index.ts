@@ -15,6 +15,9 @@ export type PublicData = ReturnType<typeof import('./datasets/routes.js').public
 export type PublicApp = ReturnType<typeof import('./apps/routes.js').publicApp>;
 export type PublicKey = ReturnType<typeof import('./keys/routes.js').publicKey>;
 export type { AppSettings, AppCategory, AppExtractField } from './apps/schema.js';
+/** The default quote texts as literal types: the web app's copies must equal them to compile. */
+export type DefaultQuoteTemplate = typeof import('./chat/prompt.js').DEFAULT_QUOTE_TEMPLATE;
+export type DefaultQuotePrompt = typeof import('./chat/prompt.js').DEFAULT_QUOTE_PROMPT;
 export type { CollectionProgress, DatasetProgress } from './indexing/progress.js';
 export type { StepRecord, TokenUsage } from './chat/records.js';
 export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';

@@ -19,6 +19,8 @@ export interface ModelStatus {
   message?: string;
   maxContext?: number;
   maxResponse?: number;
+  /** LLMs: the highest temperature the chat sends it (a higher setting is capped there). */
+  maxTemperature?: number;
   /** Embedding models: chunk size of new knowledge bases, in tokens. */
   defaultToken?: number;
 }
@@ -44,7 +46,7 @@ export async function modelStatus(models: ModelConfig, gateway: GatewayClient): 
   return {
     gateway: { url: gateway.url, reachable: !failure, ...(failure ? { message: failure } : {}) },
     models: [
-      ...models.llmModels.map((m) => status('llm', m, { maxContext: m.maxContext, maxResponse: m.maxResponse })),
+      ...models.llmModels.map((m) => status('llm', m, { maxContext: m.maxContext, maxResponse: m.maxResponse, maxTemperature: m.maxTemperature })),
       ...models.vectorModels.map((m) => status('embedding', m, { defaultToken: m.defaultToken })),
       ...models.reRankModels.map((m) => status('rerank', m)),
     ],
