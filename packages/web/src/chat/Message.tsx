@@ -134,10 +134,10 @@ function Feedback({ message, onFeedback }: { message: ChatMessage; onFeedback: N
   return (
     <>
       <button type="button" className="link" aria-pressed={given === 'good'} onClick={() => send(given === 'good' ? {} : { good: 'yes' })}>
-        <span>{`👍 ${t('chat.good')}`}</span>
+        <span>{t('chat.good')}</span>
       </button>
       <button type="button" className="link" aria-pressed={given === 'bad'} onClick={() => (given === 'bad' ? send({}) : setAsking(true))}>
-        <span>{`👎 ${t('chat.bad')}`}</span>
+        <span>{t('chat.bad')}</span>
       </button>
       {asking && (
         <form
