@@ -10,10 +10,10 @@ const { startUpstreamSim } = await import('@kbchat/upstream-sim');
 const { loadGatewayConfig, startGateway } = await import('@kbchat/gateway');
 const { loadPlatformConfig, startPlatform } = await import('../dist/index.js');
 
-export async function startSimStack(name, { key, token }) {
+export async function startSimStack(name, { key, token, simOptions = {}, rootPassword }) {
   // BENCH_DIR keeps the stores between runs (the indexing bench then reuses a loaded search store).
   const dir = process.env.BENCH_DIR ? (mkdirSync(process.env.BENCH_DIR, { recursive: true }), process.env.BENCH_DIR) : mkdtempSync(join(tmpdir(), `kbchat-${name}-`));
-  const sim = await startUpstreamSim({ port: 0 });
+  const sim = await startUpstreamSim({ port: 0, ...simOptions });
   const gw = await startGateway(
     loadGatewayConfig(
       { INITIAL_ROOT_TOKEN: token, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384', LOCAL_MODELS: 'off', LOG_LEVEL: 'warn' },
@@ -26,7 +26,7 @@ export async function startSimStack(name, { key, token }) {
     dir, sim, gw,
     /** A platform on its own store in `<dir>/<subdir>`, with `key` as its general key. */
     openPlatform: (subdir) =>
-      startPlatform(loadPlatformConfig({ INITIAL_API_KEY: key }, { host: '127.0.0.1', port: 0, dataDir: join(dir, subdir), configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: token, logLevel: 'warn' })),
+      startPlatform(loadPlatformConfig({ INITIAL_API_KEY: key, ...(rootPassword ? { ROOT_PASSWORD: rootPassword } : {}) }, { host: '127.0.0.1', port: 0, dataDir: join(dir, subdir), configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: token, logLevel: 'warn' })),
     /** The platform's API: GET without a body, POST with one; the envelope's data, or an error naming the path. */
     client: (platform, withKey = key) => async (path, json) => {
       const res = await fetch(`${platform.url}${path}`, {
