@@ -1,196 +1,54 @@
-// The chat itself: messages, the streamed answer, the input. Finished
-// messages are memoised and the streaming answer lives in its own small
-// store, so a token re-renders only that answer, however long the chat.
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
-import type { StepRecord } from '../api';
+// The chat with one of the team's applications, as the signed-in user, on its
+// own: what the application's settings page shows as its test pane. It keeps
+// its chat in its own state (New chat starts another); the chat page at /chat
+// uses the same conversation with the chat list and the chatId in the URL.
+import { useMemo, useState } from 'react';
+import { api, withQuery, type PublicApp } from '../api';
 import { useLang } from '../i18n';
-import { Boundary } from '../ui';
-import { Markdown, MessageView } from './Message';
-import { newId, type ChatMessage } from './messages-model';
-import { ChatStreamError, readChatStream } from './stream';
-import type { ChatTransport } from './transport';
-
-/** The answer being streamed: text so far and the step running. */
-class LiveAnswer {
-  text = '';
-  step = '';
-  private snapshot = { text: '', step: '' };
-  private readonly listeners = new Set<() => void>();
-  subscribe = (l: () => void) => (this.listeners.add(l), () => void this.listeners.delete(l));
-  get = () => this.snapshot;
-  update(change: { append?: string; step?: string }) {
-    if (change.append) this.text += change.append;
-    if (change.step !== undefined) this.step = change.step;
-    this.snapshot = { text: this.text, step: this.step };
-    this.listeners.forEach((l) => l());
-  }
-  reset() {
-    this.text = '';
-    this.step = '';
-    this.update({});
-  }
-}
-
-function StreamingAnswer({ live }: { live: LiveAnswer }) {
-  const { t } = useLang();
-  const { text, step } = useSyncExternalStore(live.subscribe, live.get);
-  return (
-    <div className="msg assistant streaming" aria-live="polite">
-      <div className="bubble">
-        {text ? <Markdown text={text} quotes={[]} /> : <span className="typing" aria-hidden="true" />}
-        {step && (
-          <p className="muted">
-            <span>{t('chat.thinking', { step })}</span>
-          </p>
-        )}
-      </div>
-    </div>
-  );
-}
+import { Boundary, Loading, useLoad } from '../ui';
+import { Conversation } from './Conversation';
+import { appVariables, newId } from './messages-model';
+import { sessionTransport } from './transport';
 
 export interface ChatPanelProps {
-  transport: ChatTransport;
-  chatId: string;
-  /** The chat's stored messages, when it is an old one. */
-  initial?: ChatMessage[];
-  /** The app's variables ({{name}} in its prompt), asked for in a form. */
-  variableNames?: string[];
-  /** After each turn (the history list may have a new or renamed chat). */
-  onTurn?: () => void;
+  appId: string;
+  /** Narrower: the variables form starts closed, the input is shorter. */
   compact?: boolean;
+  /** Called when the user starts a new chat here. */
+  onNewChat?: () => void;
 }
 
-export function ChatPanel({ transport, chatId, initial, variableNames = [], onTurn, compact }: ChatPanelProps) {
-  const { t } = useLang();
-  const [messages, setMessages] = useState<ChatMessage[]>(initial ?? []);
-  const [draft, setDraft] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [variables, setVariables] = useState<Record<string, string>>({});
-  const live = useRef(new LiveAnswer()).current;
-  const abort = useRef<AbortController | null>(null);
-  const list = useRef<HTMLDivElement>(null);
-
-  // Follow the answer as it grows, unless the reader scrolled up to read.
-  useEffect(() => {
-    const follow = () => {
-      const el = list.current;
-      if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 120) el.scrollTop = el.scrollHeight;
-    };
-    follow();
-    return live.subscribe(follow);
-  }, [live, messages]);
-  useEffect(() => () => abort.current?.abort(), []);
-
-  const ask = useCallback(
-    async (question: string, history: ChatMessage[]) => {
-      const user: ChatMessage = { id: newId(), role: 'user', text: question };
-      const answerId = newId();
-      setMessages([...history, user]);
-      setBusy(true);
-      live.reset();
-      const controller = new AbortController();
-      abort.current = controller;
-      let records: StepRecord[] | undefined;
-      const done = (extra: Partial<ChatMessage>) => setMessages([...history, user, { id: answerId, role: 'assistant', text: live.text, records, ...extra }]);
-      try {
-        const res = await transport.send(
-          { chatId, stream: true, detail: true, messages: [{ role: 'user', content: question }], variables, responseChatItemId: answerId },
-          controller.signal,
-        );
-        await readChatStream(res, (e) => {
-          if (e.type === 'answer') live.update({ append: e.text, step: '' });
-          else if (e.type === 'status') live.update({ step: e.name });
-          else if (e.type === 'responseData') records = e.records as StepRecord[];
-        });
-        done({});
-      } catch (err) {
-        if (controller.signal.aborted) done({ stopped: true });
-        else done({ error: { message: (err as Error).message || String(err), requestId: err instanceof ChatStreamError ? err.requestId : null } });
-      } finally {
-        live.reset();
-        abort.current = null;
-        setBusy(false);
-        onTurn?.();
-      }
-    },
-    [transport, chatId, variables, live, onTurn],
-  );
-
-  const submit = (e?: FormEvent) => {
-    e?.preventDefault();
-    const question = draft.trim();
-    if (!question || busy) return;
-    setDraft('');
-    void ask(question, messages);
-  };
-  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    // Enter sends; Shift+Enter is a new line; Enter that ends an IME composition (Chinese input) is not a send.
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
-  };
-  const regenerate = useCallback(() => {
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    if (!lastUser || busy) return;
-    const at = messages.lastIndexOf(lastUser);
-    void (async () => {
-      // The stored turn goes (its items as stored: the question's id is the platform's), so
-      // that the chat's history does not hold the question twice.
-      const stored = await transport.records(chatId).catch(() => [] as ChatMessage[]);
-      const turn = stored.slice(stored.map((m) => m.role).lastIndexOf('user'));
-      await Promise.all(turn.map((m) => transport.removeItem(chatId, m.id).catch(() => {})));
-      await ask(lastUser.text, messages.slice(0, at));
-    })();
-  }, [messages, busy, ask, transport, chatId]);
-  const feedback = useCallback(
-    async (m: ChatMessage, f: { good?: string; bad?: string }) => {
-      await transport.feedback(chatId, m.id, f);
-      setMessages((all) => all.map((x) => (x.id === m.id ? { ...x, feedback: f } : x)));
-    },
-    [transport, chatId],
-  );
-  const lastAnswer = busy ? undefined : [...messages].reverse().find((m) => m.role === 'assistant');
-
+export function ChatPanel(props: ChatPanelProps) {
   return (
-    <section className={`chat-panel${compact ? ' compact' : ''}`}>
-      {variableNames.length > 0 && (
-        <details className="chat-variables card" open={!compact}>
-          <summary>
-            <span>{t('chat.variables')}</span>
-          </summary>
-          <div className="row">
-            {variableNames.map((name) => (
-              <label key={name} className="grow">
-                <span>{name}</span>
-                <input value={variables[name] ?? ''} onChange={(e) => setVariables({ ...variables, [name]: e.target.value })} />
-              </label>
-            ))}
-          </div>
-        </details>
-      )}
-      <div className="chat-messages" ref={list}>
-        {messages.length === 0 && !busy && (
-          <p className="muted chat-empty">
-            <span>{t('chat.empty')}</span>
-          </p>
-        )}
-        {messages.map((m) => (
-          <Boundary key={m.id}>
-            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error ? feedback : undefined} />
-          </Boundary>
-        ))}
-        {busy && <StreamingAnswer live={live} />}
+    <Boundary>
+      <AppConversation {...props} />
+    </Boundary>
+  );
+}
+
+function AppConversation({ appId, compact, onNewChat }: ChatPanelProps) {
+  const { t } = useLang();
+  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
+  const transport = useMemo(() => sessionTransport(appId), [appId]);
+  const [chatId, setChatId] = useState(newId);
+  if (!app) return <Loading />;
+  return (
+    <div className="chat-panel-wrap">
+      <div className="row chat-panel-bar">
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setChatId(newId());
+            onNewChat?.();
+          }}
+        >
+          <span>{t('chat.newChat')}</span>
+        </button>
       </div>
-      <form className="chat-input" onSubmit={submit}>
-        <textarea aria-label={t('chat.message')} placeholder={t('chat.message')} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKey} rows={compact ? 2 : 3} />
-        {busy ? (
-          <button type="button" className="danger" onClick={() => abort.current?.abort()}>
-            <span>{t('chat.stop')}</span>
-          </button>
-        ) : (
-          <button type="submit" disabled={!draft.trim()}>
-            <span>{t('chat.send')}</span>
-          </button>
-        )}
-      </form>
-    </section>
+      <Boundary>
+        <Conversation key={chatId} transport={transport} chatId={chatId} variableNames={appVariables(app)} compact={compact} />
+      </Boundary>
+    </div>
   );
 }

@@ -12,8 +12,13 @@ import { quotesOf, type ChatMessage, type Quote } from './messages-model';
 import { ScoreList, Steps } from './Steps';
 
 export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
-  const { t } = useLang();
-  const html = useMemo(() => DOMPurify.sanitize(markdownToHtml(text, quotes.length)), [text, quotes.length]);
+  const { t, lang } = useLang();
+  const html = useMemo(
+    () => DOMPurify.sanitize(markdownToHtml(text, quotes.length, (n) => t('chat.source', { n }))),
+    // t changes with lang only
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [text, quotes.length, lang],
+  );
   const [open, setOpen] = useState<{ n: number; top: number; left: number } | null>(null);
   const show = (e: MouseEvent | React.FocusEvent) => {
     const target = (e.target as HTMLElement).closest?.('button.cite') as HTMLElement | null;

@@ -5,7 +5,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { api, withQuery } from '../api';
 import { setLang, useLang } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
-import { History, StoredChat } from './ChatPage';
+import { History, StoredChat } from './History';
 import { newId } from './messages-model';
 import { shareTransport } from './transport';
 import './chat.css';

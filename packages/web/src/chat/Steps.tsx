@@ -2,7 +2,7 @@
 // what was classified, how the question was completed, what the search used
 // and found with every score, what was extracted, and each model call.
 import type { StepRecord } from '../api';
-import { useLang, type MessageKey } from '../i18n';
+import { useLang, type MessageKey, type Translate } from '../i18n';
 import type { Quote } from './messages-model';
 
 const STEP_KEYS: Record<string, MessageKey> = {
@@ -27,6 +27,21 @@ export function ScoreList({ score }: { score: Quote['score'] }) {
   );
 }
 
+const MODE_KEYS: Record<string, MessageKey> = { embedding: 'chat.mode.embedding', fullTextRecall: 'chat.mode.fullTextRecall', mixedRecall: 'chat.mode.mixedRecall' };
+
+function modeName(t: Translate, mode: unknown): string {
+  const key = MODE_KEYS[String(mode)];
+  return key ? t(key) : String(mode ?? '');
+}
+
+/** The category the classifier chose, with its description when the record lists it. */
+function categoryOf(r: StepRecord): string {
+  if (r.cqResult === null) return '—';
+  const list = Array.isArray(r.cqList) ? (r.cqList as { id: string; description: string }[]) : [];
+  const found = list.find((c) => c.id === r.cqResult);
+  return found ? `${found.id} (${found.description})` : String(r.cqResult);
+}
+
 function Step({ r }: { r: StepRecord }) {
   const { t } = useLang();
   const title = STEP_KEYS[r.moduleType] ? t(STEP_KEYS[r.moduleType]!) : r.moduleName;
@@ -40,7 +55,11 @@ function Step({ r }: { r: StepRecord }) {
         <span className="muted">{t('chat.step.seconds', { s: r.runningTime })}</span>
         {(r.inputTokens !== undefined || r.outputTokens !== undefined) && <span className="muted">{t('chat.step.tokens', { input: r.inputTokens ?? 0, output: r.outputTokens ?? 0 })}</span>}
       </div>
-      {r.cqResult !== undefined && <div>{t('chat.step.category', { value: String(r.cqResult) })}</div>}
+      {r.cqResult !== undefined && (
+        <div>
+          <span>{t('chat.step.category', { value: categoryOf(r) })}</span>
+        </div>
+      )}
       {queries && queries.length > 0 && (
         <div>
           <span className="muted">{t('chat.step.queries')}</span>
@@ -55,7 +74,7 @@ function Step({ r }: { r: StepRecord }) {
       )}
       {r.moduleType === 'datasetSearchNode' && (
         <div className="muted">
-          <span>{t('chat.step.searchUsed', { mode: String(r.searchMode ?? ''), similarity: String(r.similarity ?? 0), limit: String(r.limit ?? '') })}</span>
+          <span>{t('chat.step.searchUsed', { mode: modeName(t, r.searchMode), similarity: String(r.similarity ?? 0), limit: String(r.limit ?? '') })}</span>
         </div>
       )}
       {quotes &&
@@ -78,14 +97,25 @@ function Step({ r }: { r: StepRecord }) {
             ))}
           </ol>
         ))}
+      {typeof r.quoteCount === 'number' && r.moduleType === 'chatNode' && (
+        <div className="muted">
+          <span>{t('chat.step.quotes', { n: r.quoteCount })}</span>
+        </div>
+      )}
       {r.extractResult !== undefined && (
         <div>
-          <span className="muted">{t('chat.step.extracted')}</span> <code>{JSON.stringify(r.extractResult)}</code>
+          <span className="muted">{t('chat.step.extracted')}</span>
+          <code>{JSON.stringify(r.extractResult)}</code>
         </div>
       )}
       {typeof r.note === 'string' && (
         <div className="muted">
           <span>{t('chat.step.note', { message: r.note })}</span>
+        </div>
+      )}
+      {typeof r.requestId === 'string' && (
+        <div className="muted">
+          <span>{t('chat.requestId', { id: r.requestId })}</span>
         </div>
       )}
       {r.error && (

@@ -31,7 +31,13 @@ interface CiteToken extends Tokens.Generic {
   n: number;
 }
 
-function makeMarked(quoteCount: () => number): Marked {
+interface CiteOptions {
+  count: number;
+  /** The button's accessible name, in the reader's language. */
+  label: (n: number) => string;
+}
+
+function makeMarked(cites: () => CiteOptions): Marked {
   return new Marked({
     gfm: true,
     breaks: true,
@@ -46,8 +52,9 @@ function makeMarked(quoteCount: () => number): Marked {
         },
         renderer(token) {
           const { n, raw } = token as CiteToken;
-          if (n < 1 || n > quoteCount()) return escapeHtml(raw);
-          return `<button type="button" class="cite" data-cite="${n}" aria-label="Source ${n}">[${n}]</button>`;
+          const { count, label } = cites();
+          if (n < 1 || n > count) return escapeHtml(raw);
+          return `<button type="button" class="cite" data-cite="${n}" aria-label="${escapeHtml(label(n))}">[${n}]</button>`;
         },
       },
     ],
@@ -64,11 +71,13 @@ function makeMarked(quoteCount: () => number): Marked {
   });
 }
 
-let currentQuotes = 0;
-const marked = makeMarked(() => currentQuotes);
+// marked's renderers take no per-call options: parse() is synchronous, so the
+// current call's are set just before it.
+let current: CiteOptions = { count: 0, label: (n) => `Source ${n}` };
+const marked = makeMarked(() => current);
 
 /** The answer's HTML, with buttons for markers 1..quoteCount. */
-export function markdownToHtml(text: string, quoteCount: number): string {
-  currentQuotes = quoteCount;
+export function markdownToHtml(text: string, quoteCount: number, label: (n: number) => string = (n) => `Source ${n}`): string {
+  current = { count: quoteCount, label };
   return marked.parse(text, { async: false });
 }

@@ -1,5 +1,5 @@
 // A message as the chat shows it, and what it quotes.
-import type { StepRecord } from '../api';
+import type { PublicApp, StepRecord } from '../api';
 
 export interface Quote {
   id: string;
@@ -34,6 +34,12 @@ export function variablesOf(prompt: string): string[] {
   const names = new Set<string>();
   for (const m of prompt.matchAll(/\{\{\s*([A-Za-z_][\w-]*)\s*\}\}/g)) names.add(m[1]!);
   return [...names];
+}
+
+/** What a chat with the app asks for: its prompt's variables, less those its extraction step fills. */
+export function appVariables(app: Pick<PublicApp, 'systemPrompt' | 'extract'>): string[] {
+  const fromExtraction = new Set(app.extract?.fields.map((f) => f.key) ?? []);
+  return variablesOf(app.systemPrompt).filter((v) => !fromExtraction.has(v));
 }
 
 export function newId(): string {

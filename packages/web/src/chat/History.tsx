@@ -1,0 +1,59 @@
+// The pieces both chat pages share: a conversation with its stored messages
+// loaded first, and the list of the caller's chats (open, delete).
+import { useState } from 'react';
+import { useLang } from '../i18n';
+import { Loading, useLoad } from '../ui';
+import { Conversation } from './Conversation';
+import type { ChatTransport } from './transport';
+
+/** A chat with its stored messages loaded first (none for a new one). */
+export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onTurn: () => void }) {
+  const { data: initial } = useLoad(() => (isNew ? Promise.resolve([]) : transport.records(chatId)), [chatId]);
+  if (!initial) return <Loading />;
+  return <Conversation transport={transport} chatId={chatId} initial={initial} variableNames={variableNames} onTurn={onTurn} />;
+}
+
+export function History({ transport, current, version, onOpen, onDeleted }: { transport: ChatTransport; current: string; version: number; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {
+  const { t } = useLang();
+  const { data, reload } = useLoad(() => transport.histories(), [transport, version]);
+  const [error, setError] = useState('');
+  if (!data) return <Loading />;
+  const remove = async (chatId: string, title: string) => {
+    if (!confirm(t('common.confirmDelete', { name: title }))) return;
+    setError('');
+    try {
+      await transport.remove(chatId);
+      await reload();
+      onDeleted(chatId);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <div className="stack">
+      {error && (
+        <p role="alert" className="error">
+          <span>{error}</span>
+        </p>
+      )}
+      {data.length === 0 ? (
+        <p className="muted">
+          <span>{t('chat.noHistory')}</span>
+        </p>
+      ) : (
+        <ul className="history-list">
+          {data.map((h) => (
+            <li key={h.chatId} className={h.chatId === current ? 'current' : undefined}>
+              <button type="button" className="link history-open" aria-current={h.chatId === current ? 'true' : undefined} onClick={() => onOpen(h.chatId)}>
+                <span>{h.title || h.chatId}</span>
+              </button>
+              <button type="button" className="link" aria-label={`${t('chat.deleteChat')} ${h.title}`} onClick={() => remove(h.chatId, h.title)}>
+                <span aria-hidden="true">×</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
