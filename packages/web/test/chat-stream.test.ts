@@ -2,6 +2,8 @@
 // position (inside a line, inside a multi-byte character, between CR and LF),
 // events in order, comments and unknown fields skipped, an error event, a
 // non-2xx JSON answer, and an abort.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ChatStreamError, readChatStream, type ChatEvent } from '../src/chat/stream.js';
 
@@ -103,5 +105,47 @@ describe('the chat stream reader', () => {
     });
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen).toEqual([{ type: 'answer', text: 'partial' }]);
+  });
+
+  it('reads fixed answers, variables and unknown events as the platform sends them', async () => {
+    const stream = [
+      'event: updateVariables', 'data: {"city":"Hangzhou"}', '',
+      'event: somethingNew', 'data: {"x":1}', '',
+      'retry: 1000', '',
+      'event: fastAnswer', 'data: {"choices":[{"delta":{"role":"assistant","content":"Fixed reply"}}]}', '',
+      'event: answer', 'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}', '',
+      'data: [DONE]', '', '',
+    ].join('\n');
+    expect(await read(response([new TextEncoder().encode(stream)]))).toEqual([
+      { type: 'variables', values: { city: 'Hangzhou' } },
+      { type: 'answer', text: 'Fixed reply' },
+      { type: 'done' },
+    ]);
+  });
+
+  it('Stop aborts a real fetch mid-stream: the reader rejects with AbortError after the events already read', async () => {
+    let closed!: () => void;
+    const clientLeft = new Promise<void>((resolve) => (closed = resolve));
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-live' });
+      res.write('event: answer\ndata: {"choices":[{"delta":{"content":"first "}}]}\n\n');
+      req.socket.on('close', closed); // the platform sees the client leave (and cancels the model call)
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { signal: controller.signal });
+      const seen: ChatEvent[] = [];
+      const reading = readChatStream(res, (e) => {
+        seen.push(e);
+        setTimeout(() => controller.abort(), 20);
+      });
+      await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+      expect(seen).toEqual([{ type: 'answer', text: 'first ' }]);
+      await clientLeft;
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
