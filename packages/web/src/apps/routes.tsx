@@ -1,12 +1,17 @@
-// The application pages, under /apps.
+// The application pages, under /apps: the list (with create and delete), and
+// one application's settings beside its test chat.
 import { Route, Switch } from 'wouter';
+import { AppsPage } from './AppsPage';
+import { SettingsPage } from './SettingsPage';
+import './apps.css';
 
 export default function AppRoutes() {
   return (
     <Switch>
       <Route path="/">
-        <p>applications: not built yet</p>
+        <AppsPage />
       </Route>
+      <Route path="/:appId">{(params) => <SettingsPage key={params.appId} appId={params.appId} />}</Route>
     </Switch>
   );
 }
