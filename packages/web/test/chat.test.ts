@@ -1,12 +1,15 @@
-// The chat page in Chromium against `kbchat start` (local-embed, local-extractive):
+// The chat pages in Chromium against `kbchat start` (local-embed, local-extractive):
 // a question sent with Enter streams its answer (Stop shows while it does),
-// the answer cites its quote and the citation opens it, the steps show the
-// search with its scores, copy, regenerate, feedback, and the chat list
-// (new chat, open an old one, delete). Screenshots: test-output/web/chat-*.png.
+// the answer cites its quote and the citation opens it on hover and on focus,
+// the steps show the search with its scores, copy, feedback, regenerate, and
+// the chat list (new chat, open an old one, delete); Stop keeping a partial
+// answer, a platform error in place, phone width, dark; the share page (an
+// unknown link's message, and a visitor's chat when the share backend is in).
+// Screenshots: test-output/web/chat-*.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launch, noBrowser } from './browser.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
 
@@ -15,20 +18,22 @@ const FACT = 'The lighthouse keeper Marguerite Okonkwo painted the tower teal in
 
 if (noBrowser) console.warn(`[skip] chat page browser tests: ${noBrowser}`);
 
+type Call = <T>(path: string, json?: unknown, method?: string) => Promise<T>;
+
 /** Calls the API as the signed-in page does (its cookie, its CSRF token). */
-export async function asPage(page: Page, url: string) {
+export async function asPage(page: Page, url: string): Promise<Call> {
   const me = await page.request.get(`${url}/api/auth/me`);
   const csrf = ((await me.json()) as { data: { csrfToken: string } }).data.csrfToken;
   return async <T>(path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST'): Promise<T> => {
     const res = await page.request.fetch(`${url}${path}`, { method, headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' }, data: json === undefined ? undefined : JSON.stringify(json) });
     const body = (await res.json()) as { data: T; message: string };
-    if (!res.ok()) throw new Error(`${path}: ${res.status()} ${body.message}`);
+    if (!res.ok()) throw Object.assign(new Error(`${path}: ${res.status()} ${body.message}`), { status: res.status() });
     return body.data;
   };
 }
 
 /** A knowledge base holding FACT, indexed, and an application on local-extractive that answers from it. */
-export async function appWithKnowledge(call: Awaited<ReturnType<typeof asPage>>, name = 'Lighthouse desk'): Promise<{ appId: string; datasetId: string }> {
+export async function appWithKnowledge(call: Call, name = 'Lighthouse desk'): Promise<{ appId: string; datasetId: string }> {
   const datasetId = await call<string>('/api/core/dataset/create', { name: `${name} notes`, vectorModel: 'local-embed' });
   await call('/api/core/dataset/collection/create/text', { datasetId, name: 'keeper.md', text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\nThe harbour master rings the bell at noon.` });
   const until = Date.now() + 60_000;
@@ -42,95 +47,174 @@ export async function appWithKnowledge(call: Awaited<ReturnType<typeof asPage>>,
   return { appId, datasetId };
 }
 
-describe.skipIf(Boolean(noBrowser))('the chat page in Chromium', () => {
+/**
+ * The page's fetch of the chat, replaced by a stream that sends one piece and
+ * then stays open until the request is aborted (as a slow model would), so
+ * that Stop can be pressed while it runs. Only while window.holdChat is set.
+ */
+function holdChatStreams(page: Page) {
+  return page.addInitScript(() => {
+    const real = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      if (!(window as unknown as { holdChat?: boolean }).holdChat || !String(input).includes('/api/v1/chat/completions')) return real(input, init);
+      const signal = init?.signal;
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('event: answer\ndata: {"choices":[{"delta":{"content":"Partial answer"}}]}\n\n'));
+          signal?.addEventListener('abort', () => c.error(new DOMException('The user aborted a request.', 'AbortError')));
+        },
+      });
+      return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
+    };
+  });
+}
+
+describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   let k: KbchatForBrowser;
   let browser: Browser;
+  let onFail: Page | undefined;
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
   }, 120_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'chat-FAILED.png'), fullPage: true });
+  });
   afterAll(async () => {
     await browser?.close();
     await k?.close();
   });
 
   it('streams a cited answer, shows its quote and steps, regenerates, and keeps the chat', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();
+    onFail = page;
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
-    const { appId } = await appWithKnowledge(await asPage(page, k.url));
+    const call = await asPage(page, k.url);
+    const { appId } = await appWithKnowledge(call);
 
     await page.goto(`${k.url}/chat?appId=${appId}`);
     await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
+    await page.getByText('Ask a question to begin.').waitFor();
     // The prompt's {{visitor}} is asked for.
     await page.getByLabel('visitor').fill('a sailor');
 
-    // Hold the stream's end so that the Stop button can be seen while it runs.
+    // Enter sends; Shift+Enter is a new line in the question.
     const message = page.getByRole('textbox', { name: 'Message' });
-    await message.fill('Who painted the lighthouse tower teal?');
+    await message.fill('Who painted');
+    await message.press('Shift+Enter');
+    await message.pressSequentially('the lighthouse tower teal?');
+    expect(await message.inputValue()).toBe('Who painted\nthe lighthouse tower teal?');
     await message.press('Enter');
     await page.getByRole('button', { name: 'Stop' }).waitFor();
     const answer = page.getByTestId('answer').last();
     await expect.poll(() => answer.textContent(), { timeout: 20_000 }).toContain('Marguerite Okonkwo');
     await page.getByRole('button', { name: 'Send' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
     expect(await message.inputValue()).toBe('');
+    // The chat's id is in the address once its first turn is stored.
+    await expect.poll(() => new URL(page.url()).searchParams.get('chatId')).toMatch(/^[0-9a-f]{24}$/);
+    const chatId = new URL(page.url()).searchParams.get('chatId');
 
-    // The citation opens its quote.
-    const cite = answer.locator('button.cite').first();
-    await cite.waitFor();
+    // The citation opens its quote on hover, and on keyboard focus.
+    const cite = answer.getByRole('button', { name: 'Source 1' });
     await cite.hover();
-    const popover = page.getByRole('dialog', { name: /Source 1/ });
+    const popover = page.getByRole('dialog', { name: 'Source 1' });
     await popover.waitFor();
     expect(await popover.textContent()).toContain('keeper.md');
     expect(await popover.textContent()).toContain('Okonkwo');
+    expect(await popover.textContent()).toMatch(/meaning 0\.\d{3} #1/);
     await page.screenshot({ path: join(SHOTS, 'chat-citation.png') });
+    await page.mouse.move(5, 5);
+    await popover.waitFor({ state: 'detached' });
+    await cite.focus();
+    await popover.waitFor();
+    await page.keyboard.press('Escape');
+    await popover.waitFor({ state: 'detached' });
 
-    // The steps: the search with its scores.
+    // The steps: the search with its mode, threshold, budget and scores, and the model call.
+    // (A tap opens the quote; focus moving out of the answer closes it.)
+    await cite.click();
+    await popover.waitFor();
     await answer.getByRole('button', { name: 'Steps' }).click();
+    await popover.waitFor({ state: 'detached' });
     const steps = answer.locator('.steps');
     await steps.waitFor();
-    expect(await steps.textContent()).toContain('Knowledge search');
-    expect(await steps.textContent()).toMatch(/meaning 0\.\d{3} #1/);
-    expect(await steps.textContent()).toContain('local-extractive');
+    const stepsText = (await steps.textContent()) ?? '';
+    expect(stepsText).toContain('Knowledge search');
+    expect(stepsText).toMatch(/mode meaning \+ keywords, similarity ≥ 0, token budget 3000/);
+    expect(stepsText).toMatch(/keeper\.md.*meaning 0\.\d{3} #1/);
+    expect(stepsText).toMatch(/Model calllocal-extractive.*\d+ tokens in, \d+ out/);
     await page.screenshot({ path: join(SHOTS, 'chat-steps.png'), fullPage: true });
+    await answer.getByRole('button', { name: 'Steps' }).click();
+    await steps.waitFor({ state: 'detached' });
 
-    // Copy, feedback, regenerate.
+    // Copy.
     await answer.getByRole('button', { name: 'Copy' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('Okonkwo');
-    await answer.getByRole('button', { name: /Helpful/ }).click();
-    await expect.poll(() => answer.getByRole('button', { name: /Helpful/ }).first().getAttribute('aria-pressed')).toBe('true');
-    await answer.getByRole('button', { name: 'Regenerate' }).click();
-    await page.getByRole('button', { name: 'Send' }).waitFor();
-    await expect.poll(() => page.getByTestId('answer').count()).toBe(1);
-    await expect.poll(() => page.getByTestId('answer').last().textContent()).toContain('Okonkwo');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('Marguerite Okonkwo');
+    await answer.getByRole('button', { name: 'Copied' }).waitFor();
 
-    // The chat is in the list; the stored turn was replaced, not doubled.
-    const chatUrl = page.url();
-    expect(chatUrl).toContain('chatId=');
+    // Feedback: stored where the platform has the route; its own message in place where it has not yet.
+    const feedbackRoute = await call('/api/core/chat/feedback/updateUserFeedback', { appId, chatId, dataId: 'probe' }).then(
+      () => true,
+      (e: Error) => !/POST \/api\/core\/chat\/feedback\/updateUserFeedback not found/.test(e.message),
+    );
+    await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
+    if (feedbackRoute) await expect.poll(() => answer.getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    else await expect.poll(() => answer.getByRole('alert').textContent()).toContain('updateUserFeedback not found');
+
+    await page.screenshot({ path: join(SHOTS, 'chat-desktop.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(SHOTS, 'chat-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Regenerate: the last answer is asked again and replaces the old one, here and in the stored chat.
+    await answer.getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.getByTestId('answer').count()).toBe(1);
+    expect(await page.getByTestId('answer').last().textContent()).toContain('Okonkwo');
+    const stored = await call<{ list: { obj: string }[] }>('/api/core/chat/getPaginationRecords', { appId, chatId });
+    expect(stored.list.map((i) => i.obj)).toEqual(['Human', 'AI']);
+
+    // The chat is in the list and opens again after a reload.
     const history = page.getByRole('complementary', { name: 'Chats' });
     await expect.poll(() => history.getByRole('listitem').count()).toBe(1);
     await page.reload();
     await expect.poll(() => page.getByTestId('answer').count()).toBe(1);
     expect(await page.locator('.msg.user').count()).toBe(1);
+    expect(await page.getByTestId('answer').getByRole('button', { name: 'Source 1' }).count()).toBe(1);
 
-    // New chat, then back to the old one from the list, then delete it.
+    // New chat: empty, a new id; a second chat comes first in the list (newest first).
     await page.getByRole('button', { name: 'New chat' }).click();
     await expect.poll(() => page.getByTestId('answer').count()).toBe(0);
-    await history.getByRole('button', { name: /Who painted/ }).click();
-    await expect.poll(() => page.getByTestId('answer').count()).toBe(1);
+    await expect.poll(() => new URL(page.url()).searchParams.get('chatId')).not.toBe(chatId);
+    await message.fill('When does the harbour master ring the bell?');
+    await message.press('Enter');
+    await expect.poll(() => page.getByTestId('answer').last().textContent(), { timeout: 20_000 }).toContain('noon');
+    await expect.poll(() => history.getByRole('listitem').count()).toBe(2);
+    expect(await history.getByRole('listitem').first().textContent()).toContain('When does the harbour');
+
+    // Open the old chat from the list, then delete it.
+    await history.getByRole('button', { name: /^Who painted/ }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('chatId')).toBe(chatId);
+    await expect.poll(() => page.getByTestId('answer').textContent()).toContain('Okonkwo');
     page.once('dialog', (d) => void d.accept());
-    await history.getByRole('button', { name: /Delete chat/ }).click();
-    await expect.poll(() => history.getByRole('listitem').count()).toBe(0);
+    await history.getByRole('button', { name: /^Delete chat Who painted/ }).click();
+    await expect.poll(() => history.getByRole('listitem').count()).toBe(1);
+    expect(await history.textContent()).not.toContain('Who painted');
+    await expect.poll(() => page.getByTestId('answer').count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
-  }, 90_000);
+  }, 120_000);
 
-  it('stops an answer, shows the platform error in place, and fits a phone in the dark', async () => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
+  it('stops an answer, shows the platform error in place, and fits a phone, light and dark', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 740 } });
     const page = await context.newPage();
+    onFail = page;
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
@@ -138,44 +222,138 @@ describe.skipIf(Boolean(noBrowser))('the chat page in Chromium', () => {
     const apps = await call<{ list: { id: string; name: string }[] }>('/api/core/app/list', {});
     const appId = apps.list.find((a) => a.name === 'Lighthouse desk')!.id;
 
-    // An answer that sends one piece and then hangs (a slow model): Stop ends it and keeps what came.
-    await page.addInitScript(() => {
-      const real = window.fetch;
-      window.fetch = (input, init) => {
-        if (!String(input).includes('/api/v1/chat/completions') || (window as unknown as { realChat?: boolean }).realChat) return real(input, init);
-        const piece = new TextEncoder().encode('event: answer\ndata: {"choices":[{"delta":{"content":"Partial answer"}}]}\n\n');
-        const body = new ReadableStream({
-          start(c) {
-            c.enqueue(piece);
-            init?.signal?.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
-          },
-        });
-        return Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
-      };
-    });
+    // The chat list is behind a toggle at this width.
     await page.goto(`${k.url}/chat?appId=${appId}`);
-    await page.getByRole('textbox', { name: 'Message' }).fill('hello');
+    const history = page.getByRole('complementary', { name: 'Chats' });
+    await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
+    expect(await history.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Chats' }).click();
+    await history.getByRole('listitem').first().waitFor();
+    await page.getByRole('button', { name: 'Chats' }).click();
+    expect(await history.isVisible()).toBe(false);
+
+    // A real answer at phone width.
+    const message = page.getByRole('textbox', { name: 'Message' });
+    await message.fill('Who painted the lighthouse tower teal?');
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.locator('.streaming').textContent()).toContain('Partial answer');
+    await expect.poll(() => page.getByTestId('answer').last().textContent(), { timeout: 20_000 }).toContain('Okonkwo');
+    await page.getByTestId('answer').last().getByRole('button', { name: 'Source 1' }).click();
+    await page.getByRole('dialog', { name: 'Source 1' }).waitFor();
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, 'chat-375.png'), fullPage: true });
+
+    // Stop while the answer streams: what came stays, marked stopped.
+    await holdChatStreams(page);
+    await page.reload();
+    await page.evaluate(() => ((window as unknown as { holdChat: boolean }).holdChat = true));
+    await message.fill('hello');
+    await message.press('Enter');
+    await page.locator('.streaming').getByText('Partial answer').waitFor();
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByRole('button', { name: 'Send' }).waitFor();
-    expect(await page.getByTestId('answer').last().textContent()).toContain('Partial answer');
-    expect(await page.getByTestId('answer').last().textContent()).toContain('Stopped');
-    await page.evaluate(() => ((window as unknown as { realChat: boolean }).realChat = true));
+    const stopped = page.getByTestId('answer').last();
+    expect(await stopped.textContent()).toContain('Partial answer');
+    expect(await stopped.textContent()).toContain('Stopped');
+    expect(await stopped.getByRole('alert').count()).toBe(0);
+    await page.evaluate(() => ((window as unknown as { holdChat: boolean }).holdChat = false));
 
     // The platform's own error, with its request id.
     await page.route('**/api/v1/chat/completions**', (route) =>
       route.fulfill({ status: 502, headers: { 'content-type': 'application/json', 'x-request-id': 'req-123' }, body: JSON.stringify({ code: 502, message: 'Connection error: the gateway is down' }) }),
     );
-    await page.getByRole('textbox', { name: 'Message' }).fill('again');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await message.fill('again');
+    await message.press('Enter');
     const alert = page.getByTestId('answer').last().getByRole('alert');
     await expect.poll(() => alert.textContent()).toContain('Connection error: the gateway is down');
-    expect(await alert.textContent()).toContain('req-123');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await alert.textContent()).toContain('request id req-123');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(SHOTS, 'chat-phone-dark.png'), fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
+  }, 60_000);
+
+  it("shows an unknown share link's message from the platform, not a blank page", async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    onFail = page;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const platform = await page.request.get(`${k.url}/api/support/outLink/init?shareId=no-such-link`);
+    expect(platform.status()).toBe(404);
+    const { message } = (await platform.json()) as { message: string };
+    await page.goto(`${k.url}/chat/share?shareId=no-such-link`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(message);
+    // Nothing of the signed-in app came with it.
+    expect(await page.getByRole('navigation', { name: 'main' }).count()).toBe(0);
+    await page.goto(`${k.url}/chat/share`);
+    await page.getByText('This address has no share id.').waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('chats on a share page as the contract says: its own visitor id per browser, no cookie or CSRF token', async () => {
+    // The platform's share routes, as the contract gives them (the backend is built beside this page).
+    const sent: { body: Record<string, unknown>; headers: Record<string, string> }[] = [];
+    const listed: Record<string, unknown>[] = [];
+    const visitor = async (colorScheme: 'light' | 'dark') => {
+      const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 }, colorScheme });
+      const page = await context.newPage();
+      await page.route('**/api/support/outLink/init?**', (route) =>
+        route.fulfill({ json: { code: 200, data: { app: { name: 'Harbour help', intro: 'Ask about the harbour.', variables: ['ship'] } } } }),
+      );
+      await page.route('**/api/core/chat/getHistories', (route) => {
+        listed.push(route.request().postDataJSON());
+        return route.fulfill({ json: { code: 200, data: { list: [], total: 0 } } });
+      });
+      await page.route('**/api/v1/chat/completions?**', (route) => {
+        sent.push({ body: route.request().postDataJSON(), headers: route.request().headers() });
+        const quote = { id: 'q1', q: 'The harbour master rings the bell at noon.', a: '', sourceName: 'harbour.md', score: [{ type: 'embedding', value: 0.71, index: 0 }] };
+        const body = [
+          'event: flowNodeStatus\ndata: {"status":"running","name":"Dataset search"}\n\n',
+          'event: answer\ndata: {"choices":[{"delta":{"content":"At noon [1]."}}]}\n\n',
+          'event: answer\ndata: [DONE]\n\n',
+          `event: flowResponses\ndata: ${JSON.stringify([{ moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0.1, quoteList: [quote] }])}\n\n`,
+        ].join('');
+        return route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent('sh/1 %')}`);
+      await page.getByRole('heading', { name: 'Harbour help' }).waitFor();
+      await page.getByText('Ask about the harbour.').waitFor();
+      await page.getByLabel('ship').fill('Sea Lark');
+      const message = page.getByRole('textbox', { name: 'Message' });
+      await message.fill('When is the bell rung?');
+      await message.press('Enter');
+      const answer = page.getByTestId('answer');
+      await expect.poll(() => answer.textContent()).toContain('At noon');
+      await answer.getByRole('button', { name: 'Source 1' }).hover();
+      expect(await page.getByRole('dialog', { name: 'Source 1' }).textContent()).toContain('harbour.md');
+      const uid = await page.evaluate(() => localStorage.getItem('kbchat.outLinkUid.sh/1 %'));
+      expect(errors).toEqual([]);
+      return { context, page, uid };
+    };
+
+    const first = await visitor('light');
+    await first.page.screenshot({ path: join(SHOTS, 'chat-share.png') });
+    const second = await visitor('dark');
+    await second.page.screenshot({ path: join(SHOTS, 'chat-share-dark.png') });
+    expect(first.uid).toMatch(/^visitor-[0-9a-f]{24}$/);
+    expect(second.uid).toMatch(/^visitor-[0-9a-f]{24}$/);
+    expect(second.uid).not.toBe(first.uid);
+    expect(sent.map((s) => s.body.outLinkUid)).toEqual([first.uid, second.uid]);
+    for (const { body, headers } of sent) {
+      expect(body).toMatchObject({ shareId: 'sh/1 %', stream: true, detail: true, messages: [{ role: 'user', content: 'When is the bell rung?' }], variables: { ship: 'Sea Lark' } });
+      expect(body.chatId).toMatch(/^[0-9a-f]{24}$/);
+      expect(headers['x-csrf-token']).toBeUndefined();
+    }
+    expect(listed.every((b) => b.shareId === 'sh/1 %' && (b.outLinkUid === first.uid || b.outLinkUid === second.uid))).toBe(true);
+    expect(listed.some((b) => b.outLinkUid === second.uid)).toBe(true);
+    await first.context.close();
+    await second.context.close();
   });
 });

@@ -173,9 +173,10 @@ export function Conversation({ transport, chatId, initial, variableNames = [], o
             <span>{t('chat.empty')}</span>
           </p>
         )}
+        {/* Feedback is about a stored answer: none for a stopped or failed one. */}
         {messages.map((m) => (
           <Boundary key={m.id}>
-            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error ? feedback : undefined} />
+            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped ? feedback : undefined} />
           </Boundary>
         ))}
         {busy && <StreamingAnswer live={live} />}

@@ -11,6 +11,9 @@ import { markdownToHtml } from './markdown';
 import { quotesOf, type ChatMessage, type Quote } from './messages-model';
 import { ScoreList, Steps } from './Steps';
 
+/** The quote popover's width (chat.css .cite-popover), to keep it inside the answer. */
+const POPOVER_WIDTH = 340;
+
 export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
   const { t, lang } = useLang();
   const html = useMemo(
@@ -25,11 +28,16 @@ export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
     if (!target) return;
     const box = e.currentTarget.getBoundingClientRect();
     const at = target.getBoundingClientRect();
-    setOpen({ n: Number(target.dataset.cite), top: at.bottom - box.top + 4, left: Math.max(0, Math.min(at.left - box.left, box.width - 280)) });
+    setOpen({ n: Number(target.dataset.cite), top: at.bottom - box.top + 4, left: Math.max(0, Math.min(at.left - box.left, box.width - POPOVER_WIDTH)) });
+  };
+  // Closed when the pointer leaves, when focus leaves the answer (a tap elsewhere), and on Escape.
+  const hide = () => setOpen(null);
+  const blur = (e: React.FocusEvent) => {
+    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) hide();
   };
   const quote = open ? quotes[open.n - 1] : undefined;
   return (
-    <div className="markdown-wrap" onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={() => setOpen(null)}>
+    <div className="markdown-wrap" onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={hide} onBlur={blur} onKeyDown={(e) => e.key === 'Escape' && hide()}>
       <div className="markdown" dangerouslySetInnerHTML={{ __html: html }} />
       {open && quote && (
         <div className="cite-popover card" role="dialog" aria-label={t('chat.source', { n: open.n })} style={{ top: open.top, left: open.left }}>
@@ -73,9 +81,11 @@ export const MessageView = memo(function MessageView({ message, onRegenerate, on
   return (
     <div className="msg assistant" data-testid="answer">
       <div className="bubble">
-        <Boundary>
-          <Markdown text={message.text} quotes={quotes} />
-        </Boundary>
+        {(message.text || !message.error) && (
+          <Boundary>
+            <Markdown text={message.text} quotes={quotes} />
+          </Boundary>
+        )}
         {message.stopped && (
           <p className="muted">
             <span>{t('chat.stopped')}</span>
