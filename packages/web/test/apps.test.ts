@@ -20,6 +20,7 @@ const APP_NAME = 'Support Ünïcode / 测试 %E0';
 const DATASET_NAME = 'Returns KB Ünïcode / 测试 %E0';
 const PROMPT = 'You help {{customer}} with returns. Be brief.';
 const SAVED_NOTICE = 'Testing the saved settings — save to test your changes.';
+const FACT = 'Orders from the Lantern Street shop can be returned within 45 days of delivery, with the receipt.';
 
 if (noBrowser) console.warn(`[skip] apps browser tests: ${noBrowser}`);
 
@@ -67,6 +68,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     onFail = page;
     await signIn(page, k.url);
     datasetId = await post<string>(page, k.url, '/api/core/dataset/create', { name: DATASET_NAME });
+    await post(page, k.url, '/api/core/dataset/collection/create/text', { datasetId, name: 'Returns policy', text: FACT });
 
     // Create through the form: the served local LLM is the default.
     await page.getByRole('link', { name: 'Applications' }).click();
@@ -85,8 +87,8 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
     expect(await page.getByText(SAVED_NOTICE).count()).toBe(0);
     // The quote texts are empty and show the platform's defaults.
-    expect(await page.getByLabel('Quote template').getAttribute('placeholder')).toContain('<quote id="{{index}}"');
-    expect(await page.getByLabel('Quote prompt').getAttribute('placeholder')).toContain('{{quote}}');
+    expect(await page.getByRole('textbox', { name: 'Quote template' }).getAttribute('placeholder')).toContain('<quote id="{{index}}"');
+    expect(await page.getByRole('textbox', { name: 'Quote prompt' }).getAttribute('placeholder')).toContain('{{quote}}');
     // No rerank model is configured under kbchat start, and the page says so.
     await page.getByText('No rerank model is configured').waitFor();
 
@@ -295,6 +297,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
       await page.locator('.ap-table, .ap-form').first().waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);
+      if (path === '/apps') await page.screenshot({ path: join(SHOTS, 'apps-list-phone.png'), fullPage: true });
     }
     // At phone width the test pane is below the form.
     const formBox = (await page.locator('.ap-form').boundingBox())!;
@@ -312,6 +315,13 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     const background = await dark.evaluate(() => getComputedStyle(document.querySelector('.ap-section')!).backgroundColor);
     expect(background).toBe('rgb(33, 33, 37)'); // --card in dark mode
     await dark.screenshot({ path: join(SHOTS, 'apps-settings-dark.png'), fullPage: true });
+    // In Chinese: every heading and label of the form is translated.
+    await dark.getByRole('button', { name: '中文' }).click();
+    await dark.getByRole('heading', { name: '模型与提示词' }).waitFor();
+    const headings = await dark.locator('.ap-section h2, .ap-test-pane h2').allTextContents();
+    expect(headings).toEqual(['模型与提示词', '知识库与检索', '引用', '问题分类', '内容提取', '测试对话']);
+    await dark.screenshot({ path: join(SHOTS, 'apps-settings-zh-dark.png'), fullPage: false });
+    await dark.getByRole('button', { name: 'English' }).click();
     await dark.goto(`${k.url}/apps`);
     await dark.getByRole('row').filter({ hasText: APP_NAME }).waitFor();
     await dark.screenshot({ path: join(SHOTS, 'apps-list-dark.png'), fullPage: true });
@@ -341,4 +351,36 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await translated.close();
     expect(errors).toEqual([]);
   });
+
+  it('chats in the test pane with the saved settings, and says so while there are unsaved changes', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    onFail = page;
+    await signIn(page, k.url);
+    // The knowledge base's text is indexed before the question is asked.
+    await expect
+      .poll(async () => (await post<{ list: unknown[] }>(page, k.url, '/api/core/dataset/searchTest', { datasetId, text: 'returned within 45 days' })).list.length, { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    await page.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
+    const pane = page.getByRole('complementary', { name: 'Test chat' });
+    const message = pane.getByRole('textbox', { name: 'Message' });
+    await message.fill('How many days do I have to return an order from the Lantern Street shop?');
+    await message.press('Enter');
+    const answer = pane.getByTestId('answer').last();
+    await expect.poll(() => answer.textContent(), { timeout: 30_000 }).toContain('45 days');
+    expect(await pane.getByRole('alert').count()).toBe(0);
+
+    // An unsaved change: the pane says it tests what is saved, until it is saved.
+    await page.getByLabel('Search mode').selectOption('fullTextRecall');
+    await pane.getByText(SAVED_NOTICE).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'apps-settings-test-pane.png'), fullPage: false });
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveBar(page).getByText('Saved', { exact: true }).waitFor();
+    expect(await pane.getByText(SAVED_NOTICE).count()).toBe(0);
+    expect((await detail(page, k.url, appId)).search.searchMode).toBe('fullTextRecall');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

@@ -105,20 +105,22 @@ function AppList({ searchKey }: { searchKey: string }) {
                 <td data-label={t('apps.updated')}>
                   <span>{formatTime(a.updateTime, lang)}</span>
                 </td>
-                <td className="ap-actions">
-                  <Link href={withQuery('~/chat', { appId: a._id })} className="ap-button-link" aria-label={t('apps.chatNamed', { name: a.name })}>
-                    <span>{t('apps.chat')}</span>
-                  </Link>
-                  <Link href={`/${encodeURIComponent(a._id)}`} className="ap-button-link secondary" aria-label={t('apps.settingsNamed', { name: a.name })}>
-                    <span>{t('apps.settings')}</span>
-                  </Link>
-                  <ConfirmDelete
-                    name={a.name}
-                    onDelete={async () => {
-                      await api(withQuery('/api/core/app/del', { appId: a._id }), { method: 'DELETE' });
-                      await reload();
-                    }}
-                  />
+                <td>
+                  <div className="ap-actions">
+                    <Link href={withQuery('~/chat', { appId: a._id })} className="ap-button-link" aria-label={t('apps.chatNamed', { name: a.name })}>
+                      <span>{t('apps.chat')}</span>
+                    </Link>
+                    <Link href={`/${encodeURIComponent(a._id)}`} className="ap-button-link secondary" aria-label={t('apps.settingsNamed', { name: a.name })}>
+                      <span>{t('apps.settings')}</span>
+                    </Link>
+                    <ConfirmDelete
+                      name={a.name}
+                      onDelete={async () => {
+                        await api(withQuery('/api/core/app/del', { appId: a._id }), { method: 'DELETE' });
+                        await reload();
+                      }}
+                    />
+                  </div>
                 </td>
               </tr>
             ))}

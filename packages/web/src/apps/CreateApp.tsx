@@ -32,7 +32,7 @@ export function CreateApp({ models, onCreated }: { models: ModelList; onCreated:
   }
 
   return (
-    <form className="card stack" onSubmit={submit} aria-labelledby="ap-create-title">
+    <form className="card stack ap-create" onSubmit={submit} aria-labelledby="ap-create-title">
       <h2 id="ap-create-title">{t('apps.create.title')}</h2>
       <div className="ap-grid2">
         <label>

@@ -49,7 +49,7 @@ function QuoteText(props: {
         // Empty is the default: the platform refuses an empty text.
         onChange={(v) => props.onChange(v === '' ? undefined : v)}
         multiline
-        rows={5}
+        rows={props.fallback.length > 200 ? 7 : 5}
         code
         maxLength={props.maxLength}
         placeholder={props.fallback}
@@ -58,12 +58,12 @@ function QuoteText(props: {
       <div className="row">
         <span className={`badge${empty ? ' ok' : ''}`}>{empty ? t('apps.quote.usingDefault') : t('apps.quote.custom')}</span>
         {empty ? (
-          <button type="button" className="secondary" onClick={() => props.onChange(props.fallback)}>
-            <span>{t('apps.quote.editDefault', { what: t(props.label) })}</span>
+          <button type="button" className="secondary" aria-label={t('apps.quote.editDefaultNamed', { what: t(props.label) })} onClick={() => props.onChange(props.fallback)}>
+            <span>{t('apps.quote.editDefault')}</span>
           </button>
         ) : (
-          <button type="button" className="secondary" onClick={() => props.onChange(undefined)}>
-            <span>{t('apps.quote.reset', { what: t(props.label) })}</span>
+          <button type="button" className="secondary" aria-label={t('apps.quote.resetNamed', { what: t(props.label) })} onClick={() => props.onChange(undefined)}>
+            <span>{t('apps.quote.reset')}</span>
           </button>
         )}
       </div>

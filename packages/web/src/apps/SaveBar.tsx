@@ -7,8 +7,10 @@ import type { Problem } from './draft';
 
 export function SaveBar(props: { dirty: boolean; busy: boolean; saved: boolean; problems: Problem[]; error: unknown; warning: string; onDiscard: () => void }) {
   const { t } = useLang();
+  // Kept in view only while it has something to do or say; otherwise it waits at the form's end.
+  const floating = props.dirty || props.saved || props.problems.length > 0 || Boolean(props.error) || Boolean(props.warning);
   return (
-    <div className="ap-savebar card">
+    <div className={`ap-savebar card${floating ? ' ap-floating' : ''}`}>
       {props.problems.length > 0 && (
         <ul role="alert" className="error ap-problems">
           {props.problems.map((p) => (

@@ -8,7 +8,7 @@ import { api, withQuery, type ModelList, type PublicApp, type PublicDataset } fr
 import { useLang } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
 import { ClassifySection } from './ClassifySection';
-import { changedFields, fromApp, isDirty, localProblems, type Draft } from './draft';
+import { changedFields, fromApp, isDirty, localProblems, promptVariables, type Draft } from './draft';
 import { ExtractSection } from './ExtractSection';
 import { GeneralSection } from './GeneralSection';
 import { KnowledgeSection } from './KnowledgeSection';
@@ -89,6 +89,11 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
   const invalidField = error instanceof Error ? /^Invalid '([^']+)'/.exec(error.message)?.[1] : undefined;
   const invalid = invalidField ? sectionOf(invalidField) : undefined;
   const props = { draft, change, models: loaded.models.models, datasets: loaded.datasets };
+  // The variables the test chat asks for: the saved prompt's, less those extraction fills.
+  const extracted = new Set(saved.extract?.fields.map((f) => f.key) ?? []);
+  const chatKey = promptVariables(saved.systemPrompt)
+    .filter((v) => !extracted.has(v))
+    .join(',');
 
   return (
     <div className="ap-settings">
@@ -142,7 +147,7 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
         </form>
         <aside className="ap-test" aria-label={t('apps.test.title')}>
           <Boundary>
-            <TestPane appId={appId} dirty={dirty} />
+            <TestPane appId={appId} dirty={dirty} chatKey={chatKey} />
           </Boundary>
         </aside>
       </div>

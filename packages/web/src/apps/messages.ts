@@ -86,8 +86,10 @@ export const en = {
   'apps.placeholders': 'Placeholders:',
   'apps.quote.usingDefault': 'Default',
   'apps.quote.custom': 'Custom',
-  'apps.quote.editDefault': 'Edit the default {what}',
-  'apps.quote.reset': 'Reset {what} to the default',
+  'apps.quote.editDefault': 'Edit the default',
+  'apps.quote.editDefaultNamed': '{what}: edit the default',
+  'apps.quote.reset': 'Reset to the default',
+  'apps.quote.resetNamed': '{what}: reset to the default',
   'apps.classify.use': 'Classify each question first',
   'apps.classify.hint': 'The model picks one category per question; a category can search its own knowledge bases, add to the prompt, or answer with a fixed reply.',
   'apps.classify.model': 'Classification model',
@@ -124,7 +126,6 @@ export const en = {
   'apps.extract.add': 'Add a field',
   'apps.test.title': 'Test chat',
   'apps.test.unsaved': 'Testing the saved settings — save to test your changes.',
-  'apps.test.placeholder': 'The test chat will appear here.',
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -214,8 +215,10 @@ export const zh: Record<keyof typeof en, string> = {
   'apps.placeholders': '占位符：',
   'apps.quote.usingDefault': '默认',
   'apps.quote.custom': '自定义',
-  'apps.quote.editDefault': '在默认{what}上修改',
-  'apps.quote.reset': '将{what}恢复为默认',
+  'apps.quote.editDefault': '在默认值上修改',
+  'apps.quote.editDefaultNamed': '{what}：在默认值上修改',
+  'apps.quote.reset': '恢复为默认值',
+  'apps.quote.resetNamed': '{what}：恢复为默认值',
   'apps.classify.use': '先对每个问题分类',
   'apps.classify.hint': '模型为每个问题选一个类别；类别可以检索自己的知识库、追加提示词，或用固定回复回答。',
   'apps.classify.model': '分类模型',
@@ -252,5 +255,4 @@ export const zh: Record<keyof typeof en, string> = {
   'apps.extract.add': '添加字段',
   'apps.test.title': '测试对话',
   'apps.test.unsaved': '正在测试已保存的设置——保存后才能测试你的修改。',
-  'apps.test.placeholder': '测试对话将显示在这里。',
 };
