@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launch, noBrowser } from './browser.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+import { translateLikeChrome, TRANSLATED_MARK as T } from './page-translator.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const FACT = 'The lighthouse keeper Marguerite Okonkwo painted the tower teal in 1987.';
@@ -45,6 +46,12 @@ export async function appWithKnowledge(call: Call, name = 'Lighthouse desk'): Pr
   }
   const appId = await call<string>('/api/core/app/create', { name, model: 'local-extractive', datasets: [datasetId], systemPrompt: 'You help {{visitor}}.' });
   return { appId, datasetId };
+}
+
+/** The first test's application, or a new one when a test runs alone. */
+async function lighthouseApp(call: Call): Promise<string> {
+  const apps = await call<{ list: { id: string; name: string }[] }>('/api/core/app/list', {});
+  return apps.list.find((a) => a.name === 'Lighthouse desk')?.id ?? (await appWithKnowledge(call)).appId;
 }
 
 /**
@@ -219,8 +226,7 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
     const call = await asPage(page, k.url);
-    const apps = await call<{ list: { id: string; name: string }[] }>('/api/core/app/list', {});
-    const appId = apps.list.find((a) => a.name === 'Lighthouse desk')!.id;
+    const appId = await lighthouseApp(call);
 
     // The chat list is behind a toggle at this width.
     await page.goto(`${k.url}/chat?appId=${appId}`);
@@ -228,9 +234,9 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
     expect(await history.isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Chats' }).click();
-    await history.getByRole('listitem').first().waitFor();
+    await history.waitFor({ state: 'visible' });
     await page.getByRole('button', { name: 'Chats' }).click();
-    expect(await history.isVisible()).toBe(false);
+    await history.waitFor({ state: 'hidden' });
 
     // A real answer at phone width.
     const message = page.getByRole('textbox', { name: 'Message' });
@@ -256,6 +262,15 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     expect(await stopped.textContent()).toContain('Partial answer');
     expect(await stopped.textContent()).toContain('Stopped');
     expect(await stopped.getByRole('alert').count()).toBe(0);
+    // Regenerating the stopped answer (never stored) leaves the stored turn before it alone.
+    const chatId = new URL(page.url()).searchParams.get('chatId');
+    await stopped.getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    const stored = await call<{ list: { obj: string; value: { text: { content: string } }[] }[] }>('/api/core/chat/getPaginationRecords', { appId, chatId });
+    expect(stored.list.map((i) => i.obj)).toEqual(['Human', 'AI']);
+    expect(stored.list[0]!.value[0]!.text.content).toBe('Who painted the lighthouse tower teal?');
+    expect(await page.getByTestId('answer').count()).toBe(2);
     await page.evaluate(() => ((window as unknown as { holdChat: boolean }).holdChat = false));
 
     // The platform's own error, with its request id.
@@ -273,6 +288,56 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('keeps working under a page translator: streaming, steps, stop, a new chat, the language switched', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    onFail = page;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, k.url);
+    const call = await asPage(page, k.url);
+    const appId = await lighthouseApp(call);
+    await translateLikeChrome(page);
+    await holdChatStreams(page);
+    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.getByRole('heading', { name: `${T}Lighthouse desk` }).waitFor();
+
+    const message = page.getByRole('textbox', { name: 'Message' });
+    for (const question of ['Who painted the lighthouse tower teal?', 'When does the harbour master ring the bell?']) {
+      await message.fill(question);
+      await message.press('Enter');
+      await page.getByRole('button', { name: `${T}Send` }).waitFor({ timeout: 20_000 });
+    }
+    await expect.poll(() => page.getByTestId('answer').count()).toBe(2);
+    expect(await page.getByTestId('answer').first().textContent()).toContain('Okonkwo');
+    expect(await page.getByTestId('answer').last().textContent()).toContain('noon');
+    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Steps` }).click();
+    await page.getByText(`${T}Knowledge search`).waitFor();
+    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Steps` }).click();
+    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Regenerate` }).click();
+    // At once: the old answer goes and Stop shows (nothing can be sent meanwhile).
+    await page.getByRole('button', { name: `${T}Stop` }).waitFor();
+    await page.getByRole('button', { name: `${T}Send` }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.getByTestId('answer').last().textContent()).toContain('noon');
+    expect(await page.getByTestId('answer').count()).toBe(2);
+    await page.evaluate(() => ((window as unknown as { holdChat: boolean }).holdChat = true));
+    await message.fill('hello');
+    await message.press('Enter');
+    await page.locator('.streaming').getByText(/Partial answer/).waitFor();
+    await page.getByRole('button', { name: `${T}Stop` }).click();
+    await page.getByTestId('answer').last().getByText(`${T}Stopped`).waitFor();
+    expect(await page.getByTestId('answer').count()).toBe(3);
+
+    // The language switched while translated: the chat's own text follows.
+    await page.getByRole('button', { name: `${T}中文` }).click();
+    await page.getByRole('button', { name: `${T}新对话` }).click();
+    await page.getByText(`${T}提一个问题开始吧。`).waitFor();
+    await page.getByRole('button', { name: `${T}English` }).click();
+    await page.getByText(`${T}Ask a question to begin.`).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
 
   it("shows an unknown share link's message from the platform, not a blank page", async () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });

@@ -83,7 +83,8 @@ export function Conversation({ transport, chatId, initial, variableNames = [], o
   useEffect(() => () => abort.current?.abort(), []);
 
   const ask = useCallback(
-    async (question: string, history: ChatMessage[]) => {
+    /** `prepare` runs once the turn shows as under way (its failure is the answer's error). */
+    async (question: string, history: ChatMessage[], prepare?: () => Promise<void>) => {
       const user: ChatMessage = { id: newId(), role: 'user', text: question };
       const answerId = newId();
       setMessages([...history, user]);
@@ -94,6 +95,7 @@ export function Conversation({ transport, chatId, initial, variableNames = [], o
       let records: StepRecord[] | undefined;
       const done = (extra: Partial<ChatMessage>) => setMessages([...history, user, { id: answerId, role: 'assistant', text: live.text, records, ...extra }]);
       try {
+        await prepare?.();
         const res = await transport.send(
           { chatId, stream: true, detail: true, messages: [{ role: 'user', content: question }], variables, responseChatItemId: answerId },
           controller.signal,
@@ -129,17 +131,20 @@ export function Conversation({ transport, chatId, initial, variableNames = [], o
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
   };
   const regenerate = useCallback(() => {
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    if (!lastUser || busy) return;
-    const at = messages.lastIndexOf(lastUser);
-    void (async () => {
-      // The stored turn goes (its items as stored: the question's id is the platform's), so
-      // that the chat's history does not hold the question twice.
-      const stored = await transport.records(chatId).catch(() => [] as ChatMessage[]);
-      const turn = stored.slice(stored.map((m) => m.role).lastIndexOf('user'));
-      await Promise.all(turn.map((m) => transport.removeItem(chatId, m.id).catch(() => {})));
-      await ask(lastUser.text, messages.slice(0, at));
-    })();
+    const at = messages.map((m) => m.role).lastIndexOf('user');
+    if (at < 0 || busy) return;
+    const answer = messages[at + 1];
+    void ask(messages[at]!.text, messages.slice(0, at), async () => {
+      if (!answer) return;
+      // The stored turn goes, so that the chat's history does not hold the question twice.
+      // The answer is stored under the id this page gave it (none when it was stopped or
+      // failed: nothing to remove); its question, just before it, under the platform's.
+      const stored = await transport.records(chatId);
+      const i = stored.findIndex((m) => m.id === answer.id);
+      if (i < 0) return;
+      const turn = stored[i - 1]?.role === 'user' ? [stored[i - 1]!, stored[i]!] : [stored[i]!];
+      for (const m of turn) await transport.removeItem(chatId, m.id);
+    });
   }, [messages, busy, ask, transport, chatId]);
   const feedback = useCallback(
     async (m: ChatMessage, f: { good?: string; bad?: string }) => {
