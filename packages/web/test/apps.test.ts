@@ -4,8 +4,9 @@
 // base and a classification with two categories, save, and find every value
 // after a reload and in the platform; a bad value shows the platform's 400
 // naming the field and loses nothing; unsaved changes are marked, the test
-// pane says it tests the saved settings, leaving asks first; names with %, /
-// and CJK; phone width and dark mode. Screenshots: test-output/web/apps-*.png.
+// pane says it tests the saved settings and answers from the saved app,
+// leaving asks first; a save's warning; names with %, / and CJK; phone width,
+// dark mode, Chinese, a page translator. Screenshots: test-output/web/apps-*.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -383,4 +384,33 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('shows the warning of a save that works, but not as asked, and the 400 of datasets that cannot be searched together', async () => {
+    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    onFail = page;
+    await signIn(page, k.url);
+    // A knowledge base made without a vector model: chat can search it by full text only.
+    const plain = await post<string>(page, k.url, '/api/core/dataset/create', { name: 'No vectors', vectorModel: '' });
+    await page.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
+    await page.getByLabel('Search mode').selectOption('mixedRecall');
+    await page.getByRole('checkbox', { name: 'No vectors' }).check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain("Invalid 'datasets': these datasets use different vector models");
+    expect(await page.getByRole('checkbox', { name: 'No vectors' }).isChecked()).toBe(true);
+
+    await page.getByRole('checkbox', { name: DATASET_NAME }).uncheck();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await saveBar(page).getByText('Saved', { exact: true }).waitFor();
+    const warning = saveBar(page).locator('.ap-warning');
+    expect(await warning.textContent()).toContain('datasets: they were made without a vector model, so chat searches them by full text only (search.searchMode is mixedRecall)');
+    expect(await alert.count()).toBe(0);
+    expect((await detail(page, k.url, appId)).datasets).toEqual([plain]);
+    await page.screenshot({ path: join(SHOTS, 'apps-settings-warning.png'), fullPage: false });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
