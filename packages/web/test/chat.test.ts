@@ -339,6 +339,38 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     await context.close();
   }, 90_000);
 
+  it('pages the chat list on the server, newest first', async () => {
+    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    onFail = page;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, k.url);
+    const call = await asPage(page, k.url);
+    const appId = await call<string>('/api/core/app/create', { name: 'Paging desk', model: 'local-extractive' });
+    for (let i = 1; i <= 32; i++) {
+      await call(`/api/v1/chat/completions?appId=${appId}`, { chatId: `paging-${i}`, messages: [{ role: 'user', content: `Question number ${i}` }] });
+    }
+    await page.goto(`${k.url}/chat?appId=${appId}`);
+    const history = page.getByRole('complementary', { name: 'Chats' });
+    await expect.poll(() => history.getByRole('listitem').count()).toBe(30);
+    expect(await history.getByRole('listitem').first().textContent()).toContain('Question number 32');
+    expect(await history.getByText('Page 1 of 2').count()).toBe(1);
+    await history.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => history.getByRole('listitem').allTextContents()).toEqual(['Question number 2×', 'Question number 1×']);
+    await page.screenshot({ path: join(SHOTS, 'chat-history-pages.png') });
+    // Deleting the last chats of page 2 goes back to page 1.
+    for (const n of [2, 1]) {
+      page.once('dialog', (d) => void d.accept());
+      await history.getByRole('button', { name: `Delete chat Question number ${n}`, exact: true }).click();
+      await expect.poll(() => history.getByText(`Question number ${n}`, { exact: true }).count()).toBe(0);
+    }
+    await expect.poll(() => history.getByRole('listitem').count()).toBe(30);
+    expect(await history.getByRole('button', { name: 'Next' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it("shows an unknown share link's message from the platform, not a blank page", async () => {
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();

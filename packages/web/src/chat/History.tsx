@@ -1,10 +1,12 @@
 // The pieces both chat pages share: a conversation with its stored messages
 // loaded first, and the list of the caller's chats (open, delete).
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useLang } from '../i18n';
-import { Loading, useLoad } from '../ui';
+import { Loading, Pager, useLoad } from '../ui';
 import { Conversation } from './Conversation';
 import type { ChatTransport } from './transport';
+
+const HISTORY_PAGE = 30;
 
 /** A chat with its stored messages loaded first (none for a new one). */
 export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onTurn: () => void }) {
@@ -15,15 +17,23 @@ export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: 
 
 export function History({ transport, current, version, onOpen, onDeleted }: { transport: ChatTransport; current: string; version: number; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {
   const { t } = useLang();
-  const { data, reload } = useLoad(() => transport.histories(), [transport, version]);
+  const [offset, setOffset] = useState(0);
+  const { data: page, reload } = useLoad(() => transport.histories(offset, HISTORY_PAGE), [transport, offset]);
+  // After a turn the list is read again in place (no loading state between).
+  useEffect(() => {
+    if (version) void reload();
+  }, [version, reload]);
   const [error, setError] = useState('');
-  if (!data) return <Loading />;
+  if (!page) return <Loading />;
+  const data = page.list;
   const remove = async (chatId: string, title: string) => {
     if (!confirm(t('common.confirmDelete', { name: title }))) return;
     setError('');
     try {
       await transport.remove(chatId);
-      await reload();
+      // The last chat of a later page gone: the page before it.
+      if (data.length === 1 && offset > 0) setOffset(Math.max(0, offset - HISTORY_PAGE));
+      else await reload();
       onDeleted(chatId);
     } catch (err) {
       setError((err as Error).message);
@@ -54,6 +64,7 @@ export function History({ transport, current, version, onOpen, onDeleted }: { tr
           ))}
         </ul>
       )}
+      <Pager offset={offset} pageSize={HISTORY_PAGE} total={page.total} onOffset={setOffset} />
     </div>
   );
 }

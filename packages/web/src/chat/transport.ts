@@ -14,7 +14,8 @@ export interface HistoryEntry {
 export interface ChatTransport {
   /** POSTs a chat body; the caller reads the stream. */
   send(body: Record<string, unknown>, signal: AbortSignal): Promise<Response>;
-  histories(): Promise<HistoryEntry[]>;
+  /** The caller's chats, newest first, a page at a time. */
+  histories(offset: number, pageSize: number): Promise<{ list: HistoryEntry[]; total: number }>;
   records(chatId: string): Promise<ChatMessage[]>;
   remove(chatId: string): Promise<void>;
   removeItem(chatId: string, dataId: string): Promise<void>;
@@ -45,7 +46,7 @@ function transport(who: Record<string, string>, chatPath: string, headers: () =>
   return {
     send: (body, signal) =>
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...headers() }, credentials: 'same-origin', body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: () => api<{ list: HistoryEntry[] }>('/api/core/chat/getHistories', { json: { ...who, pageSize: 100 } }).then((r) => r.list),
+    histories: (offset, pageSize) => api<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, offset, pageSize } }),
     records: (chatId) => api<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
     remove: (chatId) => api(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
     removeItem: (chatId, dataId) => api(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
