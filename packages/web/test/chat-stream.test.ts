@@ -79,6 +79,7 @@ describe('the chat stream reader', () => {
     expect(err).toBeInstanceOf(ChatStreamError);
     expect(err.message).toBe('Connection error: gateway down');
     expect(err.requestId).toBe('req-9');
+    expect(err.status).toBe(502);
   });
 
   it('reads a non-2xx JSON answer as its message and status', async () => {

@@ -3,7 +3,7 @@
 // store, so a token re-renders only that answer, however long the chat.
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
 import type { StepRecord } from '../api';
-import { useLang } from '../i18n';
+import { useLang, type MessageKey } from '../i18n';
 import { Boundary } from '../ui';
 import { Markdown, MessageView } from './Message';
 import { newId, type ChatMessage } from './messages-model';
@@ -32,6 +32,15 @@ class LiveAnswer {
   }
 }
 
+/** The platform's step names (flowNodeStatus), in the reader's language. */
+const STATUS_KEYS: Record<string, MessageKey> = {
+  'Question classification': 'chat.step.classifyQuestion',
+  'Question completion': 'chat.step.queryExtension',
+  'Dataset search': 'chat.step.datasetSearchNode',
+  'Content extraction': 'chat.step.contentExtract',
+  'AI chat': 'chat.step.chatNode',
+};
+
 function StreamingAnswer({ live }: { live: LiveAnswer }) {
   const { t } = useLang();
   const { text, step } = useSyncExternalStore(live.subscribe, live.get);
@@ -41,7 +50,7 @@ function StreamingAnswer({ live }: { live: LiveAnswer }) {
         {text ? <Markdown text={text} quotes={[]} /> : <span className="typing" aria-hidden="true" />}
         {step && (
           <p className="muted">
-            <span>{t('chat.thinking', { step })}</span>
+            <span>{t('chat.thinking', { step: STATUS_KEYS[step] ? t(STATUS_KEYS[step]!) : step })}</span>
           </p>
         )}
       </div>

@@ -88,10 +88,20 @@ function errorMessage(body: string, fallback: string): string {
   }
 }
 
+/** The status an error event's body names (the platform's envelope `code`), else 500. */
+function errorStatus(body: string): number {
+  try {
+    const code = JSON.parse(body)?.code;
+    return typeof code === 'number' && code >= 400 ? code : 500;
+  } catch {
+    return 500;
+  }
+}
+
 /** Turns one SSE message into what the chat shows (null: nothing to show). */
 export function chatEventOf(m: SseMessage, requestId: string | null): ChatEvent | null {
   if (m.data === '[DONE]') return { type: 'done' };
-  if (m.event === 'error') throw new ChatStreamError(errorMessage(m.data, 'The chat failed'), 500, requestId);
+  if (m.event === 'error') throw new ChatStreamError(errorMessage(m.data, 'The chat failed'), errorStatus(m.data), requestId);
   let json: any;
   try {
     json = JSON.parse(m.data);
