@@ -384,6 +384,7 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain(message);
+    await page.screenshot({ path: join(SHOTS, 'chat-share-unknown.png') });
     // Nothing of the signed-in app came with it.
     expect(await page.getByRole('navigation', { name: 'main' }).count()).toBe(0);
     await page.goto(`${k.url}/chat/share`);
