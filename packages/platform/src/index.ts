@@ -22,6 +22,7 @@ export type { CollectionProgress, DatasetProgress } from './indexing/progress.js
 export type { StepRecord, TokenUsage } from './chat/records.js';
 export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
 export type { SearchOutcome } from './search/service.js';
+export type PublicOutLink = ReturnType<typeof import('./share/routes.js').publicOutLink>;
 export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
 
 export interface RunningPlatform {

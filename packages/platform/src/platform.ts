@@ -32,6 +32,10 @@ import { GatewayClient } from './gateway-client/index.js';
 import { enqueue, enqueueStatement, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
+import { shareMigrations } from './share/migration.js';
+import { shareRoutes } from './share/routes.js';
+import { ShareService } from './share/service.js';
+import { OutLinksStore } from './share/store.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
@@ -53,6 +57,7 @@ export interface PlatformServices {
   keyService: KeysService;
   chat: ChatService;
   chatHistory: ChatHistoryStore;
+  share: ShareService;
   gateway: GatewayClient;
   worker?: IndexingWorker;
   rootTeamId: string;
@@ -83,7 +88,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -117,6 +122,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
   const chat = new ChatService(gateway, search, models);
   const chatHistory = new ChatHistoryStore(store.db);
+  const share = new ShareService(new OutLinksStore(store.db), apps);
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) {
     startupNotes.push('warning: no vector model configured (config.json has no vectorModels): datasets can be made, but their items are not indexed until one is; chat searches by full text only');
@@ -127,7 +133,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, share, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
       await worker?.stop();
       await gateway.close();
@@ -149,8 +155,9 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     appRoutes(app, services.apps, services.requestAuth);
     keyRoutes(app, services.keyService, services.requestAuth);
     modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
-    chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory });
-    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
+    chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share });
+    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share });
+    shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);
   });

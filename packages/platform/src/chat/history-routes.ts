@@ -7,7 +7,9 @@ import { ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
-import type { ChatHistoryStore, ChatItemRow } from './history-store.js';
+import type { ShareService } from '../share/service.js';
+import type { ChatHistoryStore, ChatItemRow, Visitor } from './history-store.js';
+import { isAnonymous } from './routes.js';
 
 /** These bodies are a few ids and numbers: more is not read. */
 const BODY_LIMIT = 64 * 1024;
@@ -18,12 +20,27 @@ function publicItem(i: ChatItemRow) {
   return {
     _id: String(i.id), dataId: i.data_id, obj: i.role === 'user' ? 'Human' : 'AI', value: [{ type: 'text', text: { content: i.content } }],
     time: new Date(Number(i.created_at)).toISOString(), ...(i.response_data ? { responseData: JSON.parse(i.response_data) } : {}),
+    ...(i.user_good_feedback ? { userGoodFeedback: i.user_good_feedback } : {}), ...(i.user_bad_feedback ? { userBadFeedback: i.user_bad_feedback } : {}),
   };
 }
 
-export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }): void {
-  /** The caller's team and the application it may read: an app key's own, or (general key) the named one of its team. */
-  const scope = async (req: FastifyRequest, appId: string | undefined) => {
+/** Who reads: a key or session names the app; a share link's visitor names the link and themselves. */
+const who = { appId: id.optional(), shareId: id.optional(), outLinkUid: z.string().min(1).max(128).optional() };
+type Who = { appId?: string; shareId?: string; outLinkUid?: string };
+
+export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService }): void {
+  /**
+   * The caller's team and the application it may read: an app key's own,
+   * (general key or session) the named one of its team, or (a share link's
+   * visitor, no key) the link's app, with only that visitor's chats.
+   */
+  const scope = async (req: FastifyRequest, w: Who): Promise<{ teamId: string; appId: string; visitor?: Visitor }> => {
+    if (isAnonymous(req) && w.shareId) {
+      if (!w.outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id");
+      const v = await deps.share.reader(w.shareId, w.outLinkUid);
+      return { teamId: v.teamId, appId: v.appId, visitor: v.visitor };
+    }
+    const appId = w.appId;
     const caller = await deps.auth.any(req);
     if (caller.appId) {
       if (appId && appId !== caller.appId) throw new PlatformError(403, 'forbidden', 'This application key opens only its own application');
@@ -35,39 +52,51 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
   };
 
   app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const b = parseInput(z.object({ appId: id.optional(), ...page }), req.body);
-    const s = await scope(req, b.appId);
-    const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize);
+    const b = parseInput(z.object({ ...who, ...page }), req.body);
+    const s = await scope(req, b);
+    const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor);
     return ok({
-      list: rows.map((c) => ({ chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString() })),
+      list: rows.map((c) => ({
+        chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString(),
+        source: c.share_id ? 'share' : 'online', ...(c.share_id && !s.visitor ? { shareId: c.share_id, outLinkUid: c.out_link_uid } : {}),
+      })),
       total,
     });
   });
 
   app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const b = parseInput(z.object({ appId: id.optional(), chatId: id, ...page }), req.body);
-    const s = await scope(req, b.appId);
+    const b = parseInput(z.object({ ...who, chatId: id, ...page }), req.body);
+    const s = await scope(req, b);
     const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
     return ok({ list: rows.map(publicItem), total });
   });
 
   app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const q = parseInput(z.object({ appId: id.optional(), chatId: id }), req.query);
-    const s = await scope(req, q.appId);
+    const q = parseInput(z.object({ ...who, chatId: id }), req.query);
+    const s = await scope(req, q);
     if (!(await deps.history.deleteChat({ ...s, chatId: q.chatId }))) throw errors.notFound(`Chat ${q.chatId}`);
     return ok(null);
   });
 
   app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const q = parseInput(z.object({ appId: id.optional(), chatId: id, contentId: id }), req.query);
-    const s = await scope(req, q.appId);
+    const q = parseInput(z.object({ ...who, chatId: id, contentId: id }), req.query);
+    const s = await scope(req, q);
     if (!(await deps.history.deleteItem({ ...s, chatId: q.chatId }, q.contentId))) throw errors.notFound(`Chat item ${q.contentId}`);
     return ok(null);
   });
 
   app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
     const q = parseInput(z.object({ appId: id.optional() }), req.query);
-    const s = await scope(req, q.appId);
+    const s = await scope(req, q);
     return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
+  });
+
+  // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.
+  app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT }, async (req) => {
+    const b = parseInput(z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() }), req.body);
+    const s = await scope(req, b);
+    const ok_ = await deps.history.setFeedback({ ...s, chatId: b.chatId }, b.dataId, { good: b.userGoodFeedback || null, bad: b.userBadFeedback || null });
+    if (!ok_) throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
+    return ok(null);
   });
 }

@@ -10,6 +10,9 @@ export interface ChatRow {
   title: string;
   created_at: number;
   updated_at: number;
+  /** A share link's visitor's chat: the link and the visitor (both null for the team's own). */
+  share_id: string | null;
+  out_link_uid: string | null;
 }
 
 export interface ChatItemRow {
@@ -20,6 +23,8 @@ export interface ChatItemRow {
   content: string;
   response_data: string | null;
   created_at: number;
+  user_good_feedback?: string | null;
+  user_bad_feedback?: string | null;
 }
 
 interface ChatTables {
@@ -27,10 +32,18 @@ interface ChatTables {
   chat_items: ChatItemRow;
 }
 
+/** Who a share link's chat belongs to. */
+export interface Visitor {
+  shareId: string;
+  outLinkUid: string;
+}
+
 export interface ChatRef {
   teamId: string;
   appId: string;
   chatId: string;
+  /** Set for a share link's visitor: only that visitor's chats are theirs. The team (unset) reaches every chat of its app. */
+  visitor?: Visitor;
 }
 
 export class ChatHistoryStore {
@@ -41,7 +54,9 @@ export class ChatHistoryStore {
   }
 
   private chatPk(ref: ChatRef) {
-    return this.db.selectFrom('chats').select('id').where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId);
+    let q = this.db.selectFrom('chats').select('id').where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId);
+    if (ref.visitor) q = q.where('share_id', '=', ref.visitor.shareId).where('out_link_uid', '=', ref.visitor.outLinkUid);
+    return q;
   }
 
   /** The newest `limit` items of a chat, oldest first (none for a new chat). */
@@ -56,22 +71,36 @@ export class ChatHistoryStore {
     return rows.reverse() as ChatItemRow[];
   }
 
-  /** Appends a turn, creating the chat on its first one. */
+  /**
+   * Appends a turn, creating the chat on its first one. A chatId already
+   * owned by someone else (another visitor, or the team when a visitor asks)
+   * is refused: nobody appends to, or reads from, a chat that is not theirs.
+   */
   async appendTurn(ref: ChatRef, title: string, items: Omit<ChatItemRow, 'id' | 'chat_pk'>[]): Promise<void> {
     const now = Date.now();
+    const shareId = ref.visitor?.shareId ?? null;
+    const uid = ref.visitor?.outLinkUid ?? null;
     await this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now } as never)
-        .onConflict((c) => c.columns(['app_id', 'chat_id']).doUpdateSet({ updated_at: now }))
+        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid } as never)
+        .onConflict((c) =>
+          c
+            .columns(['app_id', 'chat_id'])
+            .doUpdateSet({ updated_at: now })
+            .where('chats.share_id', 'is not distinct from', shareId)
+            .where('chats.out_link_uid', 'is not distinct from', uid),
+        )
         .returning('id')
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst();
+      if (!chat) throw new ChatTakenError(ref.chatId);
       await tx.insertInto('chat_items').values(items.map((i) => ({ ...i, chat_pk: chat.id })) as never).execute();
     });
   }
 
-  async listChats(teamId: string, appId: string, offset: number, limit: number): Promise<{ rows: ChatRow[]; total: number }> {
-    const base = this.db.selectFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId);
+  async listChats(teamId: string, appId: string, offset: number, limit: number, visitor?: Visitor): Promise<{ rows: ChatRow[]; total: number }> {
+    let base = this.db.selectFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId);
+    if (visitor) base = base.where('share_id', '=', visitor.shareId).where('out_link_uid', '=', visitor.outLinkUid);
     const rows = await base.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows: rows as ChatRow[], total: Number(total.n) };
@@ -85,8 +114,20 @@ export class ChatHistoryStore {
   }
 
   async deleteChat(ref: ChatRef): Promise<boolean> {
-    const r = await this.db.deleteFrom('chats').where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId).executeTakeFirst();
+    const r = await this.db.deleteFrom('chats').where('id', '=', this.chatPk(ref)).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Sets (or, with null, clears) the feedback on one answer of a chat. */
+  async setFeedback(ref: ChatRef, dataId: string, feedback: { good: string | null; bad: string | null }): Promise<boolean> {
+    const r = await this.db
+      .updateTable('chat_items')
+      .set({ user_good_feedback: feedback.good, user_bad_feedback: feedback.bad })
+      .where('chat_pk', '=', this.chatPk(ref))
+      .where('data_id', '=', dataId)
+      .where('role', '=', 'assistant')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   async deleteItem(ref: ChatRef, dataId: string): Promise<boolean> {
@@ -97,5 +138,14 @@ export class ChatHistoryStore {
   async clearChats(teamId: string, appId: string): Promise<number> {
     const r = await this.db.deleteFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId).executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+}
+
+/** A chatId that belongs to another owner. */
+export class ChatTakenError extends Error {
+  readonly status = 409;
+  readonly code = 'chat_id_taken';
+  constructor(chatId: string) {
+    super(`The chatId ${chatId} belongs to another chat: start a new chat with a new chatId`);
   }
 }

@@ -8,9 +8,10 @@ import { GatewayError } from '../gateway-client/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
 import { parseInput } from '../http/validate.js';
-import type { RequestAuth } from '../accounts/request-auth.js';
+import { SESSION_COOKIE, type RequestAuth } from '../accounts/request-auth.js';
+import type { ShareService } from '../share/service.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
-import type { ChatHistoryStore } from './history-store.js';
+import type { ChatHistoryStore, Visitor } from './history-store.js';
 import type { ChatService, ChatSink } from './pipeline.js';
 import type { ChatTurn } from './prompt.js';
 import { ChatEventStream } from './sse.js';
@@ -38,6 +39,9 @@ const chatBody = z
     messages: z.array(message).min(1).max(1000),
     variables: z.record(z.string(), z.unknown()).nullable().optional(),
     responseChatItemId: z.string().min(1).max(64).optional(),
+    // A share link's visitor (FastGPT's share page): the link, and the visitor's own id.
+    shareId: z.string().min(1).max(64).optional(),
+    outLinkUid: z.string().min(1).max(128).optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
@@ -60,7 +64,39 @@ export function chatError(err: unknown, req: FastifyRequest): PlatformError {
   return toPlatformError(err, req);
 }
 
-type AppCaller = KeyCaller & { appId: string };
+type AppCaller = KeyCaller & { appId: string; visitor?: Visitor };
+
+/** Without a key or session, and without ?shareId=, no more than this is read to find the share link in the body. */
+export const ANONYMOUS_BODY_LIMIT = 1024 * 1024;
+
+/** The request carries no key and no session: it can only be a share link's visitor. */
+export function isAnonymous(req: FastifyRequest): boolean {
+  return req.headers.authorization === undefined && !req.cookies?.[SESSION_COOKIE];
+}
+
+/**
+ * Before the body of an anonymous chat is read: a share link named in the
+ * query must be usable; without one, only a small body is read to find it.
+ */
+async function checkAnonymous(share: ShareService, req: FastifyRequest): Promise<void> {
+  const shareId = (req.query as Record<string, unknown> | undefined)?.shareId;
+  if (typeof shareId === 'string' && shareId) {
+    await share.open(shareId);
+    return;
+  }
+  const length = Number(req.headers['content-length']);
+  if (!(length <= ANONYMOUS_BODY_LIMIT)) {
+    throw errors.tooLarge(`Without an API key or a session, a chat body is read only up to 1 MB (and only with a Content-Length): name the share link in the query (?shareId=) to send more, or send "Authorization: Bearer <app key>"`);
+  }
+}
+
+/** A share link's visitor, from the body (FastGPT's share page) or the query. */
+async function visitorCaller(share: ShareService, req: FastifyRequest, body: { shareId?: string; outLinkUid?: string }): Promise<AppCaller> {
+  const shareId = body.shareId ?? (req.query as Record<string, string | undefined>)?.shareId;
+  if (!shareId) throw errors.missingKey();
+  if (!body.outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id, which keeps their chats apart");
+  return share.caller(shareId, body.outLinkUid);
+}
 
 /**
  * The application a chat request talks to: an application key's own, or,
@@ -82,18 +118,22 @@ export async function appCaller(auth: RequestAuth, apps: AppsService, req: Fasti
 
 const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
 
-export function chatRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; chat: ChatService; history: ChatHistoryStore }): void {
+export function chatRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; chat: ChatService; history: ChatHistoryStore; share: ShareService }): void {
   app.register(async (scope) => {
     scope.setErrorHandler((err: unknown, req, reply) => {
       const e = chatError(err, req);
+      if (e.headers) reply.headers(e.headers);
       reply.header('x-request-id', req.id).code(e.status).send(chatErrorBody(e));
     });
     // The key is checked before the body is read: without one, not a byte of a 20 MB body is kept.
     const callers = new WeakMap<FastifyRequest, AppCaller>();
     scope.post('/api/v1/chat/completions', {
       bodyLimit: CHAT_BODY_LIMIT,
-      onRequest: async (req) => void callers.set(req, await appCaller(deps.auth, deps.apps, req)),
-    }, (req, reply) => completions(deps, callers.get(req)!, req, reply));
+      onRequest: async (req) => {
+        if (isAnonymous(req)) await checkAnonymous(deps.share, req);
+        else callers.set(req, await appCaller(deps.auth, deps.apps, req));
+      },
+    }, async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, parseInput(chatBody, req.body))), req, reply));
     scope.get('/api/v1/models', async (req) => {
       const caller = await appCaller(deps.auth, deps.apps, req);
       return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
@@ -117,7 +157,7 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
   if (b.messages[last]!.role !== 'user' || !question) throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
   const app = await deps.apps.app(caller, caller.appId);
   const chatId = b.chatId || undefined;
-  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId } : undefined;
+  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor } : undefined;
   // With a chatId the stored chat is the history; without, the messages before the question are.
   const history: ChatTurn[] = ref
     ? (await deps.history.recentItems(ref, HISTORY_ITEMS)).map((i) => ({ role: i.role, content: i.content }))

@@ -9,6 +9,8 @@ export class PlatformError extends Error {
     /** Stable machine code, sent as statusText. */
     readonly statusText: string,
     message: string,
+    /** Headers the answer carries (Retry-After of a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

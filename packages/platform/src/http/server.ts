@@ -24,6 +24,7 @@ export function toPlatformError(err: unknown, req: FastifyRequest): PlatformErro
 export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
   const e = toPlatformError(err, req);
   reply.header('x-request-id', req.id);
+  if (e.headers) reply.headers(e.headers);
   reply.code(e.status).send(e.toBody());
 }
 

@@ -1,0 +1,31 @@
+// Share links (FastGPT's outLink) and what their visitors leave: each chat is
+// owned by one link and one visitor (outLinkUid), or by the team (both null);
+// an answer may carry its user's feedback.
+import type { Kysely, Migration } from 'kysely';
+
+export const shareMigrations: Record<string, Migration> = {
+  '5001_share_links_and_feedback': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('out_links')
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        // The public id in /chat/share?shareId=: random, unguessable.
+        .addColumn('share_id', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('team_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('app_id', 'varchar(32)', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        // Requests per minute per visitor (null: no limit).
+        .addColumn('qpm', 'integer')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('out_links_app_idx').on('out_links').columns(['app_id', 'created_at']).execute();
+      await db.schema.alterTable('chats').addColumn('share_id', 'varchar(64)').execute();
+      await db.schema.alterTable('chats').addColumn('out_link_uid', 'varchar(128)').execute();
+      await db.schema.createIndex('chats_visitor_idx').on('chats').columns(['app_id', 'share_id', 'out_link_uid', 'updated_at']).execute();
+      await db.schema.alterTable('chat_items').addColumn('user_good_feedback', 'text').execute();
+      await db.schema.alterTable('chat_items').addColumn('user_bad_feedback', 'text').execute();
+    },
+  },
+};

@@ -1,0 +1,50 @@
+// SQL for share links, scoped by team (management) or by shareId (visitors).
+import type { Kysely } from 'kysely';
+
+export interface OutLinkRow {
+  id: string;
+  share_id: string;
+  team_id: string;
+  app_id: string;
+  name: string;
+  expires_at: number | null;
+  qpm: number | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export class OutLinksStore {
+  private readonly db: Kysely<{ out_links: OutLinkRow }>;
+
+  constructor(db: Kysely<any>) {
+    this.db = db;
+  }
+
+  async insert(row: OutLinkRow): Promise<void> {
+    await this.db.insertInto('out_links').values(row).execute();
+  }
+
+  async list(teamId: string, appId: string): Promise<OutLinkRow[]> {
+    const rows = await this.db.selectFrom('out_links').selectAll().where('team_id', '=', teamId).where('app_id', '=', appId).orderBy('created_at', 'desc').execute();
+    return rows.map(normalise);
+  }
+
+  async remove(teamId: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('out_links').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async byShareId(shareId: string): Promise<OutLinkRow | undefined> {
+    const row = await this.db.selectFrom('out_links').selectAll().where('share_id', '=', shareId).executeTakeFirst();
+    return row && normalise(row);
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    await this.db.updateTable('out_links').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}
+
+/** bigint columns come back as strings from PostgreSQL. */
+function normalise(r: OutLinkRow): OutLinkRow {
+  return { ...r, expires_at: r.expires_at === null ? null : Number(r.expires_at), created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at), qpm: r.qpm === null ? null : Number(r.qpm) };
+}
