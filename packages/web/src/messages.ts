@@ -25,6 +25,8 @@ export const en = {
   'common.edit': 'Edit',
   'common.name': 'Name',
   'common.confirmDelete': 'Delete “{name}”? This cannot be undone.',
+  'common.deleteNamed': 'Delete “{name}”',
+  'common.confirmDeleteYes': 'Yes, delete',
   'common.never': 'never',
   'common.previous': 'Previous',
   'common.next': 'Next',
@@ -32,6 +34,7 @@ export const en = {
   'error.title': 'Something went wrong here',
   'error.retry': 'Try again',
   'error.unreachable': 'The platform did not answer: is kbchat running?',
+  'error.network': 'The platform did not answer: check that kbchat is running, then try again.',
   'error.notFound': 'There is no page at this address.',
   'lang.switch': '中文',
 } as const;
@@ -61,6 +64,8 @@ export const zh: Record<keyof typeof en, string> = {
   'common.edit': '编辑',
   'common.name': '名称',
   'common.confirmDelete': '删除“{name}”？此操作无法撤销。',
+  'common.deleteNamed': '删除“{name}”',
+  'common.confirmDeleteYes': '确认删除',
   'common.never': '从未',
   'common.previous': '上一页',
   'common.next': '下一页',
@@ -68,6 +73,7 @@ export const zh: Record<keyof typeof en, string> = {
   'error.title': '这里出错了',
   'error.retry': '重试',
   'error.unreachable': '平台没有响应：kbchat 是否在运行？',
+  'error.network': '平台没有响应：请确认 kbchat 正在运行，然后重试。',
   'error.notFound': '这个地址没有页面。',
   'lang.switch': 'English',
 };

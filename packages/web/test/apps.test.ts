@@ -272,7 +272,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
 
     // Delete asks in place, then the row goes.
     const scratch = page.getByRole('row').filter({ hasText: 'Scratch app' });
-    await scratch.getByRole('button', { name: 'Delete Scratch app' }).click();
+    await scratch.getByRole('button', { name: 'Delete “Scratch app”' }).click();
     await scratch.getByText('Delete “Scratch app”? This cannot be undone.').waitFor();
     await scratch.getByRole('button', { name: 'Yes, delete' }).click();
     await expect.poll(() => scratch.count()).toBe(0);

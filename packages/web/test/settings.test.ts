@@ -78,8 +78,8 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await row.waitFor();
     expect(await page.content()).not.toContain(key);
 
-    page.once('dialog', (d) => void d.accept());
-    await row.getByRole('button', { name: /Delete/ }).click();
+    await row.getByRole('button', { name: 'Delete “CI key / 测试 %E0”' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
     await expect.poll(() => row.count()).toBe(0);
     const refused = await fetch(`${k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
     expect(refused.status).toBe(401);
@@ -112,8 +112,8 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await alice.getByRole('navigation', { name: 'main' }).waitFor();
     expect(await alice.getByRole('link', { name: 'Team' }).count()).toBe(0);
 
-    page.once('dialog', (d) => void d.accept());
-    await row.getByRole('button', { name: 'Remove alice' }).click();
+    await row.getByRole('button', { name: 'Delete “alice”' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
     await expect.poll(() => row.count()).toBe(0);
     // Her session ended with her.
     await alice.reload();
@@ -139,8 +139,8 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await page.getByRole('button', { name: `${TRANSLATED_MARK}Create key` }).click();
     const row = page.getByRole('row').filter({ hasText: 'translated key' });
     await row.waitFor();
-    page.once('dialog', (d) => void d.accept());
     await row.getByRole('button', { name: /Delete/ }).click();
+    await row.getByRole('button', { name: /Yes, delete/ }).click();
     await expect.poll(() => row.count()).toBe(0);
     await page.getByRole('button', { name: `${TRANSLATED_MARK}中文` }).click();
     await page.getByRole('heading', { name: `${TRANSLATED_MARK}API 密钥` }).waitFor();

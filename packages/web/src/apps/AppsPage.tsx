@@ -5,7 +5,7 @@ import { Link, useLocation } from 'wouter';
 import { api, withQuery, type ModelList, type PublicApp } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
-import { ConfirmDelete } from './ConfirmDelete';
+import { DeleteButton } from '../actions';
 import { CreateApp } from './CreateApp';
 
 const PAGE_SIZE = 20;
@@ -113,7 +113,7 @@ function AppList({ searchKey }: { searchKey: string }) {
                     <Link href={`/${encodeURIComponent(a._id)}`} className="ap-button-link secondary" aria-label={t('apps.settingsNamed', { name: a.name })}>
                       <span>{t('apps.settings')}</span>
                     </Link>
-                    <ConfirmDelete
+                    <DeleteButton
                       name={a.name}
                       onDelete={async () => {
                         await api(withQuery('/api/core/app/del', { appId: a._id }), { method: 'DELETE' });

@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ModelList } from '../api';
 import { useLang } from '../i18n';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import { ModelSelect } from './ModelSelect';
 import { apiWithMessage } from './request';
 

@@ -2,7 +2,7 @@
 // changes or the save went through, and what stops or follows a save (the
 // form's own checks, the platform's 400 naming the field, its warnings).
 import { useLang } from '../i18n';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import type { Problem } from './draft';
 
 export function SaveBar(props: { dirty: boolean; busy: boolean; saved: boolean; problems: Problem[]; error: unknown; warning: string; onDiscard: () => void }) {

@@ -114,6 +114,9 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
         <Link href={withQuery('~/chat', { appId })}>
           <span>{t('apps.openChat')}</span>
         </Link>
+        <Link href={`/${encodeURIComponent(appId)}/share`}>
+          <span>{t('share.title')}</span>
+        </Link>
       </div>
       <div className="ap-layout">
         <form className="ap-form" onSubmit={save} aria-label={t('apps.settingsOf', { name: saved.name })} noValidate>

@@ -1,8 +1,9 @@
 // The application pages, under /apps: the list (with create and delete), and
-// one application's settings beside its test chat.
+// one application's settings beside its test chat, and its share links.
 import { Route, Switch } from 'wouter';
 import { AppsPage } from './AppsPage';
 import { SettingsPage } from './SettingsPage';
+import { ShareLinksPage } from './ShareLinks';
 import './apps.css';
 
 export default function AppRoutes() {
@@ -11,6 +12,7 @@ export default function AppRoutes() {
       <Route path="/">
         <AppsPage />
       </Route>
+      <Route path="/:appId/share">{(params) => <ShareLinksPage key={params.appId} appId={params.appId} />}</Route>
       <Route path="/:appId">{(params) => <SettingsPage key={params.appId} appId={params.appId} />}</Route>
     </Switch>
   );

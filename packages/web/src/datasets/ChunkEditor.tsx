@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, withQuery, type PublicData } from '../api';
 import { useLang } from '../i18n';
 import { Loading, useLoad } from '../ui';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import { TextField } from './Field';
 
 interface Draft {

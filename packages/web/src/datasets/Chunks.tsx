@@ -6,7 +6,7 @@ import { api, withQuery, type PublicCollection, type PublicData } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, Loading, Pager, useLoad } from '../ui';
 import { ChunkEditor } from './ChunkEditor';
-import { DeleteButton } from './DeleteButton';
+import { DeleteButton } from '../actions';
 import { useDebounced } from './hooks';
 import { ProgressSummary, useDatasetTraining } from './training';
 

@@ -6,8 +6,8 @@ import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
 import { useLang } from '../i18n';
 import { formatTime, Loading, Pager, useLoad } from '../ui';
-import { ActionError } from './ActionError';
-import { DeleteButton } from './DeleteButton';
+import { ActionError } from '../actions';
+import { DeleteButton } from '../actions';
 import { useDebounced } from './hooks';
 import { ProgressSummary, useDatasetTraining } from './training';
 

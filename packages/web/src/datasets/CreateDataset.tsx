@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type ModelList } from '../api';
 import { useLang } from '../i18n';
 import { Loading, useLoad } from '../ui';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 
 export function CreateDataset({ onCreated }: { onCreated: (id: string) => void }) {
   const { t } = useLang();

@@ -6,7 +6,7 @@ import { api, withQuery, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, Loading, useLoad, usePoll } from '../ui';
 import { CreateDataset } from './CreateDataset';
-import { DeleteButton } from './DeleteButton';
+import { DeleteButton } from '../actions';
 import { useDebounced } from './hooks';
 import { isBusy, loadTraining, POLL_MS, ProgressSummary, type TrainingDetail } from './training';
 

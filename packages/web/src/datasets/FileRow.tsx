@@ -2,7 +2,7 @@
 // read from the shared poll, or why it failed, was skipped, or is asked about.
 import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import { RetryButton } from './Collections';
 import type { FileItem } from './FileImport';
 import { ProgressSummary, stateOf, useDatasetTraining } from './training';

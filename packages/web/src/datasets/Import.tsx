@@ -5,7 +5,7 @@ import { Link } from 'wouter';
 import { api, type ModelList, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
 import { useLoad } from '../ui';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import { chunkBody, ChunkOptions, DEFAULT_CHUNKING, type ChunkSettings } from './ChunkOptions';
 import { FileImport } from './FileImport';
 import { ProgressSummary, useDatasetTraining } from './training';

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type ModelList, type ModelStatus, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, useLoad } from '../ui';
-import { ActionError } from './ActionError';
+import { ActionError } from '../actions';
 import { SearchResults, type SearchAnswer } from './SearchResults';
 import { TextField } from './Field';
 

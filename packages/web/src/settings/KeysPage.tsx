@@ -1,6 +1,7 @@
 // API keys: general (team-wide) or for one application. The key itself is in
 // the create answer only: shown once, with a copy button.
 import { useState, type FormEvent } from 'react';
+import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
@@ -115,7 +116,6 @@ function KeyList({ version }: { version: number }) {
   const { t, lang } = useLang();
   const { data: keys, reload } = useLoad(() => api<PublicKey[]>('/api/support/openapi/list'), [version]);
   const { data: apps } = useApps();
-  const [error, setError] = useState('');
   if (!keys) return <Loading />;
   if (keys.length === 0)
     return (
@@ -125,24 +125,13 @@ function KeyList({ version }: { version: number }) {
     );
   const appName = (id: string) => apps?.find((a) => a.id === id)?.name ?? t('keys.appGone');
 
-  async function remove(k: PublicKey) {
-    if (!confirm(t('common.confirmDelete', { name: k.name }))) return;
-    setError('');
-    try {
-      await api(withQuery('/api/support/openapi/delete', { id: k.id }), { method: 'DELETE' });
-      await reload();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }
+  const remove = async (k: PublicKey) => {
+    await api(withQuery('/api/support/openapi/delete', { id: k.id }), { method: 'DELETE' });
+    await reload();
+  };
 
   return (
     <div className="table-wrap">
-      {error && (
-        <p role="alert" className="error">
-          <span>{error}</span>
-        </p>
-      )}
       <table>
         <thead>
           <tr>
@@ -173,9 +162,7 @@ function KeyList({ version }: { version: number }) {
                 <span>{formatTime(k.limit.expiredTime, lang)}</span>
               </td>
               <td>
-                <button type="button" className="danger" aria-label={`${t('common.delete')} ${k.name}`} onClick={() => remove(k)}>
-                  <span>{t('common.delete')}</span>
-                </button>
+                <DeleteButton name={k.name} onDelete={() => remove(k)} />
               </td>
             </tr>
           ))}

@@ -1,6 +1,7 @@
 // Root manages its team: members with a username and an initial password;
 // removing one ends their sessions.
 import { useState, type FormEvent } from 'react';
+import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicUser } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, formatTime, Loading, useLoad } from '../ui';
@@ -73,25 +74,13 @@ function AddMember({ onAdded }: { onAdded: () => void }) {
 function Members({ me, version }: { me: PublicUser; version: number }) {
   const { t, lang } = useLang();
   const { data, reload } = useLoad(() => api<PublicUser[]>('/api/team/members'), [version]);
-  const [error, setError] = useState('');
   if (!data) return <Loading />;
-  async function remove(u: PublicUser) {
-    if (!confirm(t('common.confirmDelete', { name: u.username }))) return;
-    setError('');
-    try {
-      await api(withQuery('/api/team/members', { id: u.id }), { method: 'DELETE' });
-      await reload();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }
+  const remove = async (u: PublicUser) => {
+    await api(withQuery('/api/team/members', { id: u.id }), { method: 'DELETE' });
+    await reload();
+  };
   return (
     <div className="table-wrap">
-      {error && (
-        <p role="alert" className="error">
-          <span>{error}</span>
-        </p>
-      )}
       <table>
         <thead>
           <tr>
@@ -114,11 +103,7 @@ function Members({ me, version }: { me: PublicUser; version: number }) {
                 <span>{formatTime(u.createTime, lang)}</span>
               </td>
               <td>
-                {u.role !== 'root' && (
-                  <button type="button" className="danger" aria-label={`${t('team.remove')} ${u.username}`} onClick={() => remove(u)}>
-                    <span>{t('team.remove')}</span>
-                  </button>
-                )}
+                {u.role !== 'root' && <DeleteButton name={u.username} onDelete={() => remove(u)} />}
               </td>
             </tr>
           ))}

@@ -1,8 +1,20 @@
-// Delete with a confirmation in place (no browser dialog): the first press
-// asks, the second deletes; the platform's message shows if it fails.
+// What every page does with an action: its failure next to its control, in the
+// platform's own words, and delete with a confirmation in place (no browser
+// dialog: the first press asks, the second deletes).
 import { useState } from 'react';
-import { useLang } from '../i18n';
-import { ActionError } from './ActionError';
+import { ApiError } from './api';
+import { useLang } from './i18n';
+
+export function ActionError({ error, className = '' }: { error: unknown; className?: string }) {
+  const { t } = useLang();
+  if (!error) return null;
+  const message = error instanceof ApiError && error.status === 0 ? t('error.network') : (error as Error).message || String(error);
+  return (
+    <p role="alert" className={`error action-error ${className}`}>
+      <span>{message}</span>
+    </p>
+  );
+}
 
 export function DeleteButton({ name, onDelete }: { name: string; onDelete: () => Promise<void> }) {
   const { t } = useLang();
@@ -25,16 +37,16 @@ export function DeleteButton({ name, onDelete }: { name: string; onDelete: () =>
 
   if (!asking)
     return (
-      <button type="button" className="danger" aria-label={t('datasets.deleteNamed', { name })} onClick={() => setAsking(true)}>
+      <button type="button" className="danger" aria-label={t('common.deleteNamed', { name })} onClick={() => setAsking(true)}>
         <span>{t('common.delete')}</span>
       </button>
     );
   return (
-    <div className="ds-confirm" role="group" aria-label={t('datasets.deleteNamed', { name })}>
+    <div className="confirm-delete" role="group" aria-label={t('common.deleteNamed', { name })}>
       <span>{t('common.confirmDelete', { name })}</span>
       <span className="row">
         <button type="button" className="danger" disabled={busy} onClick={confirm}>
-          <span>{t('datasets.confirmDelete')}</span>
+          <span>{t('common.confirmDeleteYes')}</span>
         </button>
         <button type="button" className="secondary" disabled={busy} onClick={() => setAsking(false)}>
           <span>{t('common.cancel')}</span>
@@ -44,4 +56,3 @@ export function DeleteButton({ name, onDelete }: { name: string; onDelete: () =>
     </div>
   );
 }
-

@@ -1,0 +1,145 @@
+// /apps/:appId/share: the application's share links (FastGPT's outLink): make
+// one (name, optional expiry and requests per minute per visitor), see its
+// public address with a copy button and when it was last used, delete it
+// (it stops working at once).
+import { useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { ActionError, DeleteButton } from '../actions';
+import { api, withQuery, type PublicApp, type PublicOutLink } from '../api';
+import { useLang } from '../i18n';
+import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
+
+const shareUrl = (shareId: string) => `${location.origin}${withQuery('/chat/share', { shareId })}`;
+
+export function ShareLinksPage({ appId }: { appId: string }) {
+  const { t } = useLang();
+  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
+  const [version, setVersion] = useState(0);
+  if (!app) return <Loading />;
+  return (
+    <section className="stack">
+      <nav className="ap-breadcrumb" aria-label={t('apps.breadcrumb')}>
+        <Link href="/">
+          <span>{t('apps.title')}</span>
+        </Link>
+        <span aria-hidden="true">/</span>
+        <Link href={`/${encodeURIComponent(appId)}`}>
+          <span>{app.name}</span>
+        </Link>
+      </nav>
+      <h1>{t('share.title')}</h1>
+      <p className="muted">
+        <span>{t('share.intro')}</span>
+      </p>
+      <Boundary>
+        <CreateShareLink appId={appId} onCreated={() => setVersion((v) => v + 1)} />
+      </Boundary>
+      <Boundary>
+        <ShareLinkList appId={appId} version={version} />
+      </Boundary>
+    </section>
+  );
+}
+
+function CreateShareLink({ appId, onCreated }: { appId: string; onCreated: () => void }) {
+  const { t } = useLang();
+  const [name, setName] = useState('');
+  const [expires, setExpires] = useState('');
+  const [qpm, setQpm] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    try {
+      const limit = { expiredTime: expires ? new Date(`${expires}T23:59:59`).getTime() : undefined, QPM: qpm ? Number(qpm) : undefined };
+      await api('/api/support/outLink/create', { json: { appId, name: name.trim(), limit } });
+      setName('');
+      onCreated();
+    } catch (err) {
+      setError(err);
+    }
+  }
+  return (
+    <form className="card stack" onSubmit={submit}>
+      <div className="row">
+        <label className="grow">
+          <span>{t('share.name')}</span>
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required />
+        </label>
+        <label>
+          <span>{t('share.expires')}</span>
+          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+        </label>
+        <label>
+          <span>{t('share.qpm')}</span>
+          <input type="number" min={1} value={qpm} onChange={(e) => setQpm(e.target.value)} />
+        </label>
+      </div>
+      <ActionError error={error} />
+      <div>
+        <button type="submit">
+          <span>{t('share.create')}</span>
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ShareLinkList({ appId, version }: { appId: string; version: number }) {
+  const { t, lang } = useLang();
+  const { data, reload } = useLoad(() => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId })), [appId, version]);
+  if (!data) return <Loading />;
+  if (data.length === 0)
+    return (
+      <p>
+        <span>{t('share.none')}</span>
+      </p>
+    );
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th>{t('share.name')}</th>
+            <th>{t('share.address')}</th>
+            <th>{t('share.limits')}</th>
+            <th>{t('share.lastUsed')}</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((l) => (
+            <tr key={l.id}>
+              <td>
+                <span>{l.name}</span>
+              </td>
+              <td>
+                <div className="row">
+                  <a href={shareUrl(l.shareId)} target="_blank" rel="noreferrer" className="share-url">
+                    <span>{shareUrl(l.shareId)}</span>
+                  </a>
+                  <CopyButton text={shareUrl(l.shareId)} />
+                </div>
+              </td>
+              <td>
+                <span>{[l.limit.expiredTime && t('share.until', { date: formatTime(l.limit.expiredTime, lang) }), l.limit.QPM && t('share.perMinute', { n: l.limit.QPM })].filter(Boolean).join(' · ') || t('share.noLimits')}</span>
+              </td>
+              <td>
+                <span>{l.lastTime ? formatTime(l.lastTime, lang) : t('common.never')}</span>
+              </td>
+              <td>
+                <DeleteButton
+                  name={l.name}
+                  onDelete={async () => {
+                    await api(withQuery('/api/support/outLink/delete', { id: l.id }), { method: 'DELETE' });
+                    await reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
