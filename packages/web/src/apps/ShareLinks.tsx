@@ -54,6 +54,8 @@ function CreateShareLink({ appId, onCreated }: { appId: string; onCreated: () =>
       const limit = { expiredTime: expires ? new Date(`${expires}T23:59:59`).getTime() : undefined, QPM: qpm ? Number(qpm) : undefined };
       await api('/api/support/outLink/create', { json: { appId, name: name.trim(), limit } });
       setName('');
+      setExpires('');
+      setQpm('');
       onCreated();
     } catch (err) {
       setError(err);
