@@ -371,8 +371,9 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     await context.close();
   }, 90_000);
 
-  it('chats on a real share link, each visitor seeing only their own chats (once the share backend is in)', async (ctx) => {
-    const owner = await browser.newPage();
+  it('chats on a real share link: each visitor sees only their own chats, feedback is kept, a signed-in owner is a visitor there, a deleted link says so', async (ctx) => {
+    const ownerContext = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const owner = await ownerContext.newPage();
     await signIn(owner, k.url);
     const call = await asPage(owner, k.url);
     const appId = await lighthouseApp(call);
@@ -384,8 +385,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
         throw e;
       },
     );
-    await owner.close();
     if (!shareId) {
+      await ownerContext.close();
       console.warn('[skip] real share link: the platform has no POST /api/support/outLink/create yet');
       return ctx.skip();
     }
@@ -410,6 +411,9 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     expect(await a.page.getByRole('dialog', { name: 'Source 1' }).textContent()).toContain('keeper.md');
     await expect.poll(() => a.history.getByRole('listitem').count()).toBe(1);
     await a.page.screenshot({ path: join(SHOTS, 'chat-share-real.png') });
+    // The visitor's feedback is kept on the answer.
+    await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
+    await expect.poll(() => answer.getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
 
     // Another visitor (another browser) sees none of it; the first still has it after a reload.
     const b = await visit();
@@ -417,12 +421,33 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     await a.page.reload();
     await a.history.getByRole('button', { name: /^Who painted/ }).click();
     await expect.poll(() => a.page.getByTestId('answer').textContent()).toContain('Okonkwo');
+    expect(await a.page.getByTestId('answer').getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
     a.page.once('dialog', (d) => void d.accept());
     await a.history.getByRole('button', { name: /^Delete chat Who painted/ }).click();
     await expect.poll(() => a.history.getByRole('listitem').count()).toBe(0);
+
+    // The owner, signed in in this browser, opens the link too: a visitor like any other (no cookie sent).
+    const cookies: (string | undefined)[] = [];
+    owner.on('request', async (r) => {
+      if (r.url().includes('/api/v1/chat/completions') || r.url().includes('/api/core/chat/')) cookies.push((await r.allHeaders()).cookie);
+    });
+    await owner.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
+    await owner.getByRole('textbox', { name: 'Message' }).fill('When does the harbour master ring the bell?');
+    await owner.getByRole('textbox', { name: 'Message' }).press('Enter');
+    await expect.poll(() => owner.getByTestId('answer').textContent(), { timeout: 20_000 }).toContain('noon');
+    await expect.poll(() => owner.getByRole('complementary', { name: 'Chats' }).getByRole('listitem').count()).toBe(1);
+    expect(cookies.length).toBeGreaterThan(1);
+    expect(cookies.filter(Boolean)).toEqual([]);
+
+    // A deleted link: the page says so, in place of the chat.
+    const links = await call<{ id: string; shareId: string }[]>(`/api/support/outLink/list?appId=${appId}`);
+    await call(`/api/support/outLink/delete?id=${links.find((l) => l.shareId === shareId)!.id}`, undefined, 'DELETE');
+    await b.page.reload();
+    await expect.poll(() => b.page.getByRole('alert').textContent()).toContain('share link not found');
     expect([...a.errors, ...b.errors]).toEqual([]);
     await a.context.close();
     await b.context.close();
+    await ownerContext.close();
   }, 90_000);
 
   it("shows an unknown share link's message from the platform, not a blank page", async () => {

@@ -2,12 +2,12 @@
 // Each visitor is a random outLinkUid kept in this browser per link: their
 // chats are theirs alone.
 import { useCallback, useMemo, useState } from 'react';
-import { api, withQuery } from '../api';
+import { withQuery } from '../api';
 import { setLang, useLang } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
 import { History, StoredChat } from './History';
 import { newId } from './messages-model';
-import { shareTransport } from './transport';
+import { anonymousApi, shareTransport } from './transport';
 import './chat.css';
 
 interface ShareInit {
@@ -50,7 +50,7 @@ export function SharePage() {
 
 function SharedChat({ shareId }: { shareId: string }) {
   const { t } = useLang();
-  const { data } = useLoad(() => api<ShareInit>(withQuery('/api/support/outLink/init', { shareId })), [shareId]);
+  const { data } = useLoad(() => anonymousApi<ShareInit>(withQuery('/api/support/outLink/init', { shareId })), [shareId]);
   const transport = useMemo(() => shareTransport(shareId, visitorId(shareId)), [shareId]);
   const [chatId, setChatId] = useState(newId);
   const [stored, setStored] = useState(false);

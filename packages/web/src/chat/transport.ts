@@ -2,7 +2,7 @@
 // team's applications (session cookie + CSRF token, ?appId=), or as a visitor
 // of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
 // panel is the same for both.
-import { api, csrfHeader, withQuery } from '../api';
+import { api, ApiError, csrfHeader, withQuery } from '../api';
 import type { ChatMessage } from './messages-model';
 
 export interface HistoryEntry {
@@ -42,25 +42,52 @@ function toMessage(i: StoredItem): ChatMessage {
   };
 }
 
-function transport(who: Record<string, string>, chatPath: string, headers: () => Record<string, string>): ChatTransport {
+type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Promise<T>;
+
+/**
+ * api() without the session cookie: a share link's visitor is nobody signed
+ * in, even in a browser that has a session here (the platform would take the
+ * cookie for the caller and ask which application).
+ */
+export const anonymousApi: Call = async <T>(path: string, init: { method?: string; json?: unknown } = {}) => {
+  const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method, credentials: 'omit', headers: init.json === undefined ? {} : { 'content-type': 'application/json' }, body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+  } catch (err) {
+    throw new ApiError(0, (err as Error).message);
+  }
+  let body: { data?: T; message?: string } | undefined;
+  try {
+    body = JSON.parse(await res.text());
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) throw new ApiError(res.status, body?.message || `${res.status} ${res.statusText}`);
+  return body?.data as T;
+};
+
+function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }): ChatTransport {
   return {
     send: (body, signal) =>
-      fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...headers() }, credentials: 'same-origin', body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: (offset, pageSize) => api<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, offset, pageSize } }),
-    records: (chatId) => api<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
-    remove: (chatId) => api(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
-    removeItem: (chatId, dataId) => api(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
+      fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
+    histories: (offset, pageSize) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, offset, pageSize } }),
+    records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
+    remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
+    removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
     feedback: (chatId, dataId, f) =>
-      api('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } }).then(() => undefined),
+      call('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } }).then(() => undefined),
   };
 }
 
 /** The signed-in user chatting with one of the team's applications. */
 export function sessionTransport(appId: string): ChatTransport {
-  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), csrfHeader);
+  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), api, { credentials: 'same-origin', headers: csrfHeader });
 }
 
-/** A visitor of a share link: the shareId also goes in the query, so the platform knows the caller before it reads the body. */
+/** A visitor of a share link: no cookie; the shareId also goes in the query, so the platform knows the link before it reads the body. */
 export function shareTransport(shareId: string, outLinkUid: string): ChatTransport {
-  return transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), () => ({}));
+  return transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), anonymousApi, { credentials: 'omit', headers: () => ({}) });
 }
