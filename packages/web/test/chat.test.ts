@@ -444,6 +444,13 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
     await call(`/api/support/outLink/delete?id=${links.find((l) => l.shareId === shareId)!.id}`, undefined, 'DELETE');
     await b.page.reload();
     await expect.poll(() => b.page.getByRole('alert').textContent()).toContain('share link not found');
+    // An expired link: the platform's own message (403).
+    const expiring = await call<string>('/api/support/outLink/create', { appId, name: 'Brief', limit: { expiredTime: Date.now() + 1500 } });
+    await new Promise((r) => setTimeout(r, 1600));
+    const refused = await b.page.request.get(`${k.url}/api/support/outLink/init?shareId=${encodeURIComponent(expiring)}`);
+    expect(refused.status()).toBe(403);
+    await b.page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(expiring)}`);
+    await expect.poll(() => b.page.getByRole('alert').textContent()).toContain(((await refused.json()) as { message: string }).message);
     expect([...a.errors, ...b.errors]).toEqual([]);
     await a.context.close();
     await b.context.close();
