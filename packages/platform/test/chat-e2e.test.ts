@@ -249,6 +249,7 @@ describe('applications and chat end to end', () => {
     expect(fixed.choices[0].message.content).toBe('Please write to billing@example.com.');
     expect(fixed.responseData[0]).toMatchObject({ moduleType: 'classifyQuestion', cqResult: 'billing', mode: 'toolChoice', model: 'sim-tools' });
 
+    const before = Date.now();
     const routed = (await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'tell me about geography' }], detail: true } as any)) as any;
     const types = routed.responseData.map((r: any) => r.moduleType);
     expect(types).toEqual(['classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode']);
@@ -257,6 +258,10 @@ describe('applications and chat end to end', () => {
     expect(routed.responseData[1].quoteList.length).toBeGreaterThan(0);
     expect(routed.responseData[3]).toMatchObject({ model: 'sim-chat' });
     expect(routed.responseData[3].inputTokens).toBeGreaterThan(0);
+    // The trace leads to the gateway: the answer's call is the one its log has under that request id.
+    await new Promise((r) => setTimeout(r, 150));
+    const logged = ((await (await gw.api(`/api/logs?from=${before}&limit=500`)).json()) as any).data as { model: string; request_id: string }[];
+    expect(logged.find((l) => l.request_id === routed.responseData[3].requestId)?.model).toBe('sim-chat');
     // sim-chat echoes the last user message: the quote prompt around the question.
     expect(routed.choices[0].message.content).toMatch(/^Echo: answer the question using only the quotes/);
   });

@@ -111,15 +111,19 @@ export class ChatService {
     const started = performance.now();
     let content: string;
     let callUsage: TokenUsage | undefined;
+    // The gateway's id of the call: the answer's trace leads to its request log there.
+    let requestId: string | undefined;
     try {
       if (input.stream) {
         const r = await this.gateway.chatStream(body, (text) => sink.answer(text), input.signal);
         content = r.content;
         callUsage = r.usage;
+        requestId = r.requestId;
       } else {
-        const { json } = await this.gateway.chat(body, input.signal);
-        content = String(json?.choices?.[0]?.message?.content ?? '');
-        callUsage = json?.usage;
+        const r = await this.gateway.chat(body, input.signal);
+        content = String(r.json?.choices?.[0]?.message?.content ?? '');
+        callUsage = r.json?.usage;
+        requestId = r.requestId;
       }
     } catch (err) {
       failed('answer', err);
@@ -132,7 +136,7 @@ export class ChatService {
     records.push({
       moduleName: 'AI chat', moduleType: 'chatNode', runningTime: secondsSince(started), model: model.model, inputTokens, outputTokens,
       query: input.question, maxToken: answerTokens, temperature, historyPreview: messages.slice(-(historyUsed + 1)).map((m) => ({ obj: m.role === 'assistant' ? 'AI' : 'Human', value: m.content.slice(0, 300) })),
-      quoteCount: quotes.length,
+      quoteCount: quotes.length, ...(requestId ? { requestId } : {}),
     });
     return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables };
   }
