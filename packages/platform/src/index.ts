@@ -23,6 +23,7 @@ export type { StepRecord, TokenUsage } from './chat/records.js';
 export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
 export type { SearchOutcome } from './search/service.js';
 export type PublicOutLink = ReturnType<typeof import('./share/routes.js').publicOutLink>;
+export type { ShareInit } from './share/routes.js';
 export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
 
 export interface RunningPlatform {

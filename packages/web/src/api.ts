@@ -21,14 +21,23 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+export interface CallOptions {
+  method?: string;
+  json?: unknown;
+  /** 'omit' for a share link's visitor: no session cookie, so no CSRF token either. */
+  credentials?: RequestCredentials;
+}
+
+/** The whole envelope: `data`, and the `message` some routes fill on success (warnings). */
+export async function apiEnvelope<T>(path: string, init: CallOptions = {}): Promise<{ data: T; message: string }> {
   const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
+  const credentials = init.credentials ?? 'same-origin';
   const headers: Record<string, string> = {};
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  if (method !== 'GET' && credentials !== 'omit' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+    res = await fetch(path, { method, headers, credentials, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
   } catch {
     throw new ApiError(0, '');
   }
@@ -40,7 +49,12 @@ export async function api<T>(path: string, init: { method?: string; json?: unkno
     body = undefined;
   }
   if (!res.ok) throw new ApiError(res.status, body?.message || `${res.status} ${res.statusText}`);
-  return body?.data as T;
+  return { data: body?.data as T, message: body?.message ?? '' };
+}
+
+/** The answer's `data`. */
+export async function api<T>(path: string, init: CallOptions = {}): Promise<T> {
+  return (await apiEnvelope<T>(path, init)).data;
 }
 
 export type * from '@kbchat/platform';

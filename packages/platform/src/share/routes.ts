@@ -31,6 +31,11 @@ export function publicOutLink(l: OutLinkRow) {
   };
 }
 
+/** What the public share page is told: never the prompts or settings. */
+export interface ShareInit {
+  app: { name: string; intro: string; variables: string[] };
+}
+
 /** The {{name}} placeholders of a prompt: the variables a chat with it takes. */
 export function promptVariables(prompt: string): string[] {
   return [...new Set([...prompt.matchAll(/\{\{\s*([A-Za-z_][\w-]*)\s*\}\}/g)].map((m) => m[1]!))];
@@ -60,6 +65,7 @@ export function shareRoutes(app: FastifyInstance, deps: { share: ShareService; a
     const link = await deps.share.open(shareId);
     const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
     const extracted = new Set(a.settings.extract?.fields.map((f) => f.key) ?? []);
-    return ok({ app: { name: a.name, intro: a.intro, variables: promptVariables(a.settings.systemPrompt).filter((v) => !extracted.has(v)) } });
+    const init: ShareInit = { app: { name: a.name, intro: a.intro, variables: promptVariables(a.settings.systemPrompt).filter((v) => !extracted.has(v)) } };
+    return ok(init);
   });
 }

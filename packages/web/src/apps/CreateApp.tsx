@@ -6,7 +6,7 @@ import type { ModelList } from '../api';
 import { useLang } from '../i18n';
 import { ActionError } from '../actions';
 import { ModelSelect } from './ModelSelect';
-import { apiWithMessage } from './request';
+import { apiEnvelope } from '../api';
 
 export function CreateApp({ models, onCreated }: { models: ModelList; onCreated: (id: string) => void }) {
   const { t } = useLang();
@@ -23,7 +23,7 @@ export function CreateApp({ models, onCreated }: { models: ModelList; onCreated:
     setBusy(true);
     setError(null);
     try {
-      const { data: id } = await apiWithMessage<string>('/api/core/app/create', { method: 'POST', json: { name: name.trim(), intro, model } });
+      const { data: id } = await apiEnvelope<string>('/api/core/app/create', { method: 'POST', json: { name: name.trim(), intro, model } });
       onCreated(id);
     } catch (err) {
       setError(err);

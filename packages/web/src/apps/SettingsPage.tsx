@@ -14,7 +14,7 @@ import { GeneralSection } from './GeneralSection';
 import { KnowledgeSection } from './KnowledgeSection';
 import { useLeaveGuard } from './leave-guard';
 import { QuoteSection } from './QuoteSection';
-import { apiWithMessage } from './request';
+import { apiEnvelope } from '../api';
 import { SaveBar } from './SaveBar';
 import { TestPane } from './TestPane';
 
@@ -72,7 +72,7 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
     setBusy(true);
     setError(null);
     try {
-      const { message } = await apiWithMessage<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } });
+      const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } });
       // What the platform holds now, not what was sent.
       const fresh = fromApp(await loadApp(appId));
       setSaved(fresh);

@@ -2,17 +2,13 @@
 // Each visitor is a random outLinkUid kept in this browser per link: their
 // chats are theirs alone.
 import { useCallback, useMemo, useState } from 'react';
-import { withQuery } from '../api';
+import { withQuery, type ShareInit } from '../api';
 import { setLang, useLang } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
 import { History, StoredChat } from './History';
 import { newId } from './messages-model';
 import { anonymousApi, shareTransport } from './transport';
 import './chat.css';
-
-interface ShareInit {
-  app: { name: string; intro: string; variables: string[] };
-}
 
 function visitorId(shareId: string): string {
   const key = `kbchat.outLinkUid.${shareId}`;

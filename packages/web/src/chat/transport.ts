@@ -2,7 +2,7 @@
 // team's applications (session cookie + CSRF token, ?appId=), or as a visitor
 // of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
 // panel is the same for both.
-import { api, ApiError, csrfHeader, withQuery } from '../api';
+import { api, csrfHeader, withQuery } from '../api';
 import type { ChatMessage } from './messages-model';
 
 export interface HistoryEntry {
@@ -49,25 +49,7 @@ type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Pro
  * in, even in a browser that has a session here (the platform would take the
  * cookie for the caller and ask which application).
  */
-export const anonymousApi: Call = async <T>(path: string, init: { method?: string; json?: unknown } = {}) => {
-  const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method, credentials: 'omit', headers: init.json === undefined ? {} : { 'content-type': 'application/json' }, body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-  } catch (err) {
-    throw new ApiError(0, (err as Error).message);
-  }
-  let body: { data?: T; message?: string } | undefined;
-  try {
-    body = JSON.parse(await res.text());
-  } catch {
-    body = undefined;
-  }
-  if (!res.ok) throw new ApiError(res.status, body?.message || `${res.status} ${res.statusText}`);
-  return body?.data as T;
-};
+export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown } = {}) => api<T>(path, { ...init, credentials: 'omit' });
 
 function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }): ChatTransport {
   return {
