@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser } from './browser.js';
+import { launch, noBrowser, openPage } from './browser.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
 import { translateLikeChrome, TRANSLATED_MARK as T } from './page-translator.js';
 
@@ -94,11 +94,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   });
 
   it('streams a cited answer, shows its quote and steps, regenerates, and keeps the chat', async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    const page = await context.newPage();
+    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
     onFail = page;
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
     const call = await asPage(page, k.url);
     const { appId } = await appWithKnowledge(call);
@@ -219,11 +216,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   }, 120_000);
 
   it('stops an answer, shows the platform error in place, and fits a phone, light and dark', async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 740 } });
-    const page = await context.newPage();
+    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 375, height: 740 } });
     onFail = page;
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
     const call = await asPage(page, k.url);
     const appId = await lighthouseApp(call);
@@ -290,11 +284,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   }, 60_000);
 
   it('keeps working under a page translator: streaming, steps, stop, a new chat, the language switched', async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
+    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     onFail = page;
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
     const call = await asPage(page, k.url);
     const appId = await lighthouseApp(call);
@@ -340,11 +331,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   }, 90_000);
 
   it('pages the chat list on the server, newest first', async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
+    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     onFail = page;
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     await signIn(page, k.url);
     const call = await asPage(page, k.url);
     const appId = await call<string>('/api/core/app/create', { name: 'Paging desk', model: 'local-extractive' });
@@ -391,10 +379,7 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
       return ctx.skip();
     }
     const visit = async () => {
-      const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
+      const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
       await page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
       await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
       return { context, page, errors, history: page.getByRole('complementary', { name: 'Chats' }) };
@@ -458,11 +443,8 @@ describe.skipIf(Boolean(noBrowser))('the chat pages in Chromium', () => {
   }, 90_000);
 
   it("shows an unknown share link's message from the platform, not a blank page", async () => {
-    const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
+    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 800 } });
     onFail = page;
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     const platform = await page.request.get(`${k.url}/api/support/outLink/init?shareId=no-such-link`);
     expect(platform.status()).toBe(404);
     const { message } = (await platform.json()) as { message: string };

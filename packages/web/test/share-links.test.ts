@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser } from './browser.js';
+import { launch, noBrowser, openPage } from './browser.js';
 import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
 
 const SHOTS = join(import.meta.dirname, '../../../test-output/web');
@@ -27,10 +27,7 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
   });
 
   it('makes a link whose public page chats without sign-in, and stops it when deleted', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    const { context, page, errors } = await openPage(browser, { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
     await signIn(page, k.url);
     const me = (await (await page.request.get(`${k.url}/api/auth/me`)).json()) as { data: { csrfToken: string } };
     const made = await page.request.post(`${k.url}/api/core/app/create`, {
