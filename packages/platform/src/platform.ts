@@ -15,6 +15,7 @@ import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
 import { ChatHistoryStore } from './chat/history-store.js';
 import { chatHistoryRoutes } from './chat/history-routes.js';
+import { chatLogRoutes } from './chat/log-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatRoutes } from './chat/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
@@ -157,6 +158,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
     chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share });
     chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share });
+    chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
     shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);

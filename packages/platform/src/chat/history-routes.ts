@@ -8,7 +8,7 @@ import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { ShareService } from '../share/service.js';
-import type { ChatHistoryStore, ChatItemRow, Visitor } from './history-store.js';
+import type { ChatHistoryStore, ChatItemRow, ChatRow, Visitor } from './history-store.js';
 import { isAnonymous } from './routes.js';
 
 /** These bodies are a few ids and numbers: more is not read. */
@@ -16,11 +16,19 @@ const BODY_LIMIT = 64 * 1024;
 const id = z.string().min(1).max(64);
 const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 
-function publicItem(i: ChatItemRow) {
+export function publicItem(i: ChatItemRow) {
   return {
     _id: String(i.id), dataId: i.data_id, obj: i.role === 'user' ? 'Human' : 'AI', value: [{ type: 'text', text: { content: i.content } }],
     time: new Date(Number(i.created_at)).toISOString(), ...(i.response_data ? { responseData: JSON.parse(i.response_data) } : {}),
     ...(i.user_good_feedback ? { userGoodFeedback: i.user_good_feedback } : {}), ...(i.user_bad_feedback ? { userBadFeedback: i.user_bad_feedback } : {}),
+  };
+}
+
+/** A chat in getHistories; the team (not a visitor) also sees which link and visitor a shared one is from. */
+export function publicHistory(c: ChatRow, forTeam: boolean) {
+  return {
+    chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString(),
+    source: c.source, ...(c.share_id && forTeam ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
   };
 }
 
@@ -56,10 +64,7 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
     const s = await scope(req, b);
     const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor);
     return ok({
-      list: rows.map((c) => ({
-        chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString(),
-        source: c.share_id ? 'share' : 'online', ...(c.share_id && !s.visitor ? { shareId: c.share_id, outLinkUid: c.out_link_uid } : {}),
-      })),
+      list: rows.map((c) => publicHistory(c, !s.visitor)),
       total,
     });
   });

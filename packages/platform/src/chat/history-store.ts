@@ -13,7 +13,11 @@ export interface ChatRow {
   /** A share link's visitor's chat: the link and the visitor (both null for the team's own). */
   share_id: string | null;
   out_link_uid: string | null;
+  source: ChatSource;
 }
+
+/** Where a chat was started: the web app signed in, an application key, or a share link's visitor. */
+export type ChatSource = 'online' | 'api' | 'share';
 
 export interface ChatItemRow {
   id: number;
@@ -44,6 +48,15 @@ export interface ChatRef {
   chatId: string;
   /** Set for a share link's visitor: only that visitor's chats are theirs. The team (unset) reaches every chat of its app. */
   visitor?: Visitor;
+  /** Recorded when the chat is made (a visitor's is always 'share'); 'online' when absent. */
+  source?: ChatSource;
+}
+
+/** One chat in the team's chat log, with its counts. */
+export interface ChatLogRow extends ChatRow {
+  message_count: number;
+  good_feedback: number;
+  bad_feedback: number;
 }
 
 export class ChatHistoryStore {
@@ -59,12 +72,29 @@ export class ChatHistoryStore {
     return q;
   }
 
-  /** The newest `limit` items of a chat, oldest first (none for a new chat). */
+  /**
+   * The chat's own rows only: the team's (no link) or the visitor's. Reading
+   * (chatPk) lets the team see every chat of its app; continuing and feedback
+   * take this one, so that nobody writes into a chat that is not theirs.
+   */
+  private ownChatPk(ref: ChatRef) {
+    const q = this.chatPk(ref);
+    return ref.visitor ? q : q.where('share_id', 'is', null);
+  }
+
+  /**
+   * The newest `limit` items of the caller's own chat, oldest first (none for
+   * a new chat). A chatId that is another owner's is refused here, before the
+   * turn is answered: nothing of it reaches the model.
+   */
   async recentItems(ref: ChatRef, limit: number): Promise<ChatItemRow[]> {
+    const chat = await this.db.selectFrom('chats').select(['id', 'share_id', 'out_link_uid']).where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId).executeTakeFirst();
+    if (!chat) return [];
+    if (chat.share_id !== (ref.visitor?.shareId ?? null) || chat.out_link_uid !== (ref.visitor?.outLinkUid ?? null)) throw new ChatTakenError(ref.chatId);
     const rows = await this.db
       .selectFrom('chat_items')
       .selectAll()
-      .where('chat_pk', '=', this.chatPk(ref))
+      .where('chat_pk', '=', chat.id)
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
@@ -83,7 +113,7 @@ export class ChatHistoryStore {
     await this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid } as never)
+        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online') } as never)
         .onConflict((c) =>
           c
             .columns(['app_id', 'chat_id'])
@@ -118,16 +148,42 @@ export class ChatHistoryStore {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** Sets (or, with null, clears) the feedback on one answer of a chat. */
+  /** Sets (or, with null, clears) the feedback on one answer of the caller's own chat (a visitor's answers are the visitor's to judge). */
   async setFeedback(ref: ChatRef, dataId: string, feedback: { good: string | null; bad: string | null }): Promise<boolean> {
     const r = await this.db
       .updateTable('chat_items')
       .set({ user_good_feedback: feedback.good, user_bad_feedback: feedback.bad })
-      .where('chat_pk', '=', this.chatPk(ref))
+      .where('chat_pk', '=', this.ownChatPk(ref))
       .where('data_id', '=', dataId)
       .where('role', '=', 'assistant')
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * The app's chats for its chat log, newest first: items, and answers with
+   * good and bad feedback, counted; `from`/`to` bound the last update (epoch ms).
+   */
+  async chatLogs(teamId: string, appId: string, opts: { offset: number; limit: number; from?: number; to?: number }): Promise<{ rows: ChatLogRow[]; total: number }> {
+    let base = this.db.selectFrom('chats as c').where('c.team_id', '=', teamId).where('c.app_id', '=', appId);
+    if (opts.from !== undefined) base = base.where('c.updated_at', '>=', opts.from);
+    if (opts.to !== undefined) base = base.where('c.updated_at', '<=', opts.to);
+    const rows = await base
+      .leftJoin('chat_items as i', 'i.chat_pk', 'c.id')
+      .selectAll('c')
+      // count(column) counts the rows where it is set: cleared feedback is null.
+      .select((eb) => [eb.fn.count<number>('i.id').as('message_count'), eb.fn.count<number>('i.user_good_feedback').as('good_feedback'), eb.fn.count<number>('i.user_bad_feedback').as('bad_feedback')])
+      .groupBy('c.id')
+      .orderBy('c.updated_at', 'desc')
+      .orderBy('c.id', 'desc')
+      .offset(opts.offset)
+      .limit(opts.limit)
+      .execute();
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return {
+      rows: rows.map((r) => ({ ...(r as unknown as ChatRow), message_count: Number(r.message_count), good_feedback: Number(r.good_feedback), bad_feedback: Number(r.bad_feedback) })),
+      total: Number(total.n),
+    };
   }
 
   async deleteItem(ref: ChatRef, dataId: string): Promise<boolean> {

@@ -157,7 +157,9 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
   if (b.messages[last]!.role !== 'user' || !question) throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
   const app = await deps.apps.app(caller, caller.appId);
   const chatId = b.chatId || undefined;
-  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor } : undefined;
+  // The chat log tells where a chat came from: a visitor's link, the web app (a session) or an application key.
+  const source = caller.visitor ? 'share' : caller.keyId === null ? 'online' : 'api';
+  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor, source } as const : undefined;
   // With a chatId the stored chat is the history; without, the messages before the question are.
   const history: ChatTurn[] = ref
     ? (await deps.history.recentItems(ref, HISTORY_ITEMS)).map((i) => ({ role: i.role, content: i.content }))

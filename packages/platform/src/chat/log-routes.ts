@@ -1,0 +1,48 @@
+// POST /api/core/app/getChatLogs: an application's chat log for its team
+// (general key or session): every chat of the app, visitors' included, newest
+// first, with where it came from and its counts. Paged in SQL.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { RequestAuth } from '../accounts/request-auth.js';
+import type { AppsService } from '../apps/service.js';
+import { ok } from '../datasets/routes.js';
+import { errors } from '../http/errors.js';
+import { parseInput } from '../http/validate.js';
+import type { ChatHistoryStore, ChatLogRow } from './history-store.js';
+
+const BODY_LIMIT = 64 * 1024;
+/** An ISO date (or date and time) or epoch milliseconds. */
+const time = z.union([
+  z.number().int().min(0),
+  z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds').transform((t) => Date.parse(t)),
+]);
+const logsBody = z.object({
+  appId: z.string().min(1).max(64),
+  offset: z.number().int().min(0).default(0),
+  pageSize: z.number().int().min(1).max(500).default(20),
+  dateStart: time.nullable().optional(),
+  dateEnd: time.nullable().optional(),
+});
+
+/** One chat of the log, in FastGPT's field names; a visitor's chat names its link and visitor. */
+export function publicChatLog(c: ChatLogRow) {
+  return {
+    _id: String(c.id), id: c.chat_id, chatId: c.chat_id, title: c.title, source: c.source,
+    ...(c.share_id ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
+    messageCount: c.message_count, userGoodFeedbackCount: c.good_feedback, userBadFeedbackCount: c.bad_feedback,
+    createTime: new Date(Number(c.created_at)).toISOString(), updateTime: new Date(Number(c.updated_at)).toISOString(),
+  };
+}
+
+export function chatLogRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }): void {
+  app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT }, async (req) => {
+    const caller = await deps.auth.general(req);
+    const b = parseInput(logsBody, req.body);
+    const from = b.dateStart ?? undefined;
+    const to = b.dateEnd ?? undefined;
+    if (from !== undefined && to !== undefined && to < from) throw errors.badField('dateEnd', 'is before dateStart');
+    await deps.apps.app(caller, b.appId); // 404 for another team's
+    const { rows, total } = await deps.history.chatLogs(caller.teamId, b.appId, { offset: b.offset, limit: b.pageSize, from, to });
+    return ok({ list: rows.map(publicChatLog), total });
+  });
+}
