@@ -241,7 +241,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Knowledge bases' }).waitFor();
     expect(dialogs).toHaveLength(3);
     expect(await asksOnUnload()).toBe(false);
-    expect(await page.getByText(DATASET_NAME).count()).toBeGreaterThan(0);
+    await page.getByText(DATASET_NAME).first().waitFor();
     expect(errors).toEqual([]);
     await page.close();
   });

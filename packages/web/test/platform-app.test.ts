@@ -46,7 +46,7 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
 
     await page.getByLabel('Password').fill(ROOT_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Knowledge bases' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Knowledge bases' }).waitFor();
     await page.getByText('Handbook / 手册 %E0').waitFor();
     await page.screenshot({ path: join(SHOTS, 'datasets.png') });
 
@@ -66,7 +66,7 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     await page.getByLabel('用户名').fill('root');
     await page.getByLabel('密码').fill(ROOT_PASSWORD);
     await page.getByRole('button', { name: '登录' }).click();
-    await page.getByRole('heading', { name: '知识库' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: '知识库' }).waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
