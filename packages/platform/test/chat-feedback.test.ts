@@ -169,6 +169,10 @@ describe('feedback and chat logs', () => {
     // The team's getHistories gives the same sources.
     const histories = (await call('/api/core/chat/getHistories', { appId: logApp })).body.data.list as any[];
     expect(Object.fromEntries(histories.map((h) => [h.chatId, h.source]))).toEqual({ 'api-1': 'api', 'web-1': 'online', 'shared-1': 'share', 'api-2': 'api' });
+    // Only one source, as the web app's chat page asks (the team's own chats, not its visitors').
+    const online = (await call('/api/core/chat/getHistories', { appId: logApp, source: 'online' })).body.data;
+    expect([online.list.map((h: any) => h.chatId), online.total]).toEqual([['web-1'], 1]);
+    expect((await call('/api/core/chat/getHistories', { appId: logApp, source: 'web' })).body.message).toMatch(/'source'/);
 
     // Pages come from the server.
     const page1 = await logs({ appId: logApp, offset: 0, pageSize: 3 });

@@ -65,9 +65,12 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
     await expect.poll(() => pub.locator('[data-testid="answer"], .msg.assistant').count()).toBeGreaterThan(0);
     await pub.screenshot({ path: join(SHOTS, 'share-page-phone.png'), fullPage: true });
 
-    // The team sees that it was used.
+    // The team sees that it was used; its own chat page lists its own chats, not the visitor's.
     await page.reload();
     await expect.poll(() => row.textContent()).not.toContain('never');
+    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.getByText('No chats yet.').waitFor();
+    await page.goto(`${k.url}/apps/${appId}/share`);
 
     // Deleted: the public page says so at once.
     await row.getByRole('button', { name: 'Delete “Website widget”' }).click();

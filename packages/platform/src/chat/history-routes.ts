@@ -60,9 +60,10 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
   };
 
   app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const b = parseInput(z.object({ ...who, ...page }), req.body);
+    // source: only the chats made one way (the web app's chat page lists the team's own, 'online').
+    const b = parseInput(z.object({ ...who, ...page, source: z.enum(['online', 'api', 'share']).optional() }), req.body);
     const s = await scope(req, b);
-    const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor);
+    const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor, b.source);
     return ok({
       list: rows.map((c) => publicHistory(c, !s.visitor)),
       total,

@@ -128,9 +128,10 @@ export class ChatHistoryStore {
     });
   }
 
-  async listChats(teamId: string, appId: string, offset: number, limit: number, visitor?: Visitor): Promise<{ rows: ChatRow[]; total: number }> {
+  async listChats(teamId: string, appId: string, offset: number, limit: number, visitor?: Visitor, source?: ChatSource): Promise<{ rows: ChatRow[]; total: number }> {
     let base = this.db.selectFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId);
     if (visitor) base = base.where('share_id', '=', visitor.shareId).where('out_link_uid', '=', visitor.outLinkUid);
+    if (source) base = base.where('source', '=', source);
     const rows = await base.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows: rows as ChatRow[], total: Number(total.n) };

@@ -51,11 +51,12 @@ type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Pro
  */
 export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown } = {}) => api<T>(path, { ...init, credentials: 'omit' });
 
-function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }): ChatTransport {
+/** `listed`: which chats the list shows (the signed-in page lists the team's own, not its visitors'). */
+function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }, listed: Record<string, string> = {}): ChatTransport {
   return {
     send: (body, signal) =>
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: (offset, pageSize) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, offset, pageSize } }),
+    histories: (offset, pageSize) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize } }),
     records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
     removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
@@ -66,7 +67,7 @@ function transport(who: Record<string, string>, chatPath: string, call: Call, au
 
 /** The signed-in user chatting with one of the team's applications. */
 export function sessionTransport(appId: string): ChatTransport {
-  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), api, { credentials: 'same-origin', headers: csrfHeader });
+  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), api, { credentials: 'same-origin', headers: csrfHeader }, { source: 'online' });
 }
 
 /** A visitor of a share link: no cookie; the shareId also goes in the query, so the platform knows the link before it reads the body. */
