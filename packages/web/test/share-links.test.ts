@@ -1,7 +1,7 @@
 // An application's share links in Chromium against `kbchat start`: made on the
 // app's Share links page with a per-visitor limit, its public address opened in
 // a fresh browser (no sign-in) where a visitor chats, its last use shown to the
-// team, and, once deleted, the public page saying so instead of going blank.
+// team (its chat log has the visitor's chat, not its own chat page), and, once deleted, the public page saying so instead of going blank.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -70,6 +70,16 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
     await expect.poll(() => row.textContent()).not.toContain('never');
     await page.goto(`${k.url}/chat?appId=${appId}`);
     await page.getByText('No chats yet.').waitFor();
+    // The chat log has it, from the share link, and opens it read-only.
+    await page.goto(`${k.url}/apps/${appId}`);
+    await page.getByRole('link', { name: 'Chat log' }).click();
+    const logRow = page.getByRole('row').filter({ hasText: 'Are you open today?' });
+    await logRow.waitFor();
+    expect(await logRow.textContent()).toContain('share link');
+    expect(await logRow.textContent()).toContain('0 helpful, 0 not');
+    await logRow.getByRole('button', { name: 'Are you open today?' }).click();
+    await page.locator('.log-transcript').getByText('I could not find an answer').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'apps-chat-log.png'), fullPage: true });
     await page.goto(`${k.url}/apps/${appId}/share`);
 
     // Deleted: the public page says so at once.

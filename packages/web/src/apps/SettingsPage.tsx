@@ -117,6 +117,9 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
         <Link href={`/${encodeURIComponent(appId)}/share`}>
           <span>{t('share.title')}</span>
         </Link>
+        <Link href={`/${encodeURIComponent(appId)}/logs`}>
+          <span>{t('logs.title')}</span>
+        </Link>
       </div>
       <div className="ap-layout">
         <form className="ap-form" onSubmit={save} aria-label={t('apps.settingsOf', { name: saved.name })} noValidate>

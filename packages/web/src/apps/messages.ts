@@ -136,6 +136,17 @@ export const en = {
   'share.until': 'until {date}',
   'share.perMinute': '{n} per minute per visitor',
   'share.noLimits': 'none',
+  'logs.title': 'Chat log',
+  'logs.none': 'No chats yet.',
+  'logs.chat': 'Chat',
+  'logs.source': 'From',
+  'logs.messages': 'Messages',
+  'logs.feedback': 'Feedback',
+  'logs.feedbackCounts': '{good} helpful, {bad} not',
+  'logs.updated': 'Last message',
+  'logs.source.online': 'web app',
+  'logs.source.api': 'API',
+  'logs.source.share': 'share link',
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -275,4 +286,15 @@ export const zh: Record<keyof typeof en, string> = {
   'share.until': '到 {date}',
   'share.perMinute': '每位访客每分钟 {n} 次',
   'share.noLimits': '无',
+  'logs.title': '对话日志',
+  'logs.none': '还没有对话。',
+  'logs.chat': '对话',
+  'logs.source': '来源',
+  'logs.messages': '消息数',
+  'logs.feedback': '反馈',
+  'logs.feedbackCounts': '{good} 有帮助，{bad} 没有帮助',
+  'logs.updated': '最后消息',
+  'logs.source.online': '网页',
+  'logs.source.api': 'API',
+  'logs.source.share': '分享链接',
 };

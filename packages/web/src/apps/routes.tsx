@@ -1,7 +1,8 @@
 // The application pages, under /apps: the list (with create and delete), and
-// one application's settings beside its test chat, and its share links.
+// one application's settings beside its test chat, its share links and its chat log.
 import { Route, Switch } from 'wouter';
 import { AppsPage } from './AppsPage';
+import { ChatLogsPage } from './ChatLogs';
 import { SettingsPage } from './SettingsPage';
 import { ShareLinksPage } from './ShareLinks';
 import './apps.css';
@@ -12,6 +13,7 @@ export default function AppRoutes() {
       <Route path="/">
         <AppsPage />
       </Route>
+      <Route path="/:appId/logs">{(params) => <ChatLogsPage key={params.appId} appId={params.appId} />}</Route>
       <Route path="/:appId/share">{(params) => <ShareLinksPage key={params.appId} appId={params.appId} />}</Route>
       <Route path="/:appId">{(params) => <SettingsPage key={params.appId} appId={params.appId} />}</Route>
     </Switch>

@@ -1,0 +1,112 @@
+// /apps/:appId/logs: every chat of the application for its team (signed-in,
+// API and share-link visitors'), newest first, paged by the platform, with its
+// feedback counts; a chat opens in place, read-only, each answer with its steps.
+import { useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { api, withQuery, type PublicApp, type PublicChatLog } from '../api';
+import { MessageView } from '../chat/Message';
+import { sessionTransport } from '../chat/transport';
+import '../chat/chat.css';
+import { useLang } from '../i18n';
+import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
+
+const PAGE = 20;
+
+export function ChatLogsPage({ appId }: { appId: string }) {
+  const { t, lang } = useLang();
+  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
+  const [offset, setOffset] = useState(0);
+  const { data } = useLoad(() => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } }), [appId, offset]);
+  const [open, setOpen] = useState<string | null>(null);
+  if (!app) return <Loading />;
+  return (
+    <section className="stack">
+      <nav className="ap-breadcrumb" aria-label={t('apps.breadcrumb')}>
+        <Link href="/">
+          <span>{t('apps.title')}</span>
+        </Link>
+        <span aria-hidden="true">/</span>
+        <Link href={`/${encodeURIComponent(appId)}`}>
+          <span>{app.name}</span>
+        </Link>
+      </nav>
+      <h1>{t('logs.title')}</h1>
+      {!data ? (
+        <Loading />
+      ) : data.list.length === 0 ? (
+        <p>
+          <span>{t('logs.none')}</span>
+        </p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>{t('logs.chat')}</th>
+                <th>{t('logs.source')}</th>
+                <th>{t('logs.messages')}</th>
+                <th>{t('logs.feedback')}</th>
+                <th>{t('logs.updated')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.list.map((c) => (
+                <LogRow key={c.chatId} appId={appId} log={c} open={open === c.chatId} onToggle={() => setOpen(open === c.chatId ? null : c.chatId)} lang={lang} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data && <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={setOffset} />}
+    </section>
+  );
+}
+
+function LogRow({ appId, log, open, onToggle, lang }: { appId: string; log: PublicChatLog; open: boolean; onToggle: () => void; lang: string }) {
+  const { t } = useLang();
+  return (
+    <>
+      <tr>
+        <td>
+          <button type="button" className="link" aria-expanded={open} onClick={onToggle}>
+            <span>{log.title || log.chatId}</span>
+          </button>
+        </td>
+        <td>
+          <span className="badge">{t(`logs.source.${log.source}`)}</span>
+        </td>
+        <td>
+          <span>{log.messageCount}</span>
+        </td>
+        <td>
+          <span>{t('logs.feedbackCounts', { good: log.userGoodFeedbackCount, bad: log.userBadFeedbackCount })}</span>
+        </td>
+        <td>
+          <span>{formatTime(log.updateTime, lang)}</span>
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={5}>
+            <Boundary>
+              <ChatTranscript appId={appId} chatId={log.chatId} />
+            </Boundary>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function ChatTranscript({ appId, chatId }: { appId: string; chatId: string }) {
+  const transport = useMemo(() => sessionTransport(appId), [appId]);
+  const { data } = useLoad(() => transport.records(chatId), [transport, chatId]);
+  if (!data) return <Loading />;
+  return (
+    <div className="chat-messages log-transcript">
+      {data.map((m) => (
+        <MessageView key={m.id} message={m} />
+      ))}
+    </div>
+  );
+}
