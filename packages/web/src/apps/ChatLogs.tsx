@@ -2,35 +2,23 @@
 // API and share-link visitors'), newest first, paged by the platform, with its
 // feedback counts; a chat opens in place, read-only, each answer with its steps.
 import { useMemo, useState } from 'react';
-import { Link } from 'wouter';
-import { api, withQuery, type PublicApp, type PublicChatLog } from '../api';
+import { api, type PublicChatLog } from '../api';
 import { MessageView } from '../chat/Message';
 import { sessionTransport } from '../chat/transport';
 import '../chat/chat.css';
 import { useLang } from '../i18n';
 import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
+import { AppSubpage } from './AppSubpage';
 
 const PAGE = 20;
 
 export function ChatLogsPage({ appId }: { appId: string }) {
   const { t, lang } = useLang();
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
   const [offset, setOffset] = useState(0);
   const { data } = useLoad(() => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } }), [appId, offset]);
   const [open, setOpen] = useState<string | null>(null);
-  if (!app) return <Loading />;
   return (
-    <section className="stack">
-      <nav className="ap-breadcrumb" aria-label={t('apps.breadcrumb')}>
-        <Link href="/">
-          <span>{t('apps.title')}</span>
-        </Link>
-        <span aria-hidden="true">/</span>
-        <Link href={`/${encodeURIComponent(appId)}`}>
-          <span>{app.name}</span>
-        </Link>
-      </nav>
-      <h1>{t('logs.title')}</h1>
+    <AppSubpage appId={appId} title={t('logs.title')}>
       {!data ? (
         <Loading />
       ) : data.list.length === 0 ? (
@@ -58,7 +46,7 @@ export function ChatLogsPage({ appId }: { appId: string }) {
         </div>
       )}
       {data && <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={setOffset} />}
-    </section>
+    </AppSubpage>
   );
 }
 

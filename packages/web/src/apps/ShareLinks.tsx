@@ -3,31 +3,19 @@
 // public address with a copy button and when it was last used, delete it
 // (it stops working at once).
 import { useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
 import { ActionError, DeleteButton } from '../actions';
-import { api, withQuery, type PublicApp, type PublicOutLink } from '../api';
+import { api, withQuery, type PublicOutLink } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
+import { AppSubpage } from './AppSubpage';
 
 const shareUrl = (shareId: string) => `${location.origin}${withQuery('/chat/share', { shareId })}`;
 
 export function ShareLinksPage({ appId }: { appId: string }) {
   const { t } = useLang();
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
   const [version, setVersion] = useState(0);
-  if (!app) return <Loading />;
   return (
-    <section className="stack">
-      <nav className="ap-breadcrumb" aria-label={t('apps.breadcrumb')}>
-        <Link href="/">
-          <span>{t('apps.title')}</span>
-        </Link>
-        <span aria-hidden="true">/</span>
-        <Link href={`/${encodeURIComponent(appId)}`}>
-          <span>{app.name}</span>
-        </Link>
-      </nav>
-      <h1>{t('share.title')}</h1>
+    <AppSubpage appId={appId} title={t('share.title')}>
       <p className="muted">
         <span>{t('share.intro')}</span>
       </p>
@@ -37,7 +25,7 @@ export function ShareLinksPage({ appId }: { appId: string }) {
       <Boundary>
         <ShareLinkList appId={appId} version={version} />
       </Boundary>
-    </section>
+    </AppSubpage>
   );
 }
 
