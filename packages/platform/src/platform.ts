@@ -34,6 +34,7 @@ import { enqueue, enqueueStatement, indexingMigrations, progress, type IndexingW
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
+import { chatMigrations } from './chat/migration.js';
 import { shareRoutes } from './share/routes.js';
 import { ShareService } from './share/service.js';
 import { OutLinksStore } from './share/store.js';
@@ -89,7 +90,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);

@@ -70,6 +70,15 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
     });
   });
 
+  // FastGPT's chat init: what a reopened chat needs besides its messages (its variables). A chatId
+  // not stored yet is a new chat: empty, not a 404, as FastGPT answers.
+  app.get('/api/core/chat/init', async (req) => {
+    const q = parseInput(z.object({ ...who, chatId: id }), req.query);
+    const s = await scope(req, q);
+    const chat = await deps.history.chat({ ...s, chatId: q.chatId });
+    return ok({ chatId: q.chatId, appId: s.appId, title: chat?.title ?? '', variables: chat?.parsedVariables ?? {} });
+  });
+
   app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT }, async (req) => {
     const b = parseInput(z.object({ ...who, chatId: id, ...page }), req.body);
     const s = await scope(req, b);

@@ -14,6 +14,8 @@ export interface ChatRow {
   share_id: string | null;
   out_link_uid: string | null;
   source: ChatSource;
+  /** The chat's variables as JSON (null before its first turn stored any). */
+  variables: string | null;
 }
 
 /** Where a chat was started: the web app signed in, an application key, or a share link's visitor. */
@@ -83,13 +85,14 @@ export class ChatHistoryStore {
   }
 
   /**
-   * The newest `limit` items of the caller's own chat, oldest first (none for
-   * a new chat). A chatId that is another owner's is refused here, before the
-   * turn is answered: nothing of it reaches the model.
+   * The newest `limit` items of the caller's own chat, oldest first, and the
+   * chat's stored variables (nothing for a new chat). A chatId that is another
+   * owner's is refused here, before the turn is answered: nothing of it
+   * reaches the model.
    */
-  async recentItems(ref: ChatRef, limit: number): Promise<ChatItemRow[]> {
-    const chat = await this.db.selectFrom('chats').select(['id', 'share_id', 'out_link_uid']).where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId).executeTakeFirst();
-    if (!chat) return [];
+  async recentItems(ref: ChatRef, limit: number): Promise<{ items: ChatItemRow[]; variables: Record<string, unknown> }> {
+    const chat = await this.db.selectFrom('chats').select(['id', 'share_id', 'out_link_uid', 'variables']).where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId).executeTakeFirst();
+    if (!chat) return { items: [], variables: {} };
     if (chat.share_id !== (ref.visitor?.shareId ?? null) || chat.out_link_uid !== (ref.visitor?.outLinkUid ?? null)) throw new ChatTakenError(ref.chatId);
     const rows = await this.db
       .selectFrom('chat_items')
@@ -98,7 +101,13 @@ export class ChatHistoryStore {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.reverse() as ChatItemRow[];
+    return { items: rows.reverse() as ChatItemRow[], variables: parseVariables(chat.variables) };
+  }
+
+  /** The chat as the caller may read it (the team: any of its app's; a visitor: their own), or undefined. */
+  async chat(ref: ChatRef): Promise<(ChatRow & { parsedVariables: Record<string, unknown> }) | undefined> {
+    const row = await this.db.selectFrom('chats').selectAll().where('id', '=', this.chatPk(ref)).executeTakeFirst();
+    return row ? { ...(row as ChatRow), parsedVariables: parseVariables(row.variables) } : undefined;
   }
 
   /**
@@ -106,18 +115,19 @@ export class ChatHistoryStore {
    * owned by someone else (another visitor, or the team when a visitor asks)
    * is refused: nobody appends to, or reads from, a chat that is not theirs.
    */
-  async appendTurn(ref: ChatRef, title: string, items: Omit<ChatItemRow, 'id' | 'chat_pk'>[]): Promise<void> {
+  async appendTurn(ref: ChatRef, title: string, items: Omit<ChatItemRow, 'id' | 'chat_pk'>[], variables: Record<string, unknown> = {}): Promise<void> {
     const now = Date.now();
+    const vars = JSON.stringify(variables);
     const shareId = ref.visitor?.shareId ?? null;
     const uid = ref.visitor?.outLinkUid ?? null;
     await this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online') } as never)
+        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars } as never)
         .onConflict((c) =>
           c
             .columns(['app_id', 'chat_id'])
-            .doUpdateSet({ updated_at: now })
+            .doUpdateSet({ updated_at: now, variables: vars })
             .where('chats.share_id', 'is not distinct from', shareId)
             .where('chats.out_link_uid', 'is not distinct from', uid),
         )
@@ -195,6 +205,17 @@ export class ChatHistoryStore {
   async clearChats(teamId: string, appId: string): Promise<number> {
     const r = await this.db.deleteFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId).executeTakeFirst();
     return Number(r.numDeletedRows);
+  }
+}
+
+/** Stored variables: a JSON object, or (null, or unreadable) none. */
+function parseVariables(json: string | null): Record<string, unknown> {
+  if (!json) return {};
+  try {
+    const v = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
   }
 }
 

@@ -161,9 +161,12 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
   const source = caller.visitor ? 'share' : caller.keyId === null ? 'online' : 'api';
   const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor, source } as const : undefined;
   // With a chatId the stored chat is the history; without, the messages before the question are.
-  const history: ChatTurn[] = ref
-    ? (await deps.history.recentItems(ref, HISTORY_ITEMS)).map((i) => ({ role: i.role, content: i.content }))
+  const stored = ref ? await deps.history.recentItems(ref, HISTORY_ITEMS) : undefined;
+  const history: ChatTurn[] = stored
+    ? stored.items.map((i) => ({ role: i.role, content: i.content }))
     : b.messages.slice(0, last).flatMap((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : []);
+  // A stored chat keeps its variables: this turn's override them by name.
+  const variables = { ...stored?.variables, ...b.variables };
   const id = chatId ?? `chatcmpl-${newId()}`;
   const stream = b.stream ? new ChatEventStream(reply.raw, { id, model: app.settings.model, detail: b.detail, includeUsage: b.stream_options?.include_usage === true, requestId: req.id }) : undefined;
   if (stream) reply.hijack();
@@ -177,7 +180,7 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
   });
   try {
     const result = await deps.chat.run(caller, app, {
-      question, history, variables: b.variables ?? {}, stream: !!stream, signal: left.signal,
+      question, history, variables, stream: !!stream, signal: left.signal,
       onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
     }, stream ?? noopSink);
     if (ref) {
@@ -185,7 +188,7 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
       await deps.history.appendTurn(ref, question.slice(0, 100), [
         { data_id: newId(), role: 'user', content: question, response_data: null, created_at: now },
         { data_id: b.responseChatItemId ?? newId(), role: 'assistant', content: result.content, response_data: JSON.stringify(result.responseData), created_at: now },
-      ]);
+      ], result.newVariables);
     }
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
