@@ -65,17 +65,19 @@ export interface ConversationProps {
   initial?: ChatMessage[];
   /** The app's variables ({{name}} in its prompt), asked for in a form. */
   variableNames?: string[];
+  /** A stored chat's variables (the platform keeps them with the chat). */
+  initialVariables?: Record<string, string>;
   /** After each turn (the history list may have a new or renamed chat). */
   onTurn?: () => void;
   compact?: boolean;
 }
 
-export function Conversation({ transport, chatId, initial, variableNames = [], onTurn, compact }: ConversationProps) {
+export function Conversation({ transport, chatId, initial, variableNames = [], initialVariables, onTurn, compact }: ConversationProps) {
   const { t } = useLang();
   const [messages, setMessages] = useState<ChatMessage[]>(initial ?? []);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
-  const [variables, setVariables] = useState<Record<string, string>>({});
+  const [variables, setVariables] = useState<Record<string, string>>(initialVariables ?? {});
   const live = useRef(new LiveAnswer()).current;
   const abort = useRef<AbortController | null>(null);
   const list = useRef<HTMLDivElement>(null);

@@ -10,9 +10,16 @@ const HISTORY_PAGE = 30;
 
 /** A chat with its stored messages loaded first (none for a new one). */
 export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onTurn: () => void }) {
-  const { data: initial } = useLoad(() => (isNew ? Promise.resolve([]) : transport.records(chatId)), [chatId]);
-  if (!initial) return <Loading />;
-  return <Conversation transport={transport} chatId={chatId} initial={initial} variableNames={variableNames} onTurn={onTurn} />;
+  const { data: stored } = useLoad(
+    async () => {
+      if (isNew) return { messages: [], variables: {} };
+      const [messages, variables] = await Promise.all([transport.records(chatId), variableNames.length ? transport.variables(chatId) : {}]);
+      return { messages, variables };
+    },
+    [chatId],
+  );
+  if (!stored) return <Loading />;
+  return <Conversation transport={transport} chatId={chatId} initial={stored.messages} initialVariables={stored.variables} variableNames={variableNames} onTurn={onTurn} />;
 }
 
 export function History({ transport, current, version, onOpen, onDeleted }: { transport: ChatTransport; current: string; version: number; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {

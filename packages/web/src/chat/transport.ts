@@ -17,6 +17,8 @@ export interface ChatTransport {
   /** The caller's chats, newest first, a page at a time. */
   histories(offset: number, pageSize: number): Promise<{ list: HistoryEntry[]; total: number }>;
   records(chatId: string): Promise<ChatMessage[]>;
+  /** A stored chat's variables (none for a new one). */
+  variables(chatId: string): Promise<Record<string, string>>;
   remove(chatId: string): Promise<void>;
   removeItem(chatId: string, dataId: string): Promise<void>;
   feedback(chatId: string, dataId: string, feedback: { good?: string; bad?: string }): Promise<void>;
@@ -42,6 +44,11 @@ function toMessage(i: StoredItem): ChatMessage {
   };
 }
 
+/** The form edits text: a value stored by an API caller as a number or a list is shown as text. */
+function textValues(v: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
+}
+
 type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Promise<T>;
 
 /**
@@ -58,6 +65,7 @@ function transport(who: Record<string, string>, chatPath: string, call: Call, au
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
     histories: (offset, pageSize) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize } }),
     records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
+    variables: (chatId) => call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
     removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
     feedback: (chatId, dataId, f) =>
