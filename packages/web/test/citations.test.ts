@@ -7,7 +7,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import type { StepRecord } from '../src/api.js';
-import { markdownToHtml } from '../src/chat/markdown.js';
+import { markdownBlocks, markdownToHtml } from '../src/chat/markdown.js';
 
 // i18n reads the saved language when loaded, and its hook has no server
 // snapshot: the components get the same translations through a plain hook.
@@ -68,6 +68,28 @@ const QUOTES = [
 const SEARCH: StepRecord = {
   moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0.04, searchMode: 'mixedRecall', similarity: 0.4, limit: 1500, quoteList: QUOTES, queries: ['who painted the tower'],
 };
+
+describe('an answer rendered block by block', () => {
+  const answer = [
+    '# Setup', '', 'Install it first [1].', '', '- one', '- two [2]', '', '```bash', 'npm ci', '```', '', '| a | b |', '| - | - |', '| 1 | 2 |', '', 'Done.',
+  ].join('\n');
+  const strip = (html: string) => html.replace(/\s+/g, '');
+
+  it('renders the same page as the whole text at once', () => {
+    const blocks = markdownBlocks(answer);
+    expect(blocks.length).toBe(6);
+    expect(strip(blocks.map((b) => markdownToHtml(b, 2)).join(''))).toBe(strip(markdownToHtml(answer, 2)));
+  });
+
+  it('changes only the last block while the text grows', () => {
+    const whole = markdownBlocks(answer);
+    for (let end = 1; end < answer.length; end += 7) {
+      const part = markdownBlocks(answer.slice(0, end));
+      // Every block but the growing last one is already final.
+      expect(part.slice(0, -1)).toEqual(whole.slice(0, part.length - 1));
+    }
+  });
+});
 
 describe('an answer rendered', () => {
   it('has a button for each quoted marker, named for the reader, and leaves the rest as text', async () => {

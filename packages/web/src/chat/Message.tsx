@@ -1,27 +1,35 @@
 // One message of a chat. A finished message is memoised: while an answer
 // streams, only the streaming one renders again. An answer's markdown is put
-// in the page as sanitised HTML (React owns the container, never the nodes
-// inside it, so a page translator cannot confuse it); its citation buttons
+// in the page as sanitised HTML, block by block (React owns each block's
+// container, never the nodes inside it, so a page translator cannot confuse
+// it; a streamed piece renders only the block it grows); its citation buttons
 // open the quote they point at, on hover, focus or tap.
 import DOMPurify from 'dompurify';
 import { memo, useMemo, useState, type MouseEvent } from 'react';
 import { useLang } from '../i18n';
 import { Boundary, copyText } from '../ui';
-import { markdownToHtml } from './markdown';
+import { markdownBlocks, markdownToHtml } from './markdown';
 import { quotesOf, type ChatMessage, type Quote } from './messages-model';
 import { ScoreList, Steps } from './Steps';
 
 /** The quote popover's width (chat.css .cite-popover), to keep it inside the answer. */
 const POPOVER_WIDTH = 340;
 
-export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
+/** One top-level block of an answer: rendered again only when its own source changes. */
+const MarkdownBlock = memo(function MarkdownBlock({ source, quoteCount }: { source: string; quoteCount: number }) {
   const { t, lang } = useLang();
   const html = useMemo(
-    () => DOMPurify.sanitize(markdownToHtml(text, quotes.length, (n) => t('chat.source', { n }))),
+    () => DOMPurify.sanitize(markdownToHtml(source, quoteCount, (n) => t('chat.source', { n }))),
     // t changes with lang only
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [text, quotes.length, lang],
+    [source, quoteCount, lang],
   );
+  return <div className="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+});
+
+export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
+  const { t } = useLang();
+  const blocks = useMemo(() => markdownBlocks(text), [text]);
   const [open, setOpen] = useState<{ n: number; top: number; left: number } | null>(null);
   const show = (e: MouseEvent | React.FocusEvent) => {
     const target = (e.target as HTMLElement).closest?.('button.cite') as HTMLElement | null;
@@ -38,7 +46,11 @@ export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
   const quote = open ? quotes[open.n - 1] : undefined;
   return (
     <div className="markdown-wrap" onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={hide} onBlur={blur} onKeyDown={(e) => e.key === 'Escape' && hide()}>
-      <div className="markdown" dangerouslySetInnerHTML={{ __html: html }} />
+      <div className="markdown">
+        {blocks.map((source, i) => (
+          <MarkdownBlock key={i} source={source} quoteCount={quotes.length} />
+        ))}
+      </div>
       {open && quote && (
         <div className="cite-popover card" role="dialog" aria-label={t('chat.source', { n: open.n })} style={{ top: open.top, left: open.left }}>
           <div className="row">

@@ -76,6 +76,16 @@ function makeMarked(cites: () => CiteOptions): Marked {
 let current: CiteOptions = { count: 0, label: (n) => `Source ${n}` };
 const marked = makeMarked(() => current);
 
+/**
+ * The text's top-level blocks (paragraphs, lists, code, tables, headings) as
+ * their markdown source. While an answer streams only its last block grows,
+ * so a page that renders block by block renders one block per piece, not
+ * the whole answer again.
+ */
+export function markdownBlocks(text: string): string[] {
+  return marked.lexer(text).flatMap((token) => (token.type === 'space' ? [] : [token.raw]));
+}
+
 /** The answer's HTML, with buttons for markers 1..quoteCount. */
 export function markdownToHtml(text: string, quoteCount: number, label: (n: number) => string = (n) => `Source ${n}`): string {
   current = { count: quoteCount, label };
