@@ -1,5 +1,5 @@
 // The few pieces every page uses: a boundary per page and widget, data loading
-// that throws into that boundary, polling, paging, copy, and formatting.
+// that throws into that boundary, polling, paging, tables, copy, and formatting.
 // Text that changes is always inside its own element (a <span>), so that a
 // page translator's <font> wrappers never stand where React expects a text node.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
@@ -114,6 +114,37 @@ export function Pager({ offset, pageSize, total, onOffset }: { offset: number; p
         <span>{t('common.next')}</span>
       </button>
     </nav>
+  );
+}
+
+export interface Column<T> {
+  header: ReactNode;
+  cell: (row: T) => ReactNode;
+}
+
+/** A table of rows, one cell per column, scrolling sideways on a narrow screen. */
+export function Table<T>({ rows, columns, rowKey }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((c, i) => (
+              <th key={i}>{c.header}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {columns.map((c, i) => (
+                <td key={i}>{c.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
+import { Boundary, CopyButton, formatTime, Loading, Table, useLoad } from '../ui';
 
 export default function KeysPage() {
   const { t } = useLang();
@@ -131,43 +131,17 @@ function KeyList({ version }: { version: number }) {
   };
 
   return (
-    <div className="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>{t('common.name')}</th>
-            <th>{t('keys.hint')}</th>
-            <th>{t('keys.scope')}</th>
-            <th>{t('keys.lastUsed')}</th>
-            <th>{t('keys.expiresCol')}</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((k) => (
-            <tr key={k.id}>
-              <td>
-                <span>{k.name}</span>
-              </td>
-              <td>
-                <code>{k.apiKey}</code>
-              </td>
-              <td>
-                <span>{k.appId ? appName(k.appId) : t('keys.general')}</span>
-              </td>
-              <td>
-                <span>{k.lastUsedTime ? formatTime(k.lastUsedTime, lang) : t('common.never')}</span>
-              </td>
-              <td>
-                <span>{formatTime(k.limit.expiredTime, lang)}</span>
-              </td>
-              <td>
-                <DeleteButton name={k.name} onDelete={() => remove(k)} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={keys}
+      rowKey={(k) => k.id}
+      columns={[
+        { header: t('common.name'), cell: (k) => <span>{k.name}</span> },
+        { header: t('keys.hint'), cell: (k) => <code>{k.apiKey}</code> },
+        { header: t('keys.scope'), cell: (k) => <span>{k.appId ? appName(k.appId) : t('keys.general')}</span> },
+        { header: t('keys.lastUsed'), cell: (k) => <span>{k.lastUsedTime ? formatTime(k.lastUsedTime, lang) : t('common.never')}</span> },
+        { header: t('keys.expiresCol'), cell: (k) => <span>{formatTime(k.limit.expiredTime, lang)}</span> },
+        { header: null, cell: (k) => <DeleteButton name={k.name} onDelete={() => remove(k)} /> },
+      ]}
+    />
   );
 }

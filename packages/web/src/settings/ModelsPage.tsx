@@ -2,7 +2,7 @@
 // seed's "channel for a model not found" is seen here before anyone chats.
 import { api, type ModelList } from '../api';
 import { useLang } from '../i18n';
-import { Loading, useLoad } from '../ui';
+import { Loading, Table, useLoad } from '../ui';
 
 export default function ModelsPage() {
   const { t } = useLang();
@@ -27,44 +27,41 @@ export default function ModelsPage() {
               <span>{t('models.none')}</span>
             </p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th>{t('models.kind')}</th>
-                    <th>{t('models.model')}</th>
-                    <th>{t('models.status')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.models.map((m) => (
-                    <tr key={`${m.kind}:${m.model}`}>
-                      <td>
-                        <span>{t(`models.kind.${m.kind}`)}</span>
-                      </td>
-                      <td>
-                        <div>
-                          <code>{m.model}</code>
+            <Table
+              rows={data.models}
+              rowKey={(m) => `${m.kind}:${m.model}`}
+              columns={[
+                { header: t('models.kind'), cell: (m) => <span>{t(`models.kind.${m.kind}`)}</span> },
+                {
+                  header: t('models.model'),
+                  cell: (m) => (
+                    <>
+                      <div>
+                        <code>{m.model}</code>
+                      </div>
+                      {m.name !== m.model && (
+                        <div className="muted">
+                          <span>{m.name}</span>
                         </div>
-                        {m.name !== m.model && (
-                          <div className="muted">
-                            <span>{m.name}</span>
-                          </div>
-                        )}
-                      </td>
-                      <td>
-                        <span className={`badge ${m.served ? 'ok' : 'bad'}`}>{m.served ? t('models.served') : t('models.notServed')}</span>
-                        {m.message && (
-                          <div className="error">
-                            <span>{m.message}</span>
-                          </div>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+                      )}
+                    </>
+                  ),
+                },
+                {
+                  header: t('models.status'),
+                  cell: (m) => (
+                    <>
+                      <span className={`badge ${m.served ? 'ok' : 'bad'}`}>{m.served ? t('models.served') : t('models.notServed')}</span>
+                      {m.message && (
+                        <div className="error">
+                          <span>{m.message}</span>
+                        </div>
+                      )}
+                    </>
+                  ),
+                },
+              ]}
+            />
           )}
         </>
       )}

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicUser } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, useLoad } from '../ui';
+import { Boundary, formatTime, Loading, Table, useLoad } from '../ui';
 
 export default function TeamPage({ user }: { user: PublicUser }) {
   const { t } = useLang();
@@ -80,35 +80,22 @@ function Members({ me, version }: { me: PublicUser; version: number }) {
     await reload();
   };
   return (
-    <div className="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>{t('team.username')}</th>
-            <th>{t('team.role')}</th>
-            <th>{t('team.created')}</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((u) => (
-            <tr key={u.id}>
-              <td>
-                <span>{u.username}</span> {u.id === me.id && <span className="muted">{t('team.you')}</span>}
-              </td>
-              <td>
-                <span>{u.role}</span>
-              </td>
-              <td>
-                <span>{formatTime(u.createTime, lang)}</span>
-              </td>
-              <td>
-                {u.role !== 'root' && <DeleteButton name={u.username} onDelete={() => remove(u)} />}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={data}
+      rowKey={(u) => u.id}
+      columns={[
+        {
+          header: t('team.username'),
+          cell: (u) => (
+            <>
+              <span>{u.username}</span> {u.id === me.id && <span className="muted">{t('team.you')}</span>}
+            </>
+          ),
+        },
+        { header: t('team.role'), cell: (u) => <span>{u.role}</span> },
+        { header: t('team.created'), cell: (u) => <span>{formatTime(u.createTime, lang)}</span> },
+        { header: null, cell: (u) => u.role !== 'root' && <DeleteButton name={u.username} onDelete={() => remove(u)} /> },
+      ]}
+    />
   );
 }
