@@ -22,6 +22,9 @@ export type { CollectionProgress, DatasetProgress } from './indexing/progress.js
 export type { StepRecord, TokenUsage } from './chat/records.js';
 export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
 export type { SearchOutcome } from './search/service.js';
+export type { DroppedItem, DropReason } from './retrieval/index.js';
+export type { ModelCall } from './gateway-client/index.js';
+export type { GatewayCall, GatewayCalls } from './chat/model-calls.js';
 export type PublicOutLink = ReturnType<typeof import('./share/routes.js').publicOutLink>;
 export type { ShareInit } from './share/routes.js';
 export type PublicChatLog = ReturnType<typeof import('./chat/log-routes.js').publicChatLog>;

@@ -16,6 +16,7 @@ import { AppsStore } from './apps/store.js';
 import { ChatHistoryStore } from './chat/history-store.js';
 import { chatHistoryRoutes } from './chat/history-routes.js';
 import { chatLogRoutes } from './chat/log-routes.js';
+import { traceRoutes } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatRoutes } from './chat/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
@@ -160,6 +161,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share });
     chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share });
     chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
+    traceRoutes(app, { auth: services.requestAuth, gateway: services.gateway });
     shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);

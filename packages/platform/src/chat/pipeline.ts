@@ -4,7 +4,7 @@
 // answer, the usage and one responseData record per step.
 import { countTextTokens } from '@kbchat/shared';
 import type { App } from '../apps/service.js';
-import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
+import { GatewayError, recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
 import { PlatformError } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
 import type { LlmModel, ModelConfig } from '../models/config-file.js';
@@ -12,7 +12,7 @@ import { extendQuery } from '../search/query-extension.js';
 import type { SearchService } from '../search/service.js';
 import { DEFAULT_MAX_CONTEXT, fitStepInput, tokensWithin } from '../search/token-limits.js';
 import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
-import { cutRecord, seconds, secondsSince, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
+import { cutRecord, seconds, secondsSince, stepCalls, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
 import { classifyQuestion, extractFields } from './steps/index.js';
 
 /** What streams out while a turn runs (a no-op sink for non-stream requests). */
@@ -77,6 +77,7 @@ export class ChatService {
         moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
         inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question,
         cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error, ...cutRecord(fitted.inputCut),
+        ...(r.requestId ? { requestId: r.requestId } : {}), ...stepCalls('classifyQuestion', r),
       });
       if (category?.reply !== undefined) {
         sink.fastAnswer(category.reply);
@@ -137,6 +138,7 @@ export class ChatService {
       moduleName: 'AI chat', moduleType: 'chatNode', runningTime: secondsSince(started), model: model.model, inputTokens, outputTokens,
       query: input.question, maxToken: answerTokens, temperature, historyPreview: messages.slice(-(historyUsed + 1)).map((m) => ({ obj: m.role === 'assistant' ? 'AI' : 'Human', value: m.content.slice(0, 300) })),
       quoteCount: quotes.length, ...(requestId ? { requestId } : {}),
+      modelCalls: [{ step: 'chatNode', kind: 'chat', model: model.model, ...(requestId ? { requestId } : {}), runningTime: secondsSince(started) }] satisfies ModelCall[],
     });
     return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables };
   }
@@ -151,18 +153,21 @@ export class ChatService {
       sink.status('Question completion');
       const model = this.stepModel(s.queryExtension.model, 'usedInQueryExtension', app.settings.model);
       const started = performance.now();
+      const modelCalls: ModelCall[] = [];
       try {
-        const r = await extendQuery(this.gateway, model, input.question, { background: s.queryExtension.background, history: input.history });
+        const extend = () => extendQuery(this.gateway, model, input.question, { background: s.queryExtension.background, history: input.history });
+        const r = await recordCall(modelCalls, { step: 'queryExtension', kind: 'chat', model: model.model }, extend, (x) => x.requestId);
         extensionQueries = r.queries;
         usage.add(r.inputTokens, r.outputTokens);
         records.push({
           moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens,
           query: input.question, queryExtensionResult: { model: r.model, queries: r.queries }, ...cutRecord(r.inputCut),
+          ...(r.requestId ? { requestId: r.requestId } : {}), modelCalls,
         });
       } catch (err) {
         // Without extra queries the question itself is still searched.
         failed('query extension', err);
-        records.push({ moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: model.model, query: input.question, error: (err as Error).message });
+        records.push({ moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: model.model, query: input.question, error: (err as Error).message, modelCalls });
       }
     }
     sink.status('Dataset search');
@@ -176,8 +181,8 @@ export class ChatService {
       const gone = r.missingDatasets;
       records.push({
         moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: secondsSince(started), query: input.question, searchMode: r.searchMode,
-        similarity: s.similarity, limit: s.limit, searchUsingReRank: s.usingReRank, datasets: datasetIds.filter((id) => !gone.includes(id)),
-        quoteList: r.list, queries: r.queries, ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
+        similarity: r.similarity, limit: r.limit, searchUsingReRank: r.usingReRank, datasets: datasetIds.filter((id) => !gone.includes(id)),
+        quoteList: r.list, queries: r.queries, found: r.found, dropped: r.dropped, modelCalls: r.modelCalls, ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
         ...(r.questionCut ? { questionCut: r.questionCut } : {}), ...(r.note ? { note: r.note } : {}),
       });
       return r.list.map((q) => ({ q: q.q, a: q.a, sourceName: q.sourceName, sourceId: q.sourceId }));
@@ -197,7 +202,7 @@ export class ChatService {
     const record: StepRecord = {
       moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
       inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question, extractDescription: x.description, extractResult: r.fields, success: r.success, error: r.error,
-      ...cutRecord(fitted.inputCut),
+      ...cutRecord(fitted.inputCut), ...(r.requestId ? { requestId: r.requestId } : {}), ...stepCalls('contentExtract', r),
     };
     return { variables: { ...input.variables, ...r.fields }, record };
   }

@@ -30,6 +30,24 @@ export interface ChatStreamResult {
   requestId: string | undefined;
 }
 
+/** One relayed request as the gateway's request log keeps it (its admin API: an administrator's token). */
+export interface GatewayLogRow {
+  requestId: string;
+  channelId: number | null;
+  model: string;
+  upstreamModel: string | null;
+  /** Currency units (the gateway's; `costMicros` is exact). */
+  cost: number;
+  costMicros: number;
+  latencyMs: number;
+  ttftMs: number | null;
+  status: number;
+  attempts: number;
+  promptTokens: number;
+  completionTokens: number;
+  error: string | null;
+}
+
 export interface RerankResult {
   results: { index: number; relevanceScore: number }[];
   requestId: string | undefined;
@@ -147,8 +165,43 @@ export class GatewayClient {
     return Array.isArray(json?.data) ? json.data.map((m: { id: string }) => m.id) : [];
   }
 
+  /**
+   * The gateway's log row of one request (undefined when it has none), from
+   * its admin API: the log is the books, so channel and cost are what it
+   * charged. A token that is not an administrator's gets the gateway's 403.
+   */
+  async requestLog(requestId: string): Promise<GatewayLogRow | undefined> {
+    const json = await this.getJson(`/api/logs?request_id=${encodeURIComponent(requestId)}&limit=1`);
+    const r = Array.isArray(json?.data) ? json.data[0] : undefined;
+    if (!r) return undefined;
+    const num = (v: unknown) => Number(v ?? 0);
+    return {
+      requestId: String(r.request_id), channelId: r.channel_id ?? null, model: String(r.model ?? ''), upstreamModel: r.upstream_model ?? null,
+      cost: num(r.cost), costMicros: num(r.cost_micros), latencyMs: num(r.latency_ms), ttftMs: r.ttft_ms ?? null, status: num(r.status),
+      attempts: num(r.attempts), promptTokens: num(r.prompt_tokens), completionTokens: num(r.completion_tokens), error: r.error ?? null,
+    };
+  }
+
+  /** A channel's name (the gateway's admin API), undefined when it is gone. */
+  async channelName(id: number): Promise<string | undefined> {
+    try {
+      const json = await this.getJson(`/api/channels/${id}`);
+      return typeof json?.name === 'string' ? json.name : undefined;
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
   close(): Promise<void> {
     return this.agent.close();
+  }
+
+  private async getJson(path: string): Promise<any> {
+    const res = await this.send('GET', path, undefined);
+    const text = await this.readText(res, undefined);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, text, undefined);
+    return this.parse(text, headerOf(res.headers, 'x-request-id'), undefined);
   }
 
   private async postJson(path: string, body: string, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {

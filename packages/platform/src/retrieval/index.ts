@@ -15,5 +15,7 @@ export {
   type SearchResult,
   type SearchResultItem,
   type SearchScore,
+  type DroppedItem,
+  type DropReason,
   type ScoreType,
 } from './search.js';

@@ -28,6 +28,10 @@ export const SEARCH_DEFAULTS = {
   tokenBudget: 5000,
   /** most candidates sent to the reranker */
   rerankCandidates: 50,
+  /** most of the found-but-dropped results a search reports (the first, in rank order) */
+  droppedReported: 20,
+  /** characters of q and of a a dropped result keeps (they are stored with each chat answer) */
+  droppedTextChars: 300,
 };
 
 export interface SearchParams {
@@ -80,8 +84,28 @@ export interface SearchResultItem {
   score: SearchScore[];
 }
 
+/** Why a result that was found is not in the list: below the similarity threshold, or past the token budget (limit). */
+export type DropReason = 'similarity' | 'limit';
+
+/** A result that was found but dropped, with its scores and ranks, the rule that dropped it and the number that rule read. */
+export interface DroppedItem extends SearchResultItem {
+  reason: DropReason;
+  /** What the similarity filter compared with the threshold (see similarityOf). */
+  similarityValue: number;
+  /** Its q + a tokens, which the budget counts. */
+  tokens: number;
+}
+
 export interface SearchResult {
   list: SearchResultItem[];
+  /**
+   * The first SEARCH_DEFAULTS.droppedReported results found but dropped by
+   * the similarity threshold or the token budget, in rank order (q and a cut
+   * to droppedTextChars). Results past the budget are read only that far.
+   */
+  dropped: DroppedItem[];
+  /** How many results the recall found (the fused shortlist). */
+  found: number;
   duration: string;
   searchMode: SearchMode;
   limit: number;
@@ -113,8 +137,8 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   const usingReRank = !!params.usingReRank && !!deps.rerank;
   const queries = [params.text, ...(params.extensionQueries ?? [])].map((q) => q.trim()).filter((q, i, all) => q && all.indexOf(q) === i);
   if (queries.length === 0) throw new RetrievalError('invalid_search', 'text is empty: give a question to search for');
-  const result = (list: SearchResultItem[]): SearchResult => ({
-    list, duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, searchMode: mode, limit: budget, similarity, usingReRank, fusion, embeddingWeight, queries,
+  const result = (list: SearchResultItem[], dropped: DroppedItem[] = [], found = 0): SearchResult => ({
+    list, dropped, found, duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, searchMode: mode, limit: budget, similarity, usingReRank, fusion, embeddingWeight, queries,
   });
   // No dataset to search: nothing found, and no model call for it.
   if (params.datasetIds.length === 0) return result([]);
@@ -176,10 +200,11 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   let ordered: DataRow[];
   if (!usingReRank) {
     // No rerank: the order is known, so rows are read only as far as the
-    // similarity filter and the budget reach (often a tenth of the shortlist).
+    // similarity filter and the budget reach (often a tenth of the shortlist),
+    // and a few past it, to report what the budget dropped.
     const bestFull = shortlist.length ? scoreOf(candidate(shortlist[0]!.dataId), 'fullText') : 0;
     const keep = (r: DataRow) => (withCosine(r), similarity === 0 || similarityOf(candidate(r.id), mode, false, bestFull) >= similarity);
-    ordered = await rowsWithinBudget(db, shortlist.map((r) => r.dataId), { budget, topK: params.topK, tokensOf, keep, cosineOf });
+    ordered = await rowsWithinBudget(db, shortlist.map((r) => r.dataId), { budget, topK: params.topK, tokensOf, keep, cosineOf, beyond: SEARCH_DEFAULTS.droppedReported });
   } else {
     const rows = new Map((await loadDataRows(db, shortlist.map((r) => r.dataId), cosineOf)).map((r) => [r.id, r]));
     ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
@@ -203,8 +228,23 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   }
 
   const best = ordered.length ? scoreOf(candidate(ordered[0]!.id), 'fullText') : 0;
-  const filtered = similarity > 0 ? ordered.filter((r) => similarityOf(candidate(r.id), mode, usingReRank, best) >= similarity) : ordered;
-  return result(withinBudget(filtered, budget, params.topK, tokensOf).map((r) => toItem(r, candidate(r.id))));
+  const similarityValue = (r: DataRow) => similarityOf(candidate(r.id), mode, usingReRank, best);
+  const passes = (r: DataRow) => similarity === 0 || similarityValue(r) >= similarity;
+  const kept = withinBudget(ordered.filter(passes), budget, params.topK, tokensOf);
+  const keptIds = new Set(kept.map((r) => r.id));
+  const dropped = ordered
+    .filter((r) => !keptIds.has(r.id))
+    .slice(0, SEARCH_DEFAULTS.droppedReported)
+    .map((r): DroppedItem => ({
+      ...toItem(r, candidate(r.id)), q: cut(r.q), a: cut(r.a),
+      reason: passes(r) ? 'limit' : 'similarity', similarityValue: similarityValue(r), tokens: tokensOf(r),
+    }));
+  return result(kept.map((r) => toItem(r, candidate(r.id))), dropped, shortlist.length);
+}
+
+function cut(text: string): string {
+  const max = SEARCH_DEFAULTS.droppedTextChars;
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 async function embedQueries(deps: SearchDeps, queries: string[]): Promise<ArrayLike<number>[]> {
@@ -254,22 +294,42 @@ interface BudgetReading {
   keep: (r: DataRow) => boolean;
   /** the question's vector, for each row's cosine (mixed recall) */
   cosineOf?: { dims: number; values: ArrayLike<number> };
+  /** kept rows to read past the budget (the ones it drops, for the report) */
+  beyond: number;
 }
 
-/** The kept rows of `ids` in order, read a page at a time (16, 32, ...) until withinBudget would stop. */
+/**
+ * The rows of `ids` in order, read a page at a time (16, 32, ...) until
+ * withinBudget would stop and `beyond` more kept rows are read; rows the
+ * similarity filter drops come along (they do not count against the budget).
+ */
 async function rowsWithinBudget(db: Kysely<any>, ids: string[], o: BudgetReading): Promise<DataRow[]> {
   const out: DataRow[] = [];
-  let used = 0;
+  let used = 0, kept = 0;
+  /** kept rows read once the budget was reached; -1 before */
+  let past = -1;
   for (let at = 0, page = 16; at < ids.length; at += page, page *= 2) {
+    // Past the budget only the rows still to report are read.
+    if (past >= 0) page = o.beyond - past;
     const slice = ids.slice(at, at + page);
     const byId = new Map((await loadDataRows(db, slice, o.cosineOf)).map((r) => [r.id, r]));
     for (const id of slice) {
       const r = byId.get(id);
-      if (!r || !o.keep(r)) continue; // deleted meanwhile, or below the similarity asked
+      if (!r) continue; // deleted meanwhile
       out.push(r);
+      if (!o.keep(r)) continue; // below the similarity asked
+      if (past >= 0) {
+        if (++past >= o.beyond) return out;
+        continue;
+      }
+      kept += 1;
       used += o.tokensOf(r);
-      if (used > o.budget || (o.topK !== undefined && out.length > o.topK)) return out;
+      if (used > o.budget || (o.topK !== undefined && kept > o.topK)) {
+        past = 0;
+        if (o.beyond <= 0) return out;
+      }
     }
+    if (past >= o.beyond) break;
   }
   return out;
 }

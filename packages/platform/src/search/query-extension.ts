@@ -14,6 +14,8 @@ export interface ExtensionResult {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** The gateway's id of the call (its request log has the channel and the cost). */
+  requestId?: string;
   /** Set when the question or history was longer than the model's context allows. */
   inputCut?: InputCut;
 }
@@ -49,10 +51,11 @@ export async function extendQuery(
   const fitted = fitStepInput(question, (opts.history ?? []).slice(-6), model.maxContext);
   const history = fitted.history.map((m) => `${m.role}: ${m.content}`).join('\n');
   const user = [opts.background ? `Background: ${opts.background}` : '', history ? `Conversation:\n${history}` : '', `Question: ${fitted.question}`].filter(Boolean).join('\n\n');
-  const { json } = await gateway.chat({ model: model.model, messages: [{ role: 'system', content: QUERY_EXTENSION_PROMPT }, { role: 'user', content: user }], temperature: 0.1 });
+  const { json, requestId } = await gateway.chat({ model: model.model, messages: [{ role: 'system', content: QUERY_EXTENSION_PROMPT }, { role: 'user', content: user }], temperature: 0.1 });
   const text = String(json?.choices?.[0]?.message?.content ?? '');
   return {
     queries: parseQueries(text, question), model: model.model, inputTokens: Number(json?.usage?.prompt_tokens ?? 0), outputTokens: Number(json?.usage?.completion_tokens ?? 0),
+    ...(requestId ? { requestId } : {}),
     ...(fitted.inputCut ? { inputCut: fitted.inputCut } : {}),
   };
 }

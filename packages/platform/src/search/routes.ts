@@ -42,7 +42,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
     return ok({
       list: r.list, duration: r.duration, searchMode: r.searchMode, limit: r.limit, similarity: r.similarity, usingReRank: r.usingReRank,
       queryExtensionModel: r.extension?.model, queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
-      questionCut: r.questionCut, note: r.note,
+      questionCut: r.questionCut, note: r.note, dropped: r.dropped, found: r.found, modelCalls: r.modelCalls,
     });
   });
 

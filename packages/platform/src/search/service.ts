@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
-import type { GatewayClient } from '../gateway-client/index.js';
+import { recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
@@ -51,6 +51,8 @@ export interface SearchOutcome extends SearchResult {
   missingDatasets: string[];
   /** Set when the question was longer than the search reads. */
   questionCut?: QuestionCut;
+  /** Every model call the search made (query extension, embeddings, rerank), with the gateway's request ids. */
+  modelCalls: ModelCall[];
   /** What a reader of the result should know: a full-text fallback (fullTextWithoutVectorModel), a cut question. */
   note?: string;
 }
@@ -87,11 +89,13 @@ export class SearchService {
       if (!rerankModel) throw errors.badField('rerankModel', 'no rerank model is configured');
       req = { ...req, rerankModel };
     }
+    const modelCalls: ModelCall[] = [];
     let extension: ExtensionResult | undefined;
     if (req.extension) {
       const llm = this.models.llmModels.find((m) => m.model === req.extension!.model);
       if (!llm) throw errors.badField('datasetSearchExtensionModel', `"${req.extension.model}" is not a configured LLM`);
-      extension = await extendQuery(this.gateway, llm, req.text, req.extension);
+      const ext = req.extension;
+      extension = await recordCall(modelCalls, { step: 'queryExtension', kind: 'chat', model: llm.model }, () => extendQuery(this.gateway, llm, req.text, ext), (r) => r.requestId);
     }
     const question = req.text.trim();
     const searched = cutToTokens(question, SEARCH_TEXT_MAX_TOKENS);
@@ -107,8 +111,15 @@ export class SearchService {
         usingReRank: req.usingReRank, rerankModel: req.rerankModel, efSearch: this.models.systemEnv.hnswEfSearch,
       },
       {
-        embed: async (texts) => (await this.gateway.embeddings(vectorModel, texts.map(embedInput))).vectors,
-        rerank: async (query, docs) => (await this.gateway.rerank(req.rerankModel!, query, docs)).results.map((r) => ({ index: r.index, score: r.relevanceScore })),
+        embed: async (texts) => {
+          const call = { step: 'embeddings', kind: 'embeddings' as const, model: vectorModel };
+          return (await recordCall(modelCalls, call, () => this.gateway.embeddings(vectorModel, texts.map(embedInput)), (r) => r.requestId)).vectors;
+        },
+        rerank: async (query, docs) => {
+          const call = { step: 'rerank', kind: 'rerank' as const, model: req.rerankModel! };
+          const r = await recordCall(modelCalls, call, () => this.gateway.rerank(req.rerankModel!, query, docs), (x) => x.requestId);
+          return r.results.map((x) => ({ index: x.index, score: x.relevanceScore }));
+        },
       },
     );
     let questionCut: QuestionCut | undefined;
@@ -121,6 +132,6 @@ export class SearchService {
       ];
       notes.push(`the question (${question.length} characters) is longer than the search reads: ${parts.filter(Boolean).join(', ')}`);
     }
-    return { ...result, extension, missingDatasets, questionCut, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    return { ...result, extension, missingDatasets, questionCut, modelCalls, ...(notes.length ? { note: notes.join('; ') } : {}) };
   }
 }

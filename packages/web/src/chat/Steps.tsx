@@ -1,9 +1,10 @@
 // The steps of an answer (responseData), behind the message's Steps toggle:
 // what was classified, how the question was completed, what the search used
 // and found with every score, what was extracted, and each model call.
-import type { StepRecord } from '../api';
+import type { DroppedItem, ModelCall, StepRecord } from '../api';
 import { useLang, type MessageKey, type Translate } from '../i18n';
 import type { Quote } from './messages-model';
+import { ModelCalls } from './ModelCalls';
 
 const STEP_KEYS: Record<string, MessageKey> = {
   classifyQuestion: 'chat.step.classifyQuestion',
@@ -97,6 +98,7 @@ function Step({ r }: { r: StepRecord }) {
             ))}
           </ol>
         ))}
+      {Array.isArray(r.dropped) && r.dropped.length > 0 && <Dropped items={r.dropped as DroppedItem[]} similarity={Number(r.similarity ?? 0)} limit={Number(r.limit ?? 0)} />}
       {typeof r.quoteCount === 'number' && r.moduleType === 'chatNode' && (
         <div className="muted">
           <span>{t('chat.step.quotes', { n: r.quoteCount })}</span>
@@ -113,7 +115,7 @@ function Step({ r }: { r: StepRecord }) {
           <span>{t('chat.step.note', { message: r.note })}</span>
         </div>
       )}
-      {typeof r.requestId === 'string' && (
+      {typeof r.requestId === 'string' && !Array.isArray(r.modelCalls) && (
         <div className="muted">
           <span>{t('chat.requestId', { id: r.requestId })}</span>
         </div>
@@ -127,12 +129,48 @@ function Step({ r }: { r: StepRecord }) {
   );
 }
 
-export function Steps({ records }: { records: StepRecord[] }) {
+/** The results the search found but dropped, collapsed: each with the rule that dropped it and the number that rule read. */
+function Dropped({ items, similarity, limit }: { items: DroppedItem[]; similarity: number; limit: number }) {
+  const { t } = useLang();
   return (
-    <ol className="steps">
-      {records.map((r, i) => (
-        <Step key={i} r={r} />
-      ))}
-    </ol>
+    <details className="trace-dropped">
+      <summary>
+        <span>{t('chat.trace.dropped', { n: items.length })}</span>
+      </summary>
+      <ol className="step-quotes">
+        {items.map((d) => (
+          <li key={d.id}>
+            <div className="row">
+              <span className="badge">
+                <span>
+                  {d.reason === 'similarity'
+                    ? t('chat.trace.belowSimilarity', { value: d.similarityValue.toFixed(3), threshold: String(similarity) })
+                    : t('chat.trace.pastLimit', { tokens: d.tokens, limit: String(limit) })}
+                </span>
+              </span>
+              <span className="muted">{d.sourceName}</span>
+              <ScoreList score={d.score} />
+            </div>
+            <div className="quote-text">
+              <span>{d.q}</span>
+            </div>
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+export function Steps({ records }: { records: StepRecord[] }) {
+  const calls = records.flatMap((r) => (Array.isArray(r.modelCalls) ? (r.modelCalls as ModelCall[]) : []));
+  return (
+    <>
+      <ol className="steps">
+        {records.map((r, i) => (
+          <Step key={i} r={r} />
+        ))}
+      </ol>
+      {calls.length > 0 && <ModelCalls calls={calls} />}
+    </>
   );
 }

@@ -1,10 +1,13 @@
 // A searchTest answer: what was searched and how, then each chunk with every
-// score the platform gave it and a line saying why it ranked where it did.
+// score the platform gave it and a line saying why it ranked where it did, and
+// (collapsed) the chunks found but dropped by the similarity threshold or the
+// token budget, each with the rule that dropped it.
 import { Link } from 'wouter';
 import type { SearchOutcome } from '../api';
 import { useLang, type Translate } from '../i18n';
 
-export type SearchAnswer = Pick<SearchOutcome, 'list' | 'duration' | 'searchMode' | 'limit' | 'similarity' | 'usingReRank' | 'questionCut' | 'note'> & {
+export type SearchAnswer = Pick<SearchOutcome, 'list' | 'duration' | 'searchMode' | 'limit' | 'similarity' | 'usingReRank' | 'questionCut' | 'note'> &
+  Partial<Pick<SearchOutcome, 'dropped' | 'found'>> & {
   queryExtensionModel?: string;
   queryExtensionResult?: { model: string; queries: string[] };
 };
@@ -63,7 +66,53 @@ export function SearchResults({ answer }: { answer: SearchAnswer }) {
           ))}
         </ol>
       )}
+      {answer.dropped && answer.dropped.length > 0 && <Dropped answer={answer} dropped={answer.dropped} />}
     </section>
+  );
+}
+
+function Dropped({ answer, dropped }: { answer: SearchAnswer; dropped: NonNullable<SearchAnswer['dropped']> }) {
+  const { t, lang } = useLang();
+  return (
+    <details className="card ds-dropped">
+      <summary>
+        <span>{t('datasets.searchTest.dropped', { n: dropped.length })}</span>
+      </summary>
+      {answer.found !== undefined && (
+        <p className="muted ds-small">
+          <span>{t('datasets.searchTest.droppedOf', { found: answer.found, kept: answer.list.length })}</span>
+        </p>
+      )}
+      <ol className="ds-dropped-list">
+        {dropped.map((d) => {
+          const scores = [...d.score].sort((x, y) => ORDER.indexOf(x.type) - ORDER.indexOf(y.type));
+          return (
+            <li key={d.id} className="stack">
+              <div className="ds-chunk-head">
+                <span className="badge">
+                  <span>
+                    {d.reason === 'similarity'
+                      ? t('datasets.searchTest.belowSimilarity', { value: d.similarityValue.toFixed(3), threshold: String(answer.similarity) })
+                      : t('datasets.searchTest.pastLimit', { tokens: d.tokens, limit: String(answer.limit) })}
+                  </span>
+                </span>
+                <span className="muted ds-small">
+                  <Link href={`/collections/${encodeURIComponent(d.collectionId)}`}>{d.sourceName}</Link>
+                  <span> · </span>
+                  <span>{t('datasets.chunks.number', { n: d.chunkIndex + 1 })}</span>
+                </span>
+              </div>
+              <p className="ds-text">
+                <span>{d.q}</span>
+              </p>
+              <p className="muted ds-small">
+                <span>{why(scores, t, lang)}</span>
+              </p>
+            </li>
+          );
+        })}
+      </ol>
+    </details>
   );
 }
 

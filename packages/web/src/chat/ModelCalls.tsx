@@ -1,0 +1,110 @@
+// The model calls of an answer, one row each: the step that made it, the
+// model, and, from the gateway's request log (GET /api/core/chat/modelCalls,
+// read when the steps are opened), the channel, latency and cost; the
+// gateway's request id with a copy button. A share link's visitor has no
+// session: the rows show what the answer itself carries.
+import type { GatewayCall, GatewayCalls, ModelCall } from '../api';
+import { api, ApiError, csrfHeader, withQuery } from '../api';
+import { useLang, type MessageKey } from '../i18n';
+import { CopyButton, useLoad } from '../ui';
+
+const STEP_KEYS: Record<string, MessageKey> = {
+  classifyQuestion: 'chat.step.classifyQuestion',
+  queryExtension: 'chat.step.queryExtension',
+  contentExtract: 'chat.step.contentExtract',
+  embeddings: 'chat.trace.embeddings',
+  rerank: 'chat.trace.rerank',
+  chatNode: 'chat.trace.answer',
+};
+
+/** The gateway's record of these calls; a refusal or a failure becomes `unavailable`, shown in place of the columns. */
+async function loadGatewayCalls(ids: string[]): Promise<GatewayCalls> {
+  // Only a signed-in page has a session (and so a CSRF token): a share page's visitor sees no channels or costs.
+  if (ids.length === 0 || Object.keys(csrfHeader()).length === 0) return { calls: [] };
+  try {
+    return await api<GatewayCalls>(withQuery('/api/core/chat/modelCalls', { requestIds: ids.join(',') }));
+  } catch (err) {
+    return { calls: [], unavailable: err instanceof ApiError ? err.message : String(err) };
+  }
+}
+
+export function ModelCalls({ calls }: { calls: ModelCall[] }) {
+  const { t } = useLang();
+  const ids = calls.flatMap((c) => (c.requestId ? [c.requestId] : []));
+  const { data } = useLoad(() => loadGatewayCalls(ids), [ids.join(',')]);
+  const byId = new Map<string, GatewayCall>((data?.calls ?? []).map((c) => [c.requestId, c]));
+  return (
+    <section className="trace-calls" aria-label={t('chat.trace.calls')}>
+      <strong>{t('chat.trace.calls')}</strong>
+      <div className="trace-table">
+        <table>
+          <thead>
+            <tr>
+              <th>{t('chat.trace.step')}</th>
+              <th>{t('chat.trace.model')}</th>
+              <th>{t('chat.trace.channel')}</th>
+              <th>{t('chat.trace.latency')}</th>
+              <th>{t('chat.trace.cost')}</th>
+              <th>{t('chat.trace.requestId')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {calls.map((c, i) => {
+              const g = c.requestId ? byId.get(c.requestId) : undefined;
+              return (
+                <tr key={i} className={c.error ? 'error' : undefined}>
+                  <td>
+                    <span>{STEP_KEYS[c.step] ? t(STEP_KEYS[c.step]!) : c.step}</span>
+                  </td>
+                  <td>
+                    <code>{c.model}</code>
+                  </td>
+                  <td>
+                    <span>{g ? (g.channelName ? `${g.channelName} (#${g.channelId})` : g.channelId === null ? '—' : `#${g.channelId}`) : '—'}</span>
+                  </td>
+                  <td>
+                    <span>{g ? t('chat.trace.ms', { ms: g.latencyMs }) : t('chat.step.seconds', { s: c.runningTime })}</span>
+                  </td>
+                  <td>
+                    <span>{g ? formatCost(g.cost) : '—'}</span>
+                  </td>
+                  <td>
+                    {c.requestId ? (
+                      <span className="row trace-id">
+                        <code>{c.requestId}</code>
+                        <CopyButton text={c.requestId} label={t('chat.trace.copyId')} />
+                      </span>
+                    ) : (
+                      <span className="muted">{t('chat.trace.noId')}</span>
+                    )}
+                    {c.error && (
+                      <span className="error">
+                        <span>{c.error}</span>
+                      </span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {data === undefined && ids.length > 0 && (
+        <p className="muted">
+          <span>{t('chat.trace.loading')}</span>
+        </p>
+      )}
+      {data?.unavailable && (
+        <p className="muted">
+          <span>{t('chat.trace.unavailable', { message: data.unavailable })}</span>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The gateway's currency units: small costs keep their significant digits. */
+export function formatCost(units: number): string {
+  if (units === 0) return '0';
+  return units >= 0.01 ? units.toFixed(4) : units.toPrecision(2);
+}
