@@ -161,7 +161,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share });
     chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share });
     chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
-    traceRoutes(app, { auth: services.requestAuth, gateway: services.gateway });
+    traceRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
     shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
+import { apiKeyRow } from '../src/keys/auth.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 
 const KEY = 'kbchat-test-chat-trace-key-0123456789';
+const OTHER_TEAM_KEY = 'kbchat-test-chat-trace-other-team-0123456789';
 // Units per 1M tokens: a priced model, so that every call of it costs something the test can compute.
 const PRICE = { input_price: 30, output_price: 60 };
 
@@ -130,12 +132,14 @@ describe('the trace of an answer', () => {
     expect(steps[0].requestId).toBe(calls[0].requestId);
 
     // Stored with the chat: an old chat still shows what was dropped.
-    const stored = (await call('/api/core/chat/getPaginationRecords', { appId, chatId: 'trace-1' })).body.data.list.at(-1).responseData;
+    const storedAnswer = (await call('/api/core/chat/getPaginationRecords', { appId, chatId: 'trace-1' })).body.data.list.at(-1);
+    const stored = storedAnswer.responseData;
     expect(stored[1].dropped).toEqual(search.dropped);
     expect(stored.flatMap((s: any) => s.modelCalls ?? [])).toEqual(calls);
 
     const ids = calls.map((c: any) => c.requestId);
-    const traced = await call(`/api/core/chat/modelCalls?requestIds=${ids.join(',')}`);
+    const traceQuery = `appId=${appId}&chatId=trace-1&dataId=${storedAnswer.dataId}`;
+    const traced = await call(`/api/core/chat/modelCalls?${traceQuery}`);
     expect(traced.status, JSON.stringify(traced.body)).toBe(200);
     expect(traced.body.data.unavailable).toBeUndefined();
     const channels = ((await (await gw.api('/api/channels')).json()) as any).data as { id: number; name: string }[];
@@ -151,17 +155,23 @@ describe('the trace of an answer', () => {
       expect(c.latencyMs).toBe(row.latency_ms);
       expect(c.model).toBe('sim-chat');
     }
+
+    // The ids are the stored answer's: another team reaches neither the app nor its answers.
+    await p.services.keys.insertTeam('othertraceteam0000000000', 'other');
+    await p.services.keys.insertKey(apiKeyRow(OTHER_TEAM_KEY, { teamId: 'othertraceteam0000000000', appId: null, name: 'other', expiresAt: null }));
+    expect((await call(`/api/core/chat/modelCalls?${traceQuery}`, undefined, 'GET', OTHER_TEAM_KEY)).status).toBe(404);
+    // An application key is not the team's people; a share link's visitor has no key at all.
+    expect((await call(`/api/core/chat/modelCalls?${traceQuery}`, undefined, 'GET', key)).status).toBe(403);
+    expect((await fetch(`${p.url}/api/core/chat/modelCalls?${traceQuery}`)).status).toBe(401);
+    expect((await call(`/api/core/chat/modelCalls?appId=${appId}&chatId=trace-1&dataId=nosuchanswer`)).status).toBe(404);
   });
 
-  it('modelCalls: the field named in a 400, unknown ids left out, a share visitor or no key refused', async () => {
-    const bad = await call('/api/core/chat/modelCalls?requestIds=not%20an%20id');
-    expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/requestIds/);
-    expect((await call('/api/core/chat/modelCalls')).status).toBe(400);
-    const unknown = await call('/api/core/chat/modelCalls?requestIds=nosuchrequest0000');
-    expect(unknown.body.data).toEqual({ calls: [] });
-    const anonymous = await fetch(`${p.url}/api/core/chat/modelCalls?requestIds=abc`);
-    expect(anonymous.status).toBe(401);
+  it('modelCalls: the missing field named in a 400', async () => {
+    for (const [query, field] of [['chatId=a&dataId=b', 'appId'], ['appId=a&dataId=b', 'chatId'], ['appId=a&chatId=b', 'dataId']]) {
+      const bad = await call(`/api/core/chat/modelCalls?${query}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toContain(field);
+    }
   });
 
   it("says plainly when the platform's gateway token may not read the gateway's log", async () => {

@@ -154,6 +154,11 @@ export class ChatHistoryStore {
     return { rows: rows as ChatItemRow[], total: Number(total.n) };
   }
 
+  /** One item of a chat the caller may read, or undefined. */
+  async item(ref: ChatRef, dataId: string): Promise<ChatItemRow | undefined> {
+    return (await this.db.selectFrom('chat_items').selectAll().where('chat_pk', '=', this.chatPk(ref)).where('data_id', '=', dataId).executeTakeFirst()) as ChatItemRow | undefined;
+  }
+
   async deleteChat(ref: ChatRef): Promise<boolean> {
     const r = await this.db.deleteFrom('chats').where('id', '=', this.chatPk(ref)).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;

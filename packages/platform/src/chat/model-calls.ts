@@ -17,6 +17,21 @@ export interface GatewayCalls {
   unavailable?: string;
 }
 
+/** The calls of one answer: a handful; a whole search with extension and rerank stays well below. */
+export const MAX_TRACED_CALLS = 32;
+
+/** The gateway request ids a stored answer's steps name (each step's own, and its modelCalls'), first seen first. */
+export function requestIdsOf(records: unknown): string[] {
+  const ids = new Set<string>();
+  for (const r of Array.isArray(records) ? records : []) {
+    if (!r || typeof r !== 'object') continue;
+    const step = r as { requestId?: unknown; modelCalls?: unknown };
+    if (typeof step.requestId === 'string') ids.add(step.requestId);
+    for (const c of Array.isArray(step.modelCalls) ? step.modelCalls : []) if (c && typeof c.requestId === 'string') ids.add(c.requestId);
+  }
+  return [...ids].slice(0, MAX_TRACED_CALLS);
+}
+
 export async function gatewayCalls(gateway: GatewayClient, requestIds: string[]): Promise<GatewayCalls> {
   try {
     const rows = await Promise.all(requestIds.map((id) => gateway.requestLog(id)));

@@ -1,31 +1,30 @@
-// GET /api/core/chat/modelCalls?requestIds=a,b: the gateway's record of an
-// answer's (or a search's) model calls, for the team's own people (general
-// key or session; never a share link's visitor: channels and costs are the
-// operator's business). Request ids are random and appear only in the
-// answers that made them.
+// GET /api/core/chat/modelCalls?appId=&chatId=&dataId=: the gateway's record
+// of a stored answer's model calls, for the team's own people (general key or
+// session; never a share link's visitor: channels and costs are the
+// operator's business). The request ids are read from the answer the team
+// owns, never taken from the caller: an id from another team's answer names
+// nothing here.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
+import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import type { GatewayClient } from '../gateway-client/index.js';
+import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
-import { gatewayCalls } from './model-calls.js';
+import type { ChatHistoryStore } from './history-store.js';
+import { gatewayCalls, requestIdsOf } from './model-calls.js';
 
-/** The calls of one answer: a handful; a whole search with extension and rerank stays well below. */
-export const MAX_TRACED_CALLS = 32;
+const id = z.string().min(1).max(64);
+const query = z.object({ appId: id, chatId: id, dataId: id });
 
-const query = z.object({
-  requestIds: z
-    .string()
-    .min(1)
-    .transform((s) => [...new Set(s.split(',').map((id) => id.trim()).filter(Boolean))])
-    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'request ids are letters, digits, - and _')).min(1).max(MAX_TRACED_CALLS)),
-});
-
-export function traceRoutes(app: FastifyInstance, deps: { auth: RequestAuth; gateway: GatewayClient }): void {
+export function traceRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }): void {
   app.get('/api/core/chat/modelCalls', async (req) => {
-    await deps.auth.general(req);
-    const { requestIds } = parseInput(query, req.query);
-    return ok(await gatewayCalls(deps.gateway, requestIds));
+    const caller = await deps.auth.general(req);
+    const q = parseInput(query, req.query);
+    await deps.apps.app(caller, q.appId); // 404 for another team's app
+    const item = await deps.history.item({ teamId: caller.teamId, appId: q.appId, chatId: q.chatId }, q.dataId);
+    if (!item) throw errors.notFound(`Answer ${q.dataId} of chat ${q.chatId}`);
+    return ok(await gatewayCalls(deps.gateway, requestIdsOf(item.response_data ? JSON.parse(item.response_data) : [])));
   });
 }

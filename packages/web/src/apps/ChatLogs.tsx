@@ -93,7 +93,7 @@ function ChatTranscript({ appId, chatId }: { appId: string; chatId: string }) {
   return (
     <div className="chat-messages log-transcript">
       {data.map((m) => (
-        <MessageView key={m.id} message={m} />
+        <MessageView key={m.id} message={m} onTrace={(answer) => transport.modelCalls(chatId, answer.id)} />
       ))}
     </div>
   );

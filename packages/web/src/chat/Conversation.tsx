@@ -164,6 +164,8 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
     },
     [transport, chatId],
   );
+  // Only a stored answer has a trace: a stopped or failed one was never stored.
+  const trace = useCallback((m: ChatMessage) => transport.modelCalls(chatId, m.id), [transport, chatId]);
   const lastAnswer = busy ? undefined : [...messages].reverse().find((m) => m.role === 'assistant');
 
   return (
@@ -192,7 +194,7 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
         {/* Feedback is about a stored answer: none for a stopped or failed one. */}
         {messages.map((m) => (
           <Boundary key={m.id}>
-            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped ? feedback : undefined} />
+            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped ? feedback : undefined} onTrace={trace} />
           </Boundary>
         ))}
         {busy && <StreamingAnswer live={live} />}

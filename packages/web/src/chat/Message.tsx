@@ -6,6 +6,7 @@
 // open the quote they point at, on hover, focus or tap.
 import DOMPurify from 'dompurify';
 import { memo, useMemo, useState, type MouseEvent } from 'react';
+import type { GatewayCalls } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, copyText } from '../ui';
 import { markdownBlocks, markdownToHtml } from './markdown';
@@ -74,10 +75,12 @@ export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
 
 interface Actions {
   onRegenerate?: () => void;
+  /** Reads the gateway's record of this stored answer's model calls. */
+  onTrace?: (m: ChatMessage) => Promise<GatewayCalls>;
   onFeedback?: (m: ChatMessage, feedback: { good?: string; bad?: string }) => Promise<void>;
 }
 
-export const MessageView = memo(function MessageView({ message, onRegenerate, onFeedback }: { message: ChatMessage } & Actions) {
+export const MessageView = memo(function MessageView({ message, onRegenerate, onFeedback, onTrace }: { message: ChatMessage } & Actions) {
   const { t } = useLang();
   const [steps, setSteps] = useState(false);
   const [copied, setCopied] = useState(false);
@@ -136,7 +139,7 @@ export const MessageView = memo(function MessageView({ message, onRegenerate, on
       </div>
       {steps && message.records && (
         <Boundary>
-          <Steps records={message.records} />
+          <Steps records={message.records} loadCalls={onTrace && (() => onTrace(message))} />
         </Boundary>
       )}
     </div>

@@ -1,10 +1,10 @@
 // The model calls of an answer, one row each: the step that made it, the
-// model, and, from the gateway's request log (GET /api/core/chat/modelCalls,
-// read when the steps are opened), the channel, latency and cost; the
-// gateway's request id with a copy button. A share link's visitor has no
-// session: the rows show what the answer itself carries.
+// model, and, from the gateway's request log (GET /api/core/chat/modelCalls
+// for the stored answer, read when the steps are opened), the channel,
+// latency and cost; the gateway's request id with a copy button. A share
+// link's visitor gets no such read: the rows show what the answer carries.
 import type { GatewayCall, GatewayCalls, ModelCall } from '../api';
-import { api, ApiError, csrfHeader, withQuery } from '../api';
+import { ApiError } from '../api';
 import { useLang, type MessageKey } from '../i18n';
 import { CopyButton, useLoad } from '../ui';
 
@@ -17,21 +17,21 @@ const STEP_KEYS: Record<string, MessageKey> = {
   chatNode: 'chat.trace.answer',
 };
 
-/** The gateway's record of these calls; a refusal or a failure becomes `unavailable`, shown in place of the columns. */
-async function loadGatewayCalls(ids: string[]): Promise<GatewayCalls> {
-  // Only a signed-in page has a session (and so a CSRF token): a share page's visitor sees no channels or costs.
-  if (ids.length === 0 || Object.keys(csrfHeader()).length === 0) return { calls: [] };
+/** The gateway's record of the calls; a refusal or a failure becomes `unavailable`, shown in place of the columns. */
+async function loadGatewayCalls(load: (() => Promise<GatewayCalls>) | undefined): Promise<GatewayCalls> {
+  if (!load) return { calls: [] };
   try {
-    return await api<GatewayCalls>(withQuery('/api/core/chat/modelCalls', { requestIds: ids.join(',') }));
+    return await load();
   } catch (err) {
     return { calls: [], unavailable: err instanceof ApiError ? err.message : String(err) };
   }
 }
 
-export function ModelCalls({ calls }: { calls: ModelCall[] }) {
+/** `load` reads the gateway's side of these calls (absent: the rows show what the answer carries). */
+export function ModelCalls({ calls, load }: { calls: ModelCall[]; load?: () => Promise<GatewayCalls> }) {
   const { t } = useLang();
   const ids = calls.flatMap((c) => (c.requestId ? [c.requestId] : []));
-  const { data } = useLoad(() => loadGatewayCalls(ids), [ids.join(',')]);
+  const { data } = useLoad(() => loadGatewayCalls(ids.length ? load : undefined), [ids.join(',')]);
   const byId = new Map<string, GatewayCall>((data?.calls ?? []).map((c) => [c.requestId, c]));
   return (
     <section className="trace-calls" aria-label={t('chat.trace.calls')}>

@@ -1,7 +1,7 @@
 // The steps of an answer (responseData), behind the message's Steps toggle:
 // what was classified, how the question was completed, what the search used
 // and found with every score, what was extracted, and each model call.
-import type { DroppedItem, ModelCall, StepRecord } from '../api';
+import type { DroppedItem, GatewayCalls, ModelCall, StepRecord } from '../api';
 import { useLang, type MessageKey, type Translate } from '../i18n';
 import type { Quote } from './messages-model';
 import { ModelCalls } from './ModelCalls';
@@ -161,7 +161,8 @@ function Dropped({ items, similarity, limit }: { items: DroppedItem[]; similarit
   );
 }
 
-export function Steps({ records }: { records: StepRecord[] }) {
+/** `loadCalls` reads the gateway's record of the answer's model calls (channel, latency, cost). */
+export function Steps({ records, loadCalls }: { records: StepRecord[]; loadCalls?: () => Promise<GatewayCalls> }) {
   const calls = records.flatMap((r) => (Array.isArray(r.modelCalls) ? (r.modelCalls as ModelCall[]) : []));
   return (
     <>
@@ -170,7 +171,7 @@ export function Steps({ records }: { records: StepRecord[] }) {
           <Step key={i} r={r} />
         ))}
       </ol>
-      {calls.length > 0 && <ModelCalls calls={calls} />}
+      {calls.length > 0 && <ModelCalls calls={calls} load={loadCalls} />}
     </>
   );
 }

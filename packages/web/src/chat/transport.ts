@@ -2,7 +2,7 @@
 // team's applications (session cookie + CSRF token, ?appId=), or as a visitor
 // of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
 // panel is the same for both.
-import { api, csrfHeader, withQuery } from '../api';
+import { api, csrfHeader, withQuery, type GatewayCalls } from '../api';
 import type { ChatMessage } from './messages-model';
 
 export interface HistoryEntry {
@@ -22,6 +22,8 @@ export interface ChatTransport {
   remove(chatId: string): Promise<void>;
   removeItem(chatId: string, dataId: string): Promise<void>;
   feedback(chatId: string, dataId: string, feedback: { good?: string; bad?: string }): Promise<void>;
+  /** The gateway's record of a stored answer's model calls (channel, latency, cost): the team's, never a visitor's. */
+  modelCalls(chatId: string, dataId: string): Promise<GatewayCalls>;
 }
 
 interface StoredItem {
@@ -59,7 +61,7 @@ type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Pro
 export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown } = {}) => api<T>(path, { ...init, credentials: 'omit' });
 
 /** `listed`: which chats the list shows (the signed-in page lists the team's own, not its visitors'). */
-function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }, listed: Record<string, string> = {}): ChatTransport {
+function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }, listed: Record<string, string> = {}): Omit<ChatTransport, 'modelCalls'> {
   return {
     send: (body, signal) =>
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
@@ -75,10 +77,17 @@ function transport(who: Record<string, string>, chatPath: string, call: Call, au
 
 /** The signed-in user chatting with one of the team's applications. */
 export function sessionTransport(appId: string): ChatTransport {
-  return transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), api, { credentials: 'same-origin', headers: csrfHeader }, { source: 'online' });
+  return {
+    ...transport({ appId }, withQuery('/api/v1/chat/completions', { appId }), api, { credentials: 'same-origin', headers: csrfHeader }, { source: 'online' }),
+    modelCalls: (chatId, dataId) => api<GatewayCalls>(withQuery('/api/core/chat/modelCalls', { appId, chatId, dataId })),
+  };
 }
 
 /** A visitor of a share link: no cookie; the shareId also goes in the query, so the platform knows the link before it reads the body. */
 export function shareTransport(shareId: string, outLinkUid: string): ChatTransport {
-  return transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), anonymousApi, { credentials: 'omit', headers: () => ({}) });
+  return {
+    ...transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), anonymousApi, { credentials: 'omit', headers: () => ({}) }),
+    // Channels and costs are the operator's business: a visitor sees what the answer itself carries.
+    modelCalls: async () => ({ calls: [] }),
+  };
 }
