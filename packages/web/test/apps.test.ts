@@ -7,16 +7,14 @@
 // pane says it tests the saved settings and answers from the saved app,
 // leaving asks first; a save's warning; names with %, / and CJK; phone width,
 // dark mode, Chinese, a page translator. Screenshots: test-output/web/apps-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { PublicApp } from '../src/api.js';
-import { launch, noBrowser } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
+import { noBrowser } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const APP_NAME = 'Support Ünïcode / 测试 %E0';
 const DATASET_NAME = 'Returns KB Ünïcode / 测试 %E0';
 const PROMPT = 'You help {{customer}} with returns. Be brief.';
@@ -44,32 +42,18 @@ const saveBar = (page: Page) => page.locator('.ap-savebar');
 const category = (page: Page, n: number) => page.getByRole('group', { name: `Category ${n}`, exact: true });
 
 describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-  let onFail: Page | undefined;
+  const suite = browserSuite('apps');
   let appId = '';
   let datasetId = '';
 
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'apps-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
-
   it('creates an application, edits and saves its settings, and keeps them after a reload', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
-    datasetId = await post<string>(page, k.url, '/api/core/dataset/create', { name: DATASET_NAME });
-    await post(page, k.url, '/api/core/dataset/collection/create/text', { datasetId, name: 'Returns policy', text: FACT });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    datasetId = await post<string>(page, suite.k.url, '/api/core/dataset/create', { name: DATASET_NAME });
+    await post(page, suite.k.url, '/api/core/dataset/collection/create/text', { datasetId, name: 'Returns policy', text: FACT });
 
     // Create through the form: the served local LLM is the default.
     await page.getByRole('link', { name: 'Applications' }).click();
@@ -82,7 +66,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
     appId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     expect(appId).toMatch(/^\w+$/);
-    expect((await detail(page, k.url, appId)).model).toBe('local-extractive');
+    expect((await detail(page, suite.k.url, appId)).model).toBe('local-extractive');
 
     // Nothing changed yet: nothing to save, no notice in the test pane.
     expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
@@ -113,7 +97,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
 
     // The platform holds what the form showed.
-    const stored = await detail(page, k.url, appId);
+    const stored = await detail(page, suite.k.url, appId);
     expect(stored.temperature).toBe(0.7);
     expect(stored.systemPrompt).toBe(PROMPT);
     expect(stored.datasets).toEqual([datasetId]);
@@ -141,12 +125,12 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
   });
 
   it('shows the platform’s 400 naming the field beside the form and loses nothing', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
-    await page.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    await page.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
 
     // One category: the platform refuses it, naming classify.categories.
@@ -161,7 +145,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await saveBar(page).getByText('Unsaved changes').waitFor();
     await page.getByText(SAVED_NOTICE).waitFor();
     expect(await page.locator('.ap-section.ap-invalid h2').textContent()).toBe('Classification');
-    let stored = await detail(page, k.url, appId);
+    let stored = await detail(page, suite.k.url, appId);
     expect(stored.temperature).toBe(0.7);
     expect(stored.classify?.categories).toHaveLength(2);
     await page.screenshot({ path: join(SHOTS, 'apps-settings-error.png'), fullPage: true });
@@ -177,7 +161,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await expect.poll(() => alert.textContent()).toContain("Invalid 'extract.fields[0].key'");
     expect(await alert.textContent()).toContain('a key is a letter or _');
     expect(await field.getByLabel('Key', { exact: true }).inputValue()).toBe('1customer');
-    expect((await detail(page, k.url, appId)).extract).toBeNull();
+    expect((await detail(page, suite.k.url, appId)).extract).toBeNull();
 
     // Fixed, it saves; the extracted key is marked among the prompt's variables.
     await field.getByLabel('Key', { exact: true }).fill('customer');
@@ -185,7 +169,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await saveBar(page).getByText('Saved', { exact: true }).waitFor();
     expect(await alert.count()).toBe(0);
-    stored = await detail(page, k.url, appId);
+    stored = await detail(page, suite.k.url, appId);
     expect(stored.temperature).toBe(1.2);
     expect(stored.classify?.categories.map((c) => c.description)).toEqual(['Returning or exchanging an order', 'Anything else']);
     expect(stored.extract?.fields).toEqual([{ key: 'customer', description: 'The customer’s name', type: 'string', required: false }]);
@@ -201,11 +185,11 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
   });
 
   it('asks before leaving with unsaved changes: a link, the back button, closing the tab', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     await page.getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('link', { name: `Settings of ${APP_NAME}` }).click();
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
@@ -247,13 +231,13 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
   });
 
   it('lists applications with their model and knowledge bases, links to chat, searches and deletes', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
-    await post(page, k.url, '/api/core/app/create', { name: 'Scratch app', model: 'local-extractive' });
-    await page.goto(`${k.url}/apps`);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    await post(page, suite.k.url, '/api/core/app/create', { name: 'Scratch app', model: 'local-extractive' });
+    await page.goto(`${suite.k.url}/apps`);
     const row = page.getByRole('row').filter({ hasText: APP_NAME });
     await row.waitFor();
     expect(await page.getByText('Total: 2').count()).toBe(1);
@@ -280,20 +264,20 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
 
     // The chat link leads to the chat area with the application.
     await row.getByRole('link', { name: `Chat with ${APP_NAME}` }).click();
-    await page.waitForURL(`${k.url}/chat?appId=${appId}`);
+    await page.waitForURL(`${suite.k.url}/chat?appId=${appId}`);
     expect(errors).toEqual([]);
     await page.close();
   });
 
   it('fits a phone, follows dark mode, and survives a page translator', async () => {
-    const phone = await browser.newContext({ viewport: { width: 375, height: 780 }, locale: 'en-US' });
+    const phone = await suite.browser.newContext({ viewport: { width: 375, height: 780 }, locale: 'en-US' });
     const page = await phone.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     for (const path of ['/apps', `/apps/${encodeURIComponent(appId)}`]) {
-      await page.goto(`${k.url}${path}`);
+      await page.goto(`${suite.k.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.locator('.ap-table, .ap-form').first().waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -308,10 +292,10 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'apps-settings-phone.png'), fullPage: true });
     await phone.close();
 
-    const dark = await browser.newPage({ colorScheme: 'dark', locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const dark = await suite.browser.newPage({ colorScheme: 'dark', locale: 'en-US', viewport: { width: 1280, height: 900 } });
     dark.on('pageerror', (e) => errors.push(e.message));
-    await signIn(dark, k.url);
-    await dark.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    await signIn(dark, suite.k.url);
+    await dark.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await dark.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
     const background = await dark.evaluate(() => getComputedStyle(document.querySelector('.ap-section')!).backgroundColor);
     expect(background).toBe('rgb(33, 33, 37)'); // --card in dark mode
@@ -323,17 +307,17 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     expect(headings).toEqual(['模型与提示词', '知识库与检索', '引用', '问题分类', '内容提取', '测试对话']);
     await dark.screenshot({ path: join(SHOTS, 'apps-settings-zh-dark.png'), fullPage: false });
     await dark.getByRole('button', { name: 'English' }).click();
-    await dark.goto(`${k.url}/apps`);
+    await dark.goto(`${suite.k.url}/apps`);
     await dark.getByRole('row').filter({ hasText: APP_NAME }).waitFor();
     await dark.screenshot({ path: join(SHOTS, 'apps-list-dark.png'), fullPage: true });
     await dark.close();
 
     // Under a page translator: sections appear and go, rows are added and removed, the save message changes.
-    const translated = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const translated = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     translated.on('pageerror', (e) => errors.push(e.message));
-    await signIn(translated, k.url);
+    await signIn(translated, suite.k.url);
     await translateLikeChrome(translated);
-    await translated.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    await translated.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await expect.poll(() => translated.locator('font[data-translated]').count()).toBeGreaterThan(20);
     const m = TRANSLATED_MARK;
     await translated.getByRole('checkbox', { name: `${m}Extract values from each question first` }).uncheck();
@@ -345,7 +329,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await translated.getByRole('checkbox', { name: `${m}Classify each question first` }).uncheck();
     await translated.getByRole('button', { name: `${m}Save`, exact: true }).click();
     await translated.locator('.ap-savebar').getByText(`${m}Saved`).waitFor();
-    const stored = await detail(translated, k.url, appId);
+    const stored = await detail(translated, suite.k.url, appId);
     expect(stored.classify).toBeNull();
     expect(stored.extract).toBeNull();
     expect(await translated.locator('h1').textContent()).toContain(APP_NAME);
@@ -354,16 +338,16 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
   });
 
   it('chats in the test pane with the saved settings, and says so while there are unsaved changes', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     // The knowledge base's text is indexed before the question is asked.
     await expect
-      .poll(async () => (await post<{ list: unknown[] }>(page, k.url, '/api/core/dataset/searchTest', { datasetId, text: 'returned within 45 days' })).list.length, { timeout: 30_000 })
+      .poll(async () => (await post<{ list: unknown[] }>(page, suite.k.url, '/api/core/dataset/searchTest', { datasetId, text: 'returned within 45 days' })).list.length, { timeout: 30_000 })
       .toBeGreaterThan(0);
-    await page.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    await page.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
     const pane = page.getByRole('complementary', { name: 'Test chat' });
     const message = pane.getByRole('textbox', { name: 'Message' });
@@ -380,20 +364,20 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await saveBar(page).getByText('Saved', { exact: true }).waitFor();
     expect(await pane.getByText(SAVED_NOTICE).count()).toBe(0);
-    expect((await detail(page, k.url, appId)).search.searchMode).toBe('fullTextRecall');
+    expect((await detail(page, suite.k.url, appId)).search.searchMode).toBe('fullTextRecall');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
 
   it('shows the warning of a save that works, but not as asked, and the 400 of datasets that cannot be searched together', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, k.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     // A knowledge base made without a vector model: chat can search it by full text only.
-    const plain = await post<string>(page, k.url, '/api/core/dataset/create', { name: 'No vectors', vectorModel: '' });
-    await page.goto(`${k.url}/apps/${encodeURIComponent(appId)}`);
+    const plain = await post<string>(page, suite.k.url, '/api/core/dataset/create', { name: 'No vectors', vectorModel: '' });
+    await page.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
     await page.getByLabel('Search mode').selectOption('mixedRecall');
     await page.getByRole('checkbox', { name: 'No vectors' }).check();
@@ -408,7 +392,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     const warning = saveBar(page).locator('.ap-warning');
     expect(await warning.textContent()).toContain('datasets: they were made without a vector model, so chat searches them by full text only (search.searchMode is mixedRecall)');
     expect(await alert.count()).toBe(0);
-    expect((await detail(page, k.url, appId)).datasets).toEqual([plain]);
+    expect((await detail(page, suite.k.url, appId)).datasets).toEqual([plain]);
     await page.screenshot({ path: join(SHOTS, 'apps-settings-warning.png'), fullPage: false });
     expect(errors).toEqual([]);
     await page.close();

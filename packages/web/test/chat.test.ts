@@ -6,44 +6,26 @@
 // (new chat, open an old one, delete, server-side pages); Stop keeping a
 // partial answer, a platform error in place, phone width, dark, a page
 // translator. Screenshots: test-output/web/chat-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
 import { appWithKnowledge, asPage, holdChatStreams, lighthouseApp } from './chat-fixtures.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-import { translateLikeChrome, TRANSLATED_MARK as T } from './page-translator.js';
-
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { TRANSLATED_MARK as T, translateLikeChrome } from './page-translator.js';
 
 if (noBrowser) console.warn(`[skip] the chat page browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('the chat page', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-  let onFail: Page | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'chat-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
+  const suite = browserSuite('chat');
 
   it('streams a cited answer, shows its quote and steps, regenerates, and keeps the chat', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    onFail = page;
-    await signIn(page, k.url);
-    const call = await asPage(page, k.url);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
     const { appId } = await appWithKnowledge(call);
 
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
     await page.getByText('Ask a question to begin.').waitFor();
     // The prompt's {{visitor}} is asked for.
@@ -161,14 +143,14 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
   }, 120_000);
 
   it('stops an answer, shows the platform error in place, and fits a phone, light and dark', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 375, height: 740 } });
-    onFail = page;
-    await signIn(page, k.url);
-    const call = await asPage(page, k.url);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 740 } });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
     const appId = await lighthouseApp(call);
 
     // The chat list is behind a toggle at this width.
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     const history = page.getByRole('complementary', { name: 'Chats' });
     await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
     expect(await history.isVisible()).toBe(false);
@@ -229,14 +211,14 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
   }, 60_000);
 
   it('keeps working under a page translator: streaming, steps, stop, a new chat, the language switched', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    onFail = page;
-    await signIn(page, k.url);
-    const call = await asPage(page, k.url);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
     const appId = await lighthouseApp(call);
     await translateLikeChrome(page);
     await holdChatStreams(page);
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     await page.getByRole('heading', { name: `${T}Lighthouse desk` }).waitFor();
 
     const message = page.getByRole('textbox', { name: 'Message' });
@@ -276,15 +258,15 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
   }, 90_000);
 
   it('pages the chat list on the server, newest first', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    onFail = page;
-    await signIn(page, k.url);
-    const call = await asPage(page, k.url);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
     const appId = await call<string>('/api/core/app/create', { name: 'Paging desk', model: 'local-extractive' });
     for (let i = 1; i <= 32; i++) {
       await call(`/api/v1/chat/completions?appId=${appId}`, { chatId: `paging-${i}`, messages: [{ role: 'user', content: `Question number ${i}` }] });
     }
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     const history = page.getByRole('complementary', { name: 'Chats' });
     await expect.poll(() => history.getByRole('listitem').count()).toBe(30);
     expect(await history.getByRole('listitem').first().textContent()).toContain('Question number 32');

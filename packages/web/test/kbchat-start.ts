@@ -1,11 +1,16 @@
 // `kbchat start` as a user runs it (the real command, in its own process, on
 // the embedded stores with the local models and no provider key), for the
 // browser tests; and signing in to it in a page.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { freePorts, plainEnv, startKbchat } from '../../cli/test/helpers.js';
+import { launch } from './browser.js';
+
+/** Where the browser tests save their screenshots. */
+export const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 
 export const ROOT_PASSWORD = 'browser-test-root-password';
 
@@ -31,6 +36,35 @@ export async function startKbchatForBrowser(): Promise<KbchatForBrowser> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface BrowserSuite {
+  /** `kbchat start` (set before the first test). */
+  k: KbchatForBrowser;
+  browser: Browser;
+  /** The page saved as <name>-FAILED.png when a test fails. */
+  onFail?: Page;
+}
+
+/**
+ * For a describe block of browser tests: `kbchat start` and Chromium, started
+ * before its tests and closed after them; a failed test's `onFail` page is
+ * saved under SHOTS as <name>-FAILED.png.
+ */
+export function browserSuite(name: string): BrowserSuite {
+  const suite = {} as BrowserSuite;
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [suite.k, suite.browser] = await Promise.all([startKbchatForBrowser(), launch()]);
+  }, 120_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed()) await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.k?.close();
+  });
+  return suite;
 }
 
 /** Signs in as root through the sign-in form and waits for the app's navigation. */

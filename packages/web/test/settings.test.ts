@@ -1,36 +1,22 @@
 // The settings pages in Chromium against `kbchat start`: the setup checklist a
 // new install shows, the models the gateway serves, API keys (shown once,
 // working, deleted), and root adding a member who signs in and is removed.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser } from './browser.js';
-import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+import { describe, expect, it } from 'vitest';
+import { noBrowser } from './browser.js';
+import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] settings pages browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
+  const suite = browserSuite('settings');
 
   it('shows the first steps, and the models the gateway serves', async () => {
-    const page = await browser.newPage();
+    const page = await suite.browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await signIn(page, k.url);
+    await signIn(page, suite.k.url);
     const checklist = page.getByRole('complementary', { name: 'Before you start' });
     await expect.poll(() => checklist.textContent()).toContain('Create your first knowledge base');
     // Both local models are served: the checklist names no missing model.
@@ -51,10 +37,10 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
   });
 
   it('creates a key shown once that works, lists it, and deletes it', async () => {
-    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await suite.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();
-    await signIn(page, k.url);
-    await page.goto(`${k.url}/keys`);
+    await signIn(page, suite.k.url);
+    await page.goto(`${suite.k.url}/keys`);
     await page.getByLabel('Key name').fill('CI key / 测试 %E0');
     await page.getByRole('button', { name: 'Create key' }).click();
     const shown = page.getByTestId('new-key');
@@ -65,7 +51,7 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
 
     // The key works as a general key, and the list shows only its hint.
-    const listed = await fetch(`${k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const listed = await fetch(`${suite.k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
     expect(listed.status).toBe(200);
     const row = page.getByRole('row').filter({ hasText: 'CI key / 测试 %E0' });
     await row.waitFor();
@@ -81,14 +67,14 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await row.getByRole('button', { name: 'Delete “CI key / 测试 %E0”' }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await expect.poll(() => row.count()).toBe(0);
-    const refused = await fetch(`${k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const refused = await fetch(`${suite.k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
     expect(refused.status).toBe(401);
     await context.close();
   });
 
   it('lets root add a member who can sign in, and remove them', async () => {
-    const page = await browser.newPage();
-    await signIn(page, k.url);
+    const page = await suite.browser.newPage();
+    await signIn(page, suite.k.url);
     await page.getByRole('link', { name: 'Team' }).click();
     await page.getByLabel('Username').fill('alice');
     await page.getByLabel(/Initial password/).fill('short');
@@ -103,9 +89,9 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'settings-team.png'), fullPage: true });
 
     // Alice signs in elsewhere, and sees no Team page.
-    const other = await browser.newContext();
+    const other = await suite.browser.newContext();
     const alice = await other.newPage();
-    await alice.goto(`${k.url}/`);
+    await alice.goto(`${suite.k.url}/`);
     await alice.getByLabel('Username').fill('alice');
     await alice.getByLabel('Password').fill('alice-password-1');
     await alice.getByRole('button', { name: 'Sign in' }).click();
@@ -123,17 +109,17 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
   });
 
   it('keeps working while a page translator rewrites its text', async () => {
-    const page = await browser.newPage();
+    const page = await suite.browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await signIn(page, k.url);
+    await signIn(page, suite.k.url);
     await translateLikeChrome(page);
     await page.reload();
     await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(3);
     // Pages whose text changes under the translator's <font>s: switch pages, switch language, add and remove a key.
     for (const [name, path] of [['Models', '/models'], ['API keys', '/keys'], ['Team', '/team'], ['Knowledge bases', '/datasets'], ['API keys', '/keys']] as const) {
       await page.getByRole('link', { name: `${TRANSLATED_MARK}${name}` }).click();
-      await page.waitForURL(`${k.url}${path}`);
+      await page.waitForURL(`${suite.k.url}${path}`);
     }
     await page.getByLabel(`${TRANSLATED_MARK}Key name`).fill('translated key');
     await page.getByRole('button', { name: `${TRANSLATED_MARK}Create key` }).click();
@@ -152,11 +138,11 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
   });
 
   it('fits a phone and follows dark mode', async () => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
+    const context = await suite.browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
     const page = await context.newPage();
-    await signIn(page, k.url);
+    await signIn(page, suite.k.url);
     for (const path of ['/keys', '/models', '/team']) {
-      await page.goto(`${k.url}${path}`);
+      await page.goto(`${suite.k.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);

@@ -2,41 +2,27 @@
 // app's Share links page with a per-visitor limit, its public address opened in
 // a fresh browser (no sign-in) where a visitor chats, its last use shown to the
 // team (its chat log has the visitor's chat, not its own chat page), and, once deleted, the public page saying so instead of going blank.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] share links browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
+  const suite = browserSuite('share-links');
 
   it('makes a link whose public page chats without sign-in, and stops it when deleted', async () => {
-    const { context, page, errors } = await openPage(browser, { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    await signIn(page, k.url);
-    const me = (await (await page.request.get(`${k.url}/api/auth/me`)).json()) as { data: { csrfToken: string } };
-    const made = await page.request.post(`${k.url}/api/core/app/create`, {
+    const { context, page, errors } = await openPage(suite.browser, { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    await signIn(page, suite.k.url);
+    const me = (await (await page.request.get(`${suite.k.url}/api/auth/me`)).json()) as { data: { csrfToken: string } };
+    const made = await page.request.post(`${suite.k.url}/api/core/app/create`, {
       headers: { 'x-csrf-token': me.data.csrfToken, 'content-type': 'application/json' },
       data: JSON.stringify({ name: 'Public desk / 公开 %E0', intro: 'Ask us anything', model: 'local-extractive' }),
     });
     const appId = ((await made.json()) as { data: string }).data;
 
-    await page.goto(`${k.url}/apps/${appId}`);
+    await page.goto(`${suite.k.url}/apps/${appId}`);
     await page.getByRole('link', { name: 'Share links' }).click();
     await page.getByRole('heading', { name: 'Share links' }).waitFor();
     await page.getByText('No share links yet.').waitFor();
@@ -49,11 +35,11 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
     expect(await row.textContent()).toContain('never');
     await row.getByRole('button', { name: 'Copy' }).click();
     const address = await page.evaluate(() => navigator.clipboard.readText());
-    expect(address).toMatch(new RegExp(`^${k.url}/chat/share\\?shareId=[\\w-]{24,}$`));
+    expect(address).toMatch(new RegExp(`^${suite.k.url}/chat/share\\?shareId=[\\w-]{24,}$`));
     await page.screenshot({ path: join(SHOTS, 'share-links.png'), fullPage: true });
 
     // A visitor in a fresh browser: no cookie, no sign-in.
-    const visitor = await browser.newContext({ viewport: { width: 375, height: 740 } });
+    const visitor = await suite.browser.newContext({ viewport: { width: 375, height: 740 } });
     const pub = await visitor.newPage();
     pub.on('pageerror', (e) => errors.push(e.message));
     await pub.goto(address);
@@ -68,10 +54,10 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
     // The team sees that it was used; its own chat page lists its own chats, not the visitor's.
     await page.reload();
     await expect.poll(() => row.textContent()).not.toContain('never');
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     await page.getByText('No chats yet.').waitFor();
     // The chat log has it, from the share link, and opens it read-only.
-    await page.goto(`${k.url}/apps/${appId}`);
+    await page.goto(`${suite.k.url}/apps/${appId}`);
     await page.getByRole('link', { name: 'Chat log' }).click();
     const logRow = page.getByRole('row').filter({ hasText: 'Are you open today?' });
     await logRow.waitFor();
@@ -80,7 +66,7 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
     await logRow.getByRole('button', { name: 'Are you open today?' }).click();
     await page.locator('.log-transcript').getByText('I could not find an answer').waitFor();
     await page.screenshot({ path: join(SHOTS, 'apps-chat-log.png'), fullPage: true });
-    await page.goto(`${k.url}/apps/${appId}/share`);
+    await page.goto(`${suite.k.url}/apps/${appId}/share`);
 
     // Deleted: the public page says so at once.
     await row.getByRole('button', { name: 'Delete “Website widget”' }).click();

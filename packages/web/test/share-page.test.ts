@@ -4,50 +4,32 @@
 // saying so, an unknown link's message from the platform, and the wire
 // contract (a visitor id per browser, no cookie or CSRF token).
 // Screenshots: test-output/web/share-*.png and chat-share-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
 import { asPage, lighthouseApp } from './chat-fixtures.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] the share page browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('the share page', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-  let onFail: Page | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'share-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
+  const suite = browserSuite('share');
 
   it('chats on a real share link: each visitor sees only their own chats, feedback is kept, a signed-in owner is a visitor there, a deleted link says so', async () => {
-    const ownerContext = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const ownerContext = await suite.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const owner = await ownerContext.newPage();
-    await signIn(owner, k.url);
-    const call = await asPage(owner, k.url);
+    await signIn(owner, suite.k.url);
+    const call = await asPage(owner, suite.k.url);
     const appId = await lighthouseApp(call);
     const shareId = await call<string>('/api/support/outLink/create', { appId, type: 'share', name: 'Front desk' });
     const visit = async () => {
-      const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-      await page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
+      const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+      await page.goto(`${suite.k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
       await page.getByRole('heading', { name: 'Lighthouse desk' }).waitFor();
       return { context, page, errors, history: page.getByRole('complementary', { name: 'Chats' }) };
     };
     const a = await visit();
-    onFail = a.page;
+    suite.onFail = a.page;
     await a.page.getByLabel('visitor').fill('a sailor');
     const message = a.page.getByRole('textbox', { name: 'Message' });
     await message.fill('Who painted the lighthouse tower teal?');
@@ -62,7 +44,7 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
     await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
     await expect.poll(() => answer.getByRole('button', { name: 'Helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
 
-    // Another visitor (another browser) sees none of it; the first still has it after a reload.
+    // Another visitor (another suite.browser) sees none of it; the first still has it after a reload.
     const b = await visit();
     await b.history.getByText('No chats yet.').waitFor();
     await a.page.reload();
@@ -73,12 +55,12 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
     await a.history.getByRole('button', { name: /^Delete chat Who painted/ }).click();
     await expect.poll(() => a.history.getByRole('listitem').count()).toBe(0);
 
-    // The owner, signed in in this browser, opens the link too: a visitor like any other (no cookie sent).
+    // The owner, signed in in this suite.browser, opens the link too: a visitor like any other (no cookie sent).
     const cookies: (string | undefined)[] = [];
     owner.on('request', async (r) => {
       if (r.url().includes('/api/v1/chat/completions') || r.url().includes('/api/core/chat/')) cookies.push((await r.allHeaders()).cookie);
     });
-    await owner.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
+    await owner.goto(`${suite.k.url}/chat/share?shareId=${encodeURIComponent(shareId)}`);
     await owner.getByRole('textbox', { name: 'Message' }).fill('When does the harbour master ring the bell?');
     await owner.getByRole('textbox', { name: 'Message' }).press('Enter');
     await expect.poll(() => owner.getByTestId('answer').textContent(), { timeout: 20_000 }).toContain('noon');
@@ -94,9 +76,9 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
     // An expired link: the platform's own message (403).
     const expiring = await call<string>('/api/support/outLink/create', { appId, name: 'Brief', limit: { expiredTime: Date.now() + 1500 } });
     await new Promise((r) => setTimeout(r, 1600));
-    const refused = await b.page.request.get(`${k.url}/api/support/outLink/init?shareId=${encodeURIComponent(expiring)}`);
+    const refused = await b.page.request.get(`${suite.k.url}/api/support/outLink/init?shareId=${encodeURIComponent(expiring)}`);
     expect(refused.status()).toBe(403);
-    await b.page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent(expiring)}`);
+    await b.page.goto(`${suite.k.url}/chat/share?shareId=${encodeURIComponent(expiring)}`);
     await expect.poll(() => b.page.getByRole('alert').textContent()).toContain(((await refused.json()) as { message: string }).message);
     expect([...a.errors, ...b.errors]).toEqual([]);
     await a.context.close();
@@ -105,30 +87,30 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
   }, 90_000);
 
   it("shows an unknown share link's message from the platform, not a blank page", async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    onFail = page;
-    const platform = await page.request.get(`${k.url}/api/support/outLink/init?shareId=no-such-link`);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    suite.onFail = page;
+    const platform = await page.request.get(`${suite.k.url}/api/support/outLink/init?shareId=no-such-link`);
     expect(platform.status()).toBe(404);
     const { message } = (await platform.json()) as { message: string };
-    await page.goto(`${k.url}/chat/share?shareId=no-such-link`);
+    await page.goto(`${suite.k.url}/chat/share?shareId=no-such-link`);
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain(message);
     await page.screenshot({ path: join(SHOTS, 'chat-share-unknown.png') });
     // Nothing of the signed-in app came with it.
     expect(await page.getByRole('navigation', { name: 'main' }).count()).toBe(0);
-    await page.goto(`${k.url}/chat/share`);
+    await page.goto(`${suite.k.url}/chat/share`);
     await page.getByText('This address has no share id.').waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });
 
-  it('chats on a share page as the contract says: its own visitor id per browser, no cookie or CSRF token', async () => {
+  it('chats on a share page as the contract says: its own visitor id per suite.browser, no cookie or CSRF token', async () => {
     // The platform's share routes, as the contract gives them (the backend is built beside this page).
     const sent: { body: Record<string, unknown>; headers: Record<string, string> }[] = [];
     const listed: Record<string, unknown>[] = [];
     const visitor = async (colorScheme: 'light' | 'dark') => {
-      const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 }, colorScheme });
+      const context = await suite.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 }, colorScheme });
       const page = await context.newPage();
       await page.route('**/api/support/outLink/init?**', (route) =>
         route.fulfill({ json: { code: 200, data: { app: { name: 'Harbour help', intro: 'Ask about the harbour.', variables: ['ship'] } } } }),
@@ -150,7 +132,7 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
       });
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(`${k.url}/chat/share?shareId=${encodeURIComponent('sh/1 %')}`);
+      await page.goto(`${suite.k.url}/chat/share?shareId=${encodeURIComponent('sh/1 %')}`);
       await page.getByRole('heading', { name: 'Harbour help' }).waitFor();
       await page.getByText('Ask about the harbour.').waitFor();
       await page.getByLabel('ship').fill('Sea Lark');

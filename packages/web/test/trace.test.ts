@@ -5,14 +5,12 @@
 // gateway's log holds, with the channel from that log; the search test shows
 // its dropped results too; at phone width in dark mode nothing overflows.
 // Screenshots: test-output/web/trace-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
-import { ROOT_PASSWORD, signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
+import { browserSuite, ROOT_PASSWORD, SHOTS, signIn } from './kbchat-start.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const FACT = 'The lighthouse keeper Marguerite Okonkwo painted the lighthouse tower teal in 1987.';
 const OTHER = 'The harbour master rings the lighthouse bell at noon.';
 
@@ -35,32 +33,21 @@ async function asPage(page: Page, url: string): Promise<Call> {
 }
 
 describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => {
-  let k: KbchatForBrowser;
-  let browser: Browser;
-  let onFail: Page | undefined;
+  const suite = browserSuite('trace');
   /** The gateway's admin API as root (the same root password under kbchat start). */
   let gatewayGet: (path: string) => Promise<any>;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [k, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-    const login = await fetch(`${k.gatewayUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
+    const login = await fetch(`${suite.k.gatewayUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
     const { session } = (await login.json()) as { session: string };
-    gatewayGet = async (path) => (await fetch(`${k.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } })).json();
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'trace-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await k?.close();
-  });
+    gatewayGet = async (path) => (await fetch(`${suite.k.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } })).json();
+  }, 60_000);
 
   it("shows the chunk the token budget dropped and each model call with the gateway's request id and channel; the search test shows its dropped chunk", async () => {
-    const { page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    onFail = page;
-    await signIn(page, k.url);
-    const call = await asPage(page, k.url);
+    const { page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
     const datasetId = await call<string>('/api/core/dataset/create', { name: 'Trace notes', vectorModel: 'local-embed' });
     await call('/api/core/dataset/collection/create/text', { datasetId, name: 'keeper.md', text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\n${OTHER}` });
     const until = Date.now() + 60_000;
@@ -73,7 +60,7 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
     // A budget of one token: the first quote always comes, the second is dropped by the budget.
     const appId = await call<string>('/api/core/app/create', { name: 'Traced desk', model: 'local-extractive', datasets: [datasetId], search: { searchMode: 'mixedRecall', similarity: 0, limit: 1 } });
 
-    await page.goto(`${k.url}/chat?appId=${appId}`);
+    await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     await page.getByRole('heading', { name: 'Traced desk' }).waitFor();
     const message = page.getByRole('textbox', { name: 'Message' });
     await message.fill('Who painted the lighthouse tower teal?');
@@ -125,7 +112,7 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
     const chatUrl = page.url();
 
     // The search test: the same rule, in its own list.
-    await page.goto(`${k.url}/datasets/${datasetId}/search`);
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/search`);
     await page.getByLabel('Question').fill('lighthouse');
     await page.getByLabel('Token budget').fill('1');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -139,9 +126,9 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
     expect(errors).toEqual([]);
 
     // Phone width, dark: the open steps fit (the table scrolls inside itself).
-    const phone = await openPage(browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
-    onFail = phone.page;
-    await signIn(phone.page, k.url);
+    const phone = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
+    suite.onFail = phone.page;
+    await signIn(phone.page, suite.k.url);
     await phone.page.goto(chatUrl);
     const phoneAnswer = phone.page.getByTestId('answer').last();
     await phoneAnswer.waitFor();
