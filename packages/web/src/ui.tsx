@@ -123,9 +123,9 @@ export interface Column<T> {
 }
 
 /** A table of rows, one cell per column, scrolling sideways on a narrow screen. */
-export function Table<T>({ rows, columns, rowKey }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string }) {
+export function Table<T>({ rows, columns, rowKey, rowClass, className }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string; rowClass?: (row: T) => string | undefined; className?: string }) {
   return (
-    <div className="table-wrap">
+    <div className={className ? `table-wrap ${className}` : 'table-wrap'}>
       <table>
         <thead>
           <tr>
@@ -136,7 +136,7 @@ export function Table<T>({ rows, columns, rowKey }: { rows: T[]; columns: Column
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={rowKey(row)}>
+            <tr key={rowKey(row)} className={rowClass?.(row)}>
               {columns.map((c, i) => (
                 <td key={i}>{c.cell(row)}</td>
               ))}

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { ActionError, DeleteButton } from '../actions';
 import { api, withQuery, type PublicOutLink } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, CopyButton, formatTime, Loading, useLoad } from '../ui';
+import { Boundary, CopyButton, formatTime, Loading, Table, useLoad } from '../ui';
 import { AppSubpage } from './AppSubpage';
 
 const shareUrl = (shareId: string) => `${location.origin}${withQuery('/chat/share', { shareId })}`;
@@ -86,50 +86,42 @@ function ShareLinkList({ appId, version }: { appId: string; version: number }) {
       </p>
     );
   return (
-    <div className="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th>{t('share.name')}</th>
-            <th>{t('share.address')}</th>
-            <th>{t('share.limits')}</th>
-            <th>{t('share.lastUsed')}</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((l) => (
-            <tr key={l.id}>
-              <td>
-                <span>{l.name}</span>
-              </td>
-              <td>
-                <div className="row">
-                  <a href={shareUrl(l.shareId)} target="_blank" rel="noreferrer" className="share-url">
-                    <span>{shareUrl(l.shareId)}</span>
-                  </a>
-                  <CopyButton text={shareUrl(l.shareId)} />
-                </div>
-              </td>
-              <td>
-                <span>{[l.limit.expiredTime && t('share.until', { date: formatTime(l.limit.expiredTime, lang) }), l.limit.QPM && t('share.perMinute', { n: l.limit.QPM })].filter(Boolean).join(' · ') || t('share.noLimits')}</span>
-              </td>
-              <td>
-                <span>{l.lastTime ? formatTime(l.lastTime, lang) : t('common.never')}</span>
-              </td>
-              <td>
-                <DeleteButton
-                  name={l.name}
-                  onDelete={async () => {
-                    await api(withQuery('/api/support/outLink/delete', { id: l.id }), { method: 'DELETE' });
-                    await reload();
-                  }}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={data}
+      rowKey={(l) => l.id}
+      columns={[
+        { header: t('share.name'), cell: (l) => <span>{l.name}</span> },
+        {
+          header: t('share.address'),
+          cell: (l) => (
+            <div className="row">
+              <a href={shareUrl(l.shareId)} target="_blank" rel="noreferrer" className="share-url">
+                <span>{shareUrl(l.shareId)}</span>
+              </a>
+              <CopyButton text={shareUrl(l.shareId)} />
+            </div>
+          ),
+        },
+        {
+          header: t('share.limits'),
+          cell: (l) => (
+            <span>{[l.limit.expiredTime && t('share.until', { date: formatTime(l.limit.expiredTime, lang) }), l.limit.QPM && t('share.perMinute', { n: l.limit.QPM })].filter(Boolean).join(' · ') || t('share.noLimits')}</span>
+          ),
+        },
+        { header: t('share.lastUsed'), cell: (l) => <span>{l.lastTime ? formatTime(l.lastTime, lang) : t('common.never')}</span> },
+        {
+          header: null,
+          cell: (l) => (
+            <DeleteButton
+              name={l.name}
+              onDelete={async () => {
+                await api(withQuery('/api/support/outLink/delete', { id: l.id }), { method: 'DELETE' });
+                await reload();
+              }}
+            />
+          ),
+        },
+      ]}
+    />
   );
 }

@@ -6,7 +6,7 @@
 import type { GatewayCall, GatewayCalls, ModelCall } from '../api';
 import { ApiError } from '../api';
 import { useLang, type MessageKey } from '../i18n';
-import { CopyButton, useLoad } from '../ui';
+import { CopyButton, Table, useLoad } from '../ui';
 
 const STEP_KEYS: Record<string, MessageKey> = {
   classifyQuestion: 'chat.step.classifyQuestion',
@@ -36,59 +36,42 @@ export function ModelCalls({ calls, load }: { calls: ModelCall[]; load?: () => P
   return (
     <section className="trace-calls" aria-label={t('chat.trace.calls')}>
       <strong>{t('chat.trace.calls')}</strong>
-      <div className="trace-table">
-        <table>
-          <thead>
-            <tr>
-              <th>{t('chat.trace.step')}</th>
-              <th>{t('chat.trace.model')}</th>
-              <th>{t('chat.trace.channel')}</th>
-              <th>{t('chat.trace.latency')}</th>
-              <th>{t('chat.trace.cost')}</th>
-              <th>{t('chat.trace.requestId')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {calls.map((c, i) => {
-              const g = c.requestId ? byId.get(c.requestId) : undefined;
-              return (
-                <tr key={i} className={c.error ? 'error' : undefined}>
-                  <td>
-                    <span>{STEP_KEYS[c.step] ? t(STEP_KEYS[c.step]!) : c.step}</span>
-                  </td>
-                  <td>
-                    <code>{c.model}</code>
-                  </td>
-                  <td>
-                    <span>{g ? (g.channelName ? `${g.channelName} (#${g.channelId})` : g.channelId === null ? '—' : `#${g.channelId}`) : '—'}</span>
-                  </td>
-                  <td>
-                    <span>{g ? t('chat.trace.ms', { ms: g.latencyMs }) : t('chat.step.seconds', { s: c.runningTime })}</span>
-                  </td>
-                  <td>
-                    <span>{g ? formatCost(g.cost) : '—'}</span>
-                  </td>
-                  <td>
-                    {c.requestId ? (
-                      <span className="row trace-id">
-                        <code>{c.requestId}</code>
-                        <CopyButton text={c.requestId} label={t('chat.trace.copyId')} />
-                      </span>
-                    ) : (
-                      <span className="muted">{t('chat.trace.noId')}</span>
-                    )}
-                    {c.error && (
-                      <span className="error">
-                        <span>{c.error}</span>
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        className="trace-table"
+        rows={calls.map((call, i) => ({ call, i, g: call.requestId ? byId.get(call.requestId) : undefined }))}
+        rowKey={(r) => String(r.i)}
+        rowClass={(r) => (r.call.error ? 'error' : undefined)}
+        columns={[
+          { header: t('chat.trace.step'), cell: ({ call }) => <span>{STEP_KEYS[call.step] ? t(STEP_KEYS[call.step]!) : call.step}</span> },
+          { header: t('chat.trace.model'), cell: ({ call }) => <code>{call.model}</code> },
+          {
+            header: t('chat.trace.channel'),
+            cell: ({ g }) => <span>{g ? (g.channelName ? `${g.channelName} (#${g.channelId})` : g.channelId === null ? '—' : `#${g.channelId}`) : '—'}</span>,
+          },
+          { header: t('chat.trace.latency'), cell: ({ call, g }) => <span>{g ? t('chat.trace.ms', { ms: g.latencyMs }) : t('chat.step.seconds', { s: call.runningTime })}</span> },
+          { header: t('chat.trace.cost'), cell: ({ g }) => <span>{g ? formatCost(g.cost) : '—'}</span> },
+          {
+            header: t('chat.trace.requestId'),
+            cell: ({ call }) => (
+              <>
+                {call.requestId ? (
+                  <span className="row trace-id">
+                    <code>{call.requestId}</code>
+                    <CopyButton text={call.requestId} label={t('chat.trace.copyId')} />
+                  </span>
+                ) : (
+                  <span className="muted">{t('chat.trace.noId')}</span>
+                )}
+                {call.error && (
+                  <span className="error">
+                    <span>{call.error}</span>
+                  </span>
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
       {data === undefined && ids.length > 0 && (
         <p className="muted">
           <span>{t('chat.trace.loading')}</span>
