@@ -162,7 +162,7 @@ describe('retrieval checks', () => {
     expect(second.run.passed).toBe(1);
     expect(second.run.chunking).toMatchObject({ chunks: 3 });
     expect(second.run.chunking.fingerprint).not.toBe(first.run.chunking.fingerprint);
-    expect(second.diff).toMatchObject({ previousRunId: first.runId, chunkingChanged: true, vectorModelChanged: null, counts: { newlyFailing: 1, stillFailing: 1, stillPassing: 1, newlyPassing: 0 } });
+    expect(second.diff).toMatchObject({ previousRunId: first.runId, previousStartedAt: first.run.startedAt, chunkingChanged: true, vectorModelChanged: null, counts: { newlyFailing: 1, stillFailing: 1, stillPassing: 1, newlyPassing: 0 } });
     // Newly failing first; the check that lost its source says so, the one that moved says from where to where.
     expect(second.diff.checks.map((c: { checkId: string }) => c.checkId)).toEqual([etna, atacama, aletsch]);
     expect(second.diff.checks[0].rankChanges).toEqual([{ index: 0, expectation: { text: 'mount  ETNA is an active volcano' }, before: 1, after: null, lost: true }]);

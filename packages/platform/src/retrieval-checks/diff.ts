@@ -26,6 +26,7 @@ export interface CheckDiff {
 
 export interface RunSnapshot {
   id: string;
+  startedAt?: number;
   vectorModel: string;
   chunking: { fingerprint: string };
   results: CheckResult[];
@@ -33,6 +34,7 @@ export interface RunSnapshot {
 
 export interface RunDiff {
   previousRunId: string | null;
+  previousStartedAt: number | null;
   /** Set when the dataset's vector model differs from the previous run's. */
   vectorModelChanged: { before: string; after: string } | null;
   /** The chunks (ids, edits, chunk settings) differ from the previous run's. */
@@ -66,6 +68,7 @@ export function diffRuns(run: RunSnapshot, previous: RunSnapshot | undefined): R
   const current = new Set(run.results.map((r) => r.checkId));
   return {
     previousRunId: previous?.id ?? null,
+    previousStartedAt: previous?.startedAt ?? null,
     vectorModelChanged: previous && previous.vectorModel !== run.vectorModel ? { before: previous.vectorModel, after: run.vectorModel } : null,
     chunkingChanged: !!previous && previous.chunking.fingerprint !== run.chunking.fingerprint,
     counts,
