@@ -192,6 +192,19 @@ describe('retrieval checks', () => {
     expect(latest.run.status).toBe('done');
     expect(latest.diff.counts.stillPassing + latest.diff.counts.stillFailing).toBe(3);
 
+    // A run under way (here, one another process holds) refuses a second; once it stops moving it is interrupted.
+    const db = p.services.store.db as any;
+    const now = Date.now();
+    const held = { id: 'heldrun0000000000000000', team_id: p.services.rootTeamId, dataset_id: datasetId, status: 'running', total: 3, done: 1, passed: 0, vector_model: 'sim-embed-384', chunking: '{"fingerprint":"x","collections":1,"chunks":3,"pending":0}', results: '[]', started_at: now, updated_at: now, finished_at: null };
+    await db.insertInto('retrieval_check_runs').values(held).execute();
+    const refused = await call('/api/core/dataset/check/run', { datasetId });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/under way \(run heldrun0+, 1 of 3 done\)/);
+    await db.updateTable('retrieval_check_runs').set({ updated_at: now - 10 * 60_000 }).where('id', '=', held.id).execute();
+    const after = await run();
+    expect(after.diff.previousRunId).toBe(runId);
+    expect((await call(`/api/core/dataset/check/run?id=${held.id}`)).body.data).toMatchObject({ run: { status: 'interrupted', done: 1 }, diff: null });
+
     for (let i = 0; i < RUNS_KEPT; i++) await run();
     const runs = (await call(`/api/core/dataset/check/runs?datasetId=${datasetId}`)).body.data;
     expect(runs).toHaveLength(RUNS_KEPT);

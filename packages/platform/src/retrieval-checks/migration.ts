@@ -1,7 +1,7 @@
 // Saved retrieval checks of a dataset and the runs of them. A run keeps its
 // results as JSON: it is read whole (one run, its diff to the one before) and
 // never queried inside, and only the last RUNS_KEPT of a dataset are kept.
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 export const retrievalCheckMigrations: Record<string, Migration> = {
   '6001_retrieval_checks': {
@@ -41,6 +41,8 @@ export const retrievalCheckMigrations: Record<string, Migration> = {
         .addColumn('finished_at', 'bigint')
         .execute();
       await db.schema.createIndex('retrieval_check_runs_dataset_idx').on('retrieval_check_runs').columns(['dataset_id', 'started_at']).execute();
+      // One run at a time per dataset, even when two requests start one together.
+      await db.schema.createIndex('retrieval_check_runs_one_running').on('retrieval_check_runs').column('dataset_id').unique().where(sql.ref('status'), '=', 'running').execute();
     },
   },
 };

@@ -103,16 +103,20 @@ export class RetrievalChecksService {
     const dataset = await this.datasets.dataset(caller, datasetId);
     const now = Date.now();
     await this.store.closeStale(datasetId, now - STALE_MS, now);
-    const latest = await this.store.latestRun(caller.teamId, datasetId);
-    if (latest?.status === 'running') throw errors.conflict(`A run of this knowledge base's checks is under way (run ${latest.id}, ${latest.done} of ${latest.total} done)`);
+    const underWay = async () => {
+      const latest = await this.store.latestRun(caller.teamId, datasetId);
+      return errors.conflict(`A run of this knowledge base's checks is under way${latest?.status === 'running' ? ` (run ${latest.id}, ${latest.done} of ${latest.total} done)` : ''}`);
+    };
+    if ((await this.store.latestRun(caller.teamId, datasetId))?.status === 'running') throw await underWay();
     const checks = await this.store.list(caller.teamId, datasetId);
     if (checks.length === 0) throw errors.badField('datasetId', 'this knowledge base has no checks to run; create one first');
     const chunking = { ...(await this.store.chunking(datasetId)), pending: (await this.deps.pending?.(datasetId)) ?? 0 };
     const runId = newId();
-    await this.store.insertRun({
+    const inserted = await this.store.insertRun({
       id: runId, team_id: caller.teamId, dataset_id: datasetId, status: 'running', total: checks.length, done: 0, passed: 0,
       vector_model: dataset.vector_model, chunking: JSON.stringify(chunking), results: '[]', started_at: now, updated_at: now, finished_at: null,
     });
+    if (!inserted) throw await underWay();
     const finished = this.execute(caller, runId, datasetId, checks);
     this.inFlight.add(finished);
     void finished.finally(() => this.inFlight.delete(finished));

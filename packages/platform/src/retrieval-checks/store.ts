@@ -107,8 +107,15 @@ export class ChecksStore {
     return Number(r.numDeletedRows) > 0;
   }
 
-  async insertRun(row: RunRow): Promise<void> {
-    await this.db.insertInto('retrieval_check_runs').values(row).execute();
+  /** False when the dataset has a running run already (the partial unique index). */
+  async insertRun(row: RunRow): Promise<boolean> {
+    try {
+      await this.db.insertInto('retrieval_check_runs').values(row).execute();
+      return true;
+    } catch (err) {
+      if ((err as { code?: string } | null)?.code === '23505') return false;
+      throw err;
+    }
   }
 
   async progress(id: string, done: number, at: number): Promise<void> {
