@@ -31,7 +31,7 @@ import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, enqueueStatement, indexingMigrations, progress, type IndexingWorker } from './indexing/index.js';
+import { enqueue, enqueueStatement, indexingMigrations, progress, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
@@ -43,6 +43,10 @@ import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelC
 import { retrievalMigrations } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
 import { SearchService } from './search/service.js';
+import { retrievalCheckMigrations } from './retrieval-checks/migration.js';
+import { retrievalCheckRoutes } from './retrieval-checks/routes.js';
+import { RetrievalChecksService } from './retrieval-checks/service.js';
+import { ChecksStore } from './retrieval-checks/store.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
 
 export interface PlatformServices {
@@ -61,6 +65,7 @@ export interface PlatformServices {
   chat: ChatService;
   chatHistory: ChatHistoryStore;
   share: ShareService;
+  checks: RetrievalChecksService;
   gateway: GatewayClient;
   worker?: IndexingWorker;
   rootTeamId: string;
@@ -91,7 +96,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -126,6 +131,8 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const chat = new ChatService(gateway, search, models);
   const chatHistory = new ChatHistoryStore(store.db);
   const share = new ShareService(new OutLinksStore(store.db), apps);
+  const pending = async (datasetId: string) => ((p) => p.queued + p.indexing)(sumProgress(await progress(store.db, { datasetId })));
+  const checks = new RetrievalChecksService(new ChecksStore(store.db), datasets, search, models, { defaultExtensionModel: defaultExtensionModel(models), pending });
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) {
     startupNotes.push('warning: no vector model configured (config.json has no vectorModels): datasets can be made, but their items are not indexed until one is; chat searches by full text only');
@@ -136,13 +143,19 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, share, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
       await worker?.stop();
+      await checks.stop();
       await gateway.close();
       await store.close();
     },
   };
+}
+
+/** The LLM query extension uses when a request names none. */
+function defaultExtensionModel(models: ModelConfig): string | undefined {
+  return models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? models.llmModels[0]?.model;
 }
 
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
@@ -153,8 +166,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   app.after(() => {
     accountRoutes(app, services.accounts, services.requestAuth);
     datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
-    const extensionModel = services.models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? services.models.llmModels[0]?.model;
-    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: extensionModel });
+    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: defaultExtensionModel(services.models) });
+    retrievalCheckRoutes(app, { checks: services.checks, auth: services.requestAuth });
     appRoutes(app, services.apps, services.requestAuth);
     keyRoutes(app, services.keyService, services.requestAuth);
     modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });

@@ -6,6 +6,7 @@ import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
+import { Checks } from './Checks';
 import { Chunks } from './Chunks';
 import { Collections } from './Collections';
 import { Import } from './Import';
@@ -47,6 +48,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           <Tab href="/" label="datasets.tab.collections" also="/collections" />
           <Tab href="/import" label="datasets.tab.import" />
           <Tab href="/search" label="datasets.tab.search" />
+          <Tab href="/checks" label="datasets.tab.checks" />
         </nav>
         <Switch>
           <Route path="/">
@@ -62,6 +64,11 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           <Route path="/search">
             <Widget>
               <SearchTest dataset={dataset} />
+            </Widget>
+          </Route>
+          <Route path="/checks">
+            <Widget>
+              <Checks dataset={dataset} />
             </Widget>
           </Route>
           <Route path="/collections/:collectionId">

@@ -1,12 +1,13 @@
 // /datasets/:datasetId/search: a question against this dataset with every
 // setting searchTest takes, to see what a chat would be given and why.
 import { useState, type FormEvent } from 'react';
-import { api, type ModelList, type ModelStatus, type PublicDataset } from '../api';
+import { api, type CheckSettings, type ModelList, type ModelStatus, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, useLoad } from '../ui';
 import { ActionError } from '../actions';
 import { SearchResults, type SearchAnswer } from './SearchResults';
 import { TextField } from './Field';
+import { SaveCheck } from './SaveCheck';
 
 type Mode = SearchAnswer['searchMode'];
 const MODES: Mode[] = ['embedding', 'fullTextRecall', 'mixedRecall'];
@@ -27,15 +28,15 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<SearchAnswer | null>(null);
+  // What the shown answer was asked with, for "Save as check".
+  const [asked, setAsked] = useState<{ text: string; settings: Partial<CheckSettings>; at: number } | null>(null);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const body = {
-        datasetId: dataset._id,
-        text,
+      const settings = {
         searchMode: mode,
         similarity: Number(similarity) || 0,
         limit: Number.parseInt(limit, 10) || undefined,
@@ -44,7 +45,8 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
         datasetSearchUsingExtensionQuery: extension && llmModels.length > 0,
         datasetSearchExtensionModel: extension ? extensionModel || llmModels[0]?.model : undefined,
       };
-      setAnswer(await api<SearchAnswer>('/api/core/dataset/searchTest', { json: body }));
+      setAnswer(await api<SearchAnswer>('/api/core/dataset/searchTest', { json: { datasetId: dataset._id, text, ...settings } }));
+      setAsked({ text, settings, at: Date.now() });
     } catch (err) {
       setError(err);
     } finally {
@@ -107,6 +109,7 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
       {answer && (
         <Boundary>
           <SearchResults answer={answer} />
+          {asked && <SaveCheck key={asked.at} datasetId={dataset._id} question={asked.text} settings={asked.settings} results={answer.list} />}
         </Boundary>
       )}
     </section>

@@ -1,5 +1,8 @@
 // Strings of the datasets pages. English first; the Chinese table must have every key.
+import * as checks from './checks-messages';
+
 export const en = {
+  ...checks.en,
   'datasets.title': 'Knowledge bases',
   'datasets.empty': 'No knowledge bases yet.',
   'datasets.noneFound': 'No knowledge base has that in its name.',
@@ -150,6 +153,7 @@ export const en = {
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
+  ...checks.zh,
   'datasets.title': '知识库',
   'datasets.empty': '还没有知识库。',
   'datasets.noneFound': '没有名称包含此内容的知识库。',
