@@ -3,15 +3,13 @@
 // result is saved as a check, "Run all" passing it; then the chunk deleted and
 // the next run showing it newly failing, at desktop width, at 375 px in dark
 // mode, and under a page translator. Screenshots: test-output/web/checks-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const TEXT = [
   '# Ferries\n\nThe epsilon ferry crosses the Hardanger fjord nine times a day from Norheimsund.',
   '# Lighthouses\n\nThe lighthouse keeper Marguerite Okonkwo painted the tower teal in 1987.',
@@ -26,36 +24,22 @@ async function csrf(page: Page): Promise<string> {
 }
 
 describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
-  let kb: KbchatForBrowser;
-  let browser: Browser;
+  const suite = browserSuite('checks');
   let datasetUrl = '';
-  let onFail: Page | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [kb, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'checks-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await kb?.close();
-  });
 
   it('saves a check from the search test, runs it, and shows a deleted chunk as newly failing', async () => {
-    const { page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    onFail = page;
-    await signIn(page, kb.url);
+    const { page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     const headers = { 'x-csrf-token': await csrf(page) };
-    const datasetId = (await (await page.request.post(`${kb.url}/api/core/dataset/create`, { data: { name: 'Coast notes' }, headers })).json()).data;
-    const made = await page.request.post(`${kb.url}/api/core/dataset/collection/create/text`, { data: { datasetId, name: 'coast.md', text: TEXT, chunkSize: 40 }, headers });
+    const datasetId = (await (await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Coast notes' }, headers })).json()).data;
+    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/create/text`, { data: { datasetId, name: 'coast.md', text: TEXT, chunkSize: 40 }, headers });
     expect(made.status()).toBe(200);
-    datasetUrl = `${kb.url}/datasets/${datasetId}`;
+    datasetUrl = `${suite.k.url}/datasets/${datasetId}`;
 
     // Search, then save the first result as what the question should find.
     await page.goto(`${datasetUrl}/search`);
-    await expect.poll(async () => (await (await page.request.get(`${kb.url}/api/core/dataset/trainingDetail?datasetId=${datasetId}`)).json()).data.done, { timeout: 30_000 }).toBe(3);
+    await expect.poll(async () => (await (await page.request.get(`${suite.k.url}/api/core/dataset/trainingDetail?datasetId=${datasetId}`)).json()).data.done, { timeout: 30_000 }).toBe(3);
     await page.getByLabel('Question').fill('How often does the ferry cross the fjord?');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('epsilon ferry');
@@ -82,9 +66,9 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'checks-passing.png'), fullPage: true });
 
     // The ferry's chunk deleted: the next run shows the check newly failing, its source lost.
-    const runs = await (await page.request.get(`${kb.url}/api/core/dataset/check/run?datasetId=${datasetId}`)).json();
+    const runs = await (await page.request.get(`${suite.k.url}/api/core/dataset/check/run?datasetId=${datasetId}`)).json();
     const dataId = runs.data.run.results[0].expectations[0].dataId;
-    expect((await page.request.delete(`${kb.url}/api/core/dataset/data/delete?id=${dataId}`, { headers })).status()).toBe(200);
+    expect((await page.request.delete(`${suite.k.url}/api/core/dataset/data/delete?id=${dataId}`, { headers })).status()).toBe(200);
     await page.getByRole('button', { name: 'Run all (1)' }).click();
     const row = page.locator('.ck-diff-row').first();
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('Newly failing');
@@ -105,9 +89,9 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
   }, 120_000);
 
   it('works at 375 px in dark mode and under a page translator', async () => {
-    const { page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
-    onFail = page;
-    await signIn(page, kb.url);
+    const { page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     await translateLikeChrome(page);
     await page.goto(`${datasetUrl}/checks`);
     await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(5);
