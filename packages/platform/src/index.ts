@@ -24,6 +24,7 @@ export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
 export type { SearchOutcome } from './search/service.js';
 export type PublicOutLink = ReturnType<typeof import('./share/routes.js').publicOutLink>;
 export type { ShareInit } from './share/routes.js';
+export type { UnfinishedUpload, UploadCheck, UploadImported } from './uploads/routes.js';
 export type PublicChatLog = ReturnType<typeof import('./chat/log-routes.js').publicChatLog>;
 export type { ChatSource } from './chat/history-store.js';
 export type PublicChatHistory = ReturnType<typeof import('./chat/history-routes.js').publicHistory>;

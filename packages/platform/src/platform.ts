@@ -43,6 +43,7 @@ import { retrievalMigrations } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
 import { SearchService } from './search/service.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
+import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
 
 export interface PlatformServices {
   config: PlatformConfig;
@@ -54,6 +55,7 @@ export interface PlatformServices {
   requestAuth: RequestAuth;
   accounts: AccountsService;
   datasets: DatasetsService;
+  uploads: Uploads;
   search: SearchService;
   apps: AppsService;
   keyService: KeysService;
@@ -90,7 +92,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...uploadMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -118,6 +120,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     },
   };
   const datasets = new DatasetsService(datasetsStore, models, indexing);
+  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`));
   const search = new SearchService(store.db, datasetsStore, gateway, models);
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
@@ -135,8 +138,9 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, share, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, share, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
+      uploads.close();
       await worker?.stop();
       await gateway.close();
       await store.close();
@@ -152,6 +156,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   app.after(() => {
     accountRoutes(app, services.accounts, services.requestAuth);
     datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
+    uploadRoutes(app, { uploads: services.uploads.service, tus: services.uploads.tus, auth: services.requestAuth });
     const extensionModel = services.models.llmModels.find((m) => m.usedInQueryExtension)?.model ?? services.models.llmModels[0]?.model;
     searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: extensionModel });
     appRoutes(app, services.apps, services.requestAuth);
