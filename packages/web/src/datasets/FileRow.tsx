@@ -72,7 +72,7 @@ export function FileRow({ item, onRetry, onSecondCopy }: { item: FileItem; onRet
 export function InterruptedUploads({ uploads, onDiscard }: { uploads: UnfinishedUpload[]; onDiscard: (u: UnfinishedUpload) => Promise<void> }) {
   const { t } = useLang();
   return (
-    <section className="notice warn stack" aria-labelledby="ds-interrupted-title">
+    <section className="notice warn stack ds-interrupted" aria-labelledby="ds-interrupted-title">
       <h4 id="ds-interrupted-title">{t('datasets.upload.interrupted')}</h4>
       <p>
         <span>{t('datasets.upload.interruptedWhy')}</span>
