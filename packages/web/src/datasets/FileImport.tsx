@@ -135,7 +135,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     if (item.uploadId) return void importBytes(item, item.uploadId);
     update(item.key, { phase: 'hashing', error: undefined });
     // Checked again: the platform may have the content now (the answer was lost), or part of its bytes.
-    void check({ ...item, sha256: item.sha256 });
+    void check(item);
   }
 
   function onDrop(e: DragEvent) {
