@@ -48,6 +48,7 @@ import { retrievalCheckRoutes } from './retrieval-checks/routes.js';
 import { RetrievalChecksService } from './retrieval-checks/service.js';
 import { ChecksStore } from './retrieval-checks/store.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
+import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
 
 export interface PlatformServices {
   config: PlatformConfig;
@@ -59,6 +60,7 @@ export interface PlatformServices {
   requestAuth: RequestAuth;
   accounts: AccountsService;
   datasets: DatasetsService;
+  uploads: Uploads;
   search: SearchService;
   apps: AppsService;
   keyService: KeysService;
@@ -96,7 +98,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations } });
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -124,6 +126,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     },
   };
   const datasets = new DatasetsService(datasetsStore, models, indexing);
+  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`));
   const search = new SearchService(store.db, datasetsStore, gateway, models);
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
@@ -143,8 +146,9 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, rootTeamId: root.teamId, startupNotes,
     async close() {
+      uploads.close();
       await worker?.stop();
       await checks.stop();
       await gateway.close();
@@ -166,6 +170,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   app.after(() => {
     accountRoutes(app, services.accounts, services.requestAuth);
     datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
+    uploadRoutes(app, { uploads: services.uploads.service, tus: services.uploads.tus, auth: services.requestAuth });
     searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: defaultExtensionModel(services.models) });
     retrievalCheckRoutes(app, { checks: services.checks, auth: services.requestAuth });
     appRoutes(app, services.apps, services.requestAuth);

@@ -78,7 +78,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.evaluate(() => ((window as unknown as { noReload: boolean }).noReload = true));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/collection/create/localFile', async (route) => {
+    await page.route('**/collection/upload/tus', async (route) => {
       await held;
       await route.continue();
     });
@@ -94,13 +94,12 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     }
     expect(await page.getByRole('progressbar', { name: 'Indexing of beta.txt' }).getAttribute('value')).toBe('1');
     expect(await page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
-    await page.unroute('**/collection/create/localFile');
+    await page.unroute('**/collection/upload/tus');
 
-    // The same file again (picked this time): asked about, and skipped.
+    // The same file again (picked this time): already imported, with a link to its collection.
     await page.locator('input[type=file]').setInputFiles({ name: 'alpha.md', mimeType: 'text/markdown', buffer: Buffer.from(FILES[0]!.text) });
-    await page.getByRole('group', { name: /“alpha\.md” \(same name and size\) is already in this knowledge base/ }).waitFor();
-    await page.getByRole('button', { name: 'Skip' }).click();
-    await expect.poll(() => row('alpha.md').textContent()).toContain('Skipped: already in this knowledge base.');
+    await expect.poll(() => row('alpha.md').textContent()).toContain('Already imported as alpha.md');
+    await row('alpha.md').getByRole('link', { name: 'alpha.md' }).waitFor();
 
     // Pasted text, named with %, / and CJK.
     await page.getByRole('radio', { name: 'Text' }).check();
@@ -242,7 +241,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
 
     // An upload the platform refuses: its message in place, and Retry sends it again.
     let refused = 0;
-    await page.route('**/collection/create/localFile', async (route) => {
+    await page.route('**/collection/upload/tus', async (route) => {
       if (refused++ === 0) await route.fulfill({ status: 413, json: { code: 413, message: 'zeta.md is larger than 50 MiB' } });
       else await route.continue();
     });

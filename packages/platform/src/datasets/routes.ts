@@ -9,7 +9,7 @@ import type { CollectionRow, DataRow, DatasetRow } from './store.js';
 
 const id = z.string().min(1).max(64);
 const createDataset = z.object({ name: z.string().trim().min(1).max(200), intro: z.string().max(5000).optional(), vectorModel: z.string().optional(), agentModel: z.string().optional(), type: z.literal('dataset').optional(), parentId: z.string().nullable().optional() });
-const chunkSettings = {
+export const chunkSettings = {
   trainingType: z.enum(['chunk', 'qa']).default('chunk'),
   chunkSize: z.number().int().min(16).max(32_000).optional(),
   chunkSplitter: z.string().max(100).optional(),
@@ -18,9 +18,6 @@ const chunkSettings = {
 };
 const createText = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
 const createLink = z.object({ datasetId: id, link: z.string().min(1).max(4000), name: z.string().trim().max(500).optional(), ...chunkSettings });
-const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), ...chunkSettings });
-/** Largest upload (the readers' own limit). */
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 const listCollections = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
 const pushData = z.object({
   collectionId: id,
@@ -81,29 +78,7 @@ export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, a
     const r = await datasets.createLinkCollection(await caller(req), input.link, input, opts.linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
-  // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
-  app.post('/api/core/dataset/collection/create/localFile', async (req) => {
-    const who = await caller(req);
-    if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
-    let file: { data: Uint8Array; filename: string; mimeType?: string } | undefined;
-    let settings: unknown;
-    for await (const part of req.parts({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } })) {
-      if (part.type === 'file') {
-        const data = await part.toBuffer();
-        if (part.file.truncated) throw errors.tooLarge(`${part.filename} is larger than ${MAX_FILE_BYTES / 1048576} MiB`);
-        file = { data, filename: part.filename || 'upload', mimeType: part.mimetype };
-      } else if (part.fieldname === 'data') {
-        try {
-          settings = JSON.parse(String(part.value));
-        } catch (err) {
-          throw errors.badField('data', `not JSON: ${(err as Error).message}`);
-        }
-      }
-    }
-    if (!file) throw errors.badField('file', 'no file in the upload');
-    const r = await datasets.createFileCollection(who, file, parseInput(fileSettings, settings));
-    return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
-  });
+  // Files (create/localFile and resumable uploads): uploads/routes.ts.
   app.post('/api/core/dataset/collection/listV2', async (req) => {
     const q = parseInput(listCollections, req.body);
     const { rows, total } = await datasets.listCollections(await caller(req), q.datasetId, q.offset, q.pageSize, q.searchText);

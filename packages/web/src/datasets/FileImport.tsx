@@ -1,22 +1,25 @@
-// Files into a dataset: dropped (several at once) or picked, uploaded two at
-// a time with a byte progress bar each, then followed through indexing on
-// the shared poll, all without a reload. A file already in the dataset
-// (same name and size) is asked about before it goes in again.
+// Files into a dataset: dropped (several at once) or picked, each hashed and
+// asked about first (already imported: said so, with a link; partly uploaded
+// before: resumed from there), uploaded two at a time with a byte progress
+// bar each, then followed through indexing on the shared poll, all without a
+// reload. Uploads a reload interrupted are listed: a browser cannot read a
+// file again by itself, so the user picks it again and it is matched by its
+// content (or, without crypto.subtle, its name and size).
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { api, type PublicCollection } from '../api';
+import type { UnfinishedUpload } from '../api';
 import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
 import type { chunkBody } from './ChunkOptions';
-import { FileRow } from './FileRow';
+import { FileRow, InterruptedUploads } from './FileRow';
 import { useDatasetTraining } from './training';
-import { uploadFile } from './upload';
+import { checkFile, discardUpload, hashFile, importUpload, sendFile, unfinishedUploads } from './upload';
 
-/** Uploads at once: more only splits the same bandwidth, and each holds a file in the platform's memory. */
+/** Uploads at once: more only splits the same bandwidth. */
 const MAX_PARALLEL = 2;
 const MAX_BYTES = 50 * 1024 * 1024;
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv';
 
-export type Phase = 'checking' | 'ask' | 'waiting' | 'uploading' | 'uploaded' | 'failed' | 'skipped';
+export type Phase = 'hashing' | 'waiting' | 'uploading' | 'importing' | 'uploaded' | 'already' | 'failed' | 'skipped';
 
 export interface FileItem {
   key: number;
@@ -24,11 +27,18 @@ export interface FileItem {
   phase: Phase;
   loaded: number;
   settings: ReturnType<typeof chunkBody>;
+  sha256?: string;
+  /** An unfinished upload of this content to continue, and where the platform's bytes ended. */
+  resumeId?: string;
+  resumedFrom?: number;
+  /** Every byte is in: a retry only imports it. */
+  uploadId?: string;
+  /** A second copy of content already in the dataset, asked for. */
+  allowDuplicate?: boolean;
   error?: unknown;
   collectionId?: string;
-  insertLen?: number;
-  /** Why it was skipped or asked about. */
-  reason?: 'inDataset' | 'inList';
+  /** The collection an earlier import of this content made. */
+  existing?: { id: string; name: string };
 }
 
 let nextKey = 1;
@@ -40,6 +50,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   // The list lives in a ref as well, so that each change reads the latest one synchronously (uploads end in any order).
   const list = useRef<FileItem[]>([]);
   const [items, setItems] = useState<FileItem[]>([]);
+  const [interrupted, setInterrupted] = useState<UnfinishedUpload[]>([]);
   const [over, setOver] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
   const commit = (next: FileItem[]) => {
@@ -49,15 +60,26 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   const update = (key: number, patch: Partial<FileItem>) => commit(list.current.map((i) => (i.key === key ? { ...i, ...patch } : i)));
   const settled = (i: FileItem) => {
     const p = i.collectionId ? training.of(i.collectionId) : undefined;
-    return i.phase === 'skipped' || (i.phase === 'uploaded' && !!p && p.queued + p.indexing === 0);
+    return i.phase === 'skipped' || i.phase === 'already' || (i.phase === 'uploaded' && !!p && p.queued + p.indexing === 0);
   };
 
-  // Is a file of this name and size in the dataset already? (The upload records its size in the collection's metadata.)
+  // Uploads left unfinished here before (a reload, a closed tab): offered for resuming.
+  useEffect(() => {
+    unfinishedUploads(datasetId).then(setInterrupted, () => setInterrupted([]));
+  }, [datasetId]);
+
+  // Its content in the dataset already, or partly uploaded before?
   async function check(item: FileItem) {
     try {
-      const r = await api<{ list: PublicCollection[] }>('/api/core/dataset/collection/listV2', { json: { datasetId, searchText: item.file.name.slice(0, 200), pageSize: 100 } });
-      const found = r.list.some((c) => c.fileName === item.file.name && (c.metadata as { fileSize?: number } | null)?.fileSize === item.file.size);
-      update(item.key, found ? { phase: 'ask', reason: 'inDataset' } : { phase: 'waiting' });
+      // Too large to be imported: not read into memory to hash, the platform's refusal says why.
+      const sha256 = item.sha256 ?? (item.file.size > MAX_BYTES ? undefined : await hashFile(item.file));
+      const found = sha256 ? await checkFile(datasetId, sha256, item.file.size) : undefined;
+      if (found?.imported && !item.allowDuplicate) {
+        update(item.key, { phase: 'already', sha256, existing: { id: found.imported.collectionId, name: found.imported.name } });
+        return;
+      }
+      const resume = found?.unfinished ?? (sha256 ? undefined : interrupted.find((u) => u.fileName === item.file.name && u.size === item.file.size));
+      update(item.key, { phase: 'waiting', sha256, resumeId: resume?.uploadId, resumedFrom: resume?.offset || undefined });
     } catch (err) {
       update(item.key, { phase: 'failed', error: err });
     }
@@ -67,11 +89,9 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     const next = [...list.current];
     const added: FileItem[] = [];
     for (const file of files) {
-      const item: FileItem = { key: nextKey++, file, phase: 'checking', loaded: 0, settings };
-      const earlier = next.find((i) => same(i.file, file) && i.phase !== 'skipped' && i.phase !== 'failed');
-      if (file.size > MAX_BYTES) Object.assign(item, { phase: 'failed', error: new Error(t('datasets.upload.tooLarge', { max: formatBytes(MAX_BYTES) })) });
-      else if (earlier?.phase === 'uploaded') Object.assign(item, { phase: 'ask', reason: 'inDataset' });
-      else if (earlier) Object.assign(item, { phase: 'skipped', reason: 'inList' });
+      const item: FileItem = { key: nextKey++, file, phase: 'hashing', loaded: 0, settings };
+      const earlier = next.find((i) => same(i.file, file) && i.phase !== 'skipped' && i.phase !== 'failed' && i.phase !== 'already');
+      if (earlier && earlier.phase !== 'uploaded') Object.assign(item, { phase: 'skipped' });
       else added.push(item);
       next.push(item);
     }
@@ -79,14 +99,27 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     added.forEach((i) => void check(i));
   }
 
+  async function importBytes(item: FileItem, uploadId: string) {
+    update(item.key, { phase: 'importing', uploadId, loaded: item.file.size });
+    setInterrupted((l) => l.filter((u) => u.uploadId !== uploadId));
+    try {
+      const r = await importUpload(uploadId, item.settings, !!item.allowDuplicate);
+      if (r.alreadyImported && !item.allowDuplicate) update(item.key, { phase: 'already', existing: { id: r.collectionId, name: item.file.name } });
+      else update(item.key, { phase: 'uploaded', collectionId: r.collectionId });
+      training.changed();
+    } catch (err) {
+      update(item.key, { phase: 'failed', error: err });
+    }
+  }
+
   function start(item: FileItem) {
-    update(item.key, { phase: 'uploading', loaded: 0, error: undefined });
-    const up = uploadFile(item.file, { datasetId, ...item.settings, metadata: { fileSize: item.file.size } }, (loaded) => update(item.key, { loaded }));
+    update(item.key, { phase: 'uploading', loaded: item.resumedFrom ?? 0, error: undefined });
+    const up = sendFile(item.file, { datasetId, sha256: item.sha256, resumeId: item.resumeId }, {
+      onProgress: (loaded) => update(item.key, { loaded }),
+      onResumed: (offset) => update(item.key, { resumedFrom: offset }),
+    });
     up.done.then(
-      (r) => {
-        update(item.key, { phase: 'uploaded', loaded: item.file.size, collectionId: r.collectionId, insertLen: r.insertLen });
-        training.changed();
-      },
+      (uploadId) => void importBytes(item, uploadId),
       (err) => update(item.key, { phase: 'failed', error: err }),
     );
   }
@@ -98,13 +131,21 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [items]);
 
+  function retry(item: FileItem) {
+    if (item.uploadId) return void importBytes(item, item.uploadId);
+    update(item.key, { phase: 'hashing', error: undefined });
+    // Checked again: the platform may have the content now (the answer was lost), or part of its bytes.
+    void check(item);
+  }
+
   function onDrop(e: DragEvent) {
     e.preventDefault();
     setOver(false);
     add([...e.dataTransfer.files]);
   }
 
-  const finished = items.some(settled);
+  // Unfinished uploads this list is not already continuing.
+  const offered = interrupted.filter((u) => !items.some((i) => i.resumeId === u.uploadId && i.phase !== 'failed'));
 
   return (
     <section className="stack" aria-labelledby="ds-files-title">
@@ -141,22 +182,28 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
           <span>{t('datasets.upload.accepted', { max: formatBytes(MAX_BYTES) })}</span>
         </p>
       </div>
+      {offered.length > 0 && (
+        <InterruptedUploads
+          uploads={offered}
+          onDiscard={async (u) => {
+            await discardUpload(u.uploadId);
+            setInterrupted((l) => l.filter((x) => x.uploadId !== u.uploadId));
+          }}
+        />
+      )}
       {items.length > 0 && (
         <ul className="ds-files" aria-label={t('datasets.upload.list')}>
           {items.map((item) => (
             <FileRow
               key={item.key}
               item={item}
-              onRetry={() => {
-                update(item.key, { phase: 'checking', error: undefined });
-                void check(item);
-              }}
-              onAnswer={(again) => update(item.key, again ? { phase: 'waiting' } : { phase: 'skipped' })}
+              onRetry={() => retry(item)}
+              onSecondCopy={() => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined })}
             />
           ))}
         </ul>
       )}
-      {finished && (
+      {items.some(settled) && (
         <div className="row">
           <button type="button" className="secondary" onClick={() => commit(list.current.filter((i) => !settled(i)))}>
             <span>{t('datasets.upload.clear')}</span>

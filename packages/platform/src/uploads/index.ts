@@ -1,0 +1,29 @@
+// Uploads wired for the platform: the tus byte store under <data-dir>/uploads,
+// the service, and the hourly sweep of expired and orphaned uploads.
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { DatasetsService } from '../datasets/service.js';
+import { UploadsService } from './service.js';
+import { UploadsStore } from './store.js';
+import { TusUploads } from './tus.js';
+
+export { uploadMigrations } from './migration.js';
+export { uploadRoutes } from './routes.js';
+
+const SWEEP_MS = 60 * 60 * 1000;
+
+export interface Uploads {
+  service: UploadsService;
+  tus: TusUploads;
+  close(): void;
+}
+
+export function createUploads(db: Kysely<any>, datasets: DatasetsService, dataDir: string, onError: (err: unknown) => void): Uploads {
+  const tus = new TusUploads(join(dataDir, 'uploads'));
+  const service = new UploadsService(new UploadsStore(db), datasets, tus);
+  const sweep = () => void service.sweep().catch(onError);
+  sweep();
+  const timer = setInterval(sweep, SWEEP_MS);
+  timer.unref();
+  return { service, tus, close: () => clearInterval(timer) };
+}

@@ -1,0 +1,109 @@
+// Uploads into datasets: the whole file in one multipart request (FastGPT's
+// create/localFile), or resumable over tus (creation, HEAD, PATCH, DELETE at
+// TUS_PATH) and then made a collection by create/upload. Every request is
+// authenticated and its upload checked to be the team's before the tus server
+// sees it; anything refused here is the platform's envelope naming the field.
+import { Metadata } from '@tus/utils';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { RequestAuth } from '../accounts/request-auth.js';
+import { chunkSettings, ok } from '../datasets/routes.js';
+import { errors, PlatformError } from '../http/errors.js';
+import { parseInput } from '../http/validate.js';
+import { MAX_FILE_BYTES, type ImportResult, type UploadsService } from './service.js';
+import { TUS_PATH, type TusUploads } from './tus.js';
+
+export type { UnfinishedUpload } from './service.js';
+
+const id = z.string().min(1).max(64);
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex digits');
+/** Asking for a second collection of content already in the dataset (else the first is answered). */
+const allowDuplicate = z.boolean().optional();
+const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), sha256: sha256.optional(), idempotencyKey: z.string().min(8).max(128).optional(), allowDuplicate, ...chunkSettings });
+const fromUpload = z.object({ uploadId: id, name: z.string().trim().max(500).optional(), allowDuplicate, ...chunkSettings });
+const check = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
+const tusMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
+const mib = MAX_FILE_BYTES / 1048576;
+
+/** What a file import answers: FastGPT's shape, plus whether the collection was there already. */
+export const imported = (r: ImportResult) => ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
+export type UploadImported = ReturnType<typeof imported>['data'];
+export type UploadCheck = Awaited<ReturnType<UploadsService['check']>>;
+
+export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsService; tus: TusUploads; auth: RequestAuth }): void {
+  const { uploads, tus } = deps;
+  const caller = (req: FastifyRequest) => deps.auth.general(req);
+
+  // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
+  app.post('/api/core/dataset/collection/create/localFile', async (req) => {
+    const who = await caller(req);
+    if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
+    let file: { data: Uint8Array; filename: string; mimeType?: string } | undefined;
+    let settings: unknown;
+    for await (const part of req.parts({ limits: { fileSize: MAX_FILE_BYTES, files: 1 } })) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (part.file.truncated) throw errors.tooLarge(`Invalid 'file': ${part.filename} is larger than ${mib} MiB`);
+        file = { data, filename: part.filename || 'upload', mimeType: part.mimetype };
+      } else if (part.fieldname === 'data') {
+        try {
+          settings = JSON.parse(String(part.value));
+        } catch (err) {
+          throw errors.badField('data', `not JSON: ${(err as Error).message}`);
+        }
+      }
+    }
+    if (!file) throw errors.badField('file', 'no file in the upload');
+    return imported(await uploads.importFile(who, file, parseInput(fileSettings, settings)));
+  });
+
+  app.post('/api/core/dataset/collection/upload/check', async (req) => {
+    const body = parseInput(check, req.body);
+    return ok(await uploads.check(await caller(req), body.datasetId, body.sha256, body.size));
+  });
+  app.get('/api/core/dataset/collection/upload/list', async (req) => ok(await uploads.listUnfinished(await caller(req), parseInput(z.object({ datasetId: id }), req.query).datasetId)));
+  app.delete('/api/core/dataset/collection/upload/delete', async (req) => {
+    await uploads.discard(await caller(req), parseInput(z.object({ id }), req.query).id);
+    return ok(null);
+  });
+  app.post('/api/core/dataset/collection/create/upload', async (req) => {
+    const { uploadId, ...settings } = parseInput(fromUpload, req.body);
+    return imported(await uploads.finish(await caller(req), uploadId, settings));
+  });
+
+  // tus: the bytes pass through untouched (the tus server reads the request itself).
+  app.addContentTypeParser('application/offset+octet-stream', (_req, _payload, done) => done(null, undefined));
+  app.post(TUS_PATH, async (req, reply) => {
+    const who = await caller(req);
+    const length = req.headers['upload-length'];
+    if (typeof length !== 'string' || !/^\d{1,15}$/.test(length)) throw errors.badField('Upload-Length', 'the file\'s size in bytes is required (deferred lengths are not accepted)');
+    if (Number(length) > MAX_FILE_BYTES) throw new PlatformError(413, 'too_large', `Invalid 'Upload-Length': ${length} bytes is more than the ${mib} MiB a file may have`);
+    let metadata: Record<string, string | null>;
+    try {
+      metadata = Metadata.parse(String(req.headers['upload-metadata'] ?? ''));
+    } catch (err) {
+      throw errors.badField('Upload-Metadata', `not tus metadata (key base64value, …): ${(err as Error).message}`);
+    }
+    const meta = parseInput(tusMetadata, Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, v ?? undefined])));
+    const uploadId = await uploads.begin(who, { datasetId: meta.datasetId, fileName: meta.filename, fileType: meta.filetype, size: Number(length), sha256: meta.sha256 });
+    reply.hijack();
+    await tus.handle(req.raw, reply.raw, uploadId).catch((err) => req.log.error({ err }, 'tus creation failed'));
+    if (reply.raw.statusCode !== 201) await uploads.discard(who, uploadId).catch(() => undefined);
+  });
+  app.route({
+    method: ['HEAD', 'PATCH', 'DELETE'],
+    url: `${TUS_PATH}/:uploadId`,
+    handler: async (req, reply) => {
+      const who = await caller(req);
+      const { uploadId } = parseInput(z.object({ uploadId: id }), req.params);
+      const row = await uploads.upload(who, uploadId);
+      if (row.collection_id) throw errors.conflict(`Upload ${uploadId} is imported already (collection ${row.collection_id})`);
+      if (req.method === 'DELETE') {
+        await uploads.discard(who, uploadId);
+        return reply.code(204).header('tus-resumable', '1.0.0').send();
+      }
+      reply.hijack();
+      await tus.handle(req.raw, reply.raw).catch((err) => req.log.error({ err }, 'tus request failed'));
+    },
+  });
+}
