@@ -4,14 +4,12 @@
 // user picks the file again, continues from the bytes the platform has.
 // Screenshots go to test-output/web/uploads-*.png.
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const NOTE = '# Harbour\n\nThe harbour crane lifts 42 tonnes and was built in 1964.\n';
 const DEPOT = Buffer.from(`# Depot\n\n${Array.from({ length: 400 }, (_, i) => `Shelf ${i + 1} holds ${(i + 1) * 3} crates of copper wire.`).join('\n\n')}\n`);
 
@@ -35,24 +33,14 @@ async function csrf(page: Page): Promise<string> {
 }
 
 describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
-  let kb: KbchatForBrowser;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [kb, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await kb?.close();
-  });
+  const suite = browserSuite('uploads');
 
   it('imports a file dropped twice once, says the second is already imported and links to it', async () => {
-    const { page, errors, context } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    await signIn(page, kb.url);
-    const created = await page.request.post(`${kb.url}/api/core/dataset/create`, { data: { name: 'Harbour notes' }, headers: { 'x-csrf-token': await csrf(page) } });
+    const { page, errors, context } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    await signIn(page, suite.k.url);
+    const created = await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Harbour notes' }, headers: { 'x-csrf-token': await csrf(page) } });
     const datasetId = (await created.json()).data;
-    await page.goto(`${kb.url}/datasets/${datasetId}/import`);
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
     const rows = page.getByRole('list', { name: 'Files being imported' }).getByRole('listitem', { name: 'harbour.md' });
 
     await drop(page, 'harbour.md', NOTE);
@@ -61,7 +49,7 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await expect.poll(() => rows.nth(1).textContent(), { timeout: 10_000 }).toContain('Already imported as harbour.md');
     expect(await rows.nth(1).getByRole('button', { name: 'Import a second copy' }).count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, 'uploads-already-imported.png'), fullPage: true });
-    const collections = await page.request.post(`${kb.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': await csrf(page) } });
+    const collections = await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': await csrf(page) } });
     expect((await collections.json()).data.total).toBe(1);
 
     // The link opens the collection the first drop made.
@@ -72,26 +60,26 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
   }, 90_000);
 
   it('lists an upload a reload interrupted, and resumes it from the platform\'s bytes when the file is picked again', async () => {
-    const { page, errors, context } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    await signIn(page, kb.url);
+    const { page, errors, context } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    await signIn(page, suite.k.url);
     const token = await csrf(page);
-    const datasetId = (await (await page.request.post(`${kb.url}/api/core/dataset/create`, { data: { name: 'Depot' }, headers: { 'x-csrf-token': token } })).json()).data;
+    const datasetId = (await (await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Depot' }, headers: { 'x-csrf-token': token } })).json()).data;
     // What a tab closed mid-upload leaves: a tus upload of the file with half its bytes.
     const meta = Object.entries({ datasetId, filename: 'depot.md', filetype: 'text/markdown', sha256: createHash('sha256').update(DEPOT).digest('hex') })
       .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
       .join(',');
     const tusHeaders = { 'x-csrf-token': token, 'tus-resumable': '1.0.0' };
-    const made = await page.request.post(`${kb.url}/api/core/dataset/collection/upload/tus`, { headers: { ...tusHeaders, 'upload-length': String(DEPOT.length), 'upload-metadata': meta } });
+    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/upload/tus`, { headers: { ...tusHeaders, 'upload-length': String(DEPOT.length), 'upload-metadata': meta } });
     expect(made.status()).toBe(201);
     const half = Math.floor(DEPOT.length / 2);
-    const sent = await page.request.fetch(`${kb.url}${made.headers().location}`, {
+    const sent = await page.request.fetch(`${suite.k.url}${made.headers().location}`, {
       method: 'PATCH',
       headers: { ...tusHeaders, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
       data: DEPOT.subarray(0, half),
     });
     expect(sent.status()).toBe(204);
 
-    await page.goto(`${kb.url}/datasets/${datasetId}/import`);
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
     const interrupted = page.getByRole('list', { name: 'Interrupted uploads' }).getByRole('listitem', { name: 'depot.md' });
     await expect.poll(() => interrupted.textContent()).toMatch(/depot\.md · [\d.]+ KB of [\d.]+ KB uploaded/);
     await page.getByText('Browsers cannot reopen a file: drop or choose it again to resume.').waitFor();
@@ -116,9 +104,9 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'uploads-resumed.png'), fullPage: true });
     release();
     await expect.poll(() => row.textContent(), { timeout: 60_000 }).toMatch(/Indexed/);
-    const list = (await (await page.request.post(`${kb.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': token } })).json()).data;
+    const list = (await (await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': token } })).json()).data;
     expect(list.total).toBe(1);
-    const data = (await (await page.request.post(`${kb.url}/api/core/dataset/data/v2/list`, { data: { collectionId: list.list[0]._id, pageSize: 500 }, headers: { 'x-csrf-token': token } })).json()).data;
+    const data = (await (await page.request.post(`${suite.k.url}/api/core/dataset/data/v2/list`, { data: { collectionId: list.list[0]._id, pageSize: 500 }, headers: { 'x-csrf-token': token } })).json()).data;
     const text = data.list.map((d: { q: string }) => d.q).join('\n');
     expect(text).toContain('Shelf 1 holds 3 crates');
     expect(text).toContain('Shelf 400 holds 1200 crates');

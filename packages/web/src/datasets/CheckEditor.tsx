@@ -6,10 +6,8 @@ import { useState, type FormEvent } from 'react';
 import type { CheckExpectation, CheckSettings } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
-import { TextField } from './Field';
+import { SearchBasicsFields, TextField, type SearchBasics } from './Field';
 
-type Mode = CheckSettings['searchMode'];
-const MODES: Mode[] = ['embedding', 'fullTextRecall', 'mixedRecall'];
 
 export interface CheckDraft {
   question: string;
@@ -24,9 +22,7 @@ export function CheckEditor({ initial, onSave, onCancel }: { initial: CheckDraft
   const [question, setQuestion] = useState(initial.question);
   const [texts, setTexts] = useState(initial.expected.filter((e) => !pinned(e)).map((e) => e.text ?? '').join('\n'));
   const [kept, setKept] = useState(initial.expected.filter(pinned));
-  const [mode, setMode] = useState<Mode>(initial.settings.searchMode ?? 'mixedRecall');
-  const [similarity, setSimilarity] = useState(String(initial.settings.similarity ?? 0));
-  const [limit, setLimit] = useState(String(initial.settings.limit ?? 5000));
+  const [basics, setBasics] = useState<SearchBasics>({ mode: initial.settings.searchMode ?? 'mixedRecall', similarity: String(initial.settings.similarity ?? 0), limit: String(initial.settings.limit ?? 5000) });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const labels = new Map(initial.expected.filter((e) => e.text && e.label).map((e) => [e.text!, e.label]));
@@ -38,7 +34,7 @@ export function CheckEditor({ initial, onSave, onCancel }: { initial: CheckDraft
     try {
       const lines = texts.split('\n').map((l) => l.trim()).filter(Boolean);
       const expected = [...kept, ...lines.map((text) => ({ text, ...(labels.get(text) ? { label: labels.get(text) } : {}) }))];
-      await onSave({ question, expected, settings: { ...initial.settings, searchMode: mode, similarity: Number(similarity) || 0, limit: Number.parseInt(limit, 10) || 5000 } });
+      await onSave({ question, expected, settings: { ...initial.settings, searchMode: basics.mode, similarity: Number(basics.similarity) || 0, limit: Number.parseInt(basics.limit, 10) || 5000 } });
     } catch (err) {
       setError(err);
     } finally {
@@ -67,24 +63,7 @@ export function CheckEditor({ initial, onSave, onCancel }: { initial: CheckDraft
       )}
       <fieldset className="ds-grid3">
         <legend>{t('checks.settings')}</legend>
-        <label>
-          <span>{t('datasets.searchTest.mode')}</span>
-          <select value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
-            {MODES.map((m) => (
-              <option key={m} value={m}>
-                {t(`datasets.mode.${m}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>{t('datasets.searchTest.similarity')}</span>
-          <input type="number" min={0} max={1} step={0.01} value={similarity} onChange={(e) => setSimilarity(e.target.value)} />
-        </label>
-        <label>
-          <span>{t('datasets.searchTest.limit')}</span>
-          <input type="number" min={1} max={100000} step={1} value={limit} onChange={(e) => setLimit(e.target.value)} />
-        </label>
+        <SearchBasicsFields value={basics} onChange={setBasics} />
       </fieldset>
       <div className="row">
         <button type="submit" disabled={busy || !question.trim()}>

@@ -6,11 +6,9 @@ import { useLang } from '../i18n';
 import { Boundary, useLoad } from '../ui';
 import { ActionError } from '../actions';
 import { SearchResults, type SearchAnswer } from './SearchResults';
-import { TextField } from './Field';
+import { SearchBasicsFields, TextField, type SearchBasics } from './Field';
 import { SaveCheck } from './SaveCheck';
 
-type Mode = SearchAnswer['searchMode'];
-const MODES: Mode[] = ['embedding', 'fullTextRecall', 'mixedRecall'];
 
 export function SearchTest({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
@@ -18,9 +16,7 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
   const rerankModels = models?.models.filter((m) => m.kind === 'rerank') ?? [];
   const llmModels = models?.models.filter((m) => m.kind === 'llm') ?? [];
   const [text, setText] = useState('');
-  const [mode, setMode] = useState<Mode>('mixedRecall');
-  const [similarity, setSimilarity] = useState('0');
-  const [limit, setLimit] = useState('5000');
+  const [basics, setBasics] = useState<SearchBasics>({ mode: 'mixedRecall', similarity: '0', limit: '5000' });
   const [rerank, setRerank] = useState(false);
   const [rerankModel, setRerankModel] = useState('');
   const [extension, setExtension] = useState(false);
@@ -37,9 +33,9 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
     setError(null);
     try {
       const settings = {
-        searchMode: mode,
-        similarity: Number(similarity) || 0,
-        limit: Number.parseInt(limit, 10) || undefined,
+        searchMode: basics.mode,
+        similarity: Number(basics.similarity) || 0,
+        limit: Number.parseInt(basics.limit, 10) || undefined,
         usingReRank: rerank && rerankModels.length > 0,
         rerankModel: rerank ? rerankModel || rerankModels[0]?.model : undefined,
         datasetSearchUsingExtensionQuery: extension && llmModels.length > 0,
@@ -60,24 +56,7 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
       <form className="card stack" onSubmit={submit}>
         <TextField label={t('datasets.searchTest.query')} value={text} onChange={(e) => setText(e.target.value)} required maxLength={10000} />
         <div className="ds-grid3">
-          <label>
-            <span>{t('datasets.searchTest.mode')}</span>
-            <select value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
-              {MODES.map((m) => (
-                <option key={m} value={m}>
-                  {t(`datasets.mode.${m}`)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span>{t('datasets.searchTest.similarity')}</span>
-            <input type="number" min={0} max={1} step={0.01} value={similarity} onChange={(e) => setSimilarity(e.target.value)} />
-          </label>
-          <label>
-            <span>{t('datasets.searchTest.limit')}</span>
-            <input type="number" min={1} max={100000} step={1} value={limit} onChange={(e) => setLimit(e.target.value)} />
-          </label>
+          <SearchBasicsFields value={basics} onChange={setBasics} />
         </div>
         <ModelToggle
           label={t('datasets.searchTest.rerank')}
