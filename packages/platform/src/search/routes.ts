@@ -36,7 +36,7 @@ const trainingErrors = z.object({
   pageSize: z.number().int().min(1).max(100).default(20),
 });
 const updateTrainingData = z
-  .object({ dataId: id.optional(), collectionId: id.optional(), datasetId: id.optional(), q: z.unknown(), a: z.unknown(), chunkIndex: z.unknown() })
+  .object({ dataId: id.optional(), collectionId: id.optional(), datasetId: id.optional(), q: z.unknown().optional(), a: z.unknown().optional(), chunkIndex: z.unknown().optional() })
   .refine((x) => x.dataId || x.collectionId || x.datasetId, { message: 'name a dataId (one item), a collectionId or a datasetId', path: ['dataId'] })
   // FastGPT edits an item's text here; kbchat's items are the data rows themselves, changed through data/update.
   .refine((x) => x.q === undefined && x.a === undefined && x.chunkIndex === undefined, {
