@@ -19,6 +19,8 @@ export type { AppSettings, AppCategory, AppExtractField } from './apps/schema.js
 export type DefaultQuoteTemplate = typeof import('./chat/prompt.js').DEFAULT_QUOTE_TEMPLATE;
 export type DefaultQuotePrompt = typeof import('./chat/prompt.js').DEFAULT_QUOTE_PROMPT;
 export type { CollectionProgress, DatasetProgress } from './indexing/progress.js';
+export type { IndexingReason } from './indexing/errors.js';
+export type PublicTrainingError = ReturnType<typeof import('./search/routes.js').publicTrainingError>;
 export type { StepRecord, TokenUsage } from './chat/records.js';
 export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
 export type { SearchOutcome } from './search/service.js';

@@ -6,7 +6,7 @@
 // its vectors.
 import type { Transaction } from 'kysely';
 import { loadIndexTexts } from './data-store.js';
-import { NO_VECTOR_MODEL, NotConfiguredError } from './errors.js';
+import { NO_VECTOR_MODEL, NotConfiguredError, ParseFailureError } from './errors.js';
 import type { QueueItem } from './queue-store.js';
 import type { BatchProcessor } from './worker.js';
 
@@ -78,7 +78,7 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
         const out = await deps.embed(model, slice.map((s) => s.text));
         out.vectors.forEach((vector, k) => {
           dims ||= vector.length;
-          if (vector.length !== dims) throw new Error(`the model ${model} returned vectors of ${dims} and ${vector.length} dimensions in one batch`);
+          if (vector.length !== dims) throw new ParseFailureError(`the model ${model} returned vectors of ${dims} and ${vector.length} dimensions in one batch`);
           const r = slice[k]!.row;
           vectors.push({ dataId: r.dataId, indexId: r.indexId!, datasetId: r.datasetId, collectionId: r.collectionId, teamId: r.teamId, model, vector });
         });

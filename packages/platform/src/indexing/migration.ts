@@ -36,4 +36,19 @@ export const indexingMigrations: Record<string, Migration> = {
       await db.schema.createIndex('training_queue_data_idx').on('training_queue').column('data_id').execute();
     },
   },
+  // Why an item waits or failed, kept when it happens (the error object is gone by the time
+  // anyone reads the list), and the attempt limit of the worker that counted its attempts.
+  // Named after every migration already run anywhere (5002): the migrator refuses one that sorts before them.
+  '6001_training_queue_reason': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('training_queue').addColumn('reason', 'varchar(16)').execute();
+      await db.schema.alterTable('training_queue').addColumn('max_attempts', 'integer').execute();
+      // Items written before this: the texts the worker wrote for a wait are known exactly.
+      await sql`update training_queue set reason = case
+          when error in ('no vector model configured', 'no QA model configured') then 'model_missing'
+          when error like 'rate limited, waiting %' then 'rate_limited'
+          else 'other' end
+        where error is not null`.execute(db);
+    },
+  },
 };

@@ -3,7 +3,7 @@
 // for them are queued, all in the transaction that completes the QA item.
 import { buildQaPrompt, parseQaPairs } from '../ingest/qa.js';
 import { insertDataWithIndexes, loadQaPrompts, type NewDataRow } from './data-store.js';
-import { NO_QA_MODEL, NotConfiguredError } from './errors.js';
+import { NO_QA_MODEL, NotConfiguredError, ParseFailureError } from './errors.js';
 import { enqueue, type QueueItem } from './queue-store.js';
 import type { BatchProcessor } from './worker.js';
 
@@ -41,7 +41,7 @@ export function indexQa(deps: QaIndexingDeps): BatchProcessor<Prepared> {
           const answer = String(json?.choices?.[0]?.message?.content ?? '');
           const pairs = parseQaPairs(answer);
           if (!pairs.length) {
-            throw new Error(`the model ${model} gave no question/answer pairs; its answer began: ${JSON.stringify(answer.slice(0, 200))}`);
+            throw new ParseFailureError(`the model ${model} gave no question/answer pairs; its answer began: ${JSON.stringify(answer.slice(0, 200))}`);
           }
           out.set(
             item.id,

@@ -2,6 +2,7 @@
 // PGlite runs too. Times are epoch milliseconds from the caller's clock, like
 // every other time column of the platform store.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { IndexingReason } from './errors.js';
 
 export type IndexingMode = 'chunk' | 'qa';
 
@@ -135,13 +136,13 @@ export async function releaseItems(
   db: QueueDb,
   workerId: string,
   ids: readonly number[],
-  o: { nextAttemptAt: number; error: string | null; now?: number },
+  o: { nextAttemptAt: number; error: string | null; reason?: IndexingReason | null; now?: number },
 ): Promise<void> {
   if (!ids.length) return;
   const now = o.now ?? Date.now();
   await sql`update training_queue
     set status = 'queued', lease_owner = null, lease_until = null, next_attempt_at = ${o.nextAttemptAt},
-        error = ${o.error === null ? null : clip(o.error)}, updated_at = ${now}
+        error = ${o.error === null ? null : clip(o.error)}, reason = ${o.error === null ? null : (o.reason ?? 'other')}, updated_at = ${now}
     where id in (${inList(ids)}) and lease_owner = ${workerId} and status = 'leased'`.execute(db);
 }
 
@@ -154,7 +155,7 @@ export async function failItems(
   db: QueueDb,
   workerId: string,
   ids: readonly number[],
-  o: { error: string; maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number; now?: number },
+  o: { error: string; reason?: IndexingReason; maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number; now?: number },
 ): Promise<void> {
   if (!ids.length) return;
   const now = o.now ?? Date.now();
@@ -162,7 +163,8 @@ export async function failItems(
     set attempts = attempts + 1,
         status = case when attempts + 1 >= ${o.maxAttempts} then 'failed' else 'queued' end,
         next_attempt_at = ${now} + least(${o.backoffMaxMs}::bigint, (${o.backoffBaseMs}::bigint * power(2, attempts))::bigint),
-        lease_owner = null, lease_until = null, error = ${clip(o.error)}, updated_at = ${now}
+        lease_owner = null, lease_until = null, error = ${clip(o.error)}, reason = ${o.reason ?? 'other'},
+        max_attempts = ${o.maxAttempts}, updated_at = ${now}
     where id in (${inList(ids)}) and lease_owner = ${workerId} and status = 'leased'`.execute(db);
 }
 
@@ -173,11 +175,11 @@ export async function failItems(
  */
 export async function markWaiting(
   db: QueueDb,
-  o: { mode: IndexingMode; error: string; datasetId?: string; nextAttemptAt?: number; now?: number },
+  o: { mode: IndexingMode; error: string; reason?: IndexingReason; datasetId?: string; nextAttemptAt?: number; now?: number },
 ): Promise<number> {
   const now = o.now ?? Date.now();
   const { numAffectedRows } = await sql`update training_queue
-    set error = ${clip(o.error)}, updated_at = ${now}
+    set error = ${clip(o.error)}, reason = ${o.reason ?? 'model_missing'}, updated_at = ${now}
         ${o.nextAttemptAt !== undefined ? sql`, next_attempt_at = greatest(next_attempt_at, ${o.nextAttemptAt})` : sql``}
     where status = 'queued' and mode = ${o.mode} and error is distinct from ${clip(o.error)}
       ${o.datasetId ? sql`and dataset_id = ${o.datasetId}` : sql``}`.execute(db);
@@ -200,7 +202,7 @@ export async function retryFailed(
 ): Promise<number> {
   if (o.ids && !o.ids.length) return 0;
   const { numAffectedRows } = await sql`update training_queue
-    set status = 'queued', attempts = 0, error = null, next_attempt_at = ${now}, updated_at = ${now}
+    set status = 'queued', attempts = 0, error = null, reason = null, next_attempt_at = ${now}, updated_at = ${now}
     where status = 'failed'
       ${o.collectionId ? sql`and collection_id = ${o.collectionId}` : sql``}
       ${o.datasetId ? sql`and dataset_id = ${o.datasetId}` : sql``}

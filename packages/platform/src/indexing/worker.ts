@@ -5,7 +5,7 @@
 // one PostgreSQL: claims use SKIP LOCKED and completions check the lease.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import { errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, retryAfterOf } from './errors.js';
+import { DEFAULT_MAX_ATTEMPTS, errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, reasonOf, retryAfterOf } from './errors.js';
 import {
   claimItems,
   completeItems,
@@ -100,6 +100,8 @@ export class IndexingWorker {
   private wakeUp: (() => void) | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private rateLimitStreak = 0;
+  /** What the last rate limit said: items held back by its pause show it too. */
+  private rateLimitText = '';
   /** No claims before this time (a rate limit pauses the whole worker). */
   pausedUntil = 0;
 
@@ -112,7 +114,7 @@ export class IndexingWorker {
       lingerMs: 0,
       leaseMs: 60_000,
       soleWorker: false,
-      maxAttempts: 5,
+      maxAttempts: DEFAULT_MAX_ATTEMPTS,
       pollMs: 1000,
       backoffBaseMs: 2000,
       backoffMaxMs: 300_000,
@@ -238,8 +240,8 @@ export class IndexingWorker {
     const now = Date.now();
     if (err instanceof NotConfiguredError) {
       const next = now + this.o.unconfiguredRecheckMs;
-      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: next, error: err.message, now }));
-      await this.safe(() => markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, datasetId: err.datasetId, nextAttemptAt: next, now }));
+      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: next, error: err.message, reason: 'model_missing', now }));
+      await this.safe(() => markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, reason: 'model_missing', datasetId: err.datasetId, nextAttemptAt: next, now }));
       return;
     }
     if (isRateLimit(err)) {
@@ -249,7 +251,8 @@ export class IndexingWorker {
       const wait = retryAfterOf(err) ?? Math.min(this.o.rateLimitMaxMs, this.o.rateLimitBaseMs * 2 ** (this.rateLimitStreak - 1));
       this.pausedUntil = Math.max(this.pausedUntil, now + wait);
       const text = `rate limited, waiting ${Math.ceil(wait / 1000)} s before trying again: ${errorText(err)}`;
-      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: now + wait, error: text, now }));
+      this.rateLimitText = text;
+      await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: now + wait, error: text, reason: 'rate_limited', now }));
       return;
     }
     if (items.length > 1 && isItemSpecific(err)) {
@@ -257,13 +260,14 @@ export class IndexingWorker {
       for (const it of items) {
         if (this.pausedUntil > Date.now()) {
           // A rate limit hit while going one by one: the rest wait too, without losing an attempt.
-          await this.safe(() => releaseItems(this.o.db, this.workerId, [it.id], { nextAttemptAt: this.pausedUntil, error: null }));
+          const o = { nextAttemptAt: this.pausedUntil, error: this.rateLimitText || null, reason: 'rate_limited' as const };
+          await this.safe(() => releaseItems(this.o.db, this.workerId, [it.id], o));
         } else await this.runBatch([it]);
       }
       return;
     }
     this.stats.failedAttempts += items.length;
-    const o = { error: errorText(err), maxAttempts: this.o.maxAttempts, backoffBaseMs: this.o.backoffBaseMs, backoffMaxMs: this.o.backoffMaxMs, now };
+    const o = { error: errorText(err), reason: reasonOf(err), maxAttempts: this.o.maxAttempts, backoffBaseMs: this.o.backoffBaseMs, backoffMaxMs: this.o.backoffMaxMs, now };
     await this.safe(() => failItems(this.o.db, this.workerId, ids, o));
   }
 

@@ -1,11 +1,12 @@
-// searchTest, and the indexing progress and retry endpoints of collections.
+// searchTest, and the indexing progress, problem list and retry endpoints of collections.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
+import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
-import { progress, retryFailed, sumProgress } from '../indexing/index.js';
+import { listProblems, progress, retryFailed, retryItem, sumProgress, type TrainingProblem } from '../indexing/index.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
 import type { SearchService } from './service.js';
@@ -26,6 +27,35 @@ const searchTest = z.object({
   datasetSearchExtensionModel: z.string().optional(),
   datasetSearchExtensionBg: z.string().max(10_000).optional(),
 });
+
+const trainingErrors = z.object({
+  collectionId: id,
+  offset: z.number().int().min(0).max(1_000_000).optional(),
+  /** FastGPT's pages also come as pageNum (1-based). */
+  pageNum: z.number().int().min(1).max(100_000).optional(),
+  pageSize: z.number().int().min(1).max(100).default(20),
+});
+const updateTrainingData = z
+  .object({ dataId: id.optional(), collectionId: id.optional(), datasetId: id.optional(), q: z.unknown().optional(), a: z.unknown().optional(), chunkIndex: z.unknown().optional() })
+  .refine((x) => x.dataId || x.collectionId || x.datasetId, { message: 'name a dataId (one item), a collectionId or a datasetId', path: ['dataId'] })
+  // FastGPT edits an item's text here; kbchat's items are the data rows themselves, changed through data/update.
+  .refine((x) => x.q === undefined && x.a === undefined && x.chunkIndex === undefined, {
+    message: 'a training item\'s text is not edited here: change the chunk with PUT /api/core/dataset/data/update, then retry it', path: ['q'],
+  });
+/** Queue item ids are integers; anything else names no item (and must not reach SQL as one). */
+const itemId = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : undefined);
+
+/** A problem item as the API shows it: FastGPT's getTrainingError fields, then kbchat's own. */
+export function publicTrainingError(p: TrainingProblem) {
+  return {
+    _id: String(p.id), datasetId: p.datasetId, collectionId: p.collectionId, dataId: p.dataId, mode: p.mode, chunkIndex: p.chunkIndex, q: p.preview,
+    errorMsg: p.error,
+    // FastGPT's retryCount is what is left, not what was used.
+    retryCount: Math.max(0, p.maxAttempts - p.attempts),
+    status: p.status, reason: p.reason, attempts: p.attempts, maxAttempts: p.maxAttempts,
+    nextAttemptAt: p.nextAttemptAt === null ? null : new Date(p.nextAttemptAt).toISOString(), updateTime: new Date(p.updatedAt).toISOString(),
+  };
+}
 
 export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
@@ -52,7 +82,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
     const { collectionId } = parseInput(z.object({ collectionId: id }), req.query);
     const c = await deps.datasets.collection(who, collectionId);
     const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
-    const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null };
+    const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
     return ok({
       trainingType: c.training_type, queuedCounts: counts.queued, trainingCounts: counts.indexing, errorCounts: counts.failed, trainedCount: counts.done,
       ...counts,
@@ -73,6 +103,32 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT }, async (req) => {
     const who = await caller(req);
     const b = parseInput(z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] }), req.body);
+    if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
+    if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
+    return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });
+  });
+
+  // A collection's items that failed or wait on an error, each with its reason, attempts and next attempt; paged.
+  app.post('/api/core/dataset/training/getTrainingError', { bodyLimit: BODY_LIMIT }, async (req) => {
+    const who = await caller(req);
+    const b = parseInput(trainingErrors, req.body);
+    await deps.datasets.collection(who, b.collectionId);
+    const offset = b.offset ?? (b.pageNum ? (b.pageNum - 1) * b.pageSize : 0);
+    const r = await listProblems(deps.db, { teamId: who.teamId, collectionId: b.collectionId, offset, limit: b.pageSize });
+    return ok({ list: r.list.map(publicTrainingError), total: r.total });
+  });
+
+  // FastGPT's retry: one item (dataId, the item's _id from getTrainingError), or every failed one of a collection or dataset.
+  app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT }, async (req) => {
+    const who = await caller(req);
+    const b = parseInput(updateTrainingData, req.body);
+    if (b.dataId) {
+      const n = itemId(b.dataId);
+      const outcome = n === undefined ? 'missing' : await retryItem(deps.db, { teamId: who.teamId, id: n, collectionId: b.collectionId });
+      if (outcome === 'missing') throw errors.notFound('training item');
+      if (outcome === 'busy') throw errors.conflict('this item is being indexed right now; retry it if it fails again');
+      return ok({ retried: 1 });
+    }
     if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
     if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
     return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });

@@ -1,15 +1,18 @@
 // The collections of a dataset: server paging and search by name, each with
 // its live indexing state (the shared trainingDetail poll), the exact error
-// of failed ones with a retry, retry of every failed item, and delete.
-import { useEffect, useState } from 'react';
+// of failed ones with a retry, its problem items opened in place (reason,
+// message, attempts, next attempt, a retry each), retry of every failed item,
+// and delete.
+import { Fragment, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
 import { useLang } from '../i18n';
-import { formatTime, Loading, Pager, useLoad } from '../ui';
+import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
 import { ActionError } from '../actions';
 import { DeleteButton } from '../actions';
 import { useDebounced } from './hooks';
 import { ProgressSummary, useDatasetTraining } from './training';
+import { TrainingProblems } from './TrainingProblems';
 
 const PAGE_SIZE = 20;
 
@@ -87,44 +90,72 @@ export function Collections({ datasetId }: { datasetId: string }) {
 function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | undefined }) {
   const { t, lang } = useLang();
   const training = useDatasetTraining();
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  // Failed items, or any waiting on an error (the last error of an open item).
+  const hasProblems = !!p && (p.failed > 0 || !!p.lastError);
   return (
-    <tr>
-      <td>
-        <div className="ds-name">
-          <Link href={`/collections/${encodeURIComponent(c._id)}`}>{c.name}</Link>
-        </div>
-        <div className="muted ds-small">
-          <span>{t(`datasets.type.${c.type === 'file' || c.type === 'link' ? c.type : 'text'}`)}</span>
-          <span> · </span>
-          <span>{c.trainingType === 'qa' ? t('datasets.chunking.qa') : t('datasets.chunking.chunk')}</span>
-          <span> · </span>
-          <span>{formatTime(c.createTime, lang)}</span>
-        </div>
-      </td>
-      <td data-label={t('datasets.collections.chunks')}>
-        <span>{c.dataAmount ?? 0}</span>
-      </td>
-      <td data-label={t('datasets.collections.status')}>
-        <ProgressSummary p={p} />
-        {p?.lastError && (
-          <p className={p.failed > 0 ? 'error ds-error-text' : 'muted ds-error-text'}>
-            <span>{p.lastError}</span>
-          </p>
-        )}
-      </td>
-      <td>
-        <div className="ds-actions">
-          {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
-          <DeleteButton
-            name={c.name}
-            onDelete={async () => {
-              await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
-              training.changed();
-            }}
-          />
-        </div>
-      </td>
-    </tr>
+    <Fragment>
+      <tr>
+        <td>
+          <div className="ds-name">
+            <Link href={`/collections/${encodeURIComponent(c._id)}`}>{c.name}</Link>
+          </div>
+          <div className="muted ds-small">
+            <span>{t(`datasets.type.${c.type === 'file' || c.type === 'link' ? c.type : 'text'}`)}</span>
+            <span> · </span>
+            <span>{c.trainingType === 'qa' ? t('datasets.chunking.qa') : t('datasets.chunking.chunk')}</span>
+            <span> · </span>
+            <span>{formatTime(c.createTime, lang)}</span>
+          </div>
+        </td>
+        <td data-label={t('datasets.collections.chunks')}>
+          <span>{c.dataAmount ?? 0}</span>
+        </td>
+        <td data-label={t('datasets.collections.status')}>
+          <ProgressSummary p={p} />
+          {p?.lastError && !open && (
+            <p className={p.failed > 0 ? 'error ds-error-text' : 'muted ds-error-text'}>
+              <span>{p.lastError}</span>
+            </p>
+          )}
+          {(hasProblems || open) && (
+            <button
+              type="button"
+              className="link ds-problems-toggle"
+              aria-expanded={open}
+              aria-controls={open ? panelId : undefined}
+              aria-label={t('datasets.problems.showNamed', { name: c.name })}
+              onClick={() => setOpen(!open)}
+            >
+              <span>{t('datasets.problems.show')}</span>
+              <span aria-hidden="true">{open ? ' ▴' : ' ▾'}</span>
+            </button>
+          )}
+        </td>
+        <td>
+          <div className="ds-actions">
+            {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
+            <DeleteButton
+              name={c.name}
+              onDelete={async () => {
+                await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
+                training.changed();
+              }}
+            />
+          </div>
+        </td>
+      </tr>
+      {open && (
+        <tr className="ds-problems-row">
+          <td colSpan={4}>
+            <Boundary>
+              <TrainingProblems collectionId={c._id} name={c.name} id={panelId} />
+            </Boundary>
+          </td>
+        </tr>
+      )}
+    </Fragment>
   );
 }
 

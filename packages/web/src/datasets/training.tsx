@@ -4,7 +4,7 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
 import { useLang } from '../i18n';
-import { usePoll } from '../ui';
+import { formatTime, usePoll } from '../ui';
 
 export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
 export type IndexState = 'queued' | 'indexing' | 'failed' | 'done';
@@ -77,11 +77,19 @@ export function useDatasetTraining(): Training {
   return t;
 }
 
+/** A time soon to come as a clock reading (seconds count for a short wait); another day's with its date. */
+export function formatClock(iso: string | number, lang: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  if (d.toDateString() !== new Date().toDateString()) return formatTime(iso, lang);
+  return d.toLocaleTimeString(lang === 'zh' ? 'zh-CN' : 'en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
 const BADGE: Record<IndexState, string> = { queued: 'warn', indexing: 'warn', failed: 'bad', done: 'ok' };
 
 /** The state as a badge, and the counts behind it. */
 export function ProgressSummary({ p }: { p: DatasetProgress | undefined }) {
-  const { t } = useLang();
+  const { t, lang } = useLang();
   if (!p) return null;
   if (p.total + p.queued + p.indexing + p.failed === 0)
     return (
@@ -97,6 +105,9 @@ export function ProgressSummary({ p }: { p: DatasetProgress | undefined }) {
       {p.queued > 0 && <span className="muted">{t('datasets.progress.queued', { n: p.queued })}</span>}
       {p.indexing > 0 && <span className="muted">{t('datasets.progress.indexing', { n: p.indexing })}</span>}
       {p.failed > 0 && <span className="error">{t('datasets.progress.failed', { n: p.failed })}</span>}
+      {p.rateLimited > 0 && p.rateLimitedUntil && (
+        <span className="ds-warn">{t('datasets.progress.rateLimited', { n: p.rateLimited, time: formatClock(p.rateLimitedUntil, lang) })}</span>
+      )}
     </span>
   );
 }
