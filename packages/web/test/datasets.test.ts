@@ -6,15 +6,13 @@
 // search test that finds a fact with its scores, and show a failed
 // collection's exact error with a working Retry. Screenshots go to
 // test-output/web/datasets-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { noBrowser } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const SPECIAL = '100% Ünïcode / 测试 %E0';
 const FILES = [
   { name: 'alpha.md', type: 'text/markdown', text: '# Lighthouse\n\nThe lighthouse keeper Marguerite Okonkwo painted the tower teal in 1987.\n' },
@@ -36,29 +34,15 @@ async function dropFiles(page: Page, files: typeof FILES) {
 }
 
 describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
-  let kb: KbchatForBrowser;
-  let browser: Browser;
+  const suite = browserSuite('datasets');
   let datasetUrl = '';
 
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [kb, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  let onFail: Page | undefined;
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'datasets-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await kb?.close();
-  });
-
   it('creates a knowledge base, imports files and text, edits a chunk, and search-tests it', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, kb.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
 
     // Create: the served local-embed is the default, and the form says it is fixed.
     await page.getByRole('heading', { name: 'Knowledge bases' }).waitFor();
@@ -167,7 +151,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'datasets-search.png'), fullPage: true });
 
     // The list: size and state, and a special name found by search and deleted.
-    await page.request.post(`${kb.url}/api/core/dataset/create`, { data: { name: SPECIAL }, headers: { 'x-csrf-token': await csrf(page) } });
+    await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: SPECIAL }, headers: { 'x-csrf-token': await csrf(page) } });
     await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Knowledge bases' }).click();
     const card = page.locator('.ds-card').filter({ has: page.getByRole('link', { name: 'Field notes' }) });
     await expect.poll(() => card.textContent()).toContain('4 collections · 4 chunks');
@@ -185,10 +169,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
   }, 120_000);
 
   it('shows a failed collection\'s exact error, and Retry asks for it again', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await signIn(page, kb.url);
+    await signIn(page, suite.k.url);
     // The platform's real answer, with beta.txt's one item made to have failed (no real failure can be forced with local-embed).
     const message = 'Embedding failed after 5 attempts: 503 upstream down (request id: req-42)';
     let retried: unknown;
@@ -220,10 +204,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
   });
 
   it('does not offer an unserved vector model by default, and says why; a failed upload shows its message and retries', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
+    suite.onFail = page;
     const why = 'No available channel for model text-embedding-3-large: the gateway has no enabled channel that serves it';
     await page.route('**/api/core/ai/model/list', async (route) => {
       const res = await route.fetch();
@@ -231,7 +215,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       body.data.models.unshift({ kind: 'embedding', model: 'text-embedding-3-large', name: 'text-embedding-3-large', served: false, message: why });
       await route.fulfill({ response: res, json: body });
     });
-    await signIn(page, kb.url);
+    await signIn(page, suite.k.url);
     const model = page.getByLabel('Vector model');
     await expect.poll(() => model.inputValue()).toBe('local-embed');
     expect(await model.locator('option').allTextContents()).toEqual(['text-embedding-3-large (not served by the gateway)', expect.stringMatching(/^local-embed \(/)]);
@@ -263,11 +247,11 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
   }, 60_000);
 
   it('keeps working while a page translator rewrites its text', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, kb.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     await translateLikeChrome(page);
     await page.goto(datasetUrl);
     await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(10);
@@ -294,10 +278,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
   }, 60_000);
 
   it('fits a phone and follows dark mode', async () => {
-    const phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
+    const phone = await suite.browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
     const page = await phone.newPage();
-    onFail = page;
-    await signIn(page, kb.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     for (const path of ['', '/import', '/search']) {
       await page.goto(`${datasetUrl}${path}`);
       await page.getByRole('heading', { level: 1, name: 'Field notes' }).waitFor();
@@ -315,9 +299,9 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'datasets-search-phone.png'), fullPage: true });
     await phone.close();
 
-    const dark = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+    const dark = await suite.browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
     const dpage = await dark.newPage();
-    await dpage.goto(`${kb.url}/`);
+    await dpage.goto(`${suite.k.url}/`);
     await dpage.getByLabel('用户名').fill('root');
     await dpage.getByLabel('密码').fill('browser-test-root-password');
     await dpage.getByRole('button', { name: '登录' }).click();

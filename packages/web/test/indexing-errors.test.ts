@@ -6,47 +6,31 @@
 // failed" retries the rest. Phone width in dark mode and Chinese; a page
 // translator rewriting the text meanwhile. Screenshots go to
 // test-output/web/indexing-errors-*.png.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser } from './browser.js';
-import { signIn, startKbchatForBrowser, type KbchatForBrowser } from './kbchat-start.js';
-import { translateLikeChrome, TRANSLATED_MARK } from './page-translator.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { noBrowser } from './browser.js';
+import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
-const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 const MESSAGE = 'the model local-extractive gave no question/answer pairs; its answer began: "I could not find an answer to that in the provided knowledge."';
 
 if (noBrowser) console.warn(`[skip] indexing errors browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in Chromium', () => {
-  let kb: KbchatForBrowser;
-  let browser: Browser;
+  const suite = browserSuite('indexing-errors');
   let datasetUrl = '';
-  let onFail: Page | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    [kb, browser] = await Promise.all([startKbchatForBrowser(), launch()]);
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'indexing-errors-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await kb?.close();
-  });
 
   // By its text, not its link's name: a page translator changes that name.
   const row = (page: Page, name: string) => page.locator('table.ds-collections tbody tr').filter({ hasText: name });
   const panel = (page: Page, name: string) => page.getByRole('region', { name: `Problems of “${name}”` });
 
   it('shows each failed item with its reason, message and attempts, and retries one or all', async () => {
-    const page = await browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, kb.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     await page.getByLabel('Name', { exact: true }).fill('Office hours');
     await page.getByRole('button', { name: 'Create knowledge base' }).click();
     await page.getByRole('heading', { level: 1, name: 'Office hours' }).waitFor();
@@ -99,12 +83,12 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
   }, 150_000);
 
   it('fits a phone in dark mode, in Chinese, and survives a page translator', async () => {
-    const phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
+    const phone = await suite.browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
     const page = await phone.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    onFail = page;
-    await signIn(page, kb.url);
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
     await page.goto(datasetUrl);
     await row(page, 'hours.md').getByRole('button', { name: 'Problems: hours.md' }).click();
     const items = panel(page, 'hours.md');

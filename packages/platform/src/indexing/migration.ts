@@ -39,7 +39,7 @@ export const indexingMigrations: Record<string, Migration> = {
   // Why an item waits or failed, kept when it happens (the error object is gone by the time
   // anyone reads the list), and the attempt limit of the worker that counted its attempts.
   // Named after every migration already run anywhere (5002): the migrator refuses one that sorts before them.
-  '6001_training_queue_reason': {
+  '7001_training_queue_reason': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('training_queue').addColumn('reason', 'varchar(16)').execute();
       await db.schema.alterTable('training_queue').addColumn('max_attempts', 'integer').execute();
