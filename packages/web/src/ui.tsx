@@ -159,3 +159,11 @@ export function formatTime(iso: string | number | undefined, lang: string): stri
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { dateStyle: 'medium', timeStyle: 'short' });
 }
+
+/** A time soon to come as a clock reading (seconds count for a short wait); another day's with its date. */
+export function formatClock(iso: string | number, lang: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  if (d.toDateString() !== new Date().toDateString()) return formatTime(iso, lang);
+  return d.toLocaleTimeString(lang === 'zh' ? 'zh-CN' : 'en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}

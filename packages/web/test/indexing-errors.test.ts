@@ -102,11 +102,15 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
       const res = await route.fetch();
       const body = await res.json();
       body.data.collections = body.data.collections.map((c: Record<string, unknown>) => ({ ...c, queued: 3, rateLimited: 3, rateLimitedUntil: until.toISOString() }));
+      Object.assign(body.data, { rateLimited: 6, rateLimitedUntil: until.toISOString() });
       await route.fulfill({ response: res, json: body });
     });
     await page.reload();
     const clock = until.toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
     await row(page, 'lunch.md').getByText(`3 rate-limited, next attempt at ${clock}`).waitFor();
+    // The setup checklist above every page says so too.
+    const checklist = page.getByRole('complementary', { name: 'Before you start' });
+    await expect.poll(() => checklist.textContent()).toContain(`is paused by a rate limit (6 item(s)); the next attempt is at ${clock}`);
     await page.screenshot({ path: join(SHOTS, 'indexing-errors-rate-limited.png'), fullPage: true });
     await page.unroute('**/api/core/dataset/trainingDetail?*');
     await page.reload();

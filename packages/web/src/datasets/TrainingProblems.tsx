@@ -6,8 +6,8 @@ import { useEffect, useState } from 'react';
 import { api, type IndexingReason, type PublicTrainingError } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
-import { Loading, Pager, useLoad, usePoll } from '../ui';
-import { formatClock, isBusy, POLL_MS, useDatasetTraining } from './training';
+import { formatClock, Loading, Pager, useLoad, usePoll } from '../ui';
+import { isBusy, POLL_MS, useDatasetTraining } from './training';
 
 const PAGE_SIZE = 10;
 /** A rate limit passes by itself; every other reason needs someone to look. */

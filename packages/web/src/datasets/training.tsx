@@ -4,7 +4,7 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
 import { useLang } from '../i18n';
-import { formatTime, usePoll } from '../ui';
+import { formatClock, usePoll } from '../ui';
 
 export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
 export type IndexState = 'queued' | 'indexing' | 'failed' | 'done';
@@ -75,14 +75,6 @@ export function useDatasetTraining(): Training {
   const t = useContext(TrainingContext);
   if (!t) throw new Error('useDatasetTraining outside a dataset page');
   return t;
-}
-
-/** A time soon to come as a clock reading (seconds count for a short wait); another day's with its date. */
-export function formatClock(iso: string | number, lang: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  if (d.toDateString() !== new Date().toDateString()) return formatTime(iso, lang);
-  return d.toLocaleTimeString(lang === 'zh' ? 'zh-CN' : 'en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 const BADGE: Record<IndexState, string> = { queued: 'warn', indexing: 'warn', failed: 'bad', done: 'ok' };

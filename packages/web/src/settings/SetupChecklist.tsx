@@ -4,7 +4,7 @@
 import { Link } from 'wouter';
 import { api, withQuery, type DatasetProgress, type ModelList, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
-import { usePoll, useLoad } from '../ui';
+import { formatClock, usePoll, useLoad } from '../ui';
 
 /** Knowledge bases looked at for indexing trouble (the first ones listed). */
 const DATASETS_CHECKED = 20;
@@ -27,7 +27,7 @@ async function findProblems(): Promise<Problems> {
 }
 
 export function SetupChecklist() {
-  const { t } = useLang();
+  const { t, lang } = useLang();
   const { data, reload } = useLoad(findProblems, []);
   usePoll(() => void reload(), 15_000, true);
   if (!data) return null;
@@ -40,7 +40,9 @@ export function SetupChecklist() {
   }
   for (const { dataset, progress } of data.indexing) {
     if (progress.failed > 0) items.push({ key: `failed:${dataset.id}`, text: t('setup.failed', { count: progress.failed, name: dataset.name }) });
-    else if (progress.queued > 0 && progress.indexing === 0 && progress.lastError) items.push({ key: `paused:${dataset.id}`, text: t('setup.paused', { name: dataset.name, message: progress.lastError }) });
+    if (progress.rateLimited > 0 && progress.rateLimitedUntil)
+      items.push({ key: `limited:${dataset.id}`, text: t('setup.rateLimited', { name: dataset.name, n: progress.rateLimited, time: formatClock(progress.rateLimitedUntil, lang) }) });
+    else if (progress.failed === 0 && progress.queued > 0 && progress.indexing === 0 && progress.lastError) items.push({ key: `paused:${dataset.id}`, text: t('setup.paused', { name: dataset.name, message: progress.lastError }) });
   }
   if (items.length === 0 && data.datasets.length > 0) return null;
   return (

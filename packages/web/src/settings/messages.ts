@@ -40,6 +40,7 @@ export const en = {
   'setup.gateway': 'The gateway did not answer: {message}',
   'setup.failed': 'Indexing failed for {count} item(s) in “{name}”.',
   'setup.paused': 'Indexing in “{name}” is waiting: {message}',
+  'setup.rateLimited': 'Indexing in “{name}” is paused by a rate limit ({n} item(s)); the next attempt is at {time}.',
   'setup.seeModels': 'See the models',
   'setup.firstDataset': 'Create your first knowledge base, import documents, then make an application that answers from it.',
 } as const;
@@ -85,6 +86,7 @@ export const zh: Record<keyof typeof en, string> = {
   'setup.gateway': '网关没有响应：{message}',
   'setup.failed': '“{name}”中有 {count} 项索引失败。',
   'setup.paused': '“{name}”的索引正在等待：{message}',
+  'setup.rateLimited': '“{name}”的索引因限流暂停（{n} 项），下次尝试：{time}。',
   'setup.seeModels': '查看模型',
   'setup.firstDataset': '先创建一个知识库并导入文档，然后创建一个基于它回答的应用。',
 };
