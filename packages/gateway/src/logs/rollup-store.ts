@@ -177,7 +177,7 @@ export async function backfillRollups(db: Kysely<any>): Promise<void> {
         select ${sql.lit(GRAIN_CODE[grain])}, ${sql.lit(dim)}, ${bucket}, ${key}, count(*),
           sum(case when status >= 400 or error is not null then 1 else 0 end),
           sum(prompt_tokens), sum(completion_tokens), sum(cost), sum(latency_ms), ${sql.join(hist)}
-        from logs group by ${bucket}, ${key}`.execute(db);
+        from logs group by ${dim === 'all' ? bucket : sql`${bucket}, ${key}`}`.execute(db);
     }
   }
 }
