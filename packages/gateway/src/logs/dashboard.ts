@@ -6,7 +6,7 @@ import { MICROS } from '../accounts/pricing.js';
 import type { PublicChannel } from '../channels/service.js';
 import type { KeyedSums, RollupStore } from './rollup-store.js';
 import {
-  addSums, emptySums, GRAIN_MS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
+  addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
 } from './rollup.js';
 
 /** The most points a series has (give or take the two partial buckets at the ends). */
@@ -55,7 +55,7 @@ export interface Group {
   points: Point[];
 }
 
-function shape(s: Sums): Omit<Point, 't'> {
+function shape(s: Sums, percentiles = true): Omit<Point, 't'> {
   return {
     requests: s.requests,
     errors: s.errors,
@@ -64,8 +64,8 @@ function shape(s: Sums): Omit<Point, 't'> {
     cost: s.cost / MICROS,
     cost_micros: s.cost,
     latency_avg_ms: s.requests > 0 ? Math.round((s.latency_sum / s.requests) * 10) / 10 : null,
-    latency_p50_ms: histPercentile(s.hist, 0.5),
-    latency_p95_ms: histPercentile(s.hist, 0.95),
+    latency_p50_ms: percentiles ? histPercentile(s.hist, 0.5) : null,
+    latency_p95_ms: percentiles ? histPercentile(s.hist, 0.95) : null,
   };
 }
 
@@ -108,22 +108,24 @@ export class DashboardService {
   }
 
   /** Sums per bucket (dense: a bucket without requests is a zero point). */
-  private group(buckets: number[], rows: KeyedSums[], key: string, label: string, other: boolean): Group {
+  private group(buckets: number[], rows: KeyedSums[], key: string, label: string, other: boolean, percentiles = true): Group {
     const byBucket = new Map(rows.map((r) => [r.bucket, r]));
     const total = emptySums();
     const points = buckets.map((t) => {
       const s = byBucket.get(t) ?? emptySums();
       addSums(total, s);
-      return { t, ...shape(s) };
+      return { t, ...shape(s, percentiles) };
     });
-    return { key, label, other, totals: shape(total), points };
+    return { key, label, other, totals: shape(total, percentiles), points };
   }
 
   private async groups(range: { grain: Grain; from: number; to: number }, buckets: number[], dim: Dimension, top: number, allRows: KeyedSums[]): Promise<Group[]> {
     const shown = (await this.rollups.topKeys({ ...range, dim }, 'requests', top)).map((k) => k.dim_key);
     const rows = await this.rollups.series({ ...range, dim }, shown);
     const labels = await this.labels(dim, shown);
-    const out = shown.map((k) => this.group(buckets, rows.filter((r) => r.dim_key === k), k, labels.get(k) ?? k, false));
+    // Token and user rollups keep no histogram (rollup.ts HIST_DIMS): their groups have no percentiles.
+    const pct = HIST_DIMS.has(dim);
+    const out = shown.map((k) => this.group(buckets, rows.filter((r) => r.dim_key === k), k, labels.get(k) ?? k, false, pct));
     // "other" is everything minus the shown groups, bucket by bucket: histograms subtract too.
     const rest = new Map<number, KeyedSums>();
     for (const r of allRows) rest.set(r.bucket, { ...r, hist: [...r.hist] });
@@ -132,7 +134,7 @@ export class DashboardService {
       if (o) addSums(o, r, -1);
     }
     const restRows = [...rest.values()].filter((r) => r.requests > 0);
-    if (restRows.length > 0) out.push(this.group(buckets, restRows, 'other', 'other', true));
+    if (restRows.length > 0) out.push(this.group(buckets, restRows, 'other', 'other', true, pct));
     return out;
   }
 

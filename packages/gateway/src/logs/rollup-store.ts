@@ -6,11 +6,12 @@
 import { MysqlAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { GatewayTables } from '../store/schema.js';
 import {
-  emptySums, GRAIN_CODE, GRAIN_MS, GRAINS, HIST_BUCKETS, HIST_COLUMNS, HIST_EDGES, ROLLUP_DIMS,
+  emptySums, GRAIN_CODE, GRAIN_MS, GRAINS, HIST_BUCKETS, HIST_COLUMNS, HIST_DIMS, HIST_EDGES, ROLLUP_DIMS,
   type Grain, type RollupDim, type RollupRow, type Sums,
 } from './rollup.js';
 
-const SUM_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_sum', ...HIST_COLUMNS] as const;
+const SCALAR_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_sum'] as const;
+const SUM_COLUMNS = [...SCALAR_COLUMNS, ...HIST_COLUMNS] as const;
 /** Rows per upsert statement: ~70 parameters each keeps far under every driver's limit (65535). */
 const ROWS_PER_STATEMENT = 400;
 
@@ -58,19 +59,26 @@ export class RollupStore {
 
   /** Adds these rollup rows (rollupsOf's, in its key order) to the stored ones, inside `db` (the log rows' transaction). */
   async add(rows: RollupRow[], db: Kysely<GatewayTables> = this.db): Promise<void> {
+    // Rows of dimensions without a histogram go in statements that leave its columns alone.
+    await this.upsert(rows.filter((r) => HIST_DIMS.has(r.dim)), true, db);
+    await this.upsert(rows.filter((r) => !HIST_DIMS.has(r.dim)), false, db);
+  }
+
+  private async upsert(rows: RollupRow[], withHist: boolean, db: Kysely<GatewayTables>): Promise<void> {
     const exec = db as unknown as Kysely<any>;
+    const columns = withHist ? SUM_COLUMNS : SCALAR_COLUMNS;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const values = rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => {
         const v: Record<string, unknown> = {
           grain: r.grain, dim: r.dim, bucket: r.bucket, dim_key: r.dim_key, requests: r.requests, errors: r.errors,
           prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost, latency_sum: r.latency_sum,
         };
-        for (let k = 0; k < HIST_BUCKETS; k++) v[HIST_COLUMNS[k]!] = r.hist[k];
+        if (withHist) for (let k = 0; k < HIST_BUCKETS; k++) v[HIST_COLUMNS[k]!] = r.hist[k];
         return v;
       });
       const insert = exec.insertInto('log_rollups').values(values);
       const set: Record<string, RawBuilder<unknown>> = {};
-      for (const c of SUM_COLUMNS) {
+      for (const c of columns) {
         set[c] = this.mysql ? sql`${sql.ref(c)} + values(${sql.ref(c)})` : sql`${sql.ref(`log_rollups.${c}`)} + ${sql.ref(`excluded.${c}`)}`;
       }
       if (this.mysql) await insert.onDuplicateKeyUpdate(set).execute();
@@ -176,7 +184,7 @@ export async function backfillRollups(db: Kysely<any>): Promise<void> {
         insert into log_rollups (grain, dim, bucket, dim_key, ${sql.join(SUM_COLUMNS.map((c) => sql.ref(c)))})
         select ${sql.lit(GRAIN_CODE[grain])}, ${sql.lit(dim)}, ${bucket}, ${key}, count(*),
           sum(case when status >= 400 or error is not null then 1 else 0 end),
-          sum(prompt_tokens), sum(completion_tokens), sum(cost), sum(latency_ms), ${sql.join(hist)}
+          sum(prompt_tokens), sum(completion_tokens), sum(cost), sum(latency_ms), ${sql.join(HIST_DIMS.has(dim) ? hist : hist.map(() => sql`0`))}
         from logs group by ${dim === 'all' ? bucket : sql`${bucket}, ${key}`}`.execute(db);
     }
   }
