@@ -164,9 +164,11 @@ export class RollupStore {
  * gateway's dashboard covers its old rows too.
  */
 export async function backfillRollups(db: Kysely<any>): Promise<void> {
+  const mysql = db.getExecutor().adapter instanceof MysqlAdapter;
   const keyOf: Record<RollupDim, RawBuilder<string>> = {
     all: sql<string>`''`,
-    model: sql<string>`model`,
+    // MySQL's default collation groups 'GPT-4' with 'gpt-4': the rollups keep them apart, as rollupsOf does.
+    model: mysql ? sql<string>`(model collate utf8mb4_bin)` : sql<string>`model`,
     // concat('', NULL) is '' on PostgreSQL and NULL on MySQL: coalesce makes both ''.
     channel: sql<string>`coalesce(concat('', channel_id), '')`,
     token: sql<string>`coalesce(concat('', token_id), '')`,
