@@ -118,32 +118,47 @@ const idKey = (id: number | null | undefined) => (id === null || id === undefine
 /**
  * What these log rows add to the rollups: one row per grain, bucket,
  * dimension and value. Sorted by key, so that every writer locks rollup rows
- * in the same order (two processes' flushes cannot deadlock on them).
+ * in the same order (two processes' flushes cannot deadlock on them). Runs on
+ * the relay's thread at each flush: rows are first summed per minute and
+ * (model, channel, token, user), one map lookup a row, and only those sums
+ * are spread over the grains and dimensions.
  */
 export function rollupsOf(rows: NewLog[]): RollupRow[] {
-  const out = new Map<string, RollupRow>();
+  const fine = new Map<string, { minute: number; keys: [RollupDim, string][]; sums: Sums }>();
+  const minuteMs = GRAIN_MS.minute;
   for (const r of rows) {
     const created = Number(r.created_at);
-    const failed = isErrorRow({ status: r.status, error: r.error });
+    const minute = created - (((created % minuteMs) + minuteMs) % minuteMs);
+    const channel = idKey(r.channel_id);
+    const token = idKey(r.token_id);
+    const user = idKey(r.user_id);
+    const key = `${minute}\u0000${channel}\u0000${token}\u0000${user}\u0000${r.model}`;
+    let f = fine.get(key);
+    if (!f) {
+      const keys: [RollupDim, string][] = [['all', ''], ['model', r.model], ['channel', channel], ['token', token], ['user', user]];
+      fine.set(key, (f = { minute, keys, sums: emptySums() }));
+    }
+    const s = f.sums;
     const latency = Number(r.latency_ms);
-    const h = latencyBucket(latency);
-    const keys: [RollupDim, string][] = [
-      ['all', ''], ['model', r.model], ['channel', idKey(r.channel_id)], ['token', idKey(r.token_id)], ['user', idKey(r.user_id)],
-    ];
+    s.requests++;
+    if (isErrorRow({ status: r.status, error: r.error })) s.errors++;
+    s.prompt_tokens += Number(r.prompt_tokens);
+    s.completion_tokens += Number(r.completion_tokens);
+    s.cost += Number(r.cost);
+    s.latency_sum += latency;
+    s.hist[latencyBucket(latency)]!++;
+  }
+  const noHist = emptySums().hist;
+  const out = new Map<string, RollupRow>();
+  for (const { minute, keys, sums } of fine.values()) {
     for (const grain of GRAINS) {
-      const bucket = created - (((created % GRAIN_MS[grain]) + GRAIN_MS[grain]) % GRAIN_MS[grain]);
+      const bucket = minute - (minute % GRAIN_MS[grain]);
       const code = GRAIN_CODE[grain];
       for (const [dim, dimKey] of keys) {
         const key = `${code}\u0000${dim}\u0000${bucket}\u0000${dimKey}`;
         let row = out.get(key);
         if (!row) out.set(key, (row = { grain: code, bucket, dim, dim_key: dimKey, ...emptySums() }));
-        row.requests++;
-        if (failed) row.errors++;
-        row.prompt_tokens += Number(r.prompt_tokens);
-        row.completion_tokens += Number(r.completion_tokens);
-        row.cost += Number(r.cost);
-        row.latency_sum += latency;
-        if (HIST_DIMS.has(dim)) row.hist[h]!++;
+        addSums(row, HIST_DIMS.has(dim) ? sums : { ...sums, hist: noHist });
       }
     }
   }
