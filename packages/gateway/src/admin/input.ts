@@ -75,6 +75,16 @@ export function queryString(raw: unknown, name: string): string | undefined {
   return raw;
 }
 
+/** An optional time as epoch milliseconds or an ISO 8601 date / date-time. */
+export function queryTime(raw: unknown, name: string): number | undefined {
+  const s = queryString(raw, name);
+  if (s === undefined) return undefined;
+  if (/^\d+$/.test(s)) return queryInt(s, name, { min: 0 });
+  const t = /^\d{4}-\d{2}-\d{2}/.test(s) ? Date.parse(s) : NaN;
+  if (Number.isNaN(t) || t < 0) throw errors.badField(name, `Invalid '${name}': epoch milliseconds or an ISO 8601 time`);
+  return t;
+}
+
 /** A numeric id from the path. */
 export function pathId(raw: unknown, name = 'id'): number {
   const id = queryInt(raw, name, { min: 1, max: MAX_INT32 });

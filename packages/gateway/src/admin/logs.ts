@@ -6,9 +6,9 @@ import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { ClientSignal } from '../relay/context.js';
 import { replayRequest } from '../logs/replay.js';
-import type { LogSummary } from '../logs/store.js';
+import { COUNT_CAP, type LogCursor, type LogSummary, type StatusClass } from '../logs/store.js';
 import type { LogRow } from '../store/schema.js';
-import { MAX_INT32, paging, queryInt, queryOf, queryString } from './input.js';
+import { MAX_INT32, paging, queryInt, queryOf, queryString, queryTime } from './input.js';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -44,6 +44,19 @@ function logDetail(r: LogRow) {
   return { ...publicLog(summary), request_body, replayable: request_body !== null };
 }
 
+const STATUS_CLASSES: StatusClass[] = ['ok', 'error', '2xx', '3xx', '4xx', '5xx'];
+
+/** The cursor is where a page ended: `<created_at>_<id>` of its last row (clients pass it back as it is). */
+const cursorOf = (r: LogSummary) => `${Number(r.created_at)}_${Number(r.id)}`;
+
+function parseCursor(raw: unknown): LogCursor | undefined {
+  const s = queryString(raw, 'cursor');
+  if (s === undefined) return undefined;
+  const m = /^(\d{1,15})_(\d{1,10})$/.exec(s);
+  if (!m) throw errors.badField('cursor', `Invalid 'cursor': pass back a page's next_cursor as it is`);
+  return { createdAt: Number(m[1]), id: Number(m[2]) };
+}
+
 function requestIdOf(req: { params: unknown }): string {
   const id = (req.params as { requestId?: string }).requestId ?? '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw errors.badField('requestId', `Invalid 'requestId': not a request id`);
@@ -56,21 +69,32 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
   app.get('/logs', async (req) => {
     const q = queryOf(req);
     const status = queryString(q.status, 'status');
-    if (status !== undefined && status !== 'ok' && status !== 'error') throw errors.badField('status', `Invalid 'status': ok or error`);
+    if (status !== undefined && !STATUS_CLASSES.includes(status as StatusClass)) {
+      throw errors.badField('status', `Invalid 'status': one of ${STATUS_CLASSES.join(', ')}`);
+    }
     const filter = {
       userId: queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 }),
       tokenId: queryInt(q.token_id, 'token_id', { min: 1, max: MAX_INT32 }),
       channelId: queryInt(q.channel_id, 'channel_id', { min: 1, max: MAX_INT32 }),
       model: queryString(q.model, 'model'),
       requestId: queryString(q.request_id, 'request_id'),
-      status: status as 'ok' | 'error' | undefined,
-      from: queryInt(q.from, 'from', { min: 0 }),
-      to: queryInt(q.to, 'to', { min: 0 }),
+      status: status as StatusClass | undefined,
+      from: queryTime(q.from, 'from'),
+      to: queryTime(q.to, 'to'),
     };
     const { offset, limit } = paging(q);
+    const cursor = parseCursor(q.cursor);
+    if (cursor && offset > 0) throw errors.badField('offset', `Invalid 'offset': give either 'cursor' or 'offset'`);
     await ledger.flush();
-    const rows = await logsStore.list(filter, offset, limit);
-    return { data: rows.map(publicLog), offset, limit };
+    const [rows, counted] = await Promise.all([logsStore.list(filter, offset, limit, cursor), logsStore.countCapped(filter)]);
+    return {
+      data: rows.map(publicLog),
+      offset,
+      limit,
+      next_cursor: rows.length === limit ? cursorOf(rows[rows.length - 1]!) : null,
+      total: Math.min(counted, COUNT_CAP),
+      total_capped: counted > COUNT_CAP,
+    };
   });
 
   app.get('/logs/:requestId', async (req) => {

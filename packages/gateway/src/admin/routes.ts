@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway.js';
 import { adminGuard, meRoutes, publicAuthRoutes } from './auth.js';
 import { channelRoutes } from './channels.js';
+import { dashboardRoutes } from './dashboard.js';
 import { logRoutes } from './logs.js';
 import { priceRoutes } from './prices.js';
 import { tokenRoutes } from './tokens.js';
@@ -22,6 +23,7 @@ export function adminRoutes(app: FastifyInstance, services: GatewayServices): vo
         channelRoutes(guarded, services);
         priceRoutes(guarded, services);
         logRoutes(guarded, services);
+        dashboardRoutes(guarded, services);
       });
     },
     { prefix: '/api' },

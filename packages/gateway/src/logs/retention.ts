@@ -1,6 +1,9 @@
 // Request log retention: rows older than LOG_RETENTION_DAYS are deleted in
 // small batches, so that cleanup never locks the table for long. (Rows are
 // written by the ledger, accounts/ledger.ts, together with their charges.)
+// The dashboard's rollups go with them, bucket by bucket: a chart never shows
+// requests the log no longer has, except in the one bucket per grain that
+// straddles the cut (rollup-store.ts deleteBefore).
 import type { LogsStore } from './store.js';
 
 export class LogRetention {
@@ -19,7 +22,10 @@ export class LogRetention {
     for (;;) {
       const n = await this.store.deleteOlderThan(before, batch);
       total += n;
-      if (n < batch) return total;
+      if (n < batch) {
+        await this.store.rollups.deleteBefore(before);
+        return total;
+      }
       await new Promise((r) => setTimeout(r, 10));
     }
   }

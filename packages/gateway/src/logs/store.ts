@@ -1,7 +1,10 @@
-// SQL for request logs: batched inserts, filtered listing, batched deletes.
-import type { Kysely } from 'kysely';
+// SQL for request logs: batched inserts (with their rollups), filtered
+// listing by keyset, batched deletes.
+import { sql, type Kysely } from 'kysely';
 import { copyFromBlob } from '@kbchat/shared/pglite';
 import type { GatewayTables, LogRow, NewLog } from '../store/schema.js';
+import { rollupsOf } from './rollup.js';
+import { RollupStore } from './rollup-store.js';
 
 const LOG_COLUMNS = [
   'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream', 'prompt_tokens',
@@ -29,25 +32,41 @@ function csvLine(r: NewLog): string {
   );
 }
 
+export type StatusClass = 'ok' | 'error' | '2xx' | '3xx' | '4xx' | '5xx';
+
 export interface LogFilter {
   userId?: number;
   tokenId?: number;
   channelId?: number;
   model?: string;
   requestId?: string;
-  status?: 'ok' | 'error';
+  /** ok: below 400 and not failed; error: 400 and above, or failed after the status was sent. */
+  status?: StatusClass;
   from?: number;
   to?: number;
 }
 
+/** Where a page ends: the list is ordered by (created_at, id), newest first. */
+export interface LogCursor {
+  createdAt: number;
+  id: number;
+}
+
+/** Counting stops here: a page never counts a million rows. */
+export const COUNT_CAP = 10_000;
+
 export type LogSummary = Omit<LogRow, 'request_body'>;
 
 export class LogsStore {
+  readonly rollups: RollupStore;
+
   constructor(
     private readonly db: Kysely<GatewayTables>,
     /** The embedded store (PGlite), which takes COPY. */
     private readonly embedded = false,
-  ) {}
+  ) {
+    this.rollups = new RollupStore(db);
+  }
 
   /**
    * How insertMany writes these rows: one statement per group, each of which
@@ -80,14 +99,22 @@ export class LogsStore {
   }
 
   /**
-   * Inserts the rows, one statement per group of statements(rows). A group
-   * that fails is not written, but the groups before it stay written: a caller
-   * that retries (the ledger) passes one group at a time.
+   * Inserts the rows and adds them to the rollups, one group of
+   * statements(rows) at a time, each group with its rollups in one
+   * transaction (the caller's, when `db` is one): a group that fails is not
+   * written, but the groups before it stay written; a caller that retries
+   * (the ledger) passes one group at a time.
    */
   async insertMany(rows: NewLog[], db: Kysely<GatewayTables> = this.db): Promise<void> {
-    if (rows.length === 0) return;
-    if (this.embedded) return this.copyMany(db, rows);
-    for (const values of this.statements(rows)) await db.insertInto('logs').values(values).execute();
+    for (const group of this.statements(rows)) {
+      const write = async (tx: Kysely<GatewayTables>) => {
+        if (this.embedded) await this.copyMany(tx, group);
+        else await tx.insertInto('logs').values(group).execute();
+        await this.rollups.add(rollupsOf(group), tx);
+      };
+      if (db.isTransaction) await write(db);
+      else await db.transaction().execute(write);
+    }
   }
 
   /**
@@ -100,26 +127,47 @@ export class LogsStore {
     await db.executeQuery(copyFromBlob(`copy logs (${LOG_COLUMNS.join(', ')}) from '/dev/blob' with (format csv)`, new Blob([csv])));
   }
 
-  list(filter: LogFilter, offset: number, limit: number): Promise<LogSummary[]> {
-    let q = this.db
-      .selectFrom('logs')
-      .select([
-        'id', 'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream',
-        'prompt_tokens', 'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts',
-      ])
-      .orderBy('id', 'desc')
-      .offset(offset)
-      .limit(limit);
+  private filtered(filter: LogFilter) {
+    let q = this.db.selectFrom('logs');
     if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);
     if (filter.tokenId !== undefined) q = q.where('token_id', '=', filter.tokenId);
     if (filter.channelId !== undefined) q = q.where('channel_id', '=', filter.channelId);
     if (filter.model !== undefined) q = q.where('model', '=', filter.model);
     if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
-    if (filter.status === 'ok') q = q.where('status', '<', 400);
-    if (filter.status === 'error') q = q.where('status', '>=', 400);
+    // Spelled as the partial index logs_failed_time_idx is, so that PostgreSQL uses it.
+    if (filter.status === 'error') q = q.where(sql<boolean>`(status >= 400 or error is not null)`);
+    if (filter.status === 'ok') q = q.where('status', '<', 400).where('error', 'is', null);
+    const hundreds = filter.status?.match(/^([2-5])xx$/)?.[1];
+    if (hundreds) q = q.where('status', '>=', Number(hundreds) * 100).where('status', '<', Number(hundreds) * 100 + 100);
     if (filter.from !== undefined) q = q.where('created_at', '>=', filter.from);
     if (filter.to !== undefined) q = q.where('created_at', '<', filter.to);
+    return q;
+  }
+
+  /**
+   * One page, newest first by (created_at, id): after `cursor` when given
+   * (keyset: as fast on the thousandth page as on the first, and rows added
+   * meanwhile neither repeat nor shift rows between pages), else from
+   * `offset` (kept for older clients; slow deep down).
+   */
+  list(filter: LogFilter, offset: number, limit: number, cursor?: LogCursor): Promise<LogSummary[]> {
+    let q = this.filtered(filter).select([
+      'id', 'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream',
+      'prompt_tokens', 'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts',
+    ]);
+    const c = cursor;
+    // The first condition alone bounds the index range on every store; the second drops the ties.
+    if (c) q = q.where('created_at', '<=', c.createdAt).where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb('id', '<', c.id)]));
+    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
+    if (!c && offset) q = q.offset(offset);
     return q.execute();
+  }
+
+  /** How many rows match, counted up to COUNT_CAP + 1 at most (more reads as "more than COUNT_CAP"). */
+  async countCapped(filter: LogFilter): Promise<number> {
+    const inner = this.filtered(filter).select(sql<number>`1`.as('one')).limit(COUNT_CAP + 1);
+    const r = await this.db.selectFrom(inner.as('matching')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return Number(r?.n ?? 0);
   }
 
   byRequestId(requestId: string): Promise<LogRow | undefined> {
@@ -130,8 +178,7 @@ export class LogsStore {
    * Deletes rows older than `before` among the `batch` oldest rows (by id);
    * returns how many went. Rows are written in time order, so walking the
    * primary key finds the old ones first, and a call never reads more than
-   * `batch` rows (there is no index on created_at). Fewer than `batch` deleted
-   * means there is nothing older left.
+   * `batch` rows. Fewer than `batch` deleted means there is nothing older left.
    */
   async deleteOlderThan(before: number, batch: number): Promise<number> {
     const oldest = await this.db.selectFrom('logs').select(['id', 'created_at']).orderBy('id').limit(batch).execute();

@@ -2,6 +2,8 @@
 // builder; the few types that differ between PostgreSQL and MySQL go through
 // the helpers below.
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { HIST_COLUMNS } from '../logs/rollup.js';
+import { backfillRollups } from '../logs/rollup-store.js';
 import type { StoreKind } from './db.js';
 
 function migrations(kind: StoreKind): Record<string, Migration> {
@@ -152,6 +154,48 @@ function migrations(kind: StoreKind): Record<string, Migration> {
           .addPrimaryKeyConstraint('balance_leases_pk', ['holder_id', 'kind', 'account_id'])
           .execute();
         await db.schema.createIndex('balance_leases_account_idx').on('balance_leases').columns(['kind', 'account_id']).execute();
+      },
+    },
+    '0004_log_rollups_and_list_indexes': {
+      // The dashboard reads rollups (logs/rollup.ts), written with the log
+      // rows in one transaction; built here once from the rows already stored.
+      // The log list pages by (created_at, id), newest first, and each of its
+      // filters has an index in that order, so that a page reads ~limit rows
+      // however deep it is and however rare the filtered value.
+      // (docs/benchmarks.md has what they cost the flush and save the reads.)
+      async up(db: Kysely<any>) {
+        const createTable = tableCreator(db);
+        // Binary on MySQL: model names that differ only in case are different models.
+        const keyType = isMysql ? sql`varchar(255) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(255)`;
+        let t = createTable('log_rollups')
+          .addColumn('grain', 'smallint', (c) => c.notNull())
+          .addColumn('dim', 'varchar(8)', (c) => c.notNull())
+          .addColumn('bucket', 'bigint', (c) => c.notNull())
+          .addColumn('dim_key', keyType, (c) => c.notNull())
+          .addColumn('requests', 'bigint', (c) => c.notNull())
+          .addColumn('errors', 'bigint', (c) => c.notNull())
+          .addColumn('prompt_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('completion_tokens', 'bigint', (c) => c.notNull())
+          .addColumn('cost', 'bigint', (c) => c.notNull())
+          .addColumn('latency_sum', 'bigint', (c) => c.notNull());
+        for (const h of HIST_COLUMNS) t = t.addColumn(h, 'integer', (c) => c.notNull().defaultTo(0));
+        await t.addPrimaryKeyConstraint('log_rollups_pk', ['grain', 'dim', 'bucket', 'dim_key']).execute();
+        await backfillRollups(db);
+
+        const index = (name: string, columns: string[]) => db.schema.createIndex(name).on('logs').columns(columns).execute();
+        await index('logs_time_idx', ['created_at', 'id']);
+        await index('logs_token_time_idx', ['token_id', 'created_at', 'id']);
+        await index('logs_channel_time_idx', ['channel_id', 'created_at', 'id']);
+        await index('logs_model_time_idx', ['model', 'created_at', 'id']);
+        // The user's index gains the id, so that its pages need no sort either.
+        const drop = db.schema.dropIndex('logs_user_idx');
+        await (isMysql ? drop.on('logs') : drop).execute();
+        await index('logs_user_time_idx', ['user_id', 'created_at', 'id']);
+        // Failed requests are a few in many: PostgreSQL indexes only them. MySQL has no
+        // partial index; there the error filter walks the time index (docs/benchmarks.md).
+        if (!isMysql) {
+          await sql`create index logs_failed_time_idx on logs (created_at, id) where status >= 400 or error is not null`.execute(db);
+        }
       },
     },
   };

@@ -93,6 +93,24 @@ export interface LogsTable {
   request_body: string | null;
 }
 
+/**
+ * Sums of log rows per time bucket and dimension (logs/rollup.ts), plus the
+ * latency histogram columns h00..h59 (not spelled out here: rollup-store.ts
+ * writes and reads them by name).
+ */
+export interface LogRollupsTable {
+  grain: number;
+  dim: string;
+  bucket: number;
+  dim_key: string;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+  latency_sum: number;
+}
+
 /** A gateway process that may hold leases (accounts/ledger-store.ts). */
 export interface LedgerHoldersTable {
   id: string;
@@ -120,6 +138,7 @@ export interface GatewayTables {
   channel_model_state: ChannelModelStateTable;
   model_prices: ModelPricesTable;
   logs: LogsTable;
+  log_rollups: LogRollupsTable;
   ledger_holders: LedgerHoldersTable;
   balance_leases: BalanceLeasesTable;
 }

@@ -1,0 +1,193 @@
+// SQL for the log rollups (rollup.ts says what they hold). They are written
+// by LogsStore.insertMany in the statement sequence, and so the transaction,
+// that writes the log rows themselves: the dashboard's spend is the sum of
+// the logged costs, always. The rollups' key is (grain, dim, bucket, dim_key),
+// so that every dashboard read is one range of it.
+import { MysqlAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import type { GatewayTables } from '../store/schema.js';
+import {
+  emptySums, GRAIN_CODE, GRAIN_MS, GRAINS, HIST_BUCKETS, HIST_COLUMNS, HIST_DIMS, HIST_EDGES, ROLLUP_DIMS,
+  type Grain, type RollupDim, type RollupRow, type Sums,
+} from './rollup.js';
+
+const SCALAR_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_sum'] as const;
+const SUM_COLUMNS = [...SCALAR_COLUMNS, ...HIST_COLUMNS] as const;
+/** Rows per upsert statement: ~70 parameters each keeps far under every driver's limit (65535). */
+const ROWS_PER_STATEMENT = 400;
+
+export interface RollupRange {
+  grain: Grain;
+  dim: RollupDim;
+  from: number;
+  to: number;
+}
+
+export interface KeyedSums extends Sums {
+  bucket: number;
+  dim_key: string;
+}
+
+export interface KeyTotal {
+  dim_key: string;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number;
+}
+
+function sumsOf(r: Record<string, unknown>): Sums {
+  const s = emptySums();
+  s.requests = Number(r.requests);
+  s.errors = Number(r.errors);
+  s.prompt_tokens = Number(r.prompt_tokens);
+  s.completion_tokens = Number(r.completion_tokens);
+  s.cost = Number(r.cost);
+  s.latency_sum = Number(r.latency_sum);
+  for (let k = 0; k < HIST_BUCKETS; k++) s.hist[k] = Number(r[HIST_COLUMNS[k]!]);
+  return s;
+}
+
+export class RollupStore {
+  private readonly db: Kysely<any>;
+  private readonly mysql: boolean;
+
+  constructor(db: Kysely<GatewayTables>) {
+    this.db = db as unknown as Kysely<any>;
+    this.mysql = db.getExecutor().adapter instanceof MysqlAdapter;
+  }
+
+  /** Adds these rollup rows (rollupsOf's, in its key order) to the stored ones, inside `db` (the log rows' transaction). */
+  async add(rows: RollupRow[], db: Kysely<GatewayTables> = this.db): Promise<void> {
+    // Rows of dimensions without a histogram go in statements that leave its columns alone.
+    await this.upsert(rows.filter((r) => HIST_DIMS.has(r.dim)), true, db);
+    await this.upsert(rows.filter((r) => !HIST_DIMS.has(r.dim)), false, db);
+  }
+
+  private async upsert(rows: RollupRow[], withHist: boolean, db: Kysely<GatewayTables>): Promise<void> {
+    const exec = db as unknown as Kysely<any>;
+    const columns = withHist ? SUM_COLUMNS : SCALAR_COLUMNS;
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const values = rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => {
+        const v: Record<string, unknown> = {
+          grain: r.grain, dim: r.dim, bucket: r.bucket, dim_key: r.dim_key, requests: r.requests, errors: r.errors,
+          prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost, latency_sum: r.latency_sum,
+        };
+        if (withHist) for (let k = 0; k < HIST_BUCKETS; k++) v[HIST_COLUMNS[k]!] = r.hist[k];
+        return v;
+      });
+      const insert = exec.insertInto('log_rollups').values(values);
+      const set: Record<string, RawBuilder<unknown>> = {};
+      for (const c of columns) {
+        set[c] = this.mysql ? sql`${sql.ref(c)} + values(${sql.ref(c)})` : sql`${sql.ref(`log_rollups.${c}`)} + ${sql.ref(`excluded.${c}`)}`;
+      }
+      if (this.mysql) await insert.onDuplicateKeyUpdate(set).execute();
+      else await insert.onConflict((oc) => oc.columns(['grain', 'dim', 'bucket', 'dim_key']).doUpdateSet(set)).execute();
+    }
+  }
+
+  /** The stored rows of one dimension in [from, to), optionally only these keys; ordered by bucket. */
+  async series(range: RollupRange, keys?: string[]): Promise<KeyedSums[]> {
+    if (keys && keys.length === 0) return [];
+    let q = this.db
+      .selectFrom('log_rollups')
+      .select(['bucket', 'dim_key', ...SUM_COLUMNS])
+      .where('grain', '=', GRAIN_CODE[range.grain])
+      .where('dim', '=', range.dim)
+      .where('bucket', '>=', range.from)
+      .where('bucket', '<', range.to);
+    if (keys) q = q.where('dim_key', 'in', keys);
+    const rows = await q.orderBy('bucket').execute();
+    return rows.map((r) => ({ bucket: Number(r.bucket), dim_key: String(r.dim_key), ...sumsOf(r) }));
+  }
+
+  /** Totals per key of one dimension over [from, to): the `limit` largest by `order`. */
+  async topKeys(range: RollupRange, order: 'requests' | 'cost', limit: number): Promise<KeyTotal[]> {
+    const sum = (c: string) => sql<number>`sum(${sql.ref(c)})`;
+    const rows = await this.db
+      .selectFrom('log_rollups')
+      .select([
+        'dim_key', sum('requests').as('requests'), sum('errors').as('errors'), sum('prompt_tokens').as('prompt_tokens'),
+        sum('completion_tokens').as('completion_tokens'), sum('cost').as('cost'),
+      ])
+      .where('grain', '=', GRAIN_CODE[range.grain])
+      .where('dim', '=', range.dim)
+      .where('bucket', '>=', range.from)
+      .where('bucket', '<', range.to)
+      .groupBy('dim_key')
+      .orderBy(sum(order), 'desc')
+      .orderBy('dim_key')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      dim_key: String(r.dim_key), requests: Number(r.requests), errors: Number(r.errors), prompt_tokens: Number(r.prompt_tokens),
+      completion_tokens: Number(r.completion_tokens), cost: Number(r.cost),
+    }));
+  }
+
+  /** Display names of channels, tokens or users by id (a deleted one has none). */
+  async names(dim: 'channel' | 'token' | 'user', ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows =
+      dim === 'user'
+        ? await this.db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids).execute()
+        : await this.db.selectFrom(dim === 'token' ? 'tokens' : 'channels').select(['id', 'name']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+  }
+
+  /**
+   * Deletes the buckets that end at or before `before` (log retention deletes
+   * the rows older than it). A bucket that straddles `before` stays whole:
+   * at most one per grain still counts rows the log no longer has.
+   */
+  async deleteBefore(before: number): Promise<number> {
+    let n = 0;
+    for (const grain of GRAINS) {
+      for (const dim of ROLLUP_DIMS) {
+        const r = await this.db
+          .deleteFrom('log_rollups')
+          .where('grain', '=', GRAIN_CODE[grain])
+          .where('dim', '=', dim)
+          .where('bucket', '<=', before - GRAIN_MS[grain])
+          .executeTakeFirst();
+        n += Number(r.numDeletedRows);
+      }
+    }
+    return n;
+  }
+}
+
+/**
+ * Builds the rollups of the log rows already stored, in SQL that buckets
+ * exactly as rollupsOf does (HIST_EDGES come from latencyBucket). The
+ * migration that creates the table runs it once, so that an upgraded
+ * gateway's dashboard covers its old rows too.
+ */
+export async function backfillRollups(db: Kysely<any>): Promise<void> {
+  const mysql = db.getExecutor().adapter instanceof MysqlAdapter;
+  const keyOf: Record<RollupDim, RawBuilder<string>> = {
+    all: sql<string>`''`,
+    // MySQL's default collation groups 'GPT-4' with 'gpt-4': the rollups keep them apart, as rollupsOf does.
+    model: mysql ? sql<string>`(model collate utf8mb4_bin)` : sql<string>`model`,
+    // concat('', NULL) is '' on PostgreSQL and NULL on MySQL: coalesce makes both ''.
+    channel: sql<string>`coalesce(concat('', channel_id), '')`,
+    token: sql<string>`coalesce(concat('', token_id), '')`,
+    user: sql<string>`coalesce(concat('', user_id), '')`,
+  };
+  const hist = HIST_COLUMNS.map((c, k) => {
+    const cond = k === 0 ? sql`latency_ms < 1` : k === HIST_BUCKETS - 1 ? sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)}` : sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)} and latency_ms < ${sql.lit(HIST_EDGES[k + 1]!)}`;
+    return sql`sum(case when ${cond} then 1 else 0 end)`;
+  });
+  for (const grain of GRAINS) {
+    const bucket = sql`created_at - (created_at % ${sql.lit(GRAIN_MS[grain])})`;
+    for (const dim of ROLLUP_DIMS) {
+      const key = keyOf[dim];
+      await sql`
+        insert into log_rollups (grain, dim, bucket, dim_key, ${sql.join(SUM_COLUMNS.map((c) => sql.ref(c)))})
+        select ${sql.lit(GRAIN_CODE[grain])}, ${sql.lit(dim)}, ${bucket}, ${key}, count(*),
+          sum(case when status >= 400 or error is not null then 1 else 0 end),
+          sum(prompt_tokens), sum(completion_tokens), sum(cost), sum(latency_ms), ${sql.join(HIST_DIMS.has(dim) ? hist : hist.map(() => sql`0`))}
+        from logs group by ${dim === 'all' ? bucket : sql`${bucket}, ${key}`}`.execute(db);
+    }
+  }
+}
