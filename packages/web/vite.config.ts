@@ -1,5 +1,6 @@
 // The web app is built into dist/ by `npm ci` (the root's prepare script) and
-// served by the platform at its root: nothing is loaded from elsewhere.
+// served by the platform (and the console by the gateway) at its root: nothing
+// is loaded from elsewhere.
 import react from '@vitejs/plugin-react';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
@@ -11,7 +12,14 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     sourcemap: false,
-    // Two pages: the signed-in app, and the public share page with only what it needs.
-    rollupOptions: { input: { index: resolve(import.meta.dirname, 'index.html'), share: resolve(import.meta.dirname, 'share.html') } },
+    // Three pages: the platform's signed-in app, its public share page with only
+    // what that needs, and the gateway's console.
+    rollupOptions: {
+      input: {
+        index: resolve(import.meta.dirname, 'index.html'),
+        share: resolve(import.meta.dirname, 'share.html'),
+        console: resolve(import.meta.dirname, 'console.html'),
+      },
+    },
   },
 });

@@ -7,6 +7,7 @@ import { buildGatewayApp } from './server.js';
 
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export type { GatewayServices } from './gateway.js';
+export type { PublicUser, PublicToken } from './accounts/service.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';

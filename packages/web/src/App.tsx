@@ -1,10 +1,11 @@
 // The signed-in shell: header, navigation and one route per area, each area
 // loaded on first visit and inside its own error boundary.
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { Redirect, Route, Switch } from 'wouter';
 import { api, ApiError, setCsrfToken, type PublicUser } from './api';
-import { setLang, useLang } from './i18n';
+import { useLang } from './i18n';
 import { SetupChecklist } from './settings/SetupChecklist';
+import { Shell, SignedOut } from './Shell';
 import { SignIn } from './SignIn';
 import { Boundary, Loading } from './ui';
 
@@ -16,7 +17,7 @@ const ModelsPage = lazy(() => import('./settings/ModelsPage'));
 const TeamPage = lazy(() => import('./settings/TeamPage'));
 
 export function App() {
-  const { lang, t } = useLang();
+  const { t } = useLang();
   const [user, setUser] = useState<PublicUser | null | undefined>(undefined);
   const [unreachable, setUnreachable] = useState(false);
 
@@ -36,11 +37,11 @@ export function App() {
     setUser(null);
   }
 
-  const langButton = (
-    <button type="button" className="link" onClick={() => setLang(lang === 'en' ? 'zh' : 'en')}>
-      <span>{t('lang.switch')}</span>
-    </button>
-  );
+  async function signIn(username: string, password: string) {
+    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } });
+    setCsrfToken(r.csrfToken);
+    setUser(r.user);
+  }
 
   if (unreachable)
     return (
@@ -49,82 +50,58 @@ export function App() {
       </p>
     );
   if (user === undefined) return null;
-  if (user === null) {
+  if (user === null)
     return (
-      <main className="centered">
+      <SignedOut>
         <Boundary>
-          <SignIn onSignedIn={setUser} />
+          <SignIn title={t('signin.title')} signIn={signIn} />
         </Boundary>
-        {langButton}
-      </main>
+      </SignedOut>
     );
-  }
+  const nav = [
+    { href: '/datasets', label: t('nav.datasets') },
+    { href: '/apps', label: t('nav.apps') },
+    { href: '/keys', label: t('nav.keys') },
+    { href: '/models', label: t('nav.models') },
+    ...(user.role === 'root' ? [{ href: '/team', label: t('nav.team') }] : []),
+  ];
   return (
-    <div className="shell">
-      <header>
-        <strong>{t('app.title')}</strong>
-        <nav aria-label="main">
-          <NavLink href="/datasets">{t('nav.datasets')}</NavLink>
-          <NavLink href="/apps">{t('nav.apps')}</NavLink>
-          <NavLink href="/keys">{t('nav.keys')}</NavLink>
-          <NavLink href="/models">{t('nav.models')}</NavLink>
-          {user.role === 'root' && <NavLink href="/team">{t('nav.team')}</NavLink>}
-        </nav>
-        <span className="muted">
-          <span>{user.username}</span>
-        </span>
-        {langButton}
-        <button type="button" className="secondary" onClick={signOut}>
-          <span>{t('nav.signout')}</span>
-        </button>
-      </header>
-      <main>
-        <Boundary>
-          <SetupChecklist />
-        </Boundary>
-        <Boundary>
-          <Suspense fallback={<Loading />}>
-            <Switch>
-              <Route path="/">
-                <Redirect to="/datasets" replace />
-              </Route>
-              <Route path="/datasets" nest>
-                <DatasetRoutes />
-              </Route>
-              <Route path="/apps" nest>
-                <AppRoutes />
-              </Route>
-              <Route path="/chat" nest>
-                <ChatRoutes />
-              </Route>
-              <Route path="/keys">
-                <KeysPage />
-              </Route>
-              <Route path="/models">
-                <ModelsPage />
-              </Route>
-              <Route path="/team">
-                <TeamPage user={user} />
-              </Route>
-              <Route>
-                <p role="alert">
-                  <span>{t('error.notFound')}</span>
-                </p>
-              </Route>
-            </Switch>
-          </Suspense>
-        </Boundary>
-      </main>
-    </div>
-  );
-}
-
-function NavLink({ href, children }: { href: string; children: string }) {
-  const [location] = useLocation();
-  const current = location === href || location.startsWith(`${href}/`);
-  return (
-    <Link href={href} aria-current={current ? 'page' : undefined}>
-      <span>{children}</span>
-    </Link>
+    <Shell title={t('app.title')} nav={nav} username={user.username} onSignOut={signOut}>
+      <Boundary>
+        <SetupChecklist />
+      </Boundary>
+      <Boundary>
+        <Suspense fallback={<Loading />}>
+          <Switch>
+            <Route path="/">
+              <Redirect to="/datasets" replace />
+            </Route>
+            <Route path="/datasets" nest>
+              <DatasetRoutes />
+            </Route>
+            <Route path="/apps" nest>
+              <AppRoutes />
+            </Route>
+            <Route path="/chat" nest>
+              <ChatRoutes />
+            </Route>
+            <Route path="/keys">
+              <KeysPage />
+            </Route>
+            <Route path="/models">
+              <ModelsPage />
+            </Route>
+            <Route path="/team">
+              <TeamPage user={user} />
+            </Route>
+            <Route>
+              <p role="alert">
+                <span>{t('error.notFound')}</span>
+              </p>
+            </Route>
+          </Switch>
+        </Suspense>
+      </Boundary>
+    </Shell>
   );
 }

@@ -1,8 +1,10 @@
+// The sign-in form of both the platform's app and the gateway's console: what
+// signing in calls is the caller's (each service has its own login).
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, setCsrfToken, type PublicUser } from './api';
+import { ApiError } from './api';
 import { useLang } from './i18n';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (user: PublicUser) => void }) {
+export function SignIn({ title, signIn }: { title: string; signIn: (username: string, password: string) => Promise<void> }) {
   const { t } = useLang();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
@@ -14,19 +16,16 @@ export function SignIn({ onSignedIn }: { onSignedIn: (user: PublicUser) => void 
     setBusy(true);
     setError('');
     try {
-      const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } });
-      setCsrfToken(r.csrfToken);
-      onSignedIn(r.user);
+      await signIn(username, password);
     } catch (err) {
       setError(err instanceof ApiError && err.status === 0 ? t('error.unreachable') : (err as Error).message);
-    } finally {
       setBusy(false);
     }
   }
 
   return (
     <form className="card signin" onSubmit={submit}>
-      <h1>{t('signin.title')}</h1>
+      <h1>{title}</h1>
       <label>
         <span>{t('signin.username')}</span>
         <input name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />

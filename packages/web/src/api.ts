@@ -1,6 +1,7 @@
-// Calls to the platform's API with the session cookie. Every change carries
-// the session's CSRF token; every error becomes an ApiError with the
-// platform's own message (never a blank page).
+// Calls to the service's API (the platform's, or the gateway's for its
+// console) with the session cookie. Every change carries the session's CSRF
+// token; every error becomes an ApiError with the service's own message
+// (never a blank page).
 let csrfToken = '';
 
 export function setCsrfToken(token: string): void {
@@ -28,8 +29,12 @@ export interface CallOptions {
   credentials?: RequestCredentials;
 }
 
-/** The whole envelope: `data`, and the `message` some routes fill on success (warnings). */
-export async function apiEnvelope<T>(path: string, init: CallOptions = {}): Promise<{ data: T; message: string }> {
+/**
+ * The answer's JSON, whole. A failure becomes an ApiError with the service's
+ * own message: the platform's envelope `message`, or the gateway's OpenAI-shaped
+ * `error.message`.
+ */
+export async function apiJson<T>(path: string, init: CallOptions = {}): Promise<T> {
   const method = init.method ?? (init.json === undefined ? 'GET' : 'POST');
   const credentials = init.credentials ?? 'same-origin';
   const headers: Record<string, string> = {};
@@ -42,13 +47,19 @@ export async function apiEnvelope<T>(path: string, init: CallOptions = {}): Prom
     throw new ApiError(0, '');
   }
   const text = await res.text();
-  let body: { data?: T; message?: string } | undefined;
+  let body: { message?: string; error?: { message?: string } } | undefined;
   try {
     body = JSON.parse(text);
   } catch {
     body = undefined;
   }
-  if (!res.ok) throw new ApiError(res.status, body?.message || `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new ApiError(res.status, body?.message || body?.error?.message || `${res.status} ${res.statusText}`);
+  return body as T;
+}
+
+/** The platform's whole envelope: `data`, and the `message` some routes fill on success (warnings). */
+export async function apiEnvelope<T>(path: string, init: CallOptions = {}): Promise<{ data: T; message: string }> {
+  const body = await apiJson<{ data?: T; message?: string } | undefined>(path, init);
   return { data: body?.data as T, message: body?.message ?? '' };
 }
 

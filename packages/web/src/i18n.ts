@@ -5,13 +5,14 @@
 import { useSyncExternalStore } from 'react';
 import * as apps from './apps/messages';
 import * as chat from './chat/messages';
+import * as gatewayConsole from './console/messages';
 import * as datasets from './datasets/messages';
 import * as core from './messages';
 import * as settings from './settings/messages';
 
-const en = { ...core.en, ...datasets.en, ...apps.en, ...chat.en, ...settings.en };
+const en = { ...core.en, ...datasets.en, ...apps.en, ...chat.en, ...settings.en, ...gatewayConsole.en };
 export type MessageKey = keyof typeof en;
-const zh: Record<MessageKey, string> = { ...core.zh, ...datasets.zh, ...apps.zh, ...chat.zh, ...settings.zh };
+const zh: Record<MessageKey, string> = { ...core.zh, ...datasets.zh, ...apps.zh, ...chat.zh, ...settings.zh, ...gatewayConsole.zh };
 
 export type Lang = 'en' | 'zh';
 const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, zh };

@@ -1,0 +1,66 @@
+// What the platform's app and the gateway's console share around their pages:
+// the header with its navigation, the signed-in user, the language switch and
+// sign-out; and the centred page a signed-out visitor sees.
+import type { ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { setLang, useLang } from './i18n';
+
+export function LangButton() {
+  const { lang, t } = useLang();
+  return (
+    <button type="button" className="link" onClick={() => setLang(lang === 'en' ? 'zh' : 'en')}>
+      <span>{t('lang.switch')}</span>
+    </button>
+  );
+}
+
+export interface NavEntry {
+  href: string;
+  label: string;
+}
+
+export function Shell({ title, nav, username, onSignOut, children }: { title: string; nav: NavEntry[]; username: string; onSignOut: () => void; children: ReactNode }) {
+  const { t } = useLang();
+  return (
+    <div className="shell">
+      <header>
+        <strong>{title}</strong>
+        <nav aria-label="main">
+          {nav.map((n) => (
+            <NavLink key={n.href} href={n.href}>
+              {n.label}
+            </NavLink>
+          ))}
+        </nav>
+        <span className="muted">
+          <span>{username}</span>
+        </span>
+        <LangButton />
+        <button type="button" className="secondary" onClick={onSignOut}>
+          <span>{t('nav.signout')}</span>
+        </button>
+      </header>
+      <main>{children}</main>
+    </div>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: string }) {
+  const [location] = useLocation();
+  const current = location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} aria-current={current ? 'page' : undefined}>
+      <span>{children}</span>
+    </Link>
+  );
+}
+
+/** The page of someone not signed in: the sign-in form (or a message) and the language switch. */
+export function SignedOut({ children }: { children: ReactNode }) {
+  return (
+    <main className="centered">
+      {children}
+      <LangButton />
+    </main>
+  );
+}

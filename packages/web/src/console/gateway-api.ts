@@ -1,0 +1,37 @@
+// The gateway's admin API as the console calls it: its session cookie and
+// CSRF token (api.ts keeps the token), answers as the API gives them.
+import { apiJson, setCsrfToken, type CallOptions } from '../api';
+import type { PublicUser } from '@kbchat/gateway';
+
+export type { PublicUser as GatewayUser, PublicToken as GatewayToken } from '@kbchat/gateway';
+
+export const gatewayApi = <T>(path: string, init?: CallOptions): Promise<T> => apiJson<T>(path, init);
+
+interface SignedIn {
+  user: PublicUser;
+  csrf_token: string;
+}
+
+/** Who the cookie signs in, or an ApiError (401: nobody). */
+export async function me(): Promise<PublicUser> {
+  const r = await gatewayApi<SignedIn>('/api/auth/me');
+  setCsrfToken(r.csrf_token);
+  return r.user;
+}
+
+/** Signs in with a cookie: the session secret stays in it, never in this page's script. */
+export async function signIn(username: string, password: string): Promise<PublicUser> {
+  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } });
+  setCsrfToken(r.csrf_token);
+  return r.user;
+}
+
+export async function signOut(): Promise<void> {
+  await gatewayApi('/api/auth/logout', { method: 'POST' }).catch(() => {});
+  setCsrfToken('');
+}
+
+/** Units as people read them: up to six decimals, no trailing zeros. */
+export function formatUnits(units: number): string {
+  return Number(units.toFixed(6)).toLocaleString('en-US', { maximumFractionDigits: 6 });
+}
