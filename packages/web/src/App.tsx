@@ -1,13 +1,13 @@
 // The signed-in shell: header, navigation and one route per area, each area
 // loaded on first visit and inside its own error boundary.
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
-import { api, ApiError, setCsrfToken, type PublicUser } from './api';
+import { api, setCsrfToken, type PublicUser } from './api';
 import { useLang } from './i18n';
 import { SetupChecklist } from './settings/SetupChecklist';
-import { Shell, SignedOut } from './Shell';
+import { Shell, SignedOut, useSignedIn } from './Shell';
 import { SignIn } from './SignIn';
-import { Boundary, Loading } from './ui';
+import { Boundary, Loading, NotFound } from './ui';
 
 const DatasetRoutes = lazy(() => import('./datasets/routes'));
 const AppRoutes = lazy(() => import('./apps/routes'));
@@ -18,18 +18,11 @@ const TeamPage = lazy(() => import('./settings/TeamPage'));
 
 export function App() {
   const { t } = useLang();
-  const [user, setUser] = useState<PublicUser | null | undefined>(undefined);
-  const [unreachable, setUnreachable] = useState(false);
-
-  useEffect(() => {
-    api<{ user: PublicUser; csrfToken: string }>('/api/auth/me').then(
-      (r) => {
-        setCsrfToken(r.csrfToken);
-        setUser(r.user);
-      },
-      (err: ApiError) => (err.status === 0 ? setUnreachable(true) : setUser(null)),
-    );
-  }, []);
+  const { user, setUser, unreachable } = useSignedIn(async () => {
+    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/me');
+    setCsrfToken(r.csrfToken);
+    return r.user;
+  });
 
   async function signOut() {
     await api('/api/auth/logout', { method: 'POST' }).catch(() => {});
@@ -95,9 +88,7 @@ export function App() {
               <TeamPage user={user} />
             </Route>
             <Route>
-              <p role="alert">
-                <span>{t('error.notFound')}</span>
-              </p>
+              <NotFound />
             </Route>
           </Switch>
         </Suspense>

@@ -1,9 +1,25 @@
 // What the platform's app and the gateway's console share around their pages:
 // the header with its navigation, the signed-in user, the language switch and
 // sign-out; and the centred page a signed-out visitor sees.
-import type { ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
+import type { ApiError } from './api';
 import { setLang, useLang } from './i18n';
+
+/**
+ * Who is signed in, asked once: `user` is undefined while asking and null for
+ * nobody; `unreachable` when the service did not answer at all.
+ */
+export function useSignedIn<U>(me: () => Promise<U>) {
+  const [user, setUser] = useState<U | null | undefined>(undefined);
+  const [unreachable, setUnreachable] = useState(false);
+  useEffect(() => {
+    me().then(setUser, (err: ApiError) => (err.status === 0 ? setUnreachable(true) : setUser(null)));
+    // Asked once, when the app starts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  return { user, setUser, unreachable };
+}
 
 export function LangButton() {
   const { lang, t } = useLang();

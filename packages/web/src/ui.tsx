@@ -60,6 +60,16 @@ export function usePoll(fn: () => void, ms: number, active: boolean): void {
   }, [ms, active]);
 }
 
+/** A page the app does not have (the last route of a Switch). */
+export function NotFound() {
+  const { t } = useLang();
+  return (
+    <p role="alert">
+      <span>{t('error.notFound')}</span>
+    </p>
+  );
+}
+
 export function Loading() {
   const { t } = useLang();
   return (

@@ -1,25 +1,19 @@
 // The gateway's console: sign-in (the admin API's, with a cookie), then its
 // pages in the shared shell, each loaded on first visit inside its own error
 // boundary. Only administrators reach the pages; anyone else is told so.
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
-import { ApiError } from '../api';
 import { useLang } from '../i18n';
-import { Shell, SignedOut } from '../Shell';
+import { Shell, SignedOut, useSignedIn } from '../Shell';
 import { SignIn } from '../SignIn';
-import { Boundary, Loading } from '../ui';
-import { me, signIn, signOut, type GatewayUser } from './gateway-api';
+import { Boundary, Loading, NotFound } from '../ui';
+import { me, signIn, signOut } from './gateway-api';
 
 const UsersPage = lazy(() => import('./UsersPage'));
 
 export function ConsoleApp() {
   const { t } = useLang();
-  const [user, setUser] = useState<GatewayUser | null | undefined>(undefined);
-  const [unreachable, setUnreachable] = useState(false);
-
-  useEffect(() => {
-    me().then(setUser, (err: ApiError) => (err.status === 0 ? setUnreachable(true) : setUser(null)));
-  }, []);
+  const { user, setUser, unreachable } = useSignedIn(me);
 
   const leave = async () => {
     await signOut();
@@ -64,9 +58,7 @@ export function ConsoleApp() {
               <UsersPage me={user} />
             </Route>
             <Route>
-              <p role="alert">
-                <span>{t('error.notFound')}</span>
-              </p>
+              <NotFound />
             </Route>
           </Switch>
         </Suspense>

@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
+import { Boundary, Loading, NotFound, useLoad } from '../ui';
 import { Checks } from './Checks';
 import { Chunks } from './Chunks';
 import { Collections } from './Collections';
@@ -79,9 +79,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
             )}
           </Route>
           <Route>
-            <p role="alert">
-              <span>{t('error.notFound')}</span>
-            </p>
+            <NotFound />
           </Route>
         </Switch>
       </section>
