@@ -73,6 +73,11 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
     const expires = login.cookie.attrs.find((a) => /^expires=/i.test(a))!.slice('expires='.length);
     expect(Math.abs(Date.parse(expires) - login.body.expires_at)).toBeLessThan(1000);
 
+    const bad = await browser('/api/auth/login', { method: 'POST', json: { username: 'root', password: ROOT_PASSWORD, cookie: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('cookie');
+    expect(bad.headers.getSetCookie()).toEqual([]);
+
     // Behind an https proxy the cookie is Secure.
     const proxied = await cookieLogin('root', ROOT_PASSWORD, { 'x-forwarded-proto': 'https' });
     expect(proxied.cookie.attrs.map((a) => a.toLowerCase())).toContain('secure');
