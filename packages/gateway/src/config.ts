@@ -1,5 +1,6 @@
 // Gateway configuration from the environment. Everything has a default that
 // works on a fresh machine; a bad value stops start-up with the variable named.
+import { fileURLToPath } from 'node:url';
 
 export interface GatewayConfig {
   host: string;
@@ -50,6 +51,8 @@ export interface GatewayConfig {
   localGgufPath?: string;
   /** Worker threads for local-embed (default: the package's choice). */
   localEmbedWorkers?: number;
+  /** The built web app whose console.html is served at / (packages/web/dist). */
+  webDir: string;
   /** The environment, for <PROVIDER>_API_KEY channel sync. */
   env: Record<string, string | undefined>;
 }
@@ -106,6 +109,8 @@ export function loadGatewayConfig(
     localWarmup: onOff(env, 'LOCAL_MODELS_WARMUP', true),
     localGgufPath: env.LOCAL_GGUF_PATH || undefined,
     localEmbedWorkers: env.LOCAL_EMBED_WORKERS ? num(env, 'LOCAL_EMBED_WORKERS', 1, 1) : undefined,
+    // From src/ and dist/ alike: packages/gateway/<src|dist>/config.js -> packages/web/dist.
+    webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
     env,
     ...overrides,
   };

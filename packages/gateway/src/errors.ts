@@ -62,6 +62,8 @@ export const errors = {
   unauthorized: (message = 'Log in as an administrator (root session or admin token)') =>
     new GatewayError(401, message, 'invalid_request_error', 'unauthorized'),
   forbidden: (message: string) => new GatewayError(403, message, 'invalid_request_error', 'forbidden'),
+  csrfFailed: () =>
+    new GatewayError(403, "This change came without the session's CSRF token (X-CSRF-Token): reload the page and try again", 'invalid_request_error', 'csrf_failed'),
   internal: (message: string) => new GatewayError(500, message, 'server_error', 'internal_error'),
   bodyTooLarge: (limit: number) =>
     new GatewayError(413, `The request body is larger than the ${byteSize(limit)} this endpoint accepts`, 'invalid_request_error', 'body_too_large'),

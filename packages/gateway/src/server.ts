@@ -1,8 +1,9 @@
 // The gateway's HTTP layer: request ids, JSON parsing with clear 400s, the
-// OpenAI error envelope for everything, and the route plugins.
+// OpenAI error envelope for everything, the route plugins and the console's pages.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { lacksHost, newRequestId, openAIError, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
+import { serveWebApp } from '@kbchat/shared/web-app';
 import { adminRoutes } from './admin/routes.js';
 import { errors } from './errors.js';
 import type { GatewayServices } from './gateway.js';
@@ -12,6 +13,8 @@ import { installLeanFront } from './relay/lean-front.js';
 import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
+/** The console's pages (its router's top-level paths): each is console.html from the web app's build. */
+export const CONSOLE_PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/logs', '/prices'];
 
 /** Sends the OpenAI envelope, with the request id in the header and at the end of the message. */
 function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
@@ -95,5 +98,10 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
   app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
   relayRoutes(app, services.relay, services.auth);
   adminRoutes(app, services);
+  // GETs only: the relay's fronts take nothing but POSTs to /v1/*, so these reach Fastify.
+  serveWebApp(app, services.config.webDir, [{ html: 'console.html', paths: CONSOLE_PAGES }], {
+    title: 'kbchat gateway',
+    note: 'The admin API answers under /api, the relay under /v1.',
+  });
   return app;
 }

@@ -6,3 +6,4 @@ export * from './wire.js';
 export * from './urls.js';
 export * from './http-server.js';
 export * from './passwords.js';
+export * from './csrf.js';

@@ -1,8 +1,12 @@
 // Who is calling the admin API. Log-in gives a session (a random secret, kept
-// hashed, valid 7 days); every other /api route takes that session or an API
-// token whose owner is an administrator (role root or admin).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { randomSecret } from '@kbchat/shared';
+// hashed, valid 7 days), in the answer for API clients or, for the console in
+// a browser, in an httpOnly cookie the page's scripts never see. Every other
+// /api route takes a bearer (that session or an API token whose owner is an
+// administrator, role root or admin) or, with no Authorization header, the
+// session cookie; a cookie's changes must carry its CSRF token in
+// X-CSRF-Token, since a browser sends the cookie for any site's form too.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { csrfTokenOf, isCsrfTokenOf, randomSecret } from '@kbchat/shared';
 import { z } from 'zod';
 import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
@@ -12,15 +16,20 @@ import type { UserRow } from '../store/schema.js';
 import { parseBody } from './input.js';
 
 export const SESSION_TTL_MS = 7 * 86_400_000;
+/** Not the platform's kbchat_session: cookies are per host, not per port, and both services run on one host. */
+export const SESSION_COOKIE = 'kbchat_gateway_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface Actor {
   user: UserRow;
   via: 'session' | 'token';
+  /** The session's CSRF token, when it came in the cookie (a browser). */
+  csrfToken?: string;
 }
 
 const actors = new WeakMap<FastifyRequest, Actor>();
 
-/** The administrator behind a request that passed the guard. */
+/** The user behind a request that passed the guard. */
 export function actorOf(req: FastifyRequest): Actor {
   const actor = actors.get(req);
   if (!actor) throw errors.unauthorized();
@@ -45,7 +54,7 @@ export function assertCanManage(actor: UserRow, target: UserRow): void {
  * checked by the relay's own authenticator (status, expiry, IP allow-list,
  * owner) so that admin tokens obey exactly the same rules.
  */
-async function resolveActor(services: GatewayServices, authorization: string | undefined, key: string, ip: string, now: number): Promise<Actor | undefined> {
+async function bearerActor(services: GatewayServices, authorization: string | undefined, key: string, ip: string, now: number): Promise<Actor | undefined> {
   const sessionUser = await services.accountsStore.sessionUser(hashKey(key), now);
   if (sessionUser) return { user: sessionUser, via: 'session' };
   try {
@@ -57,15 +66,33 @@ async function resolveActor(services: GatewayServices, authorization: string | u
   }
 }
 
-/** onRequest hook for every guarded /api route. */
-export function adminGuard(services: GatewayServices) {
+/** The session in the cookie (sessions only: a cookie never holds an API token), CSRF-checked when it changes something. */
+async function cookieActor(services: GatewayServices, req: FastifyRequest, session: string, now: number): Promise<Actor> {
+  const user = await services.accountsStore.sessionUser(hashKey(session), now);
+  if (!user) throw errors.unauthorized('Your session has expired or was ended: sign in again');
+  if (!SAFE_METHODS.has(req.method) && !isCsrfTokenOf(req.headers['x-csrf-token'], session)) throw errors.csrfFailed();
+  return { user, via: 'session', csrfToken: csrfTokenOf(session) };
+}
+
+/**
+ * onRequest hook for the guarded /api routes. `admins` lets only root and
+ * admin through (every route but /api/auth/me); otherwise any enabled user.
+ */
+export function apiGuard(services: GatewayServices, who: 'admins' | 'signed-in') {
   return async (req: FastifyRequest): Promise<void> => {
-    const key = bearer(req.headers.authorization);
-    if (!key) throw errors.unauthorized('Log in as an administrator: send "Authorization: Bearer <session or admin token>"');
-    const actor = await resolveActor(services, req.headers.authorization, key, req.ip, Date.now());
-    if (!actor) throw errors.unauthorized('Invalid session or token: log in again, or use an admin token');
+    const now = Date.now();
+    let actor: Actor | undefined;
+    const session = req.cookies?.[SESSION_COOKIE];
+    if (req.headers.authorization === undefined && session) {
+      actor = await cookieActor(services, req, session, now);
+    } else {
+      const key = bearer(req.headers.authorization);
+      if (!key) throw errors.unauthorized('Log in as an administrator: send "Authorization: Bearer <session or admin token>", or sign in to the console');
+      actor = await bearerActor(services, req.headers.authorization, key, req.ip, now);
+      if (!actor) throw errors.unauthorized('Invalid session or token: log in again, or use an admin token');
+    }
     if (actor.user.status !== 'enabled') throw errors.forbidden('This user is disabled');
-    if (actor.user.role !== 'root' && actor.user.role !== 'admin') {
+    if (who === 'admins' && actor.user.role !== 'root' && actor.user.role !== 'admin') {
       throw errors.forbidden('The admin API needs an administrator (role admin or root)');
     }
     actors.set(req, actor);
@@ -75,31 +102,46 @@ export function adminGuard(services: GatewayServices) {
 const loginSchema = z.strictObject({
   username: z.string().min(1, 'required'),
   password: z.string().min(1, 'required'),
+  /** A browser's log-in: the session goes in an httpOnly cookie, not in the answer. */
+  cookie: z.boolean().optional(),
 });
 
-/** Routes that need no administrator: log-in and log-out. */
+const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
+
+/** Routes that need no signed-in user: log-in, and log-out (which ends the session it is given). */
 export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.post('/auth/login', async (req) => {
+  app.post('/auth/login', async (req, reply: FastifyReply) => {
     const input = parseBody(loginSchema, req.body);
     const user = await services.accounts.login(input.username, input.password);
     const session = randomSecret('kbs-');
     const expiresAt = Date.now() + SESSION_TTL_MS;
     await services.accountsStore.insertSession(hashKey(session), user.id, expiresAt);
-    return { session, expires_at: expiresAt, user: (await services.accounts.publicUsers([user]))[0] };
+    const publicUser = (await services.accounts.publicUsers([user]))[0];
+    if (!input.cookie) return { session, expires_at: expiresAt, user: publicUser };
+    reply.setCookie(SESSION_COOKIE, session, { ...cookieOptions(req), expires: new Date(expiresAt) });
+    return { user: publicUser, csrf_token: csrfTokenOf(session), expires_at: expiresAt };
   });
 
-  app.post('/auth/logout', async (req) => {
+  app.post('/auth/logout', async (req, reply: FastifyReply) => {
+    const cookieSession = req.cookies?.[SESSION_COOKIE];
+    if (req.headers.authorization === undefined && cookieSession) {
+      if (!isCsrfTokenOf(req.headers['x-csrf-token'], cookieSession)) throw errors.csrfFailed();
+      await services.accountsStore.deleteSession(hashKey(cookieSession));
+      reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
+      return { ok: true };
+    }
     const key = bearer(req.headers.authorization);
-    if (!key) throw errors.unauthorized('Send the session to end: "Authorization: Bearer <session>"');
+    if (!key) throw errors.unauthorized('Send the session to end: "Authorization: Bearer <session>", or its cookie');
     await services.accountsStore.deleteSession(hashKey(key));
     return { ok: true };
   });
 }
 
-/** Guarded: the administrator the request acts as. */
+/** Any signed-in user (plain users too, so the console can say what they may do): who the request acts as. */
 export function meRoutes(app: FastifyInstance, services: GatewayServices): void {
   app.get('/auth/me', async (req) => {
     const actor = actorOf(req);
-    return { user: (await services.accounts.publicUsers([actor.user]))[0], via: actor.via };
+    const user = (await services.accounts.publicUsers([actor.user]))[0];
+    return actor.csrfToken ? { user, via: actor.via, csrf_token: actor.csrfToken } : { user, via: actor.via };
   });
 }

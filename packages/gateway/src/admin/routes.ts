@@ -1,9 +1,12 @@
-// The admin API under /api: log-in and log-out are open; everything else
-// needs an administrator's session or API token (auth.ts). JSON in and out;
-// errors go through the server's handler, so they are OpenAI-shaped.
+// The admin API under /api: log-in and log-out are open; /api/auth/me needs
+// any signed-in user (the console tells a plain user it is not an
+// administrator); everything else needs an administrator's session (bearer or
+// the console's cookie) or API token (auth.ts). JSON in and out; errors go
+// through the server's handler, so they are OpenAI-shaped.
+import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway.js';
-import { adminGuard, meRoutes, publicAuthRoutes } from './auth.js';
+import { apiGuard, meRoutes, publicAuthRoutes } from './auth.js';
 import { channelRoutes } from './channels.js';
 import { dashboardRoutes } from './dashboard.js';
 import { logRoutes } from './logs.js';
@@ -14,10 +17,15 @@ import { userRoutes } from './users.js';
 export function adminRoutes(app: FastifyInstance, services: GatewayServices): void {
   app.register(
     async (api) => {
+      // Cookies are parsed for /api only: the relay's routes never pay for it.
+      await api.register(cookie);
       publicAuthRoutes(api, services);
+      await api.register(async (signedIn) => {
+        signedIn.addHook('onRequest', apiGuard(services, 'signed-in'));
+        meRoutes(signedIn, services);
+      });
       await api.register(async (guarded) => {
-        guarded.addHook('onRequest', adminGuard(services));
-        meRoutes(guarded, services);
+        guarded.addHook('onRequest', apiGuard(services, 'admins'));
         userRoutes(guarded, services);
         tokenRoutes(guarded, services);
         channelRoutes(guarded, services);

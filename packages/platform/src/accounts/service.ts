@@ -2,8 +2,8 @@
 // sessions that expire and can be ended, the root user made at first start,
 // and root adding and removing the members of its team. A session acts for
 // its team exactly as a general API key does.
-import { createHash, randomBytes } from 'node:crypto';
-import { hashPassword, verifyPassword } from '@kbchat/shared';
+import { randomBytes } from 'node:crypto';
+import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/shared';
 import { errors, PlatformError } from '../http/errors.js';
 import { hashKey, newId, type KeyCaller } from '../keys/auth.js';
 import type { UserRow, UsersStore } from './store.js';
@@ -37,11 +37,6 @@ export interface SessionCaller extends KeyCaller {
 
 export function publicUser(u: UserRow): PublicUser {
   return { id: u.id, username: u.username, role: u.role, teamId: u.team_id, createTime: new Date(Number(u.created_at)).toISOString() };
-}
-
-/** The CSRF token of a session: derived from it, so that only a page that was given it can send it. */
-export function csrfTokenOf(sessionToken: string): string {
-  return createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
 }
 
 const USERNAME = /^[\p{L}\p{N}._@-]{1,64}$/u;

@@ -1,0 +1,56 @@
+// A built single-page web app (packages/web's dist/) served by a service: each
+// HTML entry at its pages (the browser routes within them), with no-cache so
+// that a rebuild is picked up, and the hashed assets under /assets/ cached for
+// a year. Where the build or an entry is missing, those pages answer 503 with
+// how to build it, instead of a 404. Used by the platform (its app) and the
+// gateway (its console); a subpath of its own, so that services that serve no
+// pages do not load @fastify/static.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+export interface WebAppEntry {
+  /** The HTML file in the dist folder, e.g. index.html. */
+  html: string;
+  /** The paths that answer it: '/' exactly; any other path also with its sub-paths (`/x` and `/x/*`). */
+  paths: string[];
+  /** Exact paths only, no sub-paths (a page inside another entry's tree, e.g. /chat/share). */
+  exact?: boolean;
+}
+
+export interface WebAppOptions {
+  /** The title of the 503 note. */
+  title: string;
+  /** What else the service answers, said in the 503 note, e.g. "The API answers under /api." */
+  note?: string;
+}
+
+/** The Fastify paths of an entry's pages. */
+export function pagePaths(entry: WebAppEntry): string[] {
+  return entry.paths.flatMap((path) => (path === '/' || entry.exact ? [path] : [path, `${path}/*`]));
+}
+
+export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEntry[], opts: WebAppOptions): void {
+  const missing = entries.map((e) => join(dir, e.html)).find((file) => !existsSync(file));
+  if (missing) {
+    const notBuilt =
+      `<!doctype html><meta charset="utf-8"><title>${escapeHtml(opts.title)}</title>` +
+      `<p>The web app is not built (no ${escapeHtml(missing)}). Run <code>npm run build -w packages/web</code> (npm ci does it), then restart.` +
+      `${opts.note ? ` ${escapeHtml(opts.note)}` : ''}</p>`;
+    for (const path of entries.flatMap(pagePaths)) app.get(path, async (_req, reply) => reply.code(503).type('text/html; charset=utf-8').send(notBuilt));
+    return;
+  }
+  // Read once: they are small, and a rebuild comes with a restart.
+  const html = (file: Buffer) => async (_req: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
+  // An exact path is more specific than another entry's `/x/*`, so find-my-way takes it first.
+  for (const entry of entries) {
+    const page = html(readFileSync(join(dir, entry.html)));
+    for (const path of pagePaths(entry)) app.get(path, page);
+  }
+  void app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', immutable: true, maxAge: '365d', decorateReply: false, index: false });
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
