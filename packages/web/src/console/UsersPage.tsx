@@ -8,6 +8,7 @@ import { ActionError } from '../actions';
 import { useLang } from '../i18n';
 import { formatTime, Loading, Pager, Table, useLoad } from '../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from './gateway-api';
+import './console.css';
 
 const PAGE = 20;
 const MICROS = 1_000_000;
@@ -62,6 +63,7 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
             <span>{t('users.count', { n: data.total })}</span>
           </p>
           <Table
+            className="console-table"
             rows={data.data}
             rowKey={(u) => String(u.id)}
             columns={[

@@ -14,7 +14,7 @@ export const en = {
   'users.requests': 'Requests',
   'users.created': 'Created',
   'users.actions': 'Actions',
-  'users.count': '{n} users',
+  'users.count': 'Users: {n}',
   'users.role.root': 'root',
   'users.role.admin': 'admin',
   'users.role.user': 'user',
