@@ -57,7 +57,7 @@ async function startGatewayLogged(config: GatewayConfig): Promise<RunningGateway
   const gw = await startGateway(config);
   for (const note of gw.services.startupNotes) console.log(`[gateway] ${note}`);
   console.log(`[gateway] store: ${gw.services.store.description}`);
-  console.log(`[gateway] ${listeningLine(gw, '/v1', 'GATEWAY_HOST')}`);
+  console.log(`[gateway] ${listeningLine(gw, '/v1', 'GATEWAY_HOST')}; console at ${gw.url}/`);
   return gw;
 }
 

@@ -72,7 +72,7 @@ describe('kbchat command line', () => {
     const s = await startUntil(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], plainEnv({ LOCAL_MODELS: 'off' }), /\[gateway\] listening on/);
     running = s.child;
     expect(s.out()).toContain(
-      `[gateway] listening on http://0.0.0.0:${port}: every network interface, reachable from other machines (GATEWAY_HOST=127.0.0.1 keeps it to this one); on this machine: http://127.0.0.1:${port}/v1`,
+      `[gateway] listening on http://0.0.0.0:${port}: every network interface, reachable from other machines (GATEWAY_HOST=127.0.0.1 keeps it to this one); on this machine: http://127.0.0.1:${port}/v1; console at http://127.0.0.1:${port}/`,
     );
     expect(s.out()).toMatch(/root user created; password \(shown once\)/);
     expect(await stop(s.child)).toBe(0);
