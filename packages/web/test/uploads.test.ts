@@ -99,6 +99,8 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await page.locator('input[type=file]').setInputFiles({ name: 'depot.md', mimeType: 'text/markdown', buffer: DEPOT });
     const row = page.getByRole('list', { name: 'Files being imported' }).getByRole('listitem', { name: 'depot.md' });
     await expect.poll(() => row.textContent()).toMatch(/resumed from [\d.]+ KB/);
+    // The row can say so before the page's PATCH goes out (it knows the offset from the HEAD): wait for the PATCH.
+    await expect.poll(() => patchedFrom).toBeDefined();
     expect(Number(patchedFrom)).toBe(half);
     expect(await page.getByRole('list', { name: 'Interrupted uploads' }).count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'uploads-resumed.png'), fullPage: true });
