@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { apiKeyRow, hashKey } from '../src/keys/auth.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-chat-e2e-key-0123456789';
 const OTHER_TEAM_KEY = 'kbchat-test-other-team-key-0123456789';
@@ -20,14 +21,7 @@ describe('applications and chat end to end', () => {
   let p: RunningPlatform;
   let dir: string;
   let datasetId: string;
-  const call = async (path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST', key = KEY) => {
-    const res = await fetch(`${p.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    return { status: res.status, body: (await res.json()) as any, requestId: res.headers.get('x-request-id') };
-  };
+  const call = apiCaller(() => p.url, KEY);
   const makeApp = async (settings: Record<string, unknown>) => {
     const made = await call('/api/core/app/create', { name: 'helpdesk', ...settings });
     expect(made.status, JSON.stringify(made.body)).toBe(200);

@@ -15,6 +15,7 @@ import { APP_KEY_REQUIRED, CHAT_BODY_LIMIT } from '../src/chat/routes.js';
 import { GatewayError, LOGGED_BODY_CHARS } from '../src/gateway-client/index.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 import { sendLarge } from './fixtures/large-body.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-chat-limits-key-0123456789';
 
@@ -22,10 +23,7 @@ describe('oversized chat input', () => {
   let gw: TestGateway;
   let p: RunningPlatform;
   let datasetId: string;
-  const call = async (path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST', key = KEY) => {
-    const res = await fetch(`${p.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, body: json === undefined ? undefined : JSON.stringify(json) });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = apiCaller(() => p.url, KEY);
   const makeApp = async (settings: Record<string, unknown>) => {
     const appId = (await call('/api/core/app/create', { name: 'limits', ...settings })).body.data as string;
     const key = (await call('/api/support/openapi/create', { name: 'k', appId })).body.data as string;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { apiKeyRow } from '../src/keys/auth.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-chat-trace-key-0123456789';
 const OTHER_TEAM_KEY = 'kbchat-test-chat-trace-other-team-0123456789';
@@ -23,14 +24,7 @@ describe('the trace of an answer', () => {
   let p: RunningPlatform;
   let dir: string;
   let datasetId: string;
-  const call = async (path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST', key = KEY) => {
-    const res = await fetch(`${p.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = apiCaller(() => p.url, KEY);
   /** The gateway's own log row of a request id (its admin API, read directly). */
   const logRow = async (requestId: string) => ((await (await gw.api(`/api/logs?request_id=${requestId}`)).json()) as any).data[0];
 

@@ -12,6 +12,7 @@ import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/
 import { apiKeyRow } from '../src/keys/auth.js';
 import { diffRuns } from '../src/retrieval-checks/diff.js';
 import { RUNS_KEPT } from '../src/retrieval-checks/service.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-checks-key-0123456789';
 const OTHER_KEY = 'kbchat-test-checks-other-0123456789';
@@ -22,14 +23,7 @@ describe('retrieval checks', () => {
   let p: RunningPlatform;
   let datasetId: string;
   let collectionId: string;
-  const call = async (path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST', key = KEY) => {
-    const res = await fetch(`${p.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = apiCaller(() => p.url, KEY);
   const waitIndexed = async (id: string) => {
     const until = Date.now() + 30_000;
     for (;;) {
