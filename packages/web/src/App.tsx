@@ -5,8 +5,7 @@ import { Redirect, Route, Switch } from 'wouter';
 import { api, setCsrfToken, type PublicUser } from './api';
 import { useLang } from './i18n';
 import { SetupChecklist } from './settings/SetupChecklist';
-import { Shell, SignedOut, useSignedIn } from './Shell';
-import { SignIn } from './SignIn';
+import { Shell, SignInGate, useSignedIn } from './Shell';
 import { Boundary, Loading, NotFound } from './ui';
 
 const DatasetRoutes = lazy(() => import('./datasets/routes'));
@@ -18,7 +17,7 @@ const TeamPage = lazy(() => import('./settings/TeamPage'));
 
 export function App() {
   const { t } = useLang();
-  const { user, setUser, unreachable } = useSignedIn(async () => {
+  const session = useSignedIn(async () => {
     const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/me');
     setCsrfToken(r.csrfToken);
     return r.user;
@@ -27,30 +26,25 @@ export function App() {
   async function signOut() {
     await api('/api/auth/logout', { method: 'POST' }).catch(() => {});
     setCsrfToken('');
-    setUser(null);
+    session.setUser(null);
   }
 
   async function signIn(username: string, password: string) {
     const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } });
     setCsrfToken(r.csrfToken);
-    setUser(r.user);
+    session.setUser(r.user);
   }
 
-  if (unreachable)
-    return (
-      <p role="alert" className="error">
-        <span>{t('error.unreachable')}</span>
-      </p>
-    );
-  if (user === undefined) return null;
-  if (user === null)
-    return (
-      <SignedOut>
-        <Boundary>
-          <SignIn title={t('signin.title')} signIn={signIn} />
-        </Boundary>
-      </SignedOut>
-    );
+  return (
+    <SignInGate session={session} unreachable={t('error.unreachable')} title={t('signin.title')} signIn={signIn}>
+      {(user) => <Pages user={user} onSignOut={signOut} />}
+    </SignInGate>
+  );
+}
+
+/** The signed-in app: the navigation and one route per area. */
+function Pages({ user, onSignOut }: { user: PublicUser; onSignOut: () => void }) {
+  const { t } = useLang();
   const nav = [
     { href: '/datasets', label: t('nav.datasets') },
     { href: '/apps', label: t('nav.apps') },
@@ -59,7 +53,7 @@ export function App() {
     ...(user.role === 'root' ? [{ href: '/team', label: t('nav.team') }] : []),
   ];
   return (
-    <Shell title={t('app.title')} nav={nav} username={user.username} onSignOut={signOut}>
+    <Shell title={t('app.title')} nav={nav} username={user.username} onSignOut={onSignOut}>
       <Boundary>
         <SetupChecklist />
       </Boundary>

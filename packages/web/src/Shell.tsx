@@ -5,6 +5,8 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { ApiError } from './api';
 import { setLang, useLang } from './i18n';
+import { SignIn } from './SignIn';
+import { Boundary } from './ui';
 
 /**
  * Who is signed in, asked once: `user` is undefined while asking and null for
@@ -69,6 +71,36 @@ function NavLink({ href, children }: { href: string; children: string }) {
       <span>{children}</span>
     </Link>
   );
+}
+
+/**
+ * What stands before the pages: the service's own "did not answer" message,
+ * nothing while asking who is signed in, the sign-in form for nobody; the
+ * pages (`children`) for a user.
+ */
+export function SignInGate<U>({ session, unreachable, title, signIn, children }: {
+  session: { user: U | null | undefined; unreachable: boolean };
+  unreachable: string;
+  title: string;
+  signIn: (username: string, password: string) => Promise<void>;
+  children: (user: U) => ReactNode;
+}) {
+  if (session.unreachable)
+    return (
+      <p role="alert" className="error">
+        <span>{unreachable}</span>
+      </p>
+    );
+  if (session.user === undefined) return null;
+  if (session.user === null)
+    return (
+      <SignedOut>
+        <Boundary>
+          <SignIn title={title} signIn={signIn} />
+        </Boundary>
+      </SignedOut>
+    );
+  return <>{children(session.user)}</>;
 }
 
 /** The page of someone not signed in: the sign-in form (or a message) and the language switch. */

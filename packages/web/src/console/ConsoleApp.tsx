@@ -4,50 +4,42 @@
 import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { useLang } from '../i18n';
-import { Shell, SignedOut, useSignedIn } from '../Shell';
-import { SignIn } from '../SignIn';
+import { Shell, SignedOut, SignInGate, useSignedIn } from '../Shell';
 import { Boundary, Loading, NotFound } from '../ui';
-import { me, signIn, signOut } from './gateway-api';
+import { me, signIn, signOut, type GatewayUser } from './gateway-api';
 
 const UsersPage = lazy(() => import('./UsersPage'));
 
 export function ConsoleApp() {
   const { t } = useLang();
-  const { user, setUser, unreachable } = useSignedIn(me);
-
+  const session = useSignedIn(me);
   const leave = async () => {
     await signOut();
-    setUser(null);
+    session.setUser(null);
   };
+  return (
+    <SignInGate session={session} unreachable={t('console.unreachable')} title={t('console.signinTitle')} signIn={async (username, password) => session.setUser(await signIn(username, password))}>
+      {(user) => <Pages user={user} onSignOut={leave} />}
+    </SignInGate>
+  );
+}
 
-  if (unreachable)
-    return (
-      <p role="alert" className="error">
-        <span>{t('console.unreachable')}</span>
-      </p>
-    );
-  if (user === undefined) return null;
-  if (user === null)
-    return (
-      <SignedOut>
-        <Boundary>
-          <SignIn title={t('console.signinTitle')} signIn={async (username, password) => setUser(await signIn(username, password))} />
-        </Boundary>
-      </SignedOut>
-    );
+/** An administrator's console; anyone else is told that it is not for them. */
+function Pages({ user, onSignOut }: { user: GatewayUser; onSignOut: () => void }) {
+  const { t } = useLang();
   if (user.role !== 'root' && user.role !== 'admin')
     return (
       <SignedOut>
         <p role="alert" className="error">
           <span>{t('console.notAdmin', { name: user.username })}</span>
         </p>
-        <button type="button" className="secondary" onClick={leave}>
+        <button type="button" className="secondary" onClick={onSignOut}>
           <span>{t('nav.signout')}</span>
         </button>
       </SignedOut>
     );
   return (
-    <Shell title={t('console.title')} nav={[{ href: '/users', label: t('console.nav.users') }]} username={user.username} onSignOut={leave}>
+    <Shell title={t('console.title')} nav={[{ href: '/users', label: t('console.nav.users') }]} username={user.username} onSignOut={onSignOut}>
       <Boundary>
         <Suspense fallback={<Loading />}>
           <Switch>
