@@ -6,13 +6,22 @@ import { useSyncExternalStore } from 'react';
 import * as apps from './apps/messages';
 import * as chat from './chat/messages';
 import * as gatewayConsole from './console/messages';
+import * as consoleChannels from './console/channels/messages';
+import * as consoleDashboard from './console/dashboard/messages';
+import * as consoleLogs from './console/logs/messages';
+import * as consolePrices from './console/prices/messages';
+import * as consoleTokens from './console/tokens/messages';
+import * as consoleUsers from './console/users/messages';
 import * as datasets from './datasets/messages';
 import * as core from './messages';
 import * as settings from './settings/messages';
 
-const en = { ...core.en, ...datasets.en, ...apps.en, ...chat.en, ...settings.en, ...gatewayConsole.en };
-export type MessageKey = keyof typeof en;
-const zh: Record<MessageKey, string> = { ...core.zh, ...datasets.zh, ...apps.zh, ...chat.zh, ...settings.zh, ...gatewayConsole.zh };
+const areas = [core, datasets, apps, chat, settings, gatewayConsole, consoleDashboard, consoleChannels, consoleUsers, consoleTokens, consoleLogs, consolePrices] as const;
+/** Every area's keys (distributed over the areas: each area's table is its own object type). */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+export type MessageKey = KeysOf<(typeof areas)[number]['en']>;
+const en = Object.assign({}, ...areas.map((a) => a.en)) as Record<MessageKey, string>;
+const zh = Object.assign({}, ...areas.map((a) => a.zh)) as Record<MessageKey, string>;
 
 export type Lang = 'en' | 'zh';
 const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, zh };

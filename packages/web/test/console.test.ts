@@ -1,77 +1,38 @@
 // The gateway's console in Chromium against the real `kbchat gateway` (its own
-// process, embedded store, no provider): root signs in with the cookie login
+// process, embedded store, the simulator as provider): root signs in with the cookie login
 // (the session never reaches the page's script), sees the initial balance of
 // 200, sets it to 150 and adds 25 and subtracts 5, each read back from the
 // gateway's API; a wrong password says so in place; phone width, dark mode,
 // Chinese and a page translator. Screenshots: test-output/web/console-*.png.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, freePorts, plainEnv, startUntil, type Started } from '../../cli/test/helpers.js';
-import { launch, noBrowser, openPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
+import { CONSOLE_ROOT_PASSWORD, consoleSuite, signInToConsole } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
-const ROOT_PASSWORD = 'console-test-root-password';
-
 if (noBrowser) console.warn(`[skip] gateway console browser tests: ${noBrowser}`);
 
-async function signIn(page: Page, url: string, password = ROOT_PASSWORD): Promise<void> {
-  await page.goto(`${url}/`);
-  await page.getByLabel('Username').fill('root');
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
-  let gateway: Started;
-  let url = '';
-  let dataDir = '';
-  let browser: Browser;
-  let onFail: Page | undefined;
-  /** The admin API with a bearer session, as a script would call it: what the page says is checked against it. */
-  let adminGet: (path: string) => Promise<any>;
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'kbchat-console-'));
-    const [port] = await freePorts();
-    [gateway, browser] = await Promise.all([
-      startUntil(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], plainEnv({ LOCAL_MODELS: 'off', ROOT_PASSWORD }), /\[gateway\] listening on/),
-      launch(),
-    ]);
-    url = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
-    const { session } = (await login.json()) as { session: string };
-    adminGet = async (path) => (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${session}` } })).json();
-  }, 120_000);
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && onFail && !onFail.isClosed()) await onFail.screenshot({ path: join(SHOTS, 'console-FAILED.png'), fullPage: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (gateway && gateway.child.exitCode === null) {
-      const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
-      gateway.child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = consoleSuite('console');
+  const adminGet = (path: string) => suite.api(path);
 
   it("signs root in with a cookie, and edits root's balance: set, add, subtract, each read back from the API", async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    onFail = page;
-    await signIn(page, url, 'not-the-password');
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    await page.goto(`${suite.url}/users`);
+    await page.getByLabel('Username').fill('root');
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').textContent()).toMatch(/password/i);
 
-    await page.getByLabel('Password').fill(ROOT_PASSWORD);
+    await page.getByLabel('Password').fill(CONSOLE_ROOT_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/users');
     // The session is in an httpOnly cookie: the page's script cannot read it.
-    const cookies = await context.cookies(url);
+    const cookies = await context.cookies(suite.url);
     const session = cookies.find((c) => c.name === 'kbchat_gateway_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     expect(await page.evaluate(() => document.cookie)).not.toContain('kbchat_gateway_session');
@@ -121,9 +82,10 @@ describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
   }, 60_000);
 
   it('fits a phone in dark mode, in Chinese, under a page translator', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
-    onFail = page;
-    await signIn(page, url);
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
+    suite.onFail = page;
+    await signInToConsole(page, suite.url);
+    await page.goto(`${suite.url}/users`);
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-phone-dark.png'), fullPage: true });

@@ -1,14 +1,27 @@
 // The gateway's console: sign-in (the admin API's, with a cookie), then its
 // pages in the shared shell, each loaded on first visit inside its own error
-// boundary. Only administrators reach the pages; anyone else is told so.
+// boundary. Administrators see every page; a plain user manages only their
+// own tokens (the admin API scopes what each may see).
 import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
-import { useLang } from '../i18n';
-import { Shell, SignedOut, SignInGate, useSignedIn } from '../Shell';
+import { useLang, type MessageKey } from '../i18n';
+import { Shell, SignInGate, useSignedIn } from '../Shell';
 import { Boundary, Loading, NotFound } from '../ui';
 import { me, signIn, signOut, type GatewayUser } from './gateway-api';
 
-const UsersPage = lazy(() => import('./UsersPage'));
+const pages = {
+  dashboard: lazy(() => import('./dashboard/DashboardPage')),
+  channels: lazy(() => import('./channels/ChannelsPage')),
+  users: lazy(() => import('./users/UsersPage')),
+  tokens: lazy(() => import('./tokens/TokensPage')),
+  logs: lazy(() => import('./logs/LogsPage')),
+  prices: lazy(() => import('./prices/PricesPage')),
+};
+type PageName = keyof typeof pages;
+const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'logs', 'prices'];
+const USER_PAGES: PageName[] = ['tokens'];
+
+export const isAdmin = (user: GatewayUser): boolean => user.role === 'root' || user.role === 'admin';
 
 export function ConsoleApp() {
   const { t } = useLang();
@@ -24,31 +37,26 @@ export function ConsoleApp() {
   );
 }
 
-/** An administrator's console; anyone else is told that it is not for them. */
 function Pages({ user, onSignOut }: { user: GatewayUser; onSignOut: () => void }) {
   const { t } = useLang();
-  if (user.role !== 'root' && user.role !== 'admin')
-    return (
-      <SignedOut>
-        <p role="alert" className="error">
-          <span>{t('console.notAdmin', { name: user.username })}</span>
-        </p>
-        <button type="button" className="secondary" onClick={onSignOut}>
-          <span>{t('nav.signout')}</span>
-        </button>
-      </SignedOut>
-    );
+  const shown = isAdmin(user) ? ADMIN_PAGES : USER_PAGES;
+  const nav = shown.map((name) => ({ href: `/${name}`, label: t(`console.nav.${name}` as MessageKey) }));
   return (
-    <Shell title={t('console.title')} nav={[{ href: '/users', label: t('console.nav.users') }]} username={user.username} onSignOut={onSignOut}>
+    <Shell title={t('console.title')} nav={nav} username={user.username} onSignOut={onSignOut}>
       <Boundary>
         <Suspense fallback={<Loading />}>
           <Switch>
             <Route path="/">
-              <Redirect to="/users" replace />
+              <Redirect to={`/${shown[0]}`} replace />
             </Route>
-            <Route path="/users">
-              <UsersPage me={user} />
-            </Route>
+            {shown.map((name) => {
+              const Page = pages[name];
+              return (
+                <Route key={name} path={`/${name}`} nest>
+                  <Page me={user} />
+                </Route>
+              );
+            })}
             <Route>
               <NotFound />
             </Route>

@@ -3,12 +3,12 @@
 // back from the gateway, never assumed from the form (an edit that says it
 // was saved was saved). Disable and enable; root makes admins.
 import { useState, type FormEvent } from 'react';
-import { withQuery } from '../api';
-import { ActionError } from '../actions';
-import { useLang } from '../i18n';
-import { formatTime, Loading, Pager, Table, useLoad } from '../ui';
-import { formatUnits, gatewayApi, type GatewayUser } from './gateway-api';
-import './console.css';
+import { withQuery } from '../../api';
+import { ActionError } from '../../actions';
+import { useLang } from '../../i18n';
+import { formatTime, Loading, Pager, Table, useLoad } from '../../ui';
+import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
+import '../console.css';
 
 const PAGE = 20;
 const MICROS = 1_000_000;
