@@ -218,8 +218,8 @@ describe.each(stores)('store: $name', (t) => {
       expect(await accounts.updateToken(id, { name: 'renamed', status: 'disabled', quota_limit: 500, models: null })).toBe(true);
       expect(await accounts.tokenById(id)).toMatchObject({ name: 'renamed', status: 'disabled', quota_limit: 500, models: null });
       expect(await accounts.updateToken(999_999, { name: 'x' })).toBe(false);
-      expect((await accounts.listTokens(uid, 0, 10)).map((x) => x.id)).toEqual([id, id2]);
-      expect((await accounts.listTokens(uid, 1, 10)).map((x) => x.id)).toEqual([id2]);
+      expect((await accounts.listTokens({ userId: uid }, 0, 10)).map((x) => x.id)).toEqual([id, id2]);
+      expect((await accounts.listTokens({ userId: uid }, 1, 10)).map((x) => x.id)).toEqual([id2]);
 
       expect(await accounts.deleteToken(id)).toBe(true);
       expect(await accounts.deleteToken(id)).toBe(false);

@@ -8,6 +8,15 @@ export type NewToken = Omit<TokenRow, 'id' | 'quota_used' | 'last_used_at' | 'cr
 export type TokenPatch = Partial<Pick<TokenRow, 'name' | 'status' | 'expires_at' | 'quota_limit' | 'models' | 'ip_allow'>>;
 export type UserPatch = Partial<Pick<UserRow, 'status' | 'role' | 'group_name' | 'password_hash'>>;
 
+/**
+ * Which tokens a list covers: one user's, and/or those owned by `owners.selfId`
+ * or by users of `owners.roles` (what an administrator may manage).
+ */
+export interface TokenScope {
+  userId?: number;
+  owners?: { selfId: number; roles: UserRow['role'][] };
+}
+
 export class AccountsStore {
   constructor(private readonly db: Kysely<GatewayTables>) {}
 
@@ -67,10 +76,26 @@ export class AccountsStore {
     return this.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  listTokens(userId: number | undefined, offset: number, limit: number): Promise<TokenRow[]> {
-    let q = this.db.selectFrom('tokens').selectAll().orderBy('id').offset(offset).limit(limit);
-    if (userId !== undefined) q = q.where('user_id', '=', userId);
-    return q.execute();
+  /** A page of the tokens in `scope`, oldest first. */
+  listTokens(scope: TokenScope, offset: number, limit: number): Promise<TokenRow[]> {
+    return this.scoped(scope).selectAll().orderBy('id').offset(offset).limit(limit).execute();
+  }
+
+  async countTokens(scope: TokenScope): Promise<number> {
+    const r = await this.scoped(scope).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  private scoped(scope: TokenScope) {
+    let q = this.db.selectFrom('tokens');
+    if (scope.userId !== undefined) q = q.where('user_id', '=', scope.userId);
+    const owners = scope.owners;
+    if (owners) {
+      q = q.where((eb) =>
+        eb.or([eb('user_id', '=', owners.selfId), ...(owners.roles.length ? [eb('user_id', 'in', eb.selectFrom('users').select('id').where('role', 'in', owners.roles))] : [])]),
+      );
+    }
+    return q;
   }
 
   async updateToken(id: number, patch: TokenPatch): Promise<boolean> {

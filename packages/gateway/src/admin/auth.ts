@@ -36,12 +36,17 @@ export function actorOf(req: FastifyRequest): Actor {
   return actor;
 }
 
-const ROLE_RANK: Record<string, number> = { user: 0, admin: 1, root: 2 };
+const ROLE_RANK: Record<UserRow['role'], number> = { user: 0, admin: 1, root: 2 };
 
 /** Root manages everyone; an admin manages itself and plain users. */
 export function canManage(actor: UserRow, target: UserRow): boolean {
   if (actor.role === 'root' || actor.id === target.id) return true;
   return (ROLE_RANK[target.role] ?? 0) < (ROLE_RANK[actor.role] ?? 0);
+}
+
+/** The roles whose users `actor` manages besides itself (root: all of them). */
+export function rolesManagedBy(actor: UserRow): UserRow['role'][] {
+  return (Object.keys(ROLE_RANK) as UserRow['role'][]).filter((role) => actor.role === 'root' || ROLE_RANK[role]! < (ROLE_RANK[actor.role] ?? 0));
 }
 
 /** canManage, as a 403 that names the target. */

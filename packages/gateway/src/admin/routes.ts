@@ -1,6 +1,6 @@
-// The admin API under /api: log-in and log-out are open; /api/auth/me needs
-// any signed-in user (the console tells a plain user it is not an
-// administrator); everything else needs an administrator's session (bearer or
+// The admin API under /api: log-in and log-out are open; /api/auth/me and
+// /api/tokens need any signed-in user (a plain user manages its own tokens in
+// the console); everything else needs an administrator's session (bearer or
 // the console's cookie) or API token (auth.ts). JSON in and out; errors go
 // through the server's handler, so they are OpenAI-shaped.
 import cookie from '@fastify/cookie';
@@ -23,11 +23,12 @@ export function adminRoutes(app: FastifyInstance, services: GatewayServices): vo
       await api.register(async (signedIn) => {
         signedIn.addHook('onRequest', apiGuard(services, 'signed-in'));
         meRoutes(signedIn, services);
+        // Tokens check per token whom the caller may manage: a plain user only its own.
+        await signedIn.register(async (tokens) => tokenRoutes(tokens, services));
       });
       await api.register(async (guarded) => {
         guarded.addHook('onRequest', apiGuard(services, 'admins'));
         userRoutes(guarded, services);
-        tokenRoutes(guarded, services);
         channelRoutes(guarded, services);
         priceRoutes(guarded, services);
         logRoutes(guarded, services);

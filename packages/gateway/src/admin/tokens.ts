@@ -1,15 +1,18 @@
 // /api/tokens: API tokens of users. The key is returned once, by the create
 // call; afterwards only its hint (`sk-...abcd`, `***` for short keys) is shown.
 // Every route, the list included, covers only tokens whose owner the caller
-// may manage (assertCanManage: root everyone, an admin itself and plain users).
+// may manage (assertCanManage: root everyone, an admin itself and plain users,
+// a plain user itself). Plain users come in signed in (the console's session):
+// an API token cannot mint or widen tokens for its owner.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import type { TokenInput } from '../accounts/service.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
+import type { TokenScope } from '../accounts/store.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
-import { actorOf, assertCanManage, canManage } from './auth.js';
+import { actorOf, assertCanManage, rolesManagedBy } from './auth.js';
 import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf } from './input.js';
 
 const fields = {
@@ -44,9 +47,6 @@ const patchSchema = z.strictObject({
   ip_allow: fields.ip_allow.optional(),
 });
 
-/** Tokens read per query while filtering a list for a non-root administrator. */
-const SCAN_CHUNK = 500;
-
 function tokenInput(input: z.infer<typeof patchSchema>): TokenInput {
   return {
     name: input.name,
@@ -77,48 +77,29 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     return token;
   };
 
-  /**
-   * A page of the tokens `actor` may manage: `offset` and `limit` count those
-   * tokens only. Root sees every token; anyone else filters while scanning,
-   * looking each owner up once.
-   */
-  const listManaged = async (actor: UserRow, userId: number | undefined, offset: number, limit: number): Promise<TokenRow[]> => {
-    if (actor.role === 'root') return accountsStore.listTokens(userId, offset, limit);
+  /** The tokens `actor` may manage, optionally of one user only. */
+  const scopeOf = async (actor: UserRow, userId: number | undefined): Promise<TokenScope> => {
     if (userId !== undefined) {
       const owner = await accountsStore.userById(userId);
-      if (!owner) return []; // as for root: nobody's tokens
-      assertCanManage(actor, owner);
-      return accountsStore.listTokens(userId, offset, limit);
+      if (owner) assertCanManage(actor, owner);
+      else if (actor.role !== 'root') return { userId: -1 }; // as for root: nobody's tokens
+      return { userId };
     }
-    const owners = new Map<number, UserRow | undefined>();
-    const mayManage = async (t: TokenRow): Promise<boolean> => {
-      if (!owners.has(t.user_id)) owners.set(t.user_id, await accountsStore.userById(t.user_id));
-      const owner = owners.get(t.user_id);
-      return owner !== undefined && canManage(actor, owner); // as loadManaged: an ownerless token is root's business
-    };
-    const out: TokenRow[] = [];
-    let skip = offset;
-    for (let at = 0; ; at += SCAN_CHUNK) {
-      const rows = await accountsStore.listTokens(undefined, at, SCAN_CHUNK);
-      for (const t of rows) {
-        if (!(await mayManage(t))) continue;
-        if (skip > 0) {
-          skip--;
-          continue;
-        }
-        out.push(t);
-        if (out.length === limit) return out;
-      }
-      if (rows.length < SCAN_CHUNK) return out;
-    }
+    return actor.role === 'root' ? {} : { owners: { selfId: actor.id, roles: rolesManagedBy(actor) } };
   };
+
+  app.addHook('onRequest', async (req) => {
+    const actor = actorOf(req);
+    if (actor.via === 'token' && actor.user.role === 'user') throw errors.forbidden('Plain users manage their tokens signed in (a session), not with an API token');
+  });
 
   app.get('/tokens', async (req) => {
     const q = queryOf(req);
     const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
     const { offset, limit } = paging(q);
-    const rows = await listManaged(actorOf(req).user, userId, offset, limit);
-    return { data: await accounts.publicTokens(rows), offset, limit };
+    const scope = await scopeOf(actorOf(req).user, userId);
+    const [rows, total] = await Promise.all([accountsStore.listTokens(scope, offset, limit), accountsStore.countTokens(scope)]);
+    return { data: await accounts.publicTokens(rows), total, offset, limit };
   });
 
   app.post('/tokens', async (req, reply) => {
