@@ -37,10 +37,11 @@ export interface NavEntry {
   label: string;
 }
 
-export function Shell({ title, nav, username, onSignOut, children }: { title: string; nav: NavEntry[]; username: string; onSignOut: () => void; children: ReactNode }) {
+/** The header and main area of a signed-in app; `wide` for pages of wide tables (the gateway's console). */
+export function Shell({ title, nav, username, onSignOut, wide, children }: { title: string; nav: NavEntry[]; username: string; onSignOut: () => void; wide?: boolean; children: ReactNode }) {
   const { t } = useLang();
   return (
-    <div className="shell">
+    <div className={wide ? 'shell wide' : 'shell'}>
       <header>
         <strong>{title}</strong>
         <nav aria-label="main">

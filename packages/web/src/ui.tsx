@@ -94,6 +94,25 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
   );
 }
 
+/** A secret from a create answer, shown this once with a copy button (nothing can show it again). */
+export function SecretShownOnce({ secret, message, onClose }: { secret: string; message: string; onClose: () => void }) {
+  const { t } = useLang();
+  return (
+    <div className="notice" role="status">
+      <p>
+        <span>{message}</span>
+      </p>
+      <div className="row">
+        <code className="secret" data-testid="new-key">{secret}</code>
+        <CopyButton text={secret} />
+        <button type="button" className="link" onClick={onClose}>
+          <span>{t('common.close')}</span>
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /** The clipboard API where the page may use it (https or loopback), else a hidden textarea. */
 export async function copyText(text: string): Promise<void> {
   try {

@@ -7,7 +7,7 @@ import { Redirect, Route, Switch } from 'wouter';
 import { useLang, type MessageKey } from '../i18n';
 import { Shell, SignInGate, useSignedIn } from '../Shell';
 import { Boundary, Loading, NotFound } from '../ui';
-import { me, signIn, signOut, type GatewayUser } from './gateway-api';
+import { isAdmin, me, signIn, signOut, type GatewayUser } from './gateway-api';
 
 const pages = {
   dashboard: lazy(() => import('./dashboard/DashboardPage')),
@@ -20,8 +20,6 @@ const pages = {
 type PageName = keyof typeof pages;
 const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'logs', 'prices'];
 const USER_PAGES: PageName[] = ['tokens'];
-
-export const isAdmin = (user: GatewayUser): boolean => user.role === 'root' || user.role === 'admin';
 
 export function ConsoleApp() {
   const { t } = useLang();
@@ -42,7 +40,7 @@ function Pages({ user, onSignOut }: { user: GatewayUser; onSignOut: () => void }
   const shown = isAdmin(user) ? ADMIN_PAGES : USER_PAGES;
   const nav = shown.map((name) => ({ href: `/${name}`, label: t(`console.nav.${name}` as MessageKey) }));
   return (
-    <Shell title={t('console.title')} nav={nav} username={user.username} onSignOut={onSignOut}>
+    <Shell wide title={t('console.title')} nav={nav} username={user.username} onSignOut={onSignOut}>
       <Boundary>
         <Suspense fallback={<Loading />}>
           <Switch>

@@ -31,6 +31,9 @@ export async function signOut(): Promise<void> {
   setCsrfToken('');
 }
 
+/** Root and admins see the whole console; a plain user only its own tokens. */
+export const isAdmin = (user: PublicUser): boolean => user.role === 'root' || user.role === 'admin';
+
 /** Units as people read them: up to six decimals, no trailing zeros. */
 export function formatUnits(units: number): string {
   return Number(units.toFixed(6)).toLocaleString('en-US', { maximumFractionDigits: 6 });

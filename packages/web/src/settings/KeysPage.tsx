@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, CopyButton, formatTime, Loading, Table, useLoad } from '../ui';
+import { Boundary, formatTime, Loading, SecretShownOnce, Table, useLoad } from '../ui';
 
 export default function KeysPage() {
   const { t } = useLang();
@@ -24,20 +24,7 @@ export default function KeysPage() {
           }}
         />
       </Boundary>
-      {created && (
-        <div className="notice" role="status">
-          <p>
-            <span>{t('keys.created')}</span>
-          </p>
-          <div className="row">
-            <code data-testid="new-key">{created}</code>
-            <CopyButton text={created} />
-            <button type="button" className="link" onClick={() => setCreated(null)}>
-              <span>{t('common.close')}</span>
-            </button>
-          </div>
-        </div>
-      )}
+      {created && <SecretShownOnce secret={created} message={t('keys.created')} onClose={() => setCreated(null)} />}
       <Boundary>
         <KeyList version={version} />
       </Boundary>

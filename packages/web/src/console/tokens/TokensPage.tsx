@@ -1,14 +1,182 @@
-// /tokens: not built yet (issue 15).
+// /tokens: API tokens. Administrators see the tokens of every user they
+// manage (filtered by owner, kept in the URL) and create tokens for them; a
+// plain user sees and manages only its own (the API scopes both). The key is
+// shown once, at creation. Paged by the gateway.
+import { useState } from 'react';
+import { useSearchParams } from 'wouter';
+import { ActionError, DeleteButton } from '../../actions';
+import { withQuery } from '../../api';
 import { useLang } from '../../i18n';
-import type { GatewayUser } from '../gateway-api';
+import { formatTime, Loading, Pager, SecretShownOnce, Table, useLoad } from '../../ui';
+import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { TokenForm, type Saved } from './TokenForm';
 import '../console.css';
+import './tokens.css';
+
+const PAGE = 20;
+const MICROS = 1_000_000;
 
 export default function TokensPage({ me }: { me: GatewayUser }) {
-  void me;
-  const { t } = useLang();
+  const { t, lang } = useLang();
+  const admin = isAdmin(me);
+  const [params, setParams] = useSearchParams();
+  const owner = params.get('user') ?? '';
+  const offset = Math.max(0, Number(params.get('offset')) || 0);
+  const [version, setVersion] = useState(0);
+  const [editing, setEditing] = useState<GatewayToken | 'new' | null>(null);
+  const [notice, setNotice] = useState<{ saved?: string; key?: string }>({});
+  const [error, setError] = useState<unknown>(null);
+  // Owners by name: the users an administrator manages (one call, not one per row).
+  const { data: users } = useLoad(() => (admin ? gatewayApi<{ data: GatewayUser[] }>('/api/users?limit=500').then((r) => r.data) : Promise.resolve([me])), [admin]);
+  const { data } = useLoad(
+    () => gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined })),
+    [offset, owner, version],
+  );
+  const nameOf = (id: number) => users?.find((u) => u.id === id)?.username ?? t('tokens.userN', { id });
+  const setQuery = (next: Record<string, string>) => setParams(Object.fromEntries(Object.entries({ user: owner, offset: String(offset), ...next }).filter(([, v]) => v && v !== '0')));
+
+  const patch = async (token: GatewayToken, change: Record<string, unknown>) => {
+    setError(null);
+    try {
+      await gatewayApi(`/api/tokens/${token.id}`, { method: 'PATCH', json: change });
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const done = (saved: Saved | null) => {
+    setEditing(null);
+    if (!saved) return;
+    setNotice(saved.key ? { key: saved.key } : { saved: t('tokens.saved', { name: saved.token.name }) });
+    setVersion((v) => v + 1);
+  };
+  const manageableOwners = users?.filter((u) => u.id === me.id || me.role === 'root' || u.role === 'user');
+
   return (
     <section className="stack">
       <h1>{t('tokens.title')}</h1>
+      <p className="muted">
+        <span>{admin ? t('tokens.introAdmin') : t('tokens.introUser')}</span>
+      </p>
+      {notice.key && <SecretShownOnce secret={notice.key} message={t('tokens.created')} onClose={() => setNotice({})} />}
+      {notice.saved && (
+        <p role="status" className="notice ok">
+          <span>{notice.saved}</span>
+        </p>
+      )}
+      <ActionError error={error} />
+      {editing ? (
+        <TokenForm key={editing === 'new' ? 'new' : editing.id} token={editing === 'new' ? undefined : editing} owners={admin ? manageableOwners : undefined} me={me} onDone={done} />
+      ) : (
+        <div className="row">
+          <button type="button" onClick={() => (setNotice({}), setEditing('new'))}>
+            <span>{t('tokens.new')}</span>
+          </button>
+          {admin && users && (
+            <label className="row">
+              <span>{t('tokens.ownerFilter')}</span>
+              <select value={owner} onChange={(e) => setQuery({ user: e.target.value, offset: '' })}>
+                <option value="">{t('tokens.everyone')}</option>
+                {manageableOwners!.map((u) => (
+                  <option key={u.id} value={u.id}>
+                    {u.username}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+        </div>
+      )}
+      {!data ? (
+        <Loading />
+      ) : data.total === 0 ? (
+        <p className="muted">
+          <span>{t('tokens.none')}</span>
+        </p>
+      ) : (
+        <>
+          <p className="muted">
+            <span>{t('tokens.count', { n: data.total })}</span>
+          </p>
+          <Table
+            className="console-table"
+            rows={data.data}
+            rowKey={(k) => String(k.id)}
+            columns={[
+              {
+                header: t('tokens.name'),
+                cell: (k) => (
+                  <>
+                    <strong>{k.name}</strong>
+                    <div>
+                      <code className="muted">{k.key_hint}</code>
+                    </div>
+                  </>
+                ),
+              },
+              ...(admin ? [{ header: t('tokens.owner'), cell: (k: GatewayToken) => <span>{nameOf(k.user_id)}</span> }] : []),
+              { header: t('tokens.status'), cell: (k) => <Status token={k} /> },
+              {
+                header: t('tokens.used'),
+                cell: (k) => (
+                  <span data-testid="quota">
+                    {k.quota_limit_micros === null
+                      ? t('tokens.usedNoLimit', { used: formatUnits(k.quota_used_micros / MICROS) })
+                      : t('tokens.usedOf', { used: formatUnits(k.quota_used_micros / MICROS), limit: formatUnits(k.quota_limit_micros / MICROS) })}
+                  </span>
+                ),
+              },
+              {
+                header: t('tokens.limits'),
+                cell: (k) => (
+                  <dl className="token-limits">
+                    <dt>{t('tokens.models')}</dt>
+                    <dd>{k.models.length ? k.models.join(', ') : t('tokens.allModels')}</dd>
+                    <dt>{t('tokens.ipAllow')}</dt>
+                    <dd>{k.ip_allow ?? t('tokens.anyIp')}</dd>
+                    <dt>{t('tokens.expires')}</dt>
+                    <dd>{k.expires_at === null ? t('common.never') : formatTime(k.expires_at, lang)}</dd>
+                  </dl>
+                ),
+              },
+              { header: t('tokens.lastUsed'), cell: (k) => <span>{k.last_used_at === null ? t('common.never') : formatTime(k.last_used_at, lang)}</span> },
+              {
+                header: t('tokens.actions'),
+                cell: (k) => (
+                  <div className="row">
+                    <button type="button" className="secondary" aria-label={t('tokens.editNamed', { name: k.name })} onClick={() => (setNotice({}), setEditing(k))}>
+                      <span>{t('common.edit')}</span>
+                    </button>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={t(k.status === 'enabled' ? 'tokens.disableNamed' : 'tokens.enableNamed', { name: k.name })}
+                      onClick={() => patch(k, { status: k.status === 'enabled' ? 'disabled' : 'enabled' })}
+                    >
+                      <span>{t(k.status === 'enabled' ? 'tokens.disable' : 'tokens.enable')}</span>
+                    </button>
+                    <DeleteButton
+                      name={k.name}
+                      onDelete={async () => {
+                        await gatewayApi(`/api/tokens/${k.id}`, { method: 'DELETE' });
+                        setVersion((v) => v + 1);
+                      }}
+                    />
+                  </div>
+                ),
+              },
+            ]}
+          />
+          <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={(next) => setQuery({ offset: String(next) })} />
+        </>
+      )}
     </section>
   );
+}
+
+function Status({ token }: { token: GatewayToken }) {
+  const { t } = useLang();
+  if (token.status !== 'enabled') return <span className="badge bad">{t('tokens.disabled')}</span>;
+  if (token.expires_at !== null && token.expires_at <= Date.now()) return <span className="badge warn">{t('tokens.expired')}</span>;
+  return <span className="badge ok">{t('tokens.enabled')}</span>;
 }

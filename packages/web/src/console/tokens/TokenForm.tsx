@@ -1,0 +1,128 @@
+// Creates or edits one API token: name, owner (an administrator creating for
+// someone), quota, expiry, model and IP allow-lists. After saving it reads the
+// token back, so what the page then shows is what the gateway holds.
+import { useState, type FormEvent } from 'react';
+import { ActionError } from '../../actions';
+import { useLang } from '../../i18n';
+import { formatUnits, gatewayApi, type GatewayToken, type GatewayUser } from '../gateway-api';
+
+const MICROS = 1_000_000;
+
+/** epoch ms as a datetime-local input's value, in this browser's time zone. */
+function toLocalInput(ms: number | null): string {
+  if (ms === null) return '';
+  const d = new Date(ms);
+  return new Date(ms - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export interface Saved {
+  token: GatewayToken;
+  /** The key, on creation only. */
+  key?: string;
+}
+
+export function TokenForm({ token, owners, me, onDone }: { token?: GatewayToken; owners?: GatewayUser[]; me: GatewayUser; onDone: (saved: Saved | null) => void }) {
+  const { t } = useLang();
+  const [name, setName] = useState(token?.name ?? '');
+  const [owner, setOwner] = useState(String(token?.user_id ?? me.id));
+  const [quota, setQuota] = useState(token?.quota_limit_micros == null ? '' : formatUnits(token.quota_limit_micros / MICROS).replace(/,/g, ''));
+  const [expires, setExpires] = useState(toLocalInput(token?.expires_at ?? null));
+  const [models, setModels] = useState((token?.models ?? []).join(', '));
+  const [ipAllow, setIpAllow] = useState(token?.ip_allow ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const quotaUnits = quota.trim() === '' ? null : Number(quota);
+    if (quotaUnits !== null && (!Number.isFinite(quotaUnits) || quotaUnits < 0)) return setError(new Error(t('tokens.badQuota')));
+    const expiresAt = expires === '' ? null : new Date(expires).getTime();
+    if (expiresAt !== null && !(expiresAt > Date.now())) return setError(new Error(t('tokens.badExpiry')));
+    const fields = { name: name.trim(), quota_limit: quotaUnits, expires_at: expiresAt, models: list(models), ip_allow: ipAllow.trim() === '' ? null : ipAllow.trim() };
+    setBusy(true);
+    setError(null);
+    try {
+      let id = token?.id;
+      let key: string | undefined;
+      if (id === undefined) {
+        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', { json: { ...fields, user_id: Number(owner) } });
+        id = created.token.id;
+        key = created.key;
+      } else {
+        await gatewayApi(`/api/tokens/${id}`, { method: 'PATCH', json: fields });
+      }
+      onDone({ token: await gatewayApi<GatewayToken>(`/api/tokens/${id}`), key });
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  const title = token ? t('tokens.editTitle', { name: token.name }) : t('tokens.createTitle');
+  return (
+    <form className="card stack" onSubmit={submit} aria-label={title}>
+      <strong>{title}</strong>
+      <div className="token-form-grid">
+        <label>
+          <span>{t('tokens.name')}</span>
+          <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        {!token && owners && (
+          <label>
+            <span>{t('tokens.owner')}</span>
+            <select value={owner} onChange={(e) => setOwner(e.target.value)}>
+              {owners.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.username}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label>
+          <span>{t('tokens.quota')}</span>
+          <input inputMode="decimal" value={quota} onChange={(e) => setQuota(e.target.value)} aria-describedby="token-quota-hint" />
+          <small id="token-quota-hint" className="muted">
+            {t('tokens.quotaHint')}
+          </small>
+        </label>
+        <label>
+          <span>{t('tokens.expires')}</span>
+          <input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} aria-describedby="token-expires-hint" />
+          <small id="token-expires-hint" className="muted">
+            {t('tokens.expiresHint')}
+          </small>
+        </label>
+        <label>
+          <span>{t('tokens.models')}</span>
+          <input value={models} onChange={(e) => setModels(e.target.value)} placeholder="gpt-4o-mini, text-embedding-3-small" aria-describedby="token-models-hint" />
+          <small id="token-models-hint" className="muted">
+            {t('tokens.modelsHint')}
+          </small>
+        </label>
+        <label>
+          <span>{t('tokens.ipAllow')}</span>
+          <input value={ipAllow} onChange={(e) => setIpAllow(e.target.value)} placeholder="127.0.0.1, 10.0.0.0/8" aria-describedby="token-ip-hint" />
+          <small id="token-ip-hint" className="muted">
+            {t('tokens.ipAllowHint')}
+          </small>
+        </label>
+      </div>
+      <ActionError error={error} />
+      <div className="row">
+        <button type="submit" disabled={busy}>
+          <span>{busy ? t('tokens.saving') : token ? t('tokens.save') : t('tokens.create')}</span>
+        </button>
+        <button type="button" className="secondary" onClick={() => onDone(null)}>
+          <span>{t('common.cancel')}</span>
+        </button>
+      </div>
+    </form>
+  );
+}
