@@ -5,7 +5,8 @@
 // URL opened elsewhere shows the same rows, pages go forward and back by
 // cursor, and a failed request's detail shows the body sent upstream and
 // replays it: the same upstream error for sim-500, the answer beside the old
-// error for a model that failed once (as JSON and as a stream). Phone width,
+// error for a model that failed once (as JSON and as a stream) and for a
+// channel whose wrong key was fixed through the API. Phone width,
 // dark, Chinese under a page translator. Screenshots: test-output/web/console-logs-*.png.
 import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
@@ -54,7 +55,8 @@ async function shownIds(page: Page): Promise<string[]> {
 
 describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
   const suite = consoleSuite('console-logs');
-  const ids = { ok: '', failed: '', flaky: '', flakyStream: '', batch: [] as string[] };
+  const ids = { ok: '', failed: '', flaky: '', flakyStream: '', wrongKey: '', batch: [] as string[] };
+  let wrongKeyChannel = 0;
   let user = { id: 0, username: 'logs.ann' };
   let laptop = { id: 0, name: 'ann laptop' };
   let batch = { id: 0, name: 'ann batch' };
@@ -82,6 +84,9 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
       method: 'POST',
       json: { name: 'sim failing', type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-500', 'sim-flaky-1:logs', 'sim-flaky-1:logs-stream'] },
     });
+    // A channel with a wrong key (fixed later, then replayed).
+    const wrongKey = { name: 'sim wrong key', type: 'openai', base_url: `${suite.sim.url}/v1`, key: 'sk-not-the-sim-key', models: ['sim-chat:keyfix'] };
+    wrongKeyChannel = (await suite.api('/api/channels', { method: 'POST', json: wrongKey })).id;
     // No client retries: a retry would hide the first failure.
     const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${suite.url}/v1`, maxRetries: 0 });
     const ann = client(laptopMade.key);
@@ -92,6 +97,12 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     expect(ids.ok).toMatch(/^\d{17}[0-9a-f]{12}$/);
     ids.failed = await failedId(ann.chat.completions.create({ model: 'sim-500', messages: ask('this fails upstream') }), 500);
     ids.flaky = await failedId(ann.chat.completions.create({ model: 'sim-flaky-1:logs', messages: ask('fails once') }), 503);
+    const wrongKeyCall = ann.chat.completions.create({ model: 'sim-chat:keyfix', messages: ask('once the key is right') });
+    ids.wrongKey = await wrongKeyCall.then(
+      () => '',
+      (e: APIError) => e.headers!.get('x-request-id')!,
+    );
+    expect(ids.wrongKey).not.toBe('');
     ids.flakyStream = await failedId(ann.chat.completions.create({ model: 'sim-flaky-1:logs-stream', messages: ask('streams after failing once'), stream: true }), 503);
 
     // 53 more, with another token: more than one page (50).
@@ -115,7 +126,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // Newest first: the last batch request is on top; the first requests are beyond this page.
     expect(ids.batch).toContain(first[0]);
     expect(first).not.toContain(ids.ok);
-    expect(await page.getByRole('status').textContent()).toBe('57 requests');
+    expect(await page.getByRole('status').textContent()).toBe('58 requests');
     // Names, not ids, with one lookup per page: no call per row.
     await page.getByRole('cell', { name: 'ann batch' }).first().waitFor();
     expect(apiCalls.filter((p) => /^\/api\/(users|tokens|channels)\/\d/.test(p))).toEqual([]);
@@ -156,11 +167,11 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     await filters.getByLabel('Model').fill('');
     await filters.getByLabel('Status').selectOption({ label: 'Failed' });
     await filters.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => shownIds(page)).toEqual([ids.flakyStream, ids.flaky, ids.failed]);
+    await expect.poll(() => shownIds(page)).toEqual([ids.flakyStream, ids.wrongKey, ids.flaky, ids.failed]);
     await page.getByRole('row').filter({ hasText: 'sim-500' }).getByText('internal upstream failure').waitFor();
     await page.getByRole('button', { name: 'Last hour' }).click();
     await page.waitForURL(/from=/);
-    await expect.poll(() => shownIds(page)).toEqual([ids.flakyStream, ids.flaky, ids.failed]);
+    await expect.poll(() => shownIds(page)).toEqual([ids.flakyStream, ids.wrongKey, ids.flaky, ids.failed]);
     const shared = page.url();
     await page.screenshot({ path: join(SHOTS, 'console-logs-filtered.png'), fullPage: true });
 
@@ -168,7 +179,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     const other = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await signInToConsole(other.page, suite.url);
     await other.page.goto(shared);
-    await expect.poll(() => shownIds(other.page)).toEqual([ids.flakyStream, ids.flaky, ids.failed]);
+    await expect.poll(() => shownIds(other.page)).toEqual([ids.flakyStream, ids.wrongKey, ids.flaky, ids.failed]);
     const otherFilters = other.page.getByRole('form', { name: 'Filters' });
     expect(await otherFilters.getByLabel('User').inputValue()).toBe(String(user.id));
     expect(await otherFilters.getByLabel('Status').inputValue()).toBe('error');
@@ -257,6 +268,16 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     expect(await page.locator('dl').textContent()).toContain('ann laptop');
     await page.getByText('Only failed requests keep the body they sent upstream').waitFor();
     expect((await suite.api(`/api/logs/${fixed}`)).status).toBe(200);
+
+    // A channel whose key was wrong: the old error names it; fixed through the API, the replay answers.
+    await page.goto(`${suite.url}/logs/${ids.wrongKey}`);
+    await page.getByRole('heading', { name: `Request ${ids.wrongKey}` }).waitFor();
+    await suite.api(`/api/channels/${wrongKeyChannel}`, { method: 'PATCH', json: { key: SIM_KEY } });
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await after.waitFor();
+    expect(await before.textContent()).toContain('Incorrect API key provided');
+    expect(await after.textContent()).toContain('Status 200');
+    expect(await after.getByTestId('replay-answer').textContent()).toMatch(/^Echo: once the key is right/);
 
     // A stream: the payloads joined into the answer's text; the raw payloads behind a toggle.
     await page.goto(`${suite.url}/logs/${ids.flakyStream}`);
