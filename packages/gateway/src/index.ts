@@ -8,6 +8,10 @@ import { buildGatewayApp } from './server.js';
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export type { GatewayServices } from './gateway.js';
 export type { PublicUser, PublicToken } from './accounts/service.js';
+// The console's logs page.
+export type { LogPage, PublicLog, PublicLogDetail } from './admin/logs.js';
+export type { ReplayResult } from './logs/replay.js';
+export type { PublicChannel } from './channels/service.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';

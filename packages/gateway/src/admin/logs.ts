@@ -1,26 +1,80 @@
 // /api/logs: request logs (the list never carries request bodies), one
 // request's detail with its stored body, and replaying a failed request.
+// Rows carry the names of their user, token and channel beside the ids, so
+// that a client shows names without a lookup per row.
 import type { FastifyInstance } from 'fastify';
 import { MICROS } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { ClientSignal } from '../relay/context.js';
 import { replayRequest } from '../logs/replay.js';
-import { COUNT_CAP, type LogCursor, type LogSummary, type StatusClass } from '../logs/store.js';
-import type { LogRow } from '../store/schema.js';
+import { COUNT_CAP, type LogCursor, type LogNames, type LogsStore, type LogSummary, type StatusClass } from '../logs/store.js';
 import { MAX_INT32, paging, queryInt, queryOf, queryString, queryTime } from './input.js';
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-/** A log row with numbers as numbers (bigint columns come back as strings on some drivers). */
-function publicLog(r: LogSummary) {
+/** One row of GET /api/logs. */
+export interface PublicLog {
+  id: number;
+  request_id: string;
+  created_at: number;
+  user_id: number | null;
+  /** The user's name now (null: no user, or deleted since). */
+  user_name: string | null;
+  token_id: number | null;
+  token_name: string | null;
+  channel_id: number | null;
+  channel_name: string | null;
+  endpoint: string;
+  model: string;
+  upstream_model: string | null;
+  is_stream: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  usage_source: string;
+  /** Currency units; `cost_micros` is exact. */
+  cost: number;
+  cost_micros: number;
+  latency_ms: number;
+  ttft_ms: number | null;
+  status: number;
+  error: string | null;
+  attempts: number;
+}
+
+/** GET /api/logs/:requestId: the row, and the body sent upstream when it was kept (failed requests). */
+export interface PublicLogDetail extends PublicLog {
+  request_body: string | null;
+  replayable: boolean;
+}
+
+/** GET /api/logs. */
+export interface LogPage {
+  data: PublicLog[];
+  offset: number;
+  limit: number;
+  next_cursor: string | null;
+  total: number;
+  total_capped: boolean;
+}
+
+const nameOf = (names: Map<number, string>, id: number | null) => (id === null ? null : (names.get(id) ?? null));
+
+/** A log row with numbers as numbers (bigint columns come back as strings on some drivers), and names beside the ids. */
+function publicLog(r: LogSummary, names: LogNames): PublicLog {
+  const userId = num(r.user_id);
+  const tokenId = num(r.token_id);
+  const channelId = num(r.channel_id);
   return {
     id: Number(r.id),
     request_id: r.request_id,
     created_at: Number(r.created_at),
-    user_id: num(r.user_id),
-    token_id: num(r.token_id),
-    channel_id: num(r.channel_id),
+    user_id: userId,
+    user_name: nameOf(names.users, userId),
+    token_id: tokenId,
+    token_name: nameOf(names.tokens, tokenId),
+    channel_id: channelId,
+    channel_name: nameOf(names.channels, channelId),
     endpoint: r.endpoint,
     model: r.model,
     upstream_model: r.upstream_model,
@@ -28,7 +82,6 @@ function publicLog(r: LogSummary) {
     prompt_tokens: Number(r.prompt_tokens),
     completion_tokens: Number(r.completion_tokens),
     usage_source: r.usage_source,
-    /** Currency units; `cost_micros` is exact. */
     cost: Number(r.cost) / MICROS,
     cost_micros: Number(r.cost),
     latency_ms: Number(r.latency_ms),
@@ -39,9 +92,10 @@ function publicLog(r: LogSummary) {
   };
 }
 
-function logDetail(r: LogRow) {
-  const { request_body, ...summary } = r;
-  return { ...publicLog(summary), request_body, replayable: request_body !== null };
+/** The names a page of rows refers to: one lookup per kind for the page's distinct ids, not one per row. */
+function namesFor(store: LogsStore, rows: LogSummary[]): Promise<LogNames> {
+  const ids = (pick: (r: LogSummary) => unknown) => [...new Set(rows.map(pick).filter((v) => v !== null && v !== undefined).map(Number))];
+  return store.namesOf({ users: ids((r) => r.user_id), tokens: ids((r) => r.token_id), channels: ids((r) => r.channel_id) });
 }
 
 const STATUS_CLASSES: StatusClass[] = ['ok', 'error', '2xx', '3xx', '4xx', '5xx'];
@@ -86,15 +140,17 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
     const cursor = parseCursor(q.cursor);
     if (cursor && offset > 0) throw errors.badField('offset', `Invalid 'offset': give either 'cursor' or 'offset'`);
     await ledger.flush();
-    const [rows, counted] = await Promise.all([logsStore.list(filter, offset, limit, cursor), logsStore.countCapped(filter)]);
-    return {
-      data: rows.map(publicLog),
+    const listed = logsStore.list(filter, offset, limit, cursor).then(async (rows) => ({ rows, names: await namesFor(logsStore, rows) }));
+    const [{ rows, names }, counted] = await Promise.all([listed, logsStore.countCapped(filter)]);
+    const page: LogPage = {
+      data: rows.map((r) => publicLog(r, names)),
       offset,
       limit,
       next_cursor: rows.length === limit ? cursorOf(rows[rows.length - 1]!) : null,
       total: Math.min(counted, COUNT_CAP),
       total_capped: counted > COUNT_CAP,
     };
+    return page;
   });
 
   app.get('/logs/:requestId', async (req) => {
@@ -102,7 +158,9 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
     await ledger.flush();
     const row = await logsStore.byRequestId(id);
     if (!row) throw errors.notFound(`Request ${id}`);
-    return logDetail(row);
+    const { request_body, ...summary } = row;
+    const detail: PublicLogDetail = { ...publicLog(summary, await namesFor(logsStore, [summary])), request_body, replayable: request_body !== null };
+    return detail;
   });
 
   app.post('/logs/:requestId/replay', async (req, reply) => {

@@ -57,6 +57,13 @@ export const COUNT_CAP = 10_000;
 
 export type LogSummary = Omit<LogRow, 'request_body'>;
 
+/** Names by id, of the users, tokens and channels some log rows refer to. */
+export interface LogNames {
+  users: Map<number, string>;
+  tokens: Map<number, string>;
+  channels: Map<number, string>;
+}
+
 export class LogsStore {
   readonly rollups: RollupStore;
 
@@ -168,6 +175,21 @@ export class LogsStore {
     const inner = this.filtered(filter).select(sql<number>`1`.as('one')).limit(COUNT_CAP + 1);
     const r = await this.db.selectFrom(inner.as('matching')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
     return Number(r?.n ?? 0);
+  }
+
+  /**
+   * The names of the users, tokens and channels a page of rows refers to: one
+   * query per kind for the ids given (a page's distinct ids), none for an
+   * empty list. A deleted one is simply absent.
+   */
+  async namesOf(ids: { users: number[]; tokens: number[]; channels: number[] }): Promise<LogNames> {
+    const [users, tokens, channels] = await Promise.all([
+      ids.users.length ? this.db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids.users).execute() : [],
+      ids.tokens.length ? this.db.selectFrom('tokens').select(['id', 'name']).where('id', 'in', ids.tokens).execute() : [],
+      ids.channels.length ? this.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', ids.channels).execute() : [],
+    ]);
+    const byId = (rows: { id: number; name: string }[]) => new Map(rows.map((r) => [Number(r.id), r.name]));
+    return { users: byId(users), tokens: byId(tokens), channels: byId(channels) };
   }
 
   byRequestId(requestId: string): Promise<LogRow | undefined> {

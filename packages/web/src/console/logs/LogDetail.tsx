@@ -1,0 +1,118 @@
+// /logs/<requestId>: every field of one request; for a failed one the exact
+// body it sent upstream and a Replay that shows the new answer beside the old
+// error. The address is the request's own, so it can be shared.
+import type { ReactNode } from 'react';
+import { Link } from 'wouter';
+import type { PublicLogDetail } from '@kbchat/gateway';
+import { ApiError } from '../../api';
+import { useLang } from '../../i18n';
+import { CopyButton, Loading, useLoad } from '../../ui';
+import { formatUnits, gatewayApi } from '../gateway-api';
+import { prettyJson } from './answer';
+import { lastListQuery, queryOf } from './query';
+import { failed, formatLogTime, NameOf } from './parts';
+import { Replay } from './Replay';
+
+/** The detail, or null when no row has this id (a 404; other failures go to the boundary with the API's message). */
+async function loadDetail(requestId: string): Promise<PublicLogDetail | null> {
+  try {
+    return await gatewayApi<PublicLogDetail>(`/api/logs/${encodeURIComponent(requestId)}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+export function LogDetail({ requestId }: { requestId: string }) {
+  const { t, lang } = useLang();
+  const { data } = useLoad(() => loadDetail(requestId), [requestId]);
+  const back = `~/logs${lastListQuery()}`;
+  const crumbs = (
+    <nav aria-label={t('logs.detail.breadcrumb')} className="logs-breadcrumb">
+      <Link href={back}>{t('logs.title')}</Link>
+      <span aria-hidden="true">›</span>
+      <span>{requestId}</span>
+    </nav>
+  );
+  if (data === undefined) return <Loading />;
+  if (data === null)
+    return (
+      <section className="stack">
+        {crumbs}
+        <p role="alert" className="error">
+          <span>{t('logs.detail.notFound', { id: requestId })}</span>
+        </p>
+        <p>
+          <Link href={back}>{t('logs.detail.back')}</Link>
+        </p>
+      </section>
+    );
+
+  const r = data;
+  const none = t('logs.none.value');
+  const ms = (n: number | null) => (n === null ? none : t('logs.ms', { n: n.toLocaleString() }));
+  const filterLink = (f: Record<string, string>) => `~/logs${queryOf(f)}`;
+  const fields: [string, ReactNode][] = [
+    [t('logs.field.time'), <span title={new Date(r.created_at).toISOString()}>{formatLogTime(r.created_at, lang)}</span>],
+    [t('logs.field.requestId'), <code>{r.request_id}</code>],
+    [t('logs.col.user'), <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id) }) : undefined} />],
+    [t('logs.col.token'), <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />],
+    [t('logs.col.channel'), <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />],
+    [t('logs.field.endpoint'), <code>{r.endpoint}</code>],
+    [t('logs.col.model'), <Link href={filterLink({ model: r.model })}>{r.model}</Link>],
+    [t('logs.field.upstreamModel'), <span>{r.upstream_model ?? none}</span>],
+    [t('logs.col.stream'), <span>{t(r.is_stream ? 'logs.yes' : 'logs.no')}</span>],
+    [t('logs.col.status'), <span className={`badge ${failed(r) ? 'bad' : 'ok'}`}>{r.status}</span>],
+    [t('logs.field.promptTokens'), <span>{r.prompt_tokens.toLocaleString()}</span>],
+    [t('logs.field.completionTokens'), <span>{r.completion_tokens.toLocaleString()}</span>],
+    [t('logs.field.usageSource'), <code>{r.usage_source}</code>],
+    [t('logs.col.cost'), <span>{formatUnits(r.cost)}</span>],
+    [t('logs.field.costMicros'), <span>{r.cost_micros.toLocaleString()}</span>],
+    [t('logs.field.latency'), <span>{ms(r.latency_ms)}</span>],
+    [t('logs.field.ttft'), <span>{ms(r.ttft_ms)}</span>],
+    [t('logs.col.attempts'), <span>{r.attempts}</span>],
+    [t('logs.field.logId'), <span>{`#${r.id}`}</span>],
+  ];
+
+  return (
+    <section className="stack">
+      {crumbs}
+      <div className="row logs-detail-head">
+        <h1>{t('logs.detail.title', { id: r.request_id })}</h1>
+        <CopyButton text={window.location.href} />
+      </div>
+      <dl className="card logs-fields">
+        {fields.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {r.error && (
+        <div className="card stack">
+          <h2>{t('logs.field.error')}</h2>
+          <pre className="logs-pre logs-error-pre">
+            <span>{r.error}</span>
+          </pre>
+        </div>
+      )}
+      {r.request_body !== null ? (
+        <div className="card stack">
+          <div className="row logs-detail-head">
+            <h2>{t('logs.body.title')}</h2>
+            <CopyButton text={r.request_body} />
+          </div>
+          <pre className="logs-pre" aria-label={t('logs.body.title')} tabIndex={0} translate="no">
+            <code>{prettyJson(r.request_body)}</code>
+          </pre>
+          <Replay log={r} />
+        </div>
+      ) : (
+        <p className="muted">
+          <span>{t(failed(r) ? 'logs.body.notKept' : 'logs.body.none')}</span>
+        </p>
+      )}
+    </section>
+  );
+}

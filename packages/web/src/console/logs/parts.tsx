@@ -1,0 +1,25 @@
+// Pieces the list and the detail share: a time to the second, and a user,
+// token or channel by name (its id when deleted), linking to its requests.
+import { Link } from 'wouter';
+import type { PublicLog } from '@kbchat/gateway';
+import { useLang } from '../../i18n';
+
+/** Failed: refused or failed (400 and above), or broken after its status was sent (a stream cut midway). */
+export const failed = (r: PublicLog): boolean => r.status >= 400 || r.error !== null;
+
+/** Logs are read to the second: the date and the time with seconds, in the reader's language. */
+export function formatLogTime(ms: number, lang: string): string {
+  return new Date(ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+export function NameOf({ id, name, href }: { id: number | null; name: string | null; href?: string }) {
+  const { t } = useLang();
+  if (id === null) return <span className="muted">{t('logs.none.value')}</span>;
+  const text = name ?? t('logs.deleted', { id });
+  if (!href) return <span>{text}</span>;
+  return (
+    <Link href={href} title={t('logs.filterBy', { what: text })}>
+      <span>{text}</span>
+    </Link>
+  );
+}
