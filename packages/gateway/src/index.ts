@@ -8,6 +8,10 @@ import { buildGatewayApp } from './server.js';
 export { loadGatewayConfig, type GatewayConfig } from './config.js';
 export type { GatewayServices } from './gateway.js';
 export type { PublicUser, PublicToken } from './accounts/service.js';
+// The console's dashboard and prices pages.
+export type { DashboardAnswer, Point as DashboardPoint, Group as DashboardGroup, TopUser, DisabledChannels } from './logs/dashboard.js';
+export type { Dimension as DashboardDimension } from './logs/rollup.js';
+export type { PricesAnswer, PublicPrice, UnpricedModel } from './admin/prices.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';
