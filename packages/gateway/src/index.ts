@@ -12,6 +12,10 @@ export type { PublicUser, PublicToken } from './accounts/service.js';
 export type { LogPage, PublicLog, PublicLogDetail } from './admin/logs.js';
 export type { ReplayResult } from './logs/replay.js';
 export type { PublicChannel } from './channels/service.js';
+// The console's dashboard and prices pages.
+export type { DashboardAnswer, Point as DashboardPoint, Group as DashboardGroup, TopUser, DisabledChannels } from './logs/dashboard.js';
+export type { Dimension as DashboardDimension } from './logs/rollup.js';
+export type { PricesAnswer, PublicPrice, UnpricedModel } from './admin/prices.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';

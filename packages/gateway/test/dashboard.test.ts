@@ -163,6 +163,9 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
       ['bob', spend(bobRows), bobRows.length],
       ['ann', spend(annRows), annRows.length],
     ]);
+    // A token is named with its owner: many users name theirs alike.
+    const byToken = await call(`/api/dashboard?${range}&group_by=token`);
+    expect(byToken.body.groups.map((g: any) => g.label).sort()).toEqual(['ann token (ann)', 'bob token (bob)']);
     const byChannel = await call(`/api/dashboard?${range}&group_by=channel`);
     // The requests refused after the model was disabled never reached a channel: '' is "no channel".
     expect(byChannel.body.groups.reduce((n: number, g: any) => n + g.totals.requests, 0)).toBe(25);

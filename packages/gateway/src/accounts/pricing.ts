@@ -61,6 +61,12 @@ export class PriceBook {
     this.free.add(model);
   }
 
+  /** How a model is charged: its own price, free (served in-process, unpriced), or the default. */
+  chargedAs(model: string): 'set' | 'free' | 'default' {
+    if (this.prices.has(model)) return 'set';
+    return this.free.has(model) ? 'free' : 'default';
+  }
+
   priceOf(model: string): ModelPrice {
     const p = this.prices.get(model);
     if (p) return p;

@@ -13,7 +13,38 @@ const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must b
 const directSchema = z.strictObject({ input_price: amount, output_price: amount });
 const ratioSchema = z.strictObject({ model_ratio: amount, completion_ratio: amount.optional() });
 
-function publicPrice(p: ModelPrice) {
+/** The most unpriced models GET /api/prices lists. */
+const MAX_UNPRICED = 500;
+
+export interface PublicPrice {
+  model: string;
+  /** Currency units per 1M input tokens. */
+  input_price: number;
+  /** Currency units per 1M output tokens. */
+  output_price: number;
+  /** one-api's model_ratio: input_price / 2. */
+  model_ratio: number;
+  /** one-api's completion_ratio: output / input; null when input is free. */
+  completion_ratio: number | null;
+}
+
+/** A model that has traffic or a channel but no price of its own, with what it is charged. */
+export interface UnpricedModel extends PublicPrice {
+  /** 'default': DEFAULT_INPUT_PRICE / DEFAULT_OUTPUT_PRICE; 'free': served in-process. */
+  charged: 'default' | 'free';
+  /** Served by a channel (enabled or not). */
+  in_channels: boolean;
+  /** Charged for tokens within log retention. */
+  has_traffic: boolean;
+}
+
+export interface PricesAnswer {
+  data: PublicPrice[];
+  default: { input_price: number; output_price: number };
+  unpriced: UnpricedModel[];
+}
+
+function publicPrice(p: ModelPrice): PublicPrice {
   const input = p.inputPrice / MICROS;
   const output = p.outputPrice / MICROS;
   return {
@@ -52,12 +83,30 @@ function parsePrice(body: unknown): { input: number; output: number } {
 export function priceRoutes(app: FastifyInstance, services: GatewayServices): void {
   const { prices, config } = services;
 
-  app.get('/prices', async () => ({
-    data: prices.list().map(publicPrice),
-    default: { input_price: config.defaultInputPrice, output_price: config.defaultOutputPrice },
-  }));
+  app.get('/prices', async (): Promise<PricesAnswer> => {
+    // Rows settled but not yet written count as traffic.
+    await services.ledger.flush();
+    const [channels, traffic] = await Promise.all([services.channels.list(), services.logsStore.rollups.modelsWithTraffic(MAX_UNPRICED)]);
+    const served = new Set(channels.flatMap((c) => c.models));
+    const seen = new Set(traffic);
+    const unpriced = [...new Set([...served, ...seen])]
+      .filter((m) => prices.chargedAs(m) !== 'set')
+      .sort((a, b) => a.localeCompare(b))
+      .slice(0, MAX_UNPRICED)
+      .map((m) => ({
+        ...publicPrice(prices.priceOf(m)),
+        charged: prices.chargedAs(m) as 'default' | 'free',
+        in_channels: served.has(m),
+        has_traffic: seen.has(m),
+      }));
+    return {
+      data: prices.list().map(publicPrice),
+      default: { input_price: config.defaultInputPrice, output_price: config.defaultOutputPrice },
+      unpriced,
+    };
+  });
 
-  app.get('/prices/*', async (req) => publicPrice(prices.priceOf(modelOf(req))));
+  app.get('/prices/*', async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
   app.put('/prices/*', async (req) => {
     const model = modelOf(req);

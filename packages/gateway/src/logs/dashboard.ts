@@ -55,6 +55,11 @@ export interface Group {
   points: Point[];
 }
 
+/** GET /api/dashboard's answer. */
+export type DashboardAnswer = Awaited<ReturnType<DashboardService['build']>>;
+export type TopUser = DashboardAnswer['top_users'][number];
+export type DisabledChannels = DashboardAnswer['disabled'];
+
 function shape(s: Sums, percentiles = true): Omit<Point, 't'> {
   return {
     requests: s.requests,

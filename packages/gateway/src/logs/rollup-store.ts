@@ -125,13 +125,45 @@ export class RollupStore {
     }));
   }
 
-  /** Display names of channels, tokens or users by id (a deleted one has none). */
+  /**
+   * The models that were ever charged for tokens (within log retention),
+   * from the day rollups: a few rows per model and day. Requests refused
+   * before they reached a model (a name nobody serves) used no tokens and
+   * are left out, so a client's typo is not listed as a model.
+   */
+  async modelsWithTraffic(limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('log_rollups')
+      .select('dim_key')
+      .where('grain', '=', GRAIN_CODE.day)
+      .where('dim', '=', 'model')
+      .groupBy('dim_key')
+      .having(sql<number>`sum(prompt_tokens) + sum(completion_tokens)`, '>', 0)
+      .orderBy('dim_key')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => String(r.dim_key));
+  }
+
+  /**
+   * Display names of channels, tokens or users by id (a deleted one has
+   * none). A token's is "name (owner)": many users name theirs alike.
+   */
   async names(dim: 'channel' | 'token' | 'user', ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
+    if (dim === 'token') {
+      const rows = await this.db
+        .selectFrom('tokens')
+        .leftJoin('users', 'users.id', 'tokens.user_id')
+        .select(['tokens.id as id', 'tokens.name as name', 'users.username as owner'])
+        .where('tokens.id', 'in', ids)
+        .execute();
+      return new Map(rows.map((r) => [Number(r.id), r.owner === null ? String(r.name) : `${r.name} (${r.owner})`]));
+    }
     const rows =
       dim === 'user'
         ? await this.db.selectFrom('users').select(['id', 'username as name']).where('id', 'in', ids).execute()
-        : await this.db.selectFrom(dim === 'token' ? 'tokens' : 'channels').select(['id', 'name']).where('id', 'in', ids).execute();
+        : await this.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', ids).execute();
     return new Map(rows.map((r) => [Number(r.id), String(r.name)]));
   }
 
