@@ -37,7 +37,7 @@ export function LogDetail({ requestId }: { requestId: string }) {
   if (data === undefined) return <Loading />;
   if (data === null)
     return (
-      <section className="stack">
+      <section className="stack logs-page">
         {crumbs}
         <p role="alert" className="error">
           <span>{t('logs.detail.notFound', { id: requestId })}</span>
@@ -75,7 +75,7 @@ export function LogDetail({ requestId }: { requestId: string }) {
   ];
 
   return (
-    <section className="stack">
+    <section className="stack logs-page">
       {crumbs}
       <div className="row logs-detail-head">
         <h1>{t('logs.detail.title', { id: r.request_id })}</h1>
