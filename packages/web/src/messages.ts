@@ -34,7 +34,7 @@ export const en = {
   'error.title': 'Something went wrong here',
   'error.retry': 'Try again',
   'error.unreachable': 'The platform did not answer: is kbchat running?',
-  'error.network': 'The platform did not answer: check that kbchat is running, then try again.',
+  'error.network': 'The server did not answer: check that kbchat is running, then try again.',
   'error.notFound': 'There is no page at this address.',
   'lang.switch': '中文',
 } as const;
@@ -73,7 +73,7 @@ export const zh: Record<keyof typeof en, string> = {
   'error.title': '这里出错了',
   'error.retry': '重试',
   'error.unreachable': '平台没有响应：kbchat 是否在运行？',
-  'error.network': '平台没有响应：请确认 kbchat 正在运行，然后重试。',
+  'error.network': '服务器没有响应：请确认 kbchat 正在运行，然后重试。',
   'error.notFound': '这个地址没有页面。',
   'lang.switch': 'English',
 };
