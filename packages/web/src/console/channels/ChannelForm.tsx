@@ -3,7 +3,7 @@
 // it. After saving, the channel is read back from the gateway and that is what
 // the page reports. A channel from <PROVIDER>_API_KEY says what the next start
 // will overwrite.
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ActionError } from '../../actions';
 import { useLang, type Translate } from '../../i18n';
 import { channelsApi, envSource, type ChannelInput, type ChannelProviders, type PublicChannel } from './channels-api';
@@ -93,6 +93,12 @@ export function ChannelForm({ channel: c, providers, onDone }: { channel?: Publi
   const local = env === 'LOCAL';
   const type = providers.types.find((p) => p.type === f.type);
   const title = c ? t('channels.form.editTitle', { name: c.name }) : t('channels.form.newTitle');
+  const formRef = useRef<HTMLFormElement>(null);
+  // The form opens above the list: bring it into view (an edit may start far down a page).
+  useEffect(() => {
+    formRef.current?.scrollIntoView({ block: 'nearest' });
+    formRef.current?.querySelector('input')?.focus({ preventScroll: true });
+  }, []);
 
   const pickPreset = (env: string) => {
     const p = providers.presets.find((x) => x.env === env);
@@ -119,7 +125,7 @@ export function ChannelForm({ channel: c, providers, onDone }: { channel?: Publi
   };
 
   return (
-    <form className="card stack ch-form" onSubmit={submit} aria-label={title}>
+    <form ref={formRef} className="card stack ch-form" onSubmit={submit} aria-label={title}>
       <h2>{title}</h2>
       {env && (
         <p className="notice warn">

@@ -1,7 +1,8 @@
 // The channels of one page: a row each with where it came from, status,
 // priority, weight, its models with their last test (latency or the exact
 // upstream error) and auto-disable state, and its actions. Every action ends
-// by re-reading the list from the gateway (onChanged).
+// by re-reading the list from the gateway (onChanged). On a phone each row
+// becomes a card (channels.css), its cells labelled by data-label.
 import { useState } from 'react';
 import { ActionError, DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
@@ -57,31 +58,33 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
 
   return (
     <tr data-channel-id={c.id} className={c.status === 'enabled' ? undefined : 'ch-off'}>
-      <td className="ch-name">
-        <strong>{c.name}</strong>
-        <span className="muted ch-small">{t('channels.idType', { id: c.id, type: c.type })}</span>
-        <span className="muted ch-small ch-url">{c.base_url}</span>
-        {env && (
-          <span className="ch-env">
-            <span className="badge">{env === 'LOCAL' ? t('channels.fromLocal') : t('channels.fromEnv')}</span>
-            <span className="muted ch-small">{env === 'LOCAL' ? t('channels.localNote') : t('channels.envNote', { variable: env })}</span>
-          </span>
-        )}
+      <td data-label={t('channels.col.channel')}>
+        <div className="ch-name">
+          <strong>{c.name}</strong>
+          <span className="muted ch-small">{t('channels.idType', { id: c.id, type: c.type })}</span>
+          <span className="muted ch-small ch-url">{c.base_url}</span>
+          {env && (
+            <span className="ch-env">
+              <span className="badge">{env === 'LOCAL' ? t('channels.fromLocal') : t('channels.fromEnv')}</span>
+              <span className="muted ch-small">{env === 'LOCAL' ? t('channels.localNote') : t('channels.envNote', { variable: env })}</span>
+            </span>
+          )}
+        </div>
       </td>
-      <td>
+      <td data-label={t('channels.col.status')}>
         <div className="ch-cell-stack">
           <span className={`badge ${c.status === 'enabled' ? 'ok' : 'bad'}`}>{t(c.status === 'enabled' ? 'channels.status.enabled' : 'channels.status.disabled')}</span>
           {c.disabled_models.length > 0 && <span className="badge warn">{t('channels.autoDisabledCount', { n: c.disabled_models.length })}</span>}
           {!c.key_set && <span className="muted ch-small">{t('channels.noKey')}</span>}
         </div>
       </td>
-      <td>
+      <td data-label={t('channels.col.priority')}>
         <span>{c.priority}</span>
       </td>
-      <td>
+      <td data-label={t('channels.col.weight')}>
         <span>{c.weight}</span>
       </td>
-      <td className="ch-models-cell">
+      <td className="ch-models-cell" data-label={t('channels.col.models')}>
         {lastTested > 0 && <span className="muted ch-small">{t('channels.lastTested', { time: formatTime(lastTested, lang) })}</span>}
         <ModelList
           channel={c}
@@ -90,7 +93,7 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
           onEnable={(model) => run(`enable:${model}`, () => channelsApi.enableModels(c.id, model))}
         />
       </td>
-      <td>
+      <td className="ch-actions-cell">
         <div className="ch-actions">
           <button type="button" disabled={busy !== null} aria-label={t('channels.testChannelNamed', { name: c.name })} onClick={() => run('all', () => channelsApi.test(c.id))}>
             <span>{busy === 'all' ? t('channels.testing') : t('channels.testChannel')}</span>

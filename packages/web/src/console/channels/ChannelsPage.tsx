@@ -136,7 +136,7 @@ function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: strin
     onSearch(text.trim());
   };
   return (
-    <form role="search" className="row grow" onSubmit={submit} aria-label={t('channels.search')}>
+    <form role="search" className="row grow ch-searchbox" onSubmit={submit} aria-label={t('channels.search')}>
       <input className="grow ch-search" type="search" aria-label={t('channels.search')} placeholder={t('channels.searchHint')} value={text} onChange={(e) => setText(e.target.value)} />
       <button type="submit" className="secondary">
         <span>{t('channels.searchButton')}</span>
