@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { noBrowser, openPage } from './browser.js';
 import { ENV_MODELS, SIM_KEY, consoleSuite, signInToConsole } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
+import { translateLikeChrome } from './page-translator.js';
 
 if (noBrowser) console.warn(`[skip] console channels browser tests: ${noBrowser}`);
 
@@ -193,7 +194,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await context.close();
   }, 120_000);
 
-  it('fits a phone in dark mode, in Chinese too', async () => {
+  it('fits a phone in dark mode, in Chinese too, and keeps working under a page translator', async () => {
     const { context, page, errors } = await openChannels({ width: 375, height: 780 }, 'dark');
     await row(page, GOOD).getByTestId('test-ok').first().waitFor();
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -208,6 +209,18 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-channels-phone-zh.png'), fullPage: true });
+    // The translator replaces every text node; a test (whose results replace text) and the form still work.
+    await translateLikeChrome(page);
+    await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).getByRole('button', { name: '取消' }).click();
+    await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).waitFor({ state: 'detached' });
+    const goodRow = page.locator(`tr[data-channel-id="${(await channelNamed(GOOD)).id}"]`);
+    const before = (await channelNamed(GOOD)).last_tests[0].tested_at;
+    await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).click();
+    await expect.poll(async () => (await channelNamed(GOOD)).last_tests[0].tested_at).toBeGreaterThan(before);
+    await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).and(page.locator(':enabled')).waitFor();
+    expect(await goodRow.getByTestId('test-ok').count()).toBe(2);
+    await goodRow.getByRole('button', { name: `编辑 ${GOOD}` }).click();
+    await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).waitFor();
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
