@@ -98,36 +98,14 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   registry.startRefresh(config.channelRefreshMs, onError);
   prices.startRefresh(config.channelRefreshMs, onError);
   logRetention.start(config.logRetentionDays);
-  // The periodic re-test of auto-disabled models. A run can outlast the interval
-  // (many disabled models, slow upstreams): a tick while one is in flight is
-  // skipped instead of starting another, so runs never pile up. close() stops
-  // the run in flight and waits for it.
-  let retest: NodeJS.Timeout | undefined;
-  let retestRun: Promise<void> | undefined;
-  const retestAbort = new AbortController();
-  if (config.retestIntervalMs > 0) {
-    retest = setInterval(() => {
-      if (retestRun || retestAbort.signal.aborted) return;
-      retestRun = channels
-        .retestDisabled(retestAbort.signal)
-        .then(
-          () => undefined,
-          (err: Error) => onError(err),
-        )
-        .finally(() => {
-          retestRun = undefined;
-        });
-    }, config.retestIntervalMs);
-    retest.unref();
-  }
+  // The periodic re-test of auto-disabled models (channels/testing.ts); close() stops it.
+  channels.startRetestLoop(config.retestIntervalMs, onError);
 
   const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, onError };
   return {
     config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logRetention, upstream, relay, startupNotes,
     async close() {
-      if (retest) clearInterval(retest);
-      retestAbort.abort();
-      await retestRun;
+      await channels.stopRetestLoop();
       registry.stop();
       prices.stopRefresh();
       logRetention.stop();

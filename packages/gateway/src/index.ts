@@ -11,11 +11,15 @@ export type { PublicUser, PublicToken } from './accounts/service.js';
 // The console's logs page.
 export type { LogPage, PublicLog, PublicLogDetail } from './admin/logs.js';
 export type { ReplayResult } from './logs/replay.js';
-export type { PublicChannel } from './channels/service.js';
 // The console's dashboard and prices pages.
 export type { DashboardAnswer, Point as DashboardPoint, Group as DashboardGroup, TopUser, DisabledChannels } from './logs/dashboard.js';
 export type { Dimension as DashboardDimension } from './logs/rollup.js';
 export type { PricesAnswer, PublicPrice, UnpricedModel } from './admin/prices.js';
+// The console's channels page.
+export type { ChannelInput, ChannelPage, PublicChannel, PublicDisabledModel, PublicModelTest } from './channels/service.js';
+export type { ChannelModelTestResult, ModelTestResult, RetestResult, TestAllResult } from './channels/testing.js';
+export type { ChannelFailure } from './channels/health.js';
+export type { ChannelProviders } from './admin/channels.js';
 export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';

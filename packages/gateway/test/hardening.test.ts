@@ -154,12 +154,12 @@ describe('hardening', () => {
       const { channels, registry } = t.gw.services;
       const sim = await simChannel();
       const started = Date.now();
-      const r = await channels.testModel(registry.get(sim.id)!, 'sim-hang', { timeoutMs: 300 });
+      const r = await channels.tester.testModel(registry.get(sim.id)!, 'sim-hang', { timeoutMs: 300 });
       expect(r).toMatchObject({ model: 'sim-hang', ok: false, error: 'channel test timed out after 300 ms' });
       expect(r.status).toBeUndefined();
       expect(Date.now() - started).toBeLessThan(3000);
       // An ordinary test is untouched by the bound.
-      expect(await channels.testModel(registry.get(sim.id)!, 'sim-chat', { timeoutMs: 5000 })).toMatchObject({ ok: true, status: 200 });
+      expect(await channels.tester.testModel(registry.get(sim.id)!, 'sim-chat', { timeoutMs: 5000 })).toMatchObject({ ok: true, status: 200 });
       // Without a timeoutMs: 15 s, or UPSTREAM_TIMEOUT_MS when lower (the default is 120 s).
       expect(channels.testTimeoutMs).toBe(15_000);
     });
@@ -184,14 +184,14 @@ describe('hardening', () => {
       const most = new Map<number, number>();
       let total = 0;
       let mostTotal = 0;
-      const spy = vi.spyOn(channels, 'testModel').mockImplementation(async (channel, model): Promise<ModelTestResult> => {
+      const spy = vi.spyOn(channels.tester, 'testModel').mockImplementation(async (channel, model): Promise<ModelTestResult> => {
         running.set(channel.id, (running.get(channel.id) ?? 0) + 1);
         most.set(channel.id, Math.max(most.get(channel.id) ?? 0, running.get(channel.id)!));
         mostTotal = Math.max(mostTotal, ++total);
         await sleep(100);
         running.set(channel.id, running.get(channel.id)! - 1);
         total--;
-        return { model, endpoint: 'chat', ok: false, latency_ms: 100, error: 'still broken' };
+        return { model, endpoint: 'chat', ok: false, latency_ms: 100, error: 'still broken', tested_at: Date.now() };
       });
       try {
         const started = Date.now();
@@ -222,7 +222,7 @@ describe('hardening', () => {
       let release!: () => void;
       try {
         const { channels } = g.gw.services;
-        const spy = vi.spyOn(channels, 'retestDisabled').mockImplementation(
+        const spy = vi.spyOn(channels.tester, 'retestDisabled').mockImplementation(
           () => new Promise((resolve) => (release = () => resolve([]))),
         );
         await until(() => spy.mock.calls.length > 0);
@@ -245,7 +245,7 @@ describe('hardening', () => {
       try {
         const { channels, health, registry } = g.gw.services;
         const sim = ((await (await g.api('/api/channels')).json()) as any).data[0];
-        const spy = vi.spyOn(channels, 'testModel');
+        const spy = vi.spyOn(channels.tester, 'testModel');
         for (let i = 0; i < 20 && !registry.isModelDisabled(sim.id, 'sim-hang'); i++) await health.recordFailure(sim.id, 'sim-hang', 'test failure');
         await until(() => spy.mock.calls.length > 0);
         await sleep(100); // the test request is out, and hangs; ticks go by

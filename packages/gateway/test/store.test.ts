@@ -116,7 +116,7 @@ describe.each(stores)('store: $name', (t) => {
         await second.close();
       }
       const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(store.db);
-      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes']);
+      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes', '0005_channel_tests_and_failures']);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
 
@@ -126,7 +126,7 @@ describe.each(stores)('store: $name', (t) => {
         // Separate pools, as two gateway processes starting together would have.
         const [a, b] = await Promise.all([openStore({ url: fresh.url! }), openStore({ url: fresh.url! })]);
         const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(a.db);
-        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes']);
+        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes', '0005_channel_tests_and_failures']);
         await Promise.all([a.close(), b.close()]);
       } finally {
         await fresh.drop();
@@ -348,17 +348,40 @@ describe.each(stores)('store: $name', (t) => {
       const id = await channels.insert(channelRow('health'));
       await channels.disableModel(id, 'm1', 'first reason', 1000);
       await channels.disableModel(id, 'm1', 'second reason', 2000); // replaces, no duplicate key
-      await channels.disableModel(id, 'm2', 'other', 3000);
+      await channels.disableModel(id, 'm2', 'other', 3000, '[{"at":2990,"error":"down"}]');
       const mine = () => channels.disabledModels().then((l) => l.filter((d) => d.channel_id === id).sort((x, y) => x.model.localeCompare(y.model)));
       expect(await mine()).toEqual([
-        { channel_id: id, model: 'm1', disabled_at: 2000, reason: 'second reason' },
-        { channel_id: id, model: 'm2', disabled_at: 3000, reason: 'other' },
+        { channel_id: id, model: 'm1', disabled_at: 2000, reason: 'second reason', failures: null },
+        { channel_id: id, model: 'm2', disabled_at: 3000, reason: 'other', failures: '[{"at":2990,"error":"down"}]' },
       ]);
       await channels.enableModel(id, 'm1');
       expect((await mine()).map((d) => d.model)).toEqual(['m2']);
       await channels.disableModel(id, 'm1', 'again', 4000);
       await channels.enableModel(id);
       expect(await mine()).toEqual([]);
+    });
+
+    it('keeps the latest test of each channel model, also when several processes save one at once', async () => {
+      const id = await channels.insert(channelRow('tested'));
+      const other = t.name === 'pglite' ? store : await openStore({ url: t.url! });
+      try {
+        const stores = [channels, new ChannelsStore(other.db)];
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            stores[i % 2]!.saveTest({ channel_id: id, model: 'm1', tested_at: 1000 + i, ok: i % 2 === 0, latency_ms: i, status: i % 2 === 0 ? 200 : 401, error: i % 2 === 0 ? null : `error ${i}` }),
+          ),
+        );
+        await channels.saveTest({ channel_id: id, model: 'm2', tested_at: 5000, ok: false, latency_ms: 15000, status: null, error: 'timed out' });
+        const rows = (await channels.tests([id])).sort((x, y) => x.model.localeCompare(y.model));
+        expect(rows).toHaveLength(2);
+        const i = rows[0]!.latency_ms;
+        expect(rows[0]).toEqual({ channel_id: id, model: 'm1', tested_at: 1000 + i, ok: i % 2 === 0, latency_ms: i, status: i % 2 === 0 ? 200 : 401, error: i % 2 === 0 ? null : `error ${i}` });
+        expect(rows[1]).toEqual({ channel_id: id, model: 'm2', tested_at: 5000, ok: false, latency_ms: 15000, status: null, error: 'timed out' });
+        await channels.delete(id);
+        expect(await channels.tests([id])).toEqual([]);
+      } finally {
+        if (other !== store) await other.close();
+      }
     });
 
     it('survives several processes disabling the same channel model at once', async () => {

@@ -1,11 +1,24 @@
-// /api/channels: upstream channels (create, read, edit, delete), channel
-// tests, and re-enabling auto-disabled models. No response ever carries a
-// channel's key: ChannelsService.toPublic shows only whether one is set.
-import type { FastifyInstance } from 'fastify';
+// /api/channels: upstream channels (create, read, edit, delete; listed in
+// pages), the provider types and presets a form offers, channel tests (one
+// model, a channel, every channel), and re-enabling auto-disabled models. No
+// response ever carries a channel's key: ChannelsService.toPublic shows only
+// whether one is set.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
-import { parseBody, pathId } from './input.js';
+import { presets, providerOf, providerTypes } from '../providers/index.js';
+import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
+import { MAX_INT32, paging, parseBody, pathId, queryOf, queryString } from './input.js';
+
+/** GET /api/channels/providers. */
+export interface ChannelProviders {
+  types: Array<{ type: string; label: string; default_base_url: string | null; key_required: boolean; stream_usage_default: boolean; endpoints: readonly string[] }>;
+  presets: Array<{ env: string; type: string; base_url: string | null; models: string[] }>;
+}
+
+const LIST_STATUSES = ['enabled', 'disabled', 'auto_disabled'] as const;
+type ListStatus = (typeof LIST_STATUSES)[number];
 
 const modelName = z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters');
 
@@ -30,11 +43,46 @@ const channelSchema = z.strictObject({
 
 const modelSchema = z.strictObject({ model: modelName.optional() });
 
+const testAllSchema = z.strictObject({
+  concurrency: z.number().int('must be an integer').min(1, 'must be from 1 to 32').max(32, 'must be from 1 to 32').optional(),
+});
+
+/** Aborts when the client goes away before the answer is sent: a long test run then stops starting requests. */
+function abortOnHangUp(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
 export function channelRoutes(app: FastifyInstance, services: GatewayServices): void {
   const { channels, health } = services;
   const idOf = (req: { params: unknown }) => pathId((req.params as { id: string }).id);
 
-  app.get('/channels', async () => ({ data: await channels.list() }));
+  // Without offset or limit: every channel, as before paging (older clients); the page always asks for one.
+  app.get('/channels', async (req) => {
+    const query = queryOf(req);
+    const q = queryString(query.q, 'q');
+    const status = queryString(query.status, 'status');
+    if (status !== undefined && !LIST_STATUSES.includes(status as ListStatus)) {
+      throw errors.badField('status', `Invalid 'status': one of ${LIST_STATUSES.join(', ')}`);
+    }
+    const filter = { q: q?.trim() || undefined, status: status as ListStatus | undefined };
+    const all = query.offset === undefined && query.limit === undefined;
+    const { offset, limit } = all ? { offset: 0, limit: MAX_INT32 } : paging(query, 500, 50);
+    const page = await channels.page(filter, offset, limit);
+    return all ? { ...page, limit: page.total } : page;
+  });
+
+  // What a channel form offers: the provider types this gateway relays to, and the presets of <PROVIDER>_API_KEY.
+  app.get('/channels/providers', async (): Promise<ChannelProviders> => ({
+    types: providerTypes().map((type) => {
+      const p = providerOf(type)!;
+      return { type, label: p.label, default_base_url: p.defaultBaseUrl ?? null, key_required: p.keyRequired, stream_usage_default: p.streamUsageDefault, endpoints: p.endpoints };
+    }),
+    presets: presets.map((p) => ({ env: p.env, type: p.type, base_url: p.baseUrl ?? null, models: p.models })),
+  }));
 
   app.post('/channels', async (req, reply) => {
     const input = parseBody(channelSchema, req.body);
@@ -45,6 +93,11 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
 
   // Static path: registered before the parametric ones for readability; the router prefers it anyway.
   app.post('/channels/retest-disabled', async () => ({ data: await channels.retestDisabled() }));
+
+  app.post('/channels/test-all', async (req, reply) => {
+    const { concurrency } = parseBody(testAllSchema, req.body);
+    return channels.testAll(concurrency ?? DEFAULT_TEST_ALL_CONCURRENCY, abortOnHangUp(reply));
+  });
 
   app.get('/channels/:id', async (req) => channels.get(idOf(req)));
 
@@ -60,14 +113,14 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     return { deleted: true, id };
   });
 
-  app.post('/channels/:id/test', async (req) => {
+  app.post('/channels/:id/test', async (req, reply) => {
     const id = idOf(req);
     const { model } = parseBody(modelSchema, req.body);
     const channel = await channels.get(id);
     if (model !== undefined && !channel.models.includes(model)) {
       throw errors.badField('model', `Invalid 'model': channel ${id} does not serve ${model}`);
     }
-    return { channel_id: id, data: await channels.test(id, model) };
+    return { channel_id: id, data: await channels.test(id, model, abortOnHangUp(reply)) };
   });
 
   app.post('/channels/:id/enable-models', async (req) => {

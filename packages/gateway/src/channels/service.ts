@@ -3,15 +3,28 @@
 // reload the registry at once in this process (others follow at refresh).
 import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
-import { endpointOfModel, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
+import { presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
 import { LOCAL_BASE_URL, LOCAL_PROVIDER_TYPE } from '../providers/local/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
-import { UpstreamFailure } from '../relay/upstream.js';
 import type { ChannelRow } from '../store/schema.js';
-import type { ChannelHealth } from './health.js';
+import type { ChannelFailure, ChannelHealth } from './health.js';
 import type { KeyBox } from './key-box.js';
-import type { Channel, ChannelRegistry } from './registry.js';
-import type { ChannelsStore } from './store.js';
+import type { ChannelRegistry } from './registry.js';
+import type { ChannelFilter, ChannelsStore, ChannelTestRow } from './store.js';
+import { ChannelTester, type ModelTestResult, type RetestResult, type TestAllResult } from './testing.js';
+
+export type { ChannelModelTestResult, ModelTestResult, RetestResult, TestAllResult } from './testing.js';
+
+/** The failures kept with a disabled model; rows from before they were kept have none. */
+function parseFailures(json: string | null | undefined): ChannelFailure[] {
+  if (!json) return [];
+  try {
+    const list = JSON.parse(json) as ChannelFailure[];
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
 
 export interface ChannelInput {
   name?: string;
@@ -41,25 +54,39 @@ export interface PublicChannel {
   status: string;
   source: string;
   env_provider: string | null;
-  disabled_models: Array<{ model: string; reason: string; disabled_at: number }>;
+  disabled_models: PublicDisabledModel[];
+  /** The latest test of each model it serves that was tested (models no longer served are left out). */
+  last_tests: PublicModelTest[];
   created_at: number;
   updated_at: number;
 }
 
-export interface ModelTestResult {
+/** A disabled channel model as the admin API shows it: why, and when it is tested again. */
+export interface PublicDisabledModel {
   model: string;
-  endpoint: Endpoint;
-  ok: boolean;
-  latency_ms: number;
-  status?: number;
-  error?: string;
+  reason: string;
+  disabled_at: number;
+  /** The failures that disabled it, oldest first (empty for models disabled before they were kept). */
+  failures: ChannelFailure[];
+  /** When this process's re-test loop next tests it; null when the loop is off. */
+  retest_at: number | null;
 }
 
-export interface RetestResult {
-  channel_id: number;
+/** A channel model's latest test, by any process. */
+export interface PublicModelTest {
   model: string;
-  enabled: boolean;
-  error?: string;
+  ok: boolean;
+  latency_ms: number;
+  status: number | null;
+  error: string | null;
+  tested_at: number;
+}
+
+export interface ChannelPage {
+  data: PublicChannel[];
+  total: number;
+  offset: number;
+  limit: number;
 }
 
 export interface ChannelsServiceOptions {
@@ -69,7 +96,6 @@ export interface ChannelsServiceOptions {
   retestConcurrency?: number;
 }
 
-/** A channel test's bound when none is configured: a test should answer in seconds. */
 /** A model the in-process local model server offers, as its /v1/models lists it. */
 export interface LocalModelEntry {
   id: string;
@@ -80,12 +106,14 @@ export interface LocalModelEntry {
 /** The env_provider mark of the local models' channel (one per database). */
 const LOCAL_ENV_PROVIDER = 'LOCAL';
 
+/** A channel test's bound when none is configured: a test should answer in seconds. */
 export const DEFAULT_TEST_TIMEOUT_MS = 15_000;
 const DEFAULT_RETEST_CONCURRENCY = 3;
 
 export class ChannelsService {
   readonly testTimeoutMs: number;
-  private readonly retestConcurrency: number;
+  /** Sends and keeps channel tests, and runs the periodic re-test (testing.ts). */
+  readonly tester: ChannelTester;
 
   constructor(
     private readonly store: ChannelsStore,
@@ -96,17 +124,29 @@ export class ChannelsService {
     opts: ChannelsServiceOptions = {},
   ) {
     this.testTimeoutMs = opts.testTimeoutMs ?? DEFAULT_TEST_TIMEOUT_MS;
-    this.retestConcurrency = Math.max(1, opts.retestConcurrency ?? DEFAULT_RETEST_CONCURRENCY);
+    this.tester = new ChannelTester(store, registry, health, upstream, {
+      testTimeoutMs: this.testTimeoutMs,
+      retestConcurrency: Math.max(1, opts.retestConcurrency ?? DEFAULT_RETEST_CONCURRENCY),
+    });
   }
 
-  toPublic(row: ChannelRow): PublicChannel {
+  /** Channel rows as the API shows them, with their models' latest tests. */
+  private async toPublicAll(rows: ChannelRow[]): Promise<PublicChannel[]> {
+    const tests = await this.store.tests(rows.map((r) => r.id));
+    return rows.map((r) => this.toPublic(r, tests.filter((t) => t.channel_id === r.id)));
+  }
+
+  toPublic(row: ChannelRow, tests: ChannelTestRow[] = []): PublicChannel {
+    const models = JSON.parse(row.models) as string[];
+    const testOf = new Map(tests.map((t) => [t.model, t]));
+    const now = Date.now();
     return {
       id: row.id,
       name: row.name,
       type: row.type,
       base_url: row.base_url,
       key_set: Boolean(this.registry.get(row.id)?.key),
-      models: JSON.parse(row.models),
+      models,
       model_mapping: JSON.parse(row.model_mapping),
       options: JSON.parse(row.options),
       priority: row.priority,
@@ -117,20 +157,37 @@ export class ChannelsService {
       disabled_models: this.registry
         .disabledModels()
         .filter((d) => d.channel_id === row.id)
-        .map((d) => ({ model: d.model, reason: d.reason, disabled_at: Number(d.disabled_at) })),
+        .map((d) => ({
+          model: d.model,
+          reason: d.reason,
+          disabled_at: Number(d.disabled_at),
+          failures: parseFailures(d.failures),
+          retest_at: this.tester.nextRetestAt(Number(d.disabled_at), now),
+        })),
+      last_tests: models.flatMap((m) => {
+        const t = testOf.get(m);
+        return t ? [{ model: m, ok: t.ok, latency_ms: t.latency_ms, status: t.status, error: t.error, tested_at: t.tested_at }] : [];
+      }),
       created_at: Number(row.created_at),
       updated_at: Number(row.updated_at),
     };
   }
 
+  /** Every channel (the dashboard's disabled list; small sets). */
   async list(): Promise<PublicChannel[]> {
-    return (await this.store.list()).map((r) => this.toPublic(r));
+    return this.toPublicAll(await this.store.list());
+  }
+
+  /** A page of channels in id order, filtered, with how many match. */
+  async page(filter: ChannelFilter, offset: number, limit: number): Promise<ChannelPage> {
+    const { rows, total } = await this.store.page(filter, offset, limit);
+    return { data: await this.toPublicAll(rows), total, offset, limit };
   }
 
   async get(id: number): Promise<PublicChannel> {
     const row = await this.store.byId(id);
     if (!row) throw errors.notFound(`Channel ${id}`);
-    return this.toPublic(row);
+    return (await this.toPublicAll([row]))[0]!;
   }
 
   private validate(input: ChannelInput, creating: boolean): void {
@@ -279,103 +336,29 @@ export class ChannelsService {
     return `local models: channel ${existing!.id} serves ${models.map((m) => m.id).join(', ')}`;
   }
 
-  /** Tests every model of a channel with a request suited to its kind. */
-  async test(id: number, onlyModel?: string): Promise<ModelTestResult[]> {
+  /** Tests every model of a channel (or one) with a request suited to its kind; each result is kept. */
+  async test(id: number, onlyModel?: string, signal?: AbortSignal): Promise<ModelTestResult[]> {
     const row = await this.store.byId(id);
     if (!row) throw errors.notFound(`Channel ${id}`);
     const channel = this.registry.get(id);
     if (!channel) throw errors.internal(`Channel ${id} cannot be loaded: ${this.registry.problems().join('; ')}`);
-    const models = onlyModel ? [onlyModel] : channel.models;
-    return Promise.all(models.map((m) => this.testModel(channel, m)));
+    return this.tester.testChannel(channel, onlyModel ? [onlyModel] : channel.models, signal);
   }
 
-  /**
-   * Sends one test request. It is bounded by `timeoutMs` (default
-   * testTimeoutMs), so that a hanging upstream cannot hold a test, or the
-   * periodic re-test, for the whole upstream timeout; `signal` ends it early
-   * (shutting down).
-   */
-  async testModel(channel: Channel, model: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ModelTestResult> {
-    const endpoint = endpointOfModel(model, channel.options);
-    const upstreamModel = channel.modelMapping[model] ?? model;
-    const body =
-      endpoint === 'embeddings'
-        ? { model: upstreamModel, input: 'kbchat channel test' }
-        : endpoint === 'rerank'
-          ? { model: upstreamModel, query: 'channel test', documents: ['a channel test', 'something else'] }
-          : { model: upstreamModel, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 };
-    const timeoutMs = opts.timeoutMs ?? this.testTimeoutMs;
-    // One controller per test, ended by the timer or by the caller's signal. (Not
-    // AbortSignal.any: that ties every test to a long-lived signal.)
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-    }, timeoutMs);
-    timer.unref();
-    const stop = () => abort.abort();
-    opts.signal?.addEventListener('abort', stop, { once: true });
-    const started = Date.now();
-    try {
-      if (opts.signal?.aborted) throw new Error('channel test aborted');
-      const answer = await this.upstream.postJson(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body), abort.signal);
-      return { model, endpoint, ok: true, latency_ms: Date.now() - started, status: answer.status };
-    } catch (err) {
-      const latency_ms = Date.now() - started;
-      if (timedOut) return { model, endpoint, ok: false, latency_ms, error: `channel test timed out after ${timeoutMs} ms` };
-      if (opts.signal?.aborted) return { model, endpoint, ok: false, latency_ms, error: 'channel test aborted' };
-      const status = err instanceof UpstreamFailure ? err.status : undefined;
-      return { model, endpoint, ok: false, latency_ms, status, error: (err as Error).message };
-    } finally {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', stop);
-    }
+  /** Tests every enabled channel's models, `concurrency` at once (testing.ts). */
+  testAll(concurrency?: number, signal?: AbortSignal): Promise<TestAllResult> {
+    return this.tester.testAll(concurrency, signal);
   }
 
-  /**
-   * Re-tests auto-disabled channel models and enables those that answer again.
-   * Channels are tested side by side, each with at most retestConcurrency
-   * requests at once, so one slow channel delays neither the others nor its
-   * own other models by much; every test is bounded by testTimeoutMs. The
-   * results keep the order of registry.disabledModels(). `signal` stops it
-   * (shutting down): tests in flight end and no new ones start.
-   */
-  async retestDisabled(signal?: AbortSignal): Promise<RetestResult[]> {
-    const disabled = this.registry.disabledModels();
-    const results: Array<RetestResult | undefined> = new Array(disabled.length);
-    const byChannel = new Map<number, number[]>();
-    disabled.forEach((d, i) => {
-      const list = byChannel.get(d.channel_id);
-      if (list) list.push(i);
-      else byChannel.set(d.channel_id, [i]);
-    });
-    const retestOne = async (channel: Channel, i: number): Promise<void> => {
-      const d = disabled[i]!;
-      const r = await this.testModel(channel, d.model, { signal });
-      let enabled = false;
-      let error = r.error;
-      if (r.ok) {
-        try {
-          await this.health.enable(d.channel_id, d.model);
-          enabled = true;
-        } catch (err) {
-          error = `the test passed, but enabling failed: ${(err as Error).message}`;
-        }
-      }
-      results[i] = { channel_id: d.channel_id, model: d.model, enabled, ...(error !== undefined ? { error } : {}) };
-    };
-    await Promise.all(
-      [...byChannel].map(async ([channelId, indexes]) => {
-        const channel = this.registry.get(channelId);
-        if (!channel) return;
-        let next = 0;
-        const worker = async () => {
-          while (next < indexes.length && !signal?.aborted) await retestOne(channel, indexes[next++]!);
-        };
-        await Promise.all(Array.from({ length: Math.min(this.retestConcurrency, indexes.length) }, worker));
-      }),
-    );
-    return results.filter((r): r is RetestResult => r !== undefined);
+  retestDisabled(signal?: AbortSignal): Promise<RetestResult[]> {
+    return this.tester.retestDisabled(signal);
+  }
+
+  startRetestLoop(intervalMs: number, onError: (err: Error) => void): void {
+    this.tester.startRetestLoop(intervalMs, onError);
+  }
+
+  stopRetestLoop(): Promise<void> {
+    return this.tester.stopRetestLoop();
   }
 }

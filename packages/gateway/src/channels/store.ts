@@ -1,5 +1,5 @@
 // SQL for channels and the per-model auto-disable state.
-import { MysqlAdapter, type Kysely } from 'kysely';
+import { MysqlAdapter, sql, type Kysely } from 'kysely';
 import type { ChannelRow, ChannelUpdate, GatewayTables, NewChannel } from '../store/schema.js';
 
 export interface DisabledModel {
@@ -7,6 +7,31 @@ export interface DisabledModel {
   model: string;
   disabled_at: number;
   reason: string;
+  /** JSON of the failures that disabled it (health.ts); null for rows from before they were kept. */
+  failures?: string | null;
+}
+
+/** A channel model's latest test. */
+export interface ChannelTestRow {
+  channel_id: number;
+  model: string;
+  tested_at: number;
+  ok: boolean;
+  latency_ms: number;
+  status: number | null;
+  error: string | null;
+}
+
+export interface ChannelFilter {
+  /** Part of the name, base URL or a model name, any case. */
+  q?: string;
+  /** enabled / disabled: the channel's status; auto_disabled: some model of it is auto-disabled. */
+  status?: 'enabled' | 'disabled' | 'auto_disabled';
+}
+
+/** `s` as a LIKE pattern that matches it literally anywhere (backslash is the default escape on every store). */
+function containsPattern(s: string): string {
+  return `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 export class ChannelsStore {
@@ -14,6 +39,22 @@ export class ChannelsStore {
 
   list(): Promise<ChannelRow[]> {
     return this.db.selectFrom('channels').selectAll().orderBy('id').execute();
+  }
+
+  /** One page of channels in id order, and how many match. */
+  async page(filter: ChannelFilter, offset: number, limit: number): Promise<{ rows: ChannelRow[]; total: number }> {
+    let q = this.db.selectFrom('channels');
+    if (filter.q) {
+      const pattern = containsPattern(filter.q);
+      q = q.where((eb) => eb.or([eb(eb.fn('lower', ['name']), 'like', pattern), eb(eb.fn('lower', ['base_url']), 'like', pattern), eb(eb.fn('lower', ['models']), 'like', pattern)]));
+    }
+    if (filter.status === 'enabled' || filter.status === 'disabled') q = q.where('status', '=', filter.status);
+    if (filter.status === 'auto_disabled') q = q.where('id', 'in', this.db.selectFrom('channel_model_state').select('channel_id'));
+    const [rows, count] = await Promise.all([
+      q.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
+      q.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
   }
 
   byId(id: number): Promise<ChannelRow | undefined> {
@@ -40,6 +81,7 @@ export class ChannelsStore {
 
   async delete(id: number): Promise<boolean> {
     await this.db.deleteFrom('channel_model_state').where('channel_id', '=', id).execute();
+    await this.db.deleteFrom('channel_tests').where('channel_id', '=', id).execute();
     const r = await this.db.deleteFrom('channels').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
@@ -48,12 +90,27 @@ export class ChannelsStore {
     return this.db.selectFrom('channel_model_state').selectAll().execute() as Promise<DisabledModel[]>;
   }
 
-  async disableModel(channelId: number, model: string, reason: string, at: number): Promise<void> {
+  async disableModel(channelId: number, model: string, reason: string, at: number, failures: string | null = null): Promise<void> {
     // One upsert: several processes may disable the same channel model at the same moment,
     // and a delete + insert pair then fails on the primary key (and briefly shows it enabled).
-    const insert = this.db.insertInto('channel_model_state').values({ channel_id: channelId, model, reason, disabled_at: at });
-    if (this.db.getExecutor().adapter instanceof MysqlAdapter) await insert.onDuplicateKeyUpdate({ reason, disabled_at: at }).execute();
-    else await insert.onConflict((oc) => oc.columns(['channel_id', 'model']).doUpdateSet({ reason, disabled_at: at })).execute();
+    const insert = this.db.insertInto('channel_model_state').values({ channel_id: channelId, model, reason, disabled_at: at, failures });
+    if (this.db.getExecutor().adapter instanceof MysqlAdapter) await insert.onDuplicateKeyUpdate({ reason, disabled_at: at, failures }).execute();
+    else await insert.onConflict((oc) => oc.columns(['channel_id', 'model']).doUpdateSet({ reason, disabled_at: at, failures })).execute();
+  }
+
+  /** Keeps a test's result as the channel model's latest (an upsert: any process may test it at once). */
+  async saveTest(t: ChannelTestRow): Promise<void> {
+    const fields = { tested_at: t.tested_at, ok: t.ok ? 1 : 0, latency_ms: t.latency_ms, status: t.status, error: t.error };
+    const insert = this.db.insertInto('channel_tests').values({ channel_id: t.channel_id, model: t.model, ...fields });
+    if (this.db.getExecutor().adapter instanceof MysqlAdapter) await insert.onDuplicateKeyUpdate(fields).execute();
+    else await insert.onConflict((oc) => oc.columns(['channel_id', 'model']).doUpdateSet(fields)).execute();
+  }
+
+  /** The latest tests of these channels' models. */
+  async tests(channelIds: number[]): Promise<ChannelTestRow[]> {
+    if (channelIds.length === 0) return [];
+    const rows = await this.db.selectFrom('channel_tests').selectAll().where('channel_id', 'in', channelIds).execute();
+    return rows.map((r) => ({ ...r, tested_at: Number(r.tested_at), ok: Number(r.ok) === 1 }));
   }
 
   async enableModel(channelId: number, model?: string): Promise<void> {

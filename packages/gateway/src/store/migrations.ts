@@ -198,6 +198,23 @@ function migrations(kind: StoreKind): Record<string, Migration> {
         }
       },
     },
+    '0005_channel_tests_and_failures': {
+      // The console shows each channel model's last test (any process's, after
+      // a reload) and, for an auto-disabled one, the failures that disabled it.
+      async up(db: Kysely<any>) {
+        await tableCreator(db)('channel_tests')
+          .addColumn('channel_id', 'integer', (c) => c.notNull())
+          .addColumn('model', shortText, (c) => c.notNull())
+          .addColumn('tested_at', 'bigint', (c) => c.notNull())
+          .addColumn('ok', 'smallint', (c) => c.notNull())
+          .addColumn('latency_ms', 'integer', (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('error', longText)
+          .addPrimaryKeyConstraint('channel_tests_pk', ['channel_id', 'model'])
+          .execute();
+        await db.schema.alterTable('channel_model_state').addColumn('failures', longText).execute();
+      },
+    },
   };
 }
 

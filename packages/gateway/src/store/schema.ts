@@ -61,6 +61,19 @@ export interface ChannelModelStateTable {
   model: string;
   disabled_at: number;
   reason: string;
+  /** JSON [{at, error}]: the failures that disabled it, oldest first (null: disabled before they were kept). */
+  failures: string | null;
+}
+
+/** The latest test of each channel model (channels/testing.ts), whichever process ran it. */
+export interface ChannelTestsTable {
+  channel_id: number;
+  model: string;
+  tested_at: number;
+  ok: number;
+  latency_ms: number;
+  status: number | null;
+  error: string | null;
 }
 
 export interface ModelPricesTable {
@@ -136,6 +149,7 @@ export interface GatewayTables {
   tokens: TokensTable;
   channels: ChannelsTable;
   channel_model_state: ChannelModelStateTable;
+  channel_tests: ChannelTestsTable;
   model_prices: ModelPricesTable;
   logs: LogsTable;
   log_rollups: LogRollupsTable;

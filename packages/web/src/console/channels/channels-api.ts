@@ -1,0 +1,35 @@
+// The channels admin API as the page calls it; the answers' types are the gateway's own.
+import { withQuery } from '../../api';
+import { gatewayApi } from '../gateway-api';
+import type { ChannelInput, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllResult } from '@kbchat/gateway';
+
+export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/gateway';
+
+export type StatusFilter = '' | 'enabled' | 'disabled' | 'auto_disabled';
+
+export interface ListQuery {
+  q: string;
+  status: StatusFilter;
+  offset: number;
+  limit: number;
+}
+
+const path = (id: number, rest = '') => `/api/channels/${encodeURIComponent(String(id))}${rest}`;
+
+export const channelsApi = {
+  list: (q: ListQuery) => gatewayApi<ChannelPage>(withQuery('/api/channels', { q: q.q || undefined, status: q.status || undefined, offset: q.offset, limit: q.limit })),
+  get: (id: number) => gatewayApi<PublicChannel>(path(id)),
+  providers: () => gatewayApi<ChannelProviders>('/api/channels/providers'),
+  create: (input: ChannelInput) => gatewayApi<PublicChannel>('/api/channels', { json: input }),
+  update: (id: number, input: ChannelInput) => gatewayApi<PublicChannel>(path(id), { method: 'PATCH', json: input }),
+  remove: (id: number) => gatewayApi<{ deleted: boolean }>(path(id), { method: 'DELETE' }),
+  test: (id: number, model?: string) => gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: model === undefined ? {} : { model } }),
+  testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} }),
+  enableModels: (id: number, model?: string) => gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: model === undefined ? {} : { model } }),
+};
+
+/** Where the channel came from, when not made here: the variable that made it (or the built-in local models). */
+export function envSource(c: PublicChannel): string | null {
+  if (c.source !== 'env' || !c.env_provider) return null;
+  return c.env_provider === 'LOCAL' ? 'LOCAL' : `${c.env_provider}_API_KEY`;
+}
