@@ -56,6 +56,8 @@ describe.skipIf(Boolean(noBrowser))('the console prices page in Chromium', () =>
     await signInToConsole(page, suite.url);
     await page.goto(`${suite.url}/prices`);
     await page.getByRole('heading', { name: 'Prices' }).waitFor();
+    // The default's line comes with the prices (the convention's first line is there before them).
+    await expect.poll(() => page.getByTestId('convention').textContent()).toContain('the default: ');
     const convention = await page.getByTestId('convention').textContent();
     expect(convention).toContain('model ratio 1 = $0.002 per 1K input tokens = 2 units per 1M input tokens');
     expect(convention).toContain('the default: 2 per 1M input tokens and 8 per 1M output tokens (model ratio 1, completion ratio 4)');
