@@ -3,20 +3,8 @@
 // (messages.ts beside its pages); this file merges them, and the type of each
 // area's Chinese table makes a missing translation a compile error.
 import { useSyncExternalStore } from 'react';
-import * as apps from './apps/messages';
-import * as chat from './chat/messages';
-import * as gatewayConsole from './console/messages';
-import * as consoleChannels from './console/channels/messages';
-import * as consoleDashboard from './console/dashboard/messages';
-import * as consoleLogs from './console/logs/messages';
-import * as consolePrices from './console/prices/messages';
-import * as consoleTokens from './console/tokens/messages';
-import * as consoleUsers from './console/users/messages';
-import * as datasets from './datasets/messages';
-import * as core from './messages';
-import * as settings from './settings/messages';
+import { areas } from './message-areas';
 
-const areas = [core, datasets, apps, chat, settings, gatewayConsole, consoleDashboard, consoleChannels, consoleUsers, consoleTokens, consoleLogs, consolePrices] as const;
 /** Every area's keys (distributed over the areas: each area's table is its own object type). */
 type KeysOf<T> = T extends unknown ? keyof T : never;
 export type MessageKey = KeysOf<(typeof areas)[number]['en']>;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { PublicApp } from '../src/api.js';
-import { noBrowser } from './browser.js';
+import { noBrowser, sideScroll } from './browser.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -280,7 +280,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
       await page.goto(`${suite.k.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.locator('.ap-table, .ap-form').first().waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await sideScroll(page);
       expect(overflow, path).toBeLessThanOrEqual(0);
       if (path === '/apps') await page.screenshot({ path: join(SHOTS, 'apps-list-phone.png'), fullPage: true });
     }

@@ -18,3 +18,8 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
   page.on('pageerror', (e) => errors.push(e.message));
   return { context, page, errors };
 }
+
+/** How far the page scrolls sideways: 0 (or less) when it fits its viewport, as a phone needs. */
+export function sideScroll(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}

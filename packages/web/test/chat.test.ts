@@ -8,7 +8,7 @@
 // translator. Screenshots: test-output/web/chat-*.png.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
+import { noBrowser, openPage, sideScroll } from './browser.js';
 import { appWithKnowledge, asPage, holdChatStreams, lighthouseApp } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK as T, translateLikeChrome } from './page-translator.js';
@@ -166,7 +166,7 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
     await expect.poll(() => page.getByTestId('answer').last().textContent(), { timeout: 20_000 }).toContain('Okonkwo');
     await page.getByTestId('answer').last().getByRole('button', { name: 'Source 1' }).click();
     await page.getByRole('dialog', { name: 'Source 1' }).waitFor();
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = () => sideScroll(page);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'chat-375.png'), fullPage: true });
 

@@ -10,8 +10,8 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { ENV_MODELS, SIM_KEY, consoleSuite, signInToConsole } from './console-suite.js';
+import { noBrowser, sideScroll } from './browser.js';
+import { consoleSuite, ENV_MODELS, openConsole, SIM_KEY } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 import { translateLikeChrome } from './page-translator.js';
 
@@ -28,9 +28,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
   const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByText(name, { exact: true }) });
 
   async function openChannels(viewport = { width: 1280, height: 900 }, colorScheme: 'light' | 'dark' = 'light') {
-    const opened = await openPage(suite.browser, { locale: 'en-US', viewport, colorScheme });
-    suite.onFail = opened.page;
-    await signInToConsole(opened.page, suite.url);
+    const opened = await openConsole(suite, { locale: 'en-US', viewport, colorScheme });
     await opened.page.goto(`${suite.url}/channels`);
     await opened.page.getByRole('heading', { name: 'Channels' }).waitFor();
     return opened;
@@ -197,7 +195,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
   it('fits a phone in dark mode, in Chinese too, and keeps working under a page translator', async () => {
     const { context, page, errors } = await openChannels({ width: 375, height: 780 }, 'dark');
     await row(page, GOOD).getByTestId('test-ok').first().waitFor();
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = () => sideScroll(page);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-channels-phone-dark.png'), fullPage: true });
     await page.getByRole('button', { name: `Edit ${GOOD}` }).click();

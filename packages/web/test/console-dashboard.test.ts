@@ -9,8 +9,8 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { consoleSuite, SIM_KEY, signInToConsole } from './console-suite.js';
+import { noBrowser, sideScroll } from './browser.js';
+import { consoleSuite, openConsole, SIM_KEY } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] console dashboard browser tests: ${noBrowser}`);
@@ -37,9 +37,7 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
   }
 
   it('says there is no traffic yet before any request', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await page.goto(`${suite.url}/dashboard`);
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.getByTestId('no-traffic').waitFor();
@@ -63,9 +61,7 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
     // The logs are flushed in batches: wait until all five rows are written.
     await expect.poll(async () => (await suite.api('/api/logs?limit=1')).total, { timeout: 20_000 }).toBe(5);
 
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await page.goto(`${suite.url}/dashboard`);
     await tile(page, 'requests').waitFor();
     const now = Date.now();
@@ -139,13 +135,11 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
   }, 120_000);
 
   it('fits a phone in dark mode, and reads in Chinese', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
     await page.goto(`${suite.url}/dashboard?range=day&group_by=channel`);
     await tile(page, 'requests').waitFor();
     await expect.poll(() => page.locator('.chart canvas').count()).toBe(5);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     // The charts take their colours from the dark theme's variables.
     const stroke = await page.evaluate(() => getComputedStyle(document.querySelector('.dashboard')!).getPropertyValue('--chart-requests').trim());
     expect(stroke).toBe('#6b9bff');

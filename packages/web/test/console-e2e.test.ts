@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { SIM_KEY, consoleSuite, signInToConsole } from './console-suite.js';
+import { noBrowser } from './browser.js';
+import { consoleSuite, openConsole, SIM_KEY } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] console end-to-end browser test: ${noBrowser}`);
@@ -26,9 +26,7 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
   const channelRow = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByText(name, { exact: true }) });
 
   it('balance, channels, a token used by the openai client, the request in the logs, a failed request replayed', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
 
     // Users: root's 200, set to 150, and the API agrees.

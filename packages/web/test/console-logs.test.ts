@@ -14,8 +14,8 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readAnswer } from '../src/console/logs/answer.js';
 import { filtersOf, queryOf } from '../src/console/logs/query.js';
-import { noBrowser, openPage } from './browser.js';
-import { consoleSuite, signInToConsole, SIM_KEY } from './console-suite.js';
+import { noBrowser, openPage, sideScroll } from './browser.js';
+import { consoleSuite, openConsole, signInToConsole, SIM_KEY } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -114,9 +114,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
   }, 120_000);
 
   it('finds a request by its id over every row and by filters; a shared filtered URL shows the same rows; pages by cursor', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const apiCalls: string[] = [];
     page.on('request', (r) => r.url().includes('/api/') && apiCalls.push(new URL(r.url()).pathname));
     await page.goto(`${suite.url}/logs`);
@@ -227,9 +225,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
   }, 120_000);
 
   it("opens a failed request's detail by its URL, shows the body sent upstream, and replays it beside the old error", async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const before = page.getByRole('article', { name: 'Before: the original request' });
     const after = page.getByRole('article', { name: 'Now: the replay' });
     const replayedId = async () => (await after.getByRole('link', { name: /Open the replay's log row/ }).textContent())!.match(/\((\S+)\)/)![1]!;
@@ -307,19 +303,16 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
   }, 120_000);
 
   it('fits a phone in dark mode, in Chinese, under a page translator', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
-    const noSideScroll = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
     await page.goto(`${suite.url}/logs?user_id=${user.id}`);
     await expect.poll(() => shownIds(page)).toHaveLength(50);
-    expect(await noSideScroll()).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     // The top of the page (the rows below are more of the same).
     await page.screenshot({ path: join(SHOTS, 'console-logs-phone-dark.png') });
     await page.goto(`${suite.url}/logs/${ids.failed}`);
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.getByRole('article', { name: 'Now: the replay' }).waitFor();
-    expect(await noSideScroll()).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-logs-phone-detail.png'), fullPage: true });
 
     await page.getByRole('button', { name: '中文' }).click();
@@ -338,7 +331,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     await filters.getByRole('button', { name: `${TRANSLATED_MARK}应用` }).click();
     await page.waitForURL(/status=error/);
     await expect.poll(async () => (await shownIds(page)).length).toBeGreaterThanOrEqual(3);
-    expect(await noSideScroll()).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

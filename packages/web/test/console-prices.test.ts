@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { consoleSuite, signInToConsole } from './console-suite.js';
+import { noBrowser, sideScroll } from './browser.js';
+import { consoleSuite, openConsole } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] console prices browser tests: ${noBrowser}`);
@@ -51,9 +51,7 @@ describe.skipIf(Boolean(noBrowser))('the console prices page in Chromium', () =>
   it('sets a price by ratios and by units, deletes it, adds one; each read back, and the logged cost follows', async () => {
     const user = await suite.api('/api/users', { json: { username: 'payer', password: 'payer-password', balance: 50 } });
     const { key } = await suite.api('/api/tokens', { json: { user_id: user.id, name: 'payer key' } });
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await page.goto(`${suite.url}/prices`);
     await page.getByRole('heading', { name: 'Prices' }).waitFor();
     // The default's line comes with the prices (the convention's first line is there before them).
@@ -135,13 +133,11 @@ describe.skipIf(Boolean(noBrowser))('the console prices page in Chromium', () =>
   }, 120_000);
 
   it('fits a phone in dark mode, and reads in Chinese', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
     await page.goto(`${suite.url}/prices`);
     await page.getByTestId('model').getByText('sim-chat', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Set a price for sim-chat' }).click();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-prices-phone-dark.png'), fullPage: true });
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByRole('heading', { name: '价格' }).waitFor();

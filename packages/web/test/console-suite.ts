@@ -6,11 +6,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { CLI, freePorts, plainEnv, startUntil, type Started } from '../../cli/test/helpers.js';
-import { launch } from './browser.js';
+import { launch, openPage } from './browser.js';
 import { SHOTS } from './kbchat-start.js';
 
 export const CONSOLE_ROOT_PASSWORD = 'console-test-root-password';
@@ -93,4 +93,12 @@ export async function signInToConsole(page: Page, url: string, username = 'root'
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'main' }).waitFor();
+}
+
+/** A fresh page signed in as root (kept as the suite's page to save if the test fails), on the console's first page. */
+export async function openConsole(suite: ConsoleSuite, options: BrowserContextOptions = {}): Promise<Awaited<ReturnType<typeof openPage>>> {
+  const opened = await openPage(suite.browser, options);
+  suite.onFail = opened.page;
+  await signInToConsole(opened.page, suite.url);
+  return opened;
 }

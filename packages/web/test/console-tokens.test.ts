@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { consoleSuite, signInToConsole } from './console-suite.js';
+import { noBrowser, openPage, sideScroll } from './browser.js';
+import { consoleSuite, openConsole, signInToConsole } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] console tokens browser tests: ${noBrowser}`);
@@ -17,9 +17,7 @@ describe.skipIf(Boolean(noBrowser))('the console: tokens', () => {
   const suite = consoleSuite('console-tokens');
 
   it('creates a token shown once, uses it with the openai client, edits and disables it (each read back)', async () => {
-    const { page, context, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('heading', { name: 'Tokens' }).waitFor();
 
@@ -108,7 +106,7 @@ describe.skipIf(Boolean(noBrowser))('the console: tokens', () => {
     await page.getByTestId('new-key').waitFor();
     await page.getByText('alice-phone', { exact: true }).waitFor();
     expect((await suite.api(`/api/tokens?user_id=${alice.id}`)).data.map((x: any) => x.name)).toEqual(['alice-ci', 'alice-phone']);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-tokens-plain-user-phone-dark.png'), fullPage: true });
 
     // Delete asks first, then deletes; the API agrees.

@@ -6,8 +6,8 @@
 // Chinese and a page translator. Screenshots: test-output/web/console-*.png.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
-import { CONSOLE_ROOT_PASSWORD, consoleSuite, signInToConsole } from './console-suite.js';
+import { noBrowser, openPage, sideScroll } from './browser.js';
+import { CONSOLE_ROOT_PASSWORD, consoleSuite, openConsole } from './console-suite.js';
 import { SHOTS } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -82,12 +82,10 @@ describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
   }, 60_000);
 
   it('fits a phone in dark mode, in Chinese, under a page translator', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
-    suite.onFail = page;
-    await signInToConsole(page, suite.url);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
     await page.goto(`${suite.url}/users`);
     await page.getByRole('heading', { name: 'Users' }).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'console-phone-dark.png'), fullPage: true });
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByRole('heading', { name: '用户' }).waitFor();

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { noBrowser } from './browser.js';
+import { noBrowser, sideScroll } from './browser.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -286,7 +286,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       await page.goto(`${datasetUrl}${path}`);
       await page.getByRole('heading', { level: 1, name: 'Field notes' }).waitFor();
       await page.locator('h2').first().waitFor();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0);
+      expect(await sideScroll(page), path).toBeLessThanOrEqual(0);
     }
     await page.goto(datasetUrl);
     await page.getByRole('link', { name: SPECIAL }).waitFor();
@@ -295,7 +295,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.getByLabel('Question').fill('quince trees');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('312 quince trees');
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'datasets-search-phone.png'), fullPage: true });
     await phone.close();
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
-import { launch, noBrowser } from './browser.js';
+import { launch, noBrowser, sideScroll } from './browser.js';
 
 const KEY = 'kbchat-web-test-key-0123456789';
 const ROOT_PASSWORD = 'web-test-root-password';
@@ -67,7 +67,7 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     await page.getByLabel('密码').fill(ROOT_PASSWORD);
     await page.getByRole('button', { name: '登录' }).click();
     await page.getByRole('heading', { level: 1, name: '知识库' }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await sideScroll(page);
     expect(overflow).toBeLessThanOrEqual(0);
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     expect(background).toBe('rgb(22, 22, 24)');

@@ -3,7 +3,7 @@
 // working, deleted), and root adding a member who signs in and is removed.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noBrowser } from './browser.js';
+import { noBrowser, sideScroll } from './browser.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
@@ -144,7 +144,7 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     for (const path of ['/keys', '/models', '/team']) {
       await page.goto(`${suite.k.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await sideScroll(page);
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
     await page.screenshot({ path: join(SHOTS, 'settings-team-phone-dark.png'), fullPage: true });

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { noBrowser, openPage } from './browser.js';
+import { noBrowser, openPage, sideScroll } from './browser.js';
 import { browserSuite, ROOT_PASSWORD, SHOTS, signIn } from './kbchat-start.js';
 
 const FACT = 'The lighthouse keeper Marguerite Okonkwo painted the lighthouse tower teal in 1987.';
@@ -136,7 +136,7 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
     await phoneAnswer.locator('details.trace-dropped').getByText('Dropped (1)').click();
     const region = phoneAnswer.getByRole('region', { name: 'Model calls' });
     await region.waitFor();
-    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await sideScroll(phone.page)).toBeLessThanOrEqual(0);
     await phoneAnswer.locator('details.trace-dropped').scrollIntoViewIfNeeded();
     await phone.page.screenshot({ path: join(SHOTS, 'trace-phone-dark.png') });
     await region.scrollIntoViewIfNeeded();

@@ -35,9 +35,9 @@ export function usePickers(): Pickers {
 }
 
 const RANGES = [
-  { label: 'logs.lastHour', ms: 3_600_000 },
-  { label: 'logs.lastDay', ms: 86_400_000 },
-  { label: 'logs.lastWeek', ms: 7 * 86_400_000 },
+  { label: 'requestLogs.lastHour', ms: 3_600_000 },
+  { label: 'requestLogs.lastDay', ms: 86_400_000 },
+  { label: 'requestLogs.lastWeek', ms: 7 * 86_400_000 },
 ] as const;
 
 /** The options of a picker, with the chosen id added when the list lacks it (beyond its first page, or deleted). */
@@ -89,21 +89,21 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
   );
 
   return (
-    <form className="card logs-filters" aria-label={t('logs.filters')} onSubmit={submit}>
+    <form className="card logs-filters" aria-label={t('requestLogs.filters')} onSubmit={submit}>
       <div className="logs-filter-grid">
         <label>
-          <span>{t('logs.from')}</span>
+          <span>{t('requestLogs.from')}</span>
           <input type="datetime-local" value={draft.from ?? ''} onChange={(e) => set({ from: e.target.value })} />
         </label>
         <label>
-          <span>{t('logs.to')}</span>
+          <span>{t('requestLogs.to')}</span>
           <input type="datetime-local" value={draft.to ?? ''} onChange={(e) => set({ to: e.target.value })} />
         </label>
-        {select('logs.user', 'logs.anyUser', draft.user_id, userOptions, (user_id) => set({ user_id, token_id: undefined }))}
-        {select('logs.token', 'logs.anyToken', draft.token_id, tokenOptions, (token_id) => set({ token_id }))}
-        {select('logs.channel', 'logs.anyChannel', draft.channel_id, channelOptions, (channel_id) => set({ channel_id }))}
+        {select('requestLogs.user', 'requestLogs.anyUser', draft.user_id, userOptions, (user_id) => set({ user_id, token_id: undefined }))}
+        {select('requestLogs.token', 'requestLogs.anyToken', draft.token_id, tokenOptions, (token_id) => set({ token_id }))}
+        {select('requestLogs.channel', 'requestLogs.anyChannel', draft.channel_id, channelOptions, (channel_id) => set({ channel_id }))}
         <label>
-          <span>{t('logs.model')}</span>
+          <span>{t('requestLogs.model')}</span>
           <input list="logs-models" value={draft.model ?? ''} onChange={(e) => set({ model: e.target.value })} />
           <datalist id="logs-models">
             {models.map((m) => (
@@ -112,12 +112,12 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
           </datalist>
         </label>
         <label>
-          <span>{t('logs.status')}</span>
+          <span>{t('requestLogs.status')}</span>
           <select value={draft.status ?? ''} onChange={(e) => set({ status: (e.target.value || undefined) as StatusFilter | undefined })}>
-            <option value="">{t('logs.anyStatus')}</option>
+            <option value="">{t('requestLogs.anyStatus')}</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {t(`logs.status.${s}`)}
+                {t(`requestLogs.status.${s}`)}
               </option>
             ))}
           </select>
@@ -125,7 +125,7 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
       </div>
       <div className="row">
         <button type="submit">
-          <span>{t('logs.apply')}</span>
+          <span>{t('requestLogs.apply')}</span>
         </button>
         {RANGES.map((r) => (
           <button key={r.label} type="button" className="secondary" onClick={() => onApply({ ...filtersOfDraft(), from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}>
@@ -134,13 +134,13 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
         ))}
         {isFiltered(applied) && (
           <button type="button" className="link" onClick={() => onApply({})}>
-            <span>{t('logs.clear')}</span>
+            <span>{t('requestLogs.clear')}</span>
           </button>
         )}
       </div>
       {pickers.error && (
         <p role="alert" className="error">
-          <span>{t('logs.pickersFailed', { message: pickers.error.message })}</span>
+          <span>{t('requestLogs.pickersFailed', { message: pickers.error.message })}</span>
         </p>
       )}
     </form>

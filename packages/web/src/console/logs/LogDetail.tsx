@@ -28,8 +28,8 @@ export function LogDetail({ requestId }: { requestId: string }) {
   const { data } = useLoad(() => loadDetail(requestId), [requestId]);
   const back = `~/logs${lastListQuery()}`;
   const crumbs = (
-    <nav aria-label={t('logs.detail.breadcrumb')} className="logs-breadcrumb">
-      <Link href={back}>{t('logs.title')}</Link>
+    <nav aria-label={t('requestLogs.detail.breadcrumb')} className="logs-breadcrumb">
+      <Link href={back}>{t('requestLogs.title')}</Link>
       <span aria-hidden="true">›</span>
       <span>{requestId}</span>
     </nav>
@@ -40,45 +40,45 @@ export function LogDetail({ requestId }: { requestId: string }) {
       <section className="stack logs-page">
         {crumbs}
         <p role="alert" className="error">
-          <span>{t('logs.detail.notFound', { id: requestId })}</span>
+          <span>{t('requestLogs.detail.notFound', { id: requestId })}</span>
         </p>
         <p>
-          <Link href={back}>{t('logs.detail.back')}</Link>
+          <Link href={back}>{t('requestLogs.detail.back')}</Link>
         </p>
       </section>
     );
 
   const r = data;
-  const none = t('logs.none.value');
-  const ms = (n: number | null) => (n === null ? none : t('logs.ms', { n: n.toLocaleString() }));
+  const none = t('requestLogs.none.value');
+  const ms = (n: number | null) => (n === null ? none : t('requestLogs.ms', { n: n.toLocaleString() }));
   const filterLink = (f: Record<string, string>) => `~/logs${queryOf(f)}`;
   const fields: [string, ReactNode][] = [
-    [t('logs.field.time'), <span title={new Date(r.created_at).toISOString()}>{formatLogTime(r.created_at, lang)}</span>],
-    [t('logs.field.requestId'), <code>{r.request_id}</code>],
-    [t('logs.col.user'), <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id) }) : undefined} />],
-    [t('logs.col.token'), <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />],
-    [t('logs.col.channel'), <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />],
-    [t('logs.field.endpoint'), <code>{r.endpoint}</code>],
-    [t('logs.col.model'), <Link href={filterLink({ model: r.model })}>{r.model}</Link>],
-    [t('logs.field.upstreamModel'), <span>{r.upstream_model ?? none}</span>],
-    [t('logs.col.stream'), <span>{t(r.is_stream ? 'logs.yes' : 'logs.no')}</span>],
-    [t('logs.col.status'), <span className={`badge ${failed(r) ? 'bad' : 'ok'}`}>{r.status}</span>],
-    [t('logs.field.promptTokens'), <span>{r.prompt_tokens.toLocaleString()}</span>],
-    [t('logs.field.completionTokens'), <span>{r.completion_tokens.toLocaleString()}</span>],
-    [t('logs.field.usageSource'), <code>{r.usage_source}</code>],
-    [t('logs.col.cost'), <span>{formatUnits(r.cost)}</span>],
-    [t('logs.field.costMicros'), <span>{r.cost_micros.toLocaleString()}</span>],
-    [t('logs.field.latency'), <span>{ms(r.latency_ms)}</span>],
-    [t('logs.field.ttft'), <span>{ms(r.ttft_ms)}</span>],
-    [t('logs.col.attempts'), <span>{r.attempts}</span>],
-    [t('logs.field.logId'), <span>{`#${r.id}`}</span>],
+    [t('requestLogs.field.time'), <span title={new Date(r.created_at).toISOString()}>{formatLogTime(r.created_at, lang)}</span>],
+    [t('requestLogs.field.requestId'), <code>{r.request_id}</code>],
+    [t('requestLogs.col.user'), <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id) }) : undefined} />],
+    [t('requestLogs.col.token'), <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />],
+    [t('requestLogs.col.channel'), <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />],
+    [t('requestLogs.field.endpoint'), <code>{r.endpoint}</code>],
+    [t('requestLogs.col.model'), <Link href={filterLink({ model: r.model })}>{r.model}</Link>],
+    [t('requestLogs.field.upstreamModel'), <span>{r.upstream_model ?? none}</span>],
+    [t('requestLogs.col.stream'), <span>{t(r.is_stream ? 'requestLogs.yes' : 'requestLogs.no')}</span>],
+    [t('requestLogs.col.status'), <span className={`badge ${failed(r) ? 'bad' : 'ok'}`}>{r.status}</span>],
+    [t('requestLogs.field.promptTokens'), <span>{r.prompt_tokens.toLocaleString()}</span>],
+    [t('requestLogs.field.completionTokens'), <span>{r.completion_tokens.toLocaleString()}</span>],
+    [t('requestLogs.field.usageSource'), <code>{r.usage_source}</code>],
+    [t('requestLogs.col.cost'), <span>{formatUnits(r.cost)}</span>],
+    [t('requestLogs.field.costMicros'), <span>{r.cost_micros.toLocaleString()}</span>],
+    [t('requestLogs.field.latency'), <span>{ms(r.latency_ms)}</span>],
+    [t('requestLogs.field.ttft'), <span>{ms(r.ttft_ms)}</span>],
+    [t('requestLogs.col.attempts'), <span>{r.attempts}</span>],
+    [t('requestLogs.field.logId'), <span>{`#${r.id}`}</span>],
   ];
 
   return (
     <section className="stack logs-page">
       {crumbs}
       <div className="row logs-detail-head">
-        <h1>{t('logs.detail.title', { id: r.request_id })}</h1>
+        <h1>{t('requestLogs.detail.title', { id: r.request_id })}</h1>
         <CopyButton text={window.location.href} />
       </div>
       <dl className="card logs-fields">
@@ -91,7 +91,7 @@ export function LogDetail({ requestId }: { requestId: string }) {
       </dl>
       {r.error && (
         <div className="card stack">
-          <h2>{t('logs.field.error')}</h2>
+          <h2>{t('requestLogs.field.error')}</h2>
           <pre className="logs-pre logs-error-pre">
             <span>{r.error}</span>
           </pre>
@@ -100,17 +100,17 @@ export function LogDetail({ requestId }: { requestId: string }) {
       {r.request_body !== null ? (
         <div className="card stack">
           <div className="row logs-detail-head">
-            <h2>{t('logs.body.title')}</h2>
+            <h2>{t('requestLogs.body.title')}</h2>
             <CopyButton text={r.request_body} />
           </div>
-          <pre className="logs-pre" aria-label={t('logs.body.title')} tabIndex={0} translate="no">
+          <pre className="logs-pre" aria-label={t('requestLogs.body.title')} tabIndex={0} translate="no">
             <code>{prettyJson(r.request_body)}</code>
           </pre>
           <Replay log={r} />
         </div>
       ) : (
         <p className="muted">
-          <span>{t(failed(r) ? 'logs.body.notKept' : 'logs.body.none')}</span>
+          <span>{t(failed(r) ? 'requestLogs.body.notKept' : 'requestLogs.body.none')}</span>
         </p>
       )}
     </section>

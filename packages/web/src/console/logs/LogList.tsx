@@ -30,7 +30,7 @@ export function LogList() {
   return (
     <section className="stack logs-page">
       <div className="logs-head">
-        <h1>{t('logs.title')}</h1>
+        <h1>{t('requestLogs.title')}</h1>
         <FindRequest />
       </div>
       <Filters applied={filters} pickers={pickers} onApply={(f) => show(f)} />
@@ -54,13 +54,13 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
     <>
       <div className="row logs-summary">
         <span role="status" className="muted">
-          {data.total_capped ? t('logs.countCapped', { n: data.total.toLocaleString() }) : data.total === 1 ? t('logs.countOne') : t('logs.count', { n: data.total.toLocaleString() })}
+          {data.total_capped ? t('requestLogs.countCapped', { n: data.total.toLocaleString() }) : data.total === 1 ? t('requestLogs.countOne') : t('requestLogs.count', { n: data.total.toLocaleString() })}
         </span>
-        <CopyButton text={window.location.href} label={t('logs.copyLink')} />
+        <CopyButton text={window.location.href} label={t('requestLogs.copyLink')} />
       </div>
       {data.data.length === 0 ? (
         <p className="card muted">
-          <span>{t(isFiltered(filters) || cursor ? 'logs.none' : 'logs.noneYet')}</span>
+          <span>{t(isFiltered(filters) || cursor ? 'requestLogs.none' : 'requestLogs.noneYet')}</span>
         </p>
       ) : (
         <Table
@@ -69,9 +69,9 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
           rowKey={(r) => r.request_id}
           rowClass={(r) => (failed(r) ? 'logs-failed' : undefined)}
           columns={[
-            { header: t('logs.col.time'), cell: (r) => <TimeCell row={r} /> },
+            { header: t('requestLogs.col.time'), cell: (r) => <TimeCell row={r} /> },
             {
-              header: t('logs.col.userToken'),
+              header: t('requestLogs.col.userToken'),
               cell: (r) => (
                 <>
                   <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id), token_id: undefined }) : undefined} />
@@ -81,26 +81,26 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
                 </>
               ),
             },
-            { header: t('logs.col.model'), cell: (r) => <ModelCell row={r} t={t} /> },
-            { header: t('logs.col.channel'), cell: (r) => <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} /> },
-            { header: t('logs.col.status'), cell: (r) => <StatusCell row={r} t={t} /> },
-            { header: t('logs.col.tokens'), cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span> },
-            { header: t('logs.col.cost'), cell: (r) => <span>{formatUnits(r.cost)}</span> },
-            { header: t('logs.col.latency'), cell: (r) => <span>{`${t('logs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('logs.none.value') : t('logs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span> },
+            { header: t('requestLogs.col.model'), cell: (r) => <ModelCell row={r} t={t} /> },
+            { header: t('requestLogs.col.channel'), cell: (r) => <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} /> },
+            { header: t('requestLogs.col.status'), cell: (r) => <StatusCell row={r} t={t} /> },
+            { header: t('requestLogs.col.tokens'), cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span> },
+            { header: t('requestLogs.col.cost'), cell: (r) => <span>{formatUnits(r.cost)}</span> },
+            { header: t('requestLogs.col.latency'), cell: (r) => <span>{`${t('requestLogs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('requestLogs.none.value') : t('requestLogs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span> },
           ]}
         />
       )}
       {(cursor || data.next_cursor) && (
-        <nav className="pager" aria-label={t('logs.title')}>
+        <nav className="pager" aria-label={t('requestLogs.title')}>
           {cursor && (
             <button type="button" className="secondary" onClick={() => show(filters)}>
-              <span>{t('logs.newest')}</span>
+              <span>{t('requestLogs.newest')}</span>
             </button>
           )}
           <button type="button" className="secondary" disabled={trail.length < 2} onClick={() => show(filters, trail[trail.length - 2])}>
             <span>{t('common.previous')}</span>
           </button>
-          {pageNumber !== undefined && <span className="muted">{t('logs.page', { n: pageNumber })}</span>}
+          {pageNumber !== undefined && <span className="muted">{t('requestLogs.page', { n: pageNumber })}</span>}
           <button
             type="button"
             className="secondary"
@@ -125,7 +125,7 @@ function TimeCell({ row }: { row: PublicLog }) {
   const locale = lang === 'zh' ? 'zh-CN' : 'en-US';
   return (
     <>
-      <Link href={`/${encodeURIComponent(row.request_id)}`} aria-label={t('logs.openRequest', { time: formatLogTime(row.created_at, lang), id: row.request_id })}>
+      <Link href={`/${encodeURIComponent(row.request_id)}`} aria-label={t('requestLogs.openRequest', { time: formatLogTime(row.created_at, lang), id: row.request_id })}>
         <span>{when.toLocaleTimeString(locale, { timeStyle: 'medium' })}</span>
       </Link>
       <div className="muted logs-small">
@@ -139,10 +139,10 @@ function ModelCell({ row, t }: { row: PublicLog; t: Translate }) {
   return (
     <>
       <span>{row.model}</span>
-      {row.is_stream && <span className="badge logs-tag">{t('logs.replay.stream')}</span>}
+      {row.is_stream && <span className="badge logs-tag">{t('requestLogs.replay.stream')}</span>}
       {row.upstream_model && row.upstream_model !== row.model && (
         <div className="muted logs-small">
-          <span>{t('logs.upstreamAs', { model: row.upstream_model })}</span>
+          <span>{t('requestLogs.upstreamAs', { model: row.upstream_model })}</span>
         </div>
       )}
     </>
@@ -153,7 +153,7 @@ function StatusCell({ row, t }: { row: PublicLog; t: Translate }) {
   return (
     <>
       <span className={`badge ${failed(row) ? 'bad' : 'ok'}`}>{row.status}</span>
-      {row.attempts > 1 && <span className="badge warn logs-tag">{t('logs.attempts', { n: row.attempts })}</span>}
+      {row.attempts > 1 && <span className="badge warn logs-tag">{t('requestLogs.attempts', { n: row.attempts })}</span>}
       {row.error && (
         <div className="error logs-error-text" title={row.error}>
           <span>{row.error}</span>
@@ -180,14 +180,14 @@ function FindRequest() {
       await gatewayApi(`/api/logs/${encodeURIComponent(wanted)}`);
       navigate(`/${encodeURIComponent(wanted)}`);
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 404 ? new Error(t('logs.notFound', { id: wanted })) : err);
+      setError(err instanceof ApiError && err.status === 404 ? new Error(t('requestLogs.notFound', { id: wanted })) : err);
       setBusy(false);
     }
   };
   return (
     <form role="search" className="logs-find" onSubmit={submit}>
       <label htmlFor="logs-find-id">
-        <span>{t('logs.requestId')}</span>
+        <span>{t('requestLogs.requestId')}</span>
       </label>
       <div className="row logs-find-row">
         <input
@@ -200,11 +200,11 @@ function FindRequest() {
           aria-describedby="logs-find-hint"
         />
         <button type="submit" disabled={busy}>
-          <span>{busy ? t('logs.finding') : t('logs.find')}</span>
+          <span>{busy ? t('requestLogs.finding') : t('requestLogs.find')}</span>
         </button>
       </div>
       <p id="logs-find-hint" className="muted logs-small">
-        <span>{t('logs.findHint')}</span>
+        <span>{t('requestLogs.findHint')}</span>
       </p>
       <ActionError error={error} />
     </form>

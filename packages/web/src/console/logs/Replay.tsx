@@ -33,9 +33,9 @@ export function Replay({ log }: { log: PublicLogDetail }) {
     <div className="stack">
       <div className="row">
         <button type="button" onClick={replay} disabled={busy}>
-          <span>{busy ? t('logs.replaying') : t('logs.replay')}</span>
+          <span>{busy ? t('requestLogs.replaying') : t('requestLogs.replay')}</span>
         </button>
-        <span className="muted logs-small">{t('logs.replayHint')}</span>
+        <span className="muted logs-small">{t('requestLogs.replayHint')}</span>
       </div>
       <ActionError error={error} />
       {result && <Comparison log={log} result={result} />}
@@ -48,33 +48,33 @@ function Comparison({ log, result }: { log: PublicLogDetail; result: ReplayResul
   const answer = readAnswer(result);
   const payloads = result.stream && Array.isArray(result.response) ? result.response : null;
   return (
-    <section className="logs-compare" aria-label={t('logs.replay.title')}>
-      <article className="logs-side" aria-label={t('logs.replay.before')}>
-        <h3>{t('logs.replay.before')}</h3>
+    <section className="logs-compare" aria-label={t('requestLogs.replay.title')}>
+      <article className="logs-side" aria-label={t('requestLogs.replay.before')}>
+        <h3>{t('requestLogs.replay.before')}</h3>
         <p className="row">
-          <span className={`badge ${failed(log) ? 'bad' : 'ok'}`}>{t('logs.replay.status', { status: log.status })}</span>
-          <span>{t(failed(log) ? 'logs.replay.failed' : 'logs.replay.ok')}</span>
+          <span className={`badge ${failed(log) ? 'bad' : 'ok'}`}>{t('requestLogs.replay.status', { status: log.status })}</span>
+          <span>{t(failed(log) ? 'requestLogs.replay.failed' : 'requestLogs.replay.ok')}</span>
         </p>
         <pre className="logs-pre logs-error-pre">
           <span>{log.error ?? ''}</span>
         </pre>
       </article>
-      <article className="logs-side" aria-label={t('logs.replay.after')}>
-        <h3>{t('logs.replay.after')}</h3>
+      <article className="logs-side" aria-label={t('requestLogs.replay.after')}>
+        <h3>{t('requestLogs.replay.after')}</h3>
         <p className="row">
-          <span className={`badge ${answer.ok ? 'ok' : 'bad'}`}>{t('logs.replay.status', { status: result.status })}</span>
-          <span>{t(answer.ok ? 'logs.replay.ok' : 'logs.replay.failed')}</span>
-          {result.stream && <span className="badge">{t('logs.replay.stream')}</span>}
+          <span className={`badge ${answer.ok ? 'ok' : 'bad'}`}>{t('requestLogs.replay.status', { status: result.status })}</span>
+          <span>{t(answer.ok ? 'requestLogs.replay.ok' : 'requestLogs.replay.failed')}</span>
+          {result.stream && <span className="badge">{t('requestLogs.replay.stream')}</span>}
         </p>
         <pre className={`logs-pre ${answer.ok ? '' : 'logs-error-pre'}`} data-testid="replay-answer">
-          <span>{answer.text || summaryText(answer.summary, t) || t('logs.replay.noText')}</span>
+          <span>{answer.text || summaryText(answer.summary, t) || t('requestLogs.replay.noText')}</span>
         </pre>
         <p>
-          <Link href={`/${encodeURIComponent(result.request_id)}`}>{t('logs.replay.open', { id: result.request_id })}</Link>
+          <Link href={`/${encodeURIComponent(result.request_id)}`}>{t('requestLogs.replay.open', { id: result.request_id })}</Link>
         </p>
         <details className="logs-raw">
           <summary>
-            <span>{payloads ? t('logs.replay.payloads', { n: payloads.length }) : t('logs.replay.raw')}</span>
+            <span>{payloads ? t('requestLogs.replay.payloads', { n: payloads.length }) : t('requestLogs.replay.raw')}</span>
           </summary>
           {payloads ? (
             <ol className="logs-payloads" translate="no">
@@ -97,5 +97,5 @@ function Comparison({ log, result }: { log: PublicLogDetail; result: ReplayResul
 
 function summaryText(summary: ReadAnswer['summary'], t: Translate): string {
   if (!summary) return '';
-  return summary.kind === 'embeddings' ? t('logs.replay.embeddings', { count: summary.count, dims: summary.dims }) : t('logs.replay.rerank', { count: summary.count });
+  return summary.kind === 'embeddings' ? t('requestLogs.replay.embeddings', { count: summary.count, dims: summary.dims }) : t('requestLogs.replay.rerank', { count: summary.count });
 }

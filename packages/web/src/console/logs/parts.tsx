@@ -14,11 +14,11 @@ export function formatLogTime(ms: number, lang: string): string {
 
 export function NameOf({ id, name, href }: { id: number | null; name: string | null; href?: string }) {
   const { t } = useLang();
-  if (id === null) return <span className="muted">{t('logs.none.value')}</span>;
-  const text = name ?? t('logs.deleted', { id });
+  if (id === null) return <span className="muted">{t('requestLogs.none.value')}</span>;
+  const text = name ?? t('requestLogs.deleted', { id });
   if (!href) return <span>{text}</span>;
   return (
-    <Link href={href} title={t('logs.filterBy', { what: text })}>
+    <Link href={href} title={t('requestLogs.filterBy', { what: text })}>
       <span>{text}</span>
     </Link>
   );
