@@ -160,7 +160,7 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
     expect(after.body.error.message).toContain('sign in again');
   });
 
-  it("a plain user's cookie reaches /api/auth/me and log-out, and nothing else", async () => {
+  it("a plain user's cookie reaches /api/auth/me, its own tokens and log-out, and nothing else", async () => {
     const made = await t.api('/api/users', { method: 'POST', json: { username: 'plain-console', password: 'plain-password' } });
     expect(made.status).toBe(201);
     const plainId = (await made.json()).id as number;
@@ -169,7 +169,13 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
     const me = await browser('/api/auth/me', { cookie: cookie.value });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user: { role: 'user' }, csrf_token: body.csrf_token });
-    for (const path of ['/api/users', '/api/tokens', '/api/channels', '/api/logs', '/api/prices', '/api/dashboard']) {
+    // Its own tokens (own-tokens.test.ts has the rest): an empty list, and a token made with the CSRF token.
+    expect((await browser('/api/tokens', { cookie: cookie.value })).body).toMatchObject({ data: [], total: 0 });
+    const own = await browser('/api/tokens', { method: 'POST', cookie: cookie.value, csrf: body.csrf_token, json: { name: 'mine' } });
+    expect(own.status).toBe(201);
+    expect(own.body.token.user_id).toBe(plainId);
+    expect((await browser('/api/tokens', { method: 'POST', cookie: cookie.value, json: { name: 'no csrf' } })).status).toBe(403);
+    for (const path of ['/api/users', '/api/channels', '/api/logs', '/api/prices', '/api/dashboard']) {
       const r = await browser(path, { cookie: cookie.value });
       expect(r.status, path).toBe(403);
       expect(r.body.error.message, path).toContain('administrator');

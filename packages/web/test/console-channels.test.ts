@@ -216,7 +216,8 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).click();
     await expect.poll(async () => (await channelNamed(GOOD)).last_tests[0].tested_at).toBeGreaterThan(before);
     await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).and(page.locator(':enabled')).waitFor();
-    expect(await goodRow.getByTestId('test-ok').count()).toBe(2);
+    // The row shows the fresh results once the list is read again.
+    await expect.poll(() => goodRow.getByTestId('test-ok').count()).toBe(2);
     await goodRow.getByRole('button', { name: `编辑 ${GOOD}` }).click();
     await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).waitFor();
     expect(errors).toEqual([]);
