@@ -1,0 +1,133 @@
+// Plain text as people wrote it. A .txt file may be prose hard-wrapped at some
+// width (mail, RFCs, text pasted out of a PDF), where a line break is only a
+// wrap, or a file of lines that each mean something (a log, a poem, an address
+// list, aligned columns). Plain text has no syntax that says which, so the
+// line lengths decide:
+//
+// - The document's width W is the most common wrap width among its lines'
+//   widths in columns (CJK characters count 2; see wrapWidth), at least 40
+//   (no one wraps prose narrower).
+// - Inside a paragraph (lines between blank lines) a break is a wrap when the
+//   line is full: the line, a space and the next line's first word (first
+//   character, in CJK) would reach 85% of W (slack for fill algorithms that
+//   balance lines instead of filling each). A line ending in a word broken
+//   by a hyphen is always a wrap.
+// - Never a wrap: before a list item marker (`-`, `•`, `1.`, `a)`...), before
+//   or after a line of aligned columns (a tab, or three spaces inside) or of one
+//   long word (a URL, a CSV row), between lines of different quote depth (`>`),
+//   or where the indentation changes other than a first-line indent or a list
+//   item's hanging indent.
+// - A paragraph is unwrapped only when at least two thirds of its other breaks
+//   are wraps: in a log only the longer lines look full, and they stay as they are.
+// Joins follow line-joins.ts (hyphens, CJK).
+
+import { DocumentWords, breaksWord, displayWidth, isWide, joinWrapped, listMarker } from './line-joins.js';
+
+const MIN_WRAP_WIDTH = 40;
+const FULL_SHARE = 0.85;
+
+/**
+ * The width a text is wrapped at: the w (at least 40 columns) whose band of
+ * widths [85% of w, w] holds the most lines, the widest on a tie. A text
+ * wrapped at 80 keeps most of its lines in that band whatever else it holds
+ * (a few long lines, an unwrapped part); 0 when no line is 40 columns wide.
+ */
+export function wrapWidth(lines: string[]): number {
+  const widths = lines.filter((l) => l.trim()).map((l) => displayWidth(l.trimEnd())).sort((a, b) => a - b);
+  let best = 0;
+  let bestCount = 0;
+  let low = 0;
+  for (let high = 0; high < widths.length; high++) {
+    while (widths[low] < widths[high] * FULL_SHARE) low++;
+    if (widths[high] >= MIN_WRAP_WIDTH && high - low + 1 >= bestCount) {
+      best = widths[high];
+      bestCount = high - low + 1;
+    }
+  }
+  return best;
+}
+
+interface Line {
+  text: string;
+  indent: number;
+  quote: string;
+  /** Where a list item's text starts (its continuation lines' indent), when this line starts one. */
+  itemColumn?: number;
+}
+
+function describe(raw: string): Line {
+  const quote = /^(?:\s*>)+\s?/.exec(raw)?.[0] ?? '';
+  const rest = raw.slice(quote.length);
+  const indent = /^\s*/.exec(rest)![0].length;
+  const marker = listMarker(rest);
+  const itemColumn = marker ? marker[0].length + (/^\s*/.exec(rest.slice(marker[0].length))![0].length || 1) : undefined;
+  return { text: rest.trim(), indent, quote: quote.replace(/\s/g, ''), ...(itemColumn !== undefined ? { itemColumn } : {}) };
+}
+
+const TABULAR = /\t|\S {3,}\S/;
+const lonelyWord = (text: string) => !/\s/.test(text) && !Array.from(text).some(isWide) && text.length > 20;
+
+function firstWordWidth(text: string): number {
+  const first = String.fromCodePoint(text.codePointAt(0) ?? 32);
+  if (isWide(first)) return 2; // CJK wraps between any two characters, with no space
+  return 1 + displayWidth(/^\S+/.exec(text)?.[0] ?? '');
+}
+
+type Break = 'wrap' | 'kept' | 'structure';
+
+/** Unwraps the hard-wrapped paragraphs of a plain text (lines end in \n). */
+export function unwrapPlainText(text: string): string {
+  const lines = text.split('\n');
+  const width = wrapWidth(lines);
+  const words = new DocumentWords(text);
+  const out: string[] = [];
+  for (let start = 0; start < lines.length; ) {
+    if (!lines[start].trim()) {
+      out.push(lines[start].trimEnd());
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end + 1 < lines.length && lines[end + 1].trim()) end++;
+    out.push(...unwrapParagraph(lines.slice(start, end + 1), width, words));
+    start = end + 1;
+  }
+  return out.join('\n');
+}
+
+function unwrapParagraph(raw: string[], width: number, words: DocumentWords): string[] {
+  if (raw.length === 1) return [raw[0].trimEnd()];
+  const lines = raw.map(describe);
+  const breaks: Break[] = [];
+  // The indent continuation lines of the current logical line must have (undefined: not seen yet).
+  let continuation: number | undefined = lines[0].itemColumn !== undefined ? lines[0].indent + lines[0].itemColumn : undefined;
+  let logicalStart = 0;
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const a = lines[i];
+    const b = lines[i + 1];
+    let kind: Break;
+    if (b.itemColumn !== undefined || a.quote !== b.quote || TABULAR.test(raw[i].trim()) || TABULAR.test(raw[i + 1].trim())) kind = 'structure';
+    else if (breaksWord(a.text, b.text)) kind = 'wrap';
+    else if (lonelyWord(a.text) || lonelyWord(b.text)) kind = 'structure';
+    else if (continuation !== undefined ? b.indent !== continuation : b.indent > lines[logicalStart].indent) kind = 'structure';
+    else if (width > 0 && displayWidth(raw[i].trimEnd()) + firstWordWidth(b.text) >= width * FULL_SHARE) kind = 'wrap';
+    else kind = 'kept';
+    breaks.push(kind);
+    if (kind === 'wrap') continuation ??= b.indent;
+    else {
+      logicalStart = i + 1;
+      continuation = b.itemColumn !== undefined ? b.indent + b.itemColumn : undefined;
+    }
+  }
+  const open = breaks.filter((k) => k !== 'structure');
+  const wraps = open.filter((k) => k === 'wrap').length;
+  if (wraps === 0 || wraps * 3 < open.length * 2) return raw.map((l) => l.trimEnd());
+
+  const out: string[] = [raw[0].trimEnd()];
+  breaks.forEach((kind, i) => {
+    const next = raw[i + 1];
+    if (kind !== 'wrap') out.push(next.trimEnd());
+    else out[out.length - 1] = joinWrapped(out[out.length - 1], lines[i + 1].text, words);
+  });
+  return out;
+}
