@@ -4,37 +4,76 @@
 //
 // - A word broken at a line end ("exam-" / "ple", "AES-256-" / "GCM"): the
 //   line ends in a letter or digit and a hyphen, and the next line starts with
-//   a letter or digit. The lines join with no space. The hyphen goes when the
-//   document writes the joined word elsewhere without it ("example") and never
-//   with it; it stays when the document writes the hyphenated word elsewhere
-//   ("local-embed"). With no evidence either way it stays ("AES-256-GCM",
-//   "Jean-Paul"), except in a PDF between two lower-case parts ("exam-ple"),
-//   where typesetters' hyphenation is the likelier cause. A soft hyphen
-//   (U+00AD) at a line end always goes.
+//   a letter or digit. The lines join with no space. The hyphen stays when the
+//   document writes the hyphenated word elsewhere ("local-embed"); it goes when
+//   the document writes the joined word elsewhere without it ("example"). With
+//   no evidence either way it stays ("AES-256-GCM", "Jean-Paul", "read-only"
+//   when "read" and "only" are words of the document), unless both parts are
+//   lower case and the document hyphenates: most of its line-end splits leave a
+//   second part that is no word of the document ("ple", "tion": a typesetter's
+//   hyphenation, as LaTeX does; Word, browsers and people writing Markdown
+//   break only at hyphens that are there). One such split is enough in a PDF,
+//   a text or Markdown file needs two. A soft hyphen (U+00AD) at a line end
+//   always goes.
 // - Between two East Asian wide characters (Han, kana, fullwidth forms; not
 //   Hangul, which spaces its words) the break vanishes; anywhere else it is one
 //   space. This is CSS Text 3's segment break rule, what a browser does.
 
-export interface JoinOptions {
-  /** PDF: lower-case halves around a line-end hyphen are one hyphenated word when the document says nothing. */
-  typesetHyphens?: boolean;
+/** The words of a document (lower-cased, counted), read once and only if a line ends in a hyphen. */
+export class DocumentWords {
+  private counts: Map<string, number> | undefined;
+  private splits: Map<string, number> | undefined;
+  private typesetHyphens = false;
+  /** `typeset`: the text comes from a PDF, where hyphenation is likelier than in a file someone typed. */
+  constructor(
+    private readonly text: string,
+    private readonly typeset = false,
+  ) {}
+
+  private read(): void {
+    this.counts = new Map();
+    for (const m of this.text.matchAll(WORD)) bump(this.counts, m[0].toLowerCase());
+    // The halves of words split at line ends are not words the document uses: count them apart.
+    this.splits = new Map();
+    let attested = 0;
+    let fragments = 0;
+    for (const m of this.text.matchAll(LINE_END_SPLIT)) {
+      bump(this.splits, m[1].toLowerCase());
+      bump(this.splits, m[2].toLowerCase());
+    }
+    for (const m of this.text.matchAll(LINE_END_SPLIT)) {
+      if (/^\p{Ll}/u.test(m[2]) && /\p{Ll}$/u.test(m[1])) {
+        if (this.has(m[2])) attested++;
+        else fragments++;
+      }
+    }
+    this.typesetHyphens = fragments > attested && fragments >= (this.typeset ? 1 : 2);
+  }
+
+  /** Whether the document uses this word (not counting the halves of words split at line ends). */
+  has(word: string): boolean {
+    if (!this.counts) this.read();
+    const w = word.toLowerCase();
+    return (this.counts!.get(w) ?? 0) > (this.splits!.get(w) ?? 0);
+  }
+
+  /** Whether line-end hyphens in this document are mostly a typesetter's hyphenation. */
+  hyphenates(): boolean {
+    if (!this.counts) this.read();
+    return this.typesetHyphens;
+  }
 }
 
-/** The words of a document, lower-cased, built once and only if a line ends in a hyphen. */
-export class DocumentWords {
-  private words: Set<string> | undefined;
-  constructor(private readonly text: string) {}
-
-  has(word: string): boolean {
-    this.words ??= new Set(Array.from(this.text.matchAll(WORD), (m) => m[0].toLowerCase()));
-    return this.words.has(word.toLowerCase());
-  }
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
 }
 
 // A word may carry inner hyphens ("AES-256-GCM"); a hyphen at its end is not part of it.
 const WORD = /[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu;
 const WORD_END_HYPHEN = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)[-\u2010]$/u;
 const WORD_START = /^[\p{L}\p{N}]+/u;
+// The last part of a word before a line-end hyphen, and the next line's first word.
+const LINE_END_SPLIT = /([\p{L}\p{N}]+)[-\u2010][ \t]*\n[ \t>]*([\p{L}\p{N}]+)/gu;
 
 // East Asian Width F, W or H (the blocks that matter for text), Hangul taken out below.
 const WIDE =
@@ -74,7 +113,7 @@ export function breaksWord(before: string, after: string): boolean {
  * Joins `before` (the text so far, no trailing whitespace) and `after` (the
  * next line, no leading whitespace) across a line break judged to be a wrap.
  */
-export function joinWrapped(before: string, after: string, words: DocumentWords, opts: JoinOptions = {}): string {
+export function joinWrapped(before: string, after: string, words: DocumentWords): string {
   if (!before) return after;
   if (!after) return before;
   if (before.endsWith('\u00ad')) return before.slice(0, -1) + after;
@@ -86,7 +125,11 @@ export function joinWrapped(before: string, after: string, words: DocumentWords,
     let keep: boolean;
     if (words.has(hyphenated)) keep = true;
     else if (words.has(closed)) keep = false;
-    else keep = !(opts.typesetHyphens && /^\p{Ll}+$/u.test(stem.split(/[-\u2010]/).pop()!) && /^\p{Ll}/u.test(head));
+    else {
+      const last = stem.split(/[-\u2010]/).pop()!;
+      const lowerCase = /^\p{Ll}+$/u.test(last) && /^\p{Ll}/u.test(head);
+      keep = !lowerCase || (words.has(last) && words.has(head)) || !words.hyphenates();
+    }
     return (keep ? before : before.slice(0, -1)) + after;
   }
   const a = lastChar(before);

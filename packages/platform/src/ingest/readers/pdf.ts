@@ -130,7 +130,7 @@ export function linesToText(lines: PdfLine[], words: DocumentWords): string {
     };
     if (gap > Math.max(prev.height, line.height) * 1.8 || gap < 0) out += `\n\n${lineStart()}`;
     else if (listMarker(line.text) || (!inItem && line.x > prev.x + 1.5 * charWidth)) out += `\n${lineStart()}`;
-    else if (breaksWord(out, line.text) || isFull(prev, line, columnEdge(prev, lines))) out = joinWrapped(out, line.text, words, { typesetHyphens: true });
+    else if (breaksWord(out, line.text) || isFull(prev, line, columnEdge(prev, lines))) out = joinWrapped(out, line.text, words);
     else out += `\n${lineStart()}`;
   });
   return out.replace(/\u00ad/g, '');
@@ -139,7 +139,7 @@ export function linesToText(lines: PdfLine[], words: DocumentWords): string {
 /** Joins one page's text items into lines and paragraphs (the page's own words decide hyphens). */
 export function pageItemsToText(items: PdfTextItem[]): string {
   const lines = pageLines(items);
-  return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n')));
+  return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n'), true));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void, filename: string): Promise<T> {
@@ -180,7 +180,7 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
       page.cleanup();
     }
     // Every page's words decide a hyphen at any line end ("exam-"/"ple" is "example" if the document says so).
-    const words = new DocumentWords(pageLineLists.map((lines) => lines.map((l) => l.text).join('\n')).join('\n'));
+    const words = new DocumentWords(pageLineLists.map((lines) => lines.map((l) => l.text).join('\n')).join('\n'), true);
     const pages = pageLineLists.map((lines) => linesToText(lines, words));
     const meta = await doc.getMetadata().catch(() => undefined);
     const rawTitle = (meta?.info as { Title?: unknown } | undefined)?.Title;

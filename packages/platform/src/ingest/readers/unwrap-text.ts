@@ -5,13 +5,16 @@
 // line lengths decide:
 //
 // - The document's width W is the most common wrap width among its lines'
-//   widths in columns (CJK characters count 2; see wrapWidth), at least 40
-//   (no one wraps prose narrower).
-// - Inside a paragraph (lines between blank lines) a break is a wrap when the
-//   line is full: the line, a space and the next line's first word (first
-//   character, in CJK) would reach 85% of W (slack for fill algorithms that
-//   balance lines instead of filling each). A line ending in a word broken
-//   by a hyphen is always a wrap.
+//   widths in columns (CJK characters count 2; see wrapWidth).
+// - A paragraph (lines between blank lines) can be wrapped only when its
+//   widest line M (lines of one long word aside) reaches 40 columns (no one
+//   wraps prose narrower) and 85% of W: short lines in a wrapped document (a
+//   list without markers, a poem, an address) are lines.
+// - Inside such a paragraph a break is a wrap when the line is full: the
+//   line, a space and the next line's first word (first character, in CJK)
+//   reach 85% of M (slack for fill algorithms that balance lines instead of
+//   filling each, and for text out of proportional fonts). A line ending in a
+//   word broken by a hyphen is a wrap in any paragraph.
 // - Never a wrap: before a list item marker (`-`, `•`, `1.`, `a)`...), before
 //   or after a line of aligned columns (a tab, or three spaces inside) or of one
 //   long word (a URL, a CSV row), between lines of different quote depth (`>`),
@@ -51,7 +54,7 @@ interface Line {
   text: string;
   indent: number;
   quote: string;
-  /** Where a list item's text starts (its continuation lines' indent), when this line starts one. */
+  /** The column a list item's text starts at (its continuation lines' indent), when this line starts one. */
   itemColumn?: number;
 }
 
@@ -95,12 +98,15 @@ export function unwrapPlainText(text: string): string {
   return out.join('\n');
 }
 
-function unwrapParagraph(raw: string[], width: number, words: DocumentWords): string[] {
+function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords): string[] {
   if (raw.length === 1) return [raw[0].trimEnd()];
   const lines = raw.map(describe);
+  const widths = raw.map((l) => displayWidth(l.trimEnd()));
+  const widest = Math.max(0, ...widths.filter((_, i) => !lonelyWord(lines[i].text)));
+  const mayWrap = widest >= Math.max(MIN_WRAP_WIDTH, docWidth * FULL_SHARE);
   const breaks: Break[] = [];
   // The indent continuation lines of the current logical line must have (undefined: not seen yet).
-  let continuation: number | undefined = lines[0].itemColumn !== undefined ? lines[0].indent + lines[0].itemColumn : undefined;
+  let continuation: number | undefined = lines[0].itemColumn;
   let logicalStart = 0;
   for (let i = 0; i + 1 < lines.length; i++) {
     const a = lines[i];
@@ -110,13 +116,13 @@ function unwrapParagraph(raw: string[], width: number, words: DocumentWords): st
     else if (breaksWord(a.text, b.text)) kind = 'wrap';
     else if (lonelyWord(a.text) || lonelyWord(b.text)) kind = 'structure';
     else if (continuation !== undefined ? b.indent !== continuation : b.indent > lines[logicalStart].indent) kind = 'structure';
-    else if (width > 0 && displayWidth(raw[i].trimEnd()) + firstWordWidth(b.text) >= width * FULL_SHARE) kind = 'wrap';
+    else if (mayWrap && widths[i] + firstWordWidth(b.text) >= widest * FULL_SHARE) kind = 'wrap';
     else kind = 'kept';
     breaks.push(kind);
     if (kind === 'wrap') continuation ??= b.indent;
     else {
       logicalStart = i + 1;
-      continuation = b.itemColumn !== undefined ? b.indent + b.itemColumn : undefined;
+      continuation = b.itemColumn;
     }
   }
   const open = breaks.filter((k) => k !== 'structure');
