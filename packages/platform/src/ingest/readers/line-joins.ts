@@ -139,9 +139,9 @@ export function joinWrapped(before: string, after: string, words: DocumentWords)
 }
 
 // A list item's marker at a line start: bullets, "1." "1)" "(1)" "a)" "(a)" "iv." "IV." "A)", and "①" or "・" with no space after.
-// Not dashes (a wrapped line may start with one) nor "A." (an initial).
+// Not en or em dashes, nor "+" (a wrapped line may start with one), nor "A." (an initial).
 const LIST_MARKER =
-  /^\s*(?:[-*+\u2022\u2023\u2043\u25aa\u25ab\u25cf\u25e6\u00b7]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|\([a-z]\)|[A-Z]\)|[ivxlc]{1,6}[.)]|[IVXLC]{2,6}\.)(?=\s)|^\s*[\u2460-\u2473\u30fb]/u;
+  /^\s*(?:[-*\u2022\u2023\u2043\u25aa\u25ab\u25cf\u25e6\u00b7]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|\([a-z]\)|[A-Z]\)|[ivxlc]{1,6}[.)]|[IVXLC]{2,6}\.)(?=\s)|^\s*[\u2460-\u2473\u30fb]/u;
 
 /** Where a list item starts on this line: the marker's match, or undefined. */
 export function listMarker(line: string): RegExpExecArray | null {
