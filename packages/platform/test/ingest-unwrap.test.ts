@@ -191,3 +191,32 @@ describe('plain text', () => {
     expect(await txt(`${quoted}\n>> ${prose.slice(0, 60)}`)).toBe(`> ${prose}\n>> ${prose.slice(0, 60)}`);
   });
 });
+
+describe('big and hostile files', () => {
+  const timed = async (text: string, filename: string) => {
+    const t0 = performance.now();
+    const out = await read(text, filename);
+    return { out, ms: performance.now() - t0 };
+  };
+
+  it('leaves Markdown that would make the lexer quadratic as written, quickly', async () => {
+    // marked reads a list item's lines again for each line: this one item alone would take about an hour.
+    const oneItem = `- item${'\n  lorem ipsum dolor sit amet'.repeat(100_000)}`;
+    const deep = Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i * 2)}- item`).join('\n');
+    for (const text of [oneItem, deep]) {
+      const { out, ms } = await timed(text, 'hostile.md');
+      expect(out).toBe(text);
+      expect(ms).toBeLessThan(5000);
+    }
+  });
+
+  it('joins a paragraph of 100,000 lines in linear time, in Markdown and plain text', async () => {
+    const line = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor';
+    const text = `- a list before it\n\n${`${line}\n`.repeat(100_000)}`;
+    for (const filename of ['big.md', 'big.txt']) {
+      const { out, ms } = await timed(text, filename);
+      expect(out).toBe(`- a list before it\n\n${Array(100_000).fill(line).join(' ')}`);
+      expect(ms).toBeLessThan(5000); // quadratic joins took minutes
+    }
+  });
+});

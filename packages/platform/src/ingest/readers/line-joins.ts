@@ -68,6 +68,7 @@ function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
+const MAX_WORD = 128;
 // A word may carry inner hyphens ("AES-256-GCM"); a hyphen at its end is not part of it.
 const WORD = /[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu;
 const WORD_END_HYPHEN = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)[-\u2010]$/u;
@@ -104,38 +105,80 @@ export function displayWidth(line: string): number {
   return width;
 }
 
-/** Whether a line break between these two lines falls inside a word ("exam-" / "ple", "AES-256-" / "GCM"). */
-export function breaksWord(before: string, after: string): boolean {
-  return /(?:[\p{L}\p{N}][-\u2010]|\u00ad)$/u.test(before) && /^[\p{L}\p{N}]/u.test(after);
+/** Whether a line break after `line` falls inside a word ("exam-" / "ple", "AES-256-" / "GCM"). */
+export function breaksWord(line: string, next: string): boolean {
+  return /(?:[\p{L}\p{N}][-\u2010]|\u00ad)$/u.test(line.slice(-2)) && /^[\p{L}\p{N}]/u.test(next);
 }
 
 /**
- * Joins `before` (the text so far, no trailing whitespace) and `after` (the
- * next line, no leading whitespace) across a line break judged to be a wrap.
+ * How `line` (no trailing whitespace) and `next` (no leading whitespace) join
+ * across a wrap: `drop` characters off the end of `line` (a hyphen), then `glue`.
  */
-export function joinWrapped(before: string, after: string, words: DocumentWords): string {
-  if (!before) return after;
-  if (!after) return before;
-  if (before.endsWith('\u00ad')) return before.slice(0, -1) + after;
-  const head = WORD_START.exec(after)?.[0];
-  const stem = head ? WORD_END_HYPHEN.exec(before)?.[1] : undefined;
+export function wrapJoint(line: string, next: string, words: DocumentWords): { drop: number; glue: string } {
+  if (!line || !next) return { drop: 0, glue: '' };
+  if (line.endsWith('\u00ad')) return { drop: 1, glue: '' };
+  const head = WORD_START.exec(next)?.[0];
+  const stem = head && /[-\u2010]$/.test(line) ? WORD_END_HYPHEN.exec(line.slice(-MAX_WORD))?.[1] : undefined;
   if (head && stem) {
-    const hyphenated = `${stem}-${head}`;
-    const closed = stem + head;
     let keep: boolean;
-    if (words.has(hyphenated)) keep = true;
-    else if (words.has(closed)) keep = false;
+    if (words.has(`${stem}-${head}`)) keep = true;
+    else if (words.has(stem + head)) keep = false;
     else {
       const last = stem.split(/[-\u2010]/).pop()!;
       const lowerCase = /^\p{Ll}+$/u.test(last) && /^\p{Ll}/u.test(head);
       keep = !lowerCase || (words.has(last) && words.has(head)) || !words.hyphenates();
     }
-    return (keep ? before : before.slice(0, -1)) + after;
+    return { drop: keep ? 0 : 1, glue: '' };
   }
-  const a = lastChar(before);
-  const b = firstChar(after);
-  if (a === '\u200b' || b === '\u200b' || (isWide(a) && isWide(b))) return before + after;
-  return `${before} ${after}`;
+  const a = lastChar(line);
+  const b = firstChar(next);
+  return { drop: 0, glue: a === '\u200b' || b === '\u200b' || (isWide(a) && isWide(b)) ? '' : ' ' };
+}
+
+/**
+ * Text put together line by line: each line starts after a separator or is
+ * joined to the line before as a wrap. Only the last line is ever looked at
+ * or changed, so a paragraph of 100,000 lines costs what its length does.
+ */
+export class LineAssembler {
+  private readonly parts: string[] = [];
+  private last = '';
+  constructor(private readonly words: DocumentWords) {}
+
+  /** The last line added, as it stands. */
+  get lastLine(): string {
+    return this.last;
+  }
+
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  /** Starts the text, or a new line after `separator`. */
+  line(text: string, separator = '\n'): void {
+    if (this.parts.length) this.parts.push(separator);
+    this.parts.push(text);
+    this.last = text;
+  }
+
+  /** Joins `text` to the line before as a wrap (line-joins.ts rules). */
+  wrap(text: string): void {
+    if (!this.parts.length) return this.line(text);
+    const { drop, glue } = wrapJoint(this.last, text, this.words);
+    if (drop) this.trimLast(drop);
+    this.parts.push(glue, text);
+    this.last = text;
+  }
+
+  /** Takes `n` characters off the end of the last line (a hard break's backslash). */
+  trimLast(n: number): void {
+    this.last = this.last.slice(0, -n);
+    this.parts[this.parts.length - 1] = this.last;
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
 }
 
 // A list item's marker at a line start: bullets, "1." "1)" "(1)" "a)" "(a)" "iv." "IV." "A)", and "①" or "・" with no space after.

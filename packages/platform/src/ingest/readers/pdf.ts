@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { IngestError } from '../errors.js';
-import { DocumentWords, breaksWord, isWide, joinWrapped, listMarker } from './line-joins.js';
+import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker } from './line-joins.js';
 
 export interface PdfReadOptions {
   filename?: string;
@@ -85,8 +85,13 @@ export function pageLines(items: PdfTextItem[]): PdfLine[] {
   return lines.filter((line) => line.text);
 }
 
-/** How far right text in this line's column reaches: the furthest end of the page's lines beside it. */
-function columnEdge(line: PdfLine, page: PdfLine[]): number {
+/**
+ * How far right text in this line's column reaches: the furthest end of the
+ * page's lines beside it (on a page of more than 2,000 lines, of any line: the
+ * search is quadratic).
+ */
+function columnEdge(line: PdfLine, page: PdfLine[], pageEdge: number): number {
+  if (page.length > 2000) return pageEdge;
   let edge = line.endX;
   for (const other of page) if (other.x < line.endX && other.endX > line.x && other.endX > edge) edge = other.endX;
   return edge;
@@ -113,27 +118,24 @@ function isFull(prev: PdfLine, next: PdfLine, edge: number): boolean {
  * room for its first word (a heading, a paragraph's last line, a list).
  */
 export function linesToText(lines: PdfLine[], words: DocumentWords): string {
-  let out = '';
+  const out = new LineAssembler(words);
+  const pageEdge = lines.reduce((max, l) => Math.max(max, l.endX), 0);
   let inItem = false;
+  const start = (line: PdfLine, separator: string) => {
+    out.line(line.text, separator);
+    inItem = !!listMarker(line.text);
+  };
   lines.forEach((line, i) => {
     const prev = lines[i - 1];
-    if (!prev) {
-      out = line.text;
-      inItem = !!listMarker(line.text);
-      return;
-    }
+    if (!prev) return start(line, '');
     const gap = prev.y - line.y;
     const charWidth = (line.endX - line.x) / Math.max(1, Array.from(line.text).length);
-    const lineStart = () => {
-      inItem = !!listMarker(line.text);
-      return line.text;
-    };
-    if (gap > Math.max(prev.height, line.height) * 1.8 || gap < 0) out += `\n\n${lineStart()}`;
-    else if (listMarker(line.text) || (!inItem && line.x > prev.x + 1.5 * charWidth)) out += `\n${lineStart()}`;
-    else if (breaksWord(out, line.text) || isFull(prev, line, columnEdge(prev, lines))) out = joinWrapped(out, line.text, words);
-    else out += `\n${lineStart()}`;
+    if (gap > Math.max(prev.height, line.height) * 1.8 || gap < 0) start(line, '\n\n');
+    else if (listMarker(line.text) || (!inItem && line.x > prev.x + 1.5 * charWidth)) start(line, '\n');
+    else if (breaksWord(out.lastLine, line.text) || isFull(prev, line, columnEdge(prev, lines, pageEdge))) out.wrap(line.text);
+    else start(line, '\n');
   });
-  return out.replace(/\u00ad/g, '');
+  return out.toString().replace(/\u00ad/g, '');
 }
 
 /** Joins one page's text items into lines and paragraphs (the page's own words decide hyphens). */

@@ -17,10 +17,13 @@
 // are left exactly as written.
 
 import { Lexer, type Token, type Tokens } from 'marked';
-import { DocumentWords, joinWrapped } from './line-joins.js';
+import { DocumentWords, LineAssembler } from './line-joins.js';
 
 export function unwrapMarkdown(markdown: string): string {
   const src = markdown.replace(/\r\n?/g, '\n');
+  // marked reads a list item's lines again for each of its lines (and each nesting level again):
+  // a file of one 100,000-line item would take an hour. Such a file stays as written.
+  if (listLexCost(src.split('\n')) > src.length / 2 + 4_000_000) return src;
   let tokens: Token[];
   try {
     tokens = new Lexer({ gfm: true }).blockTokens(src, []);
@@ -28,6 +31,36 @@ export function unwrapMarkdown(markdown: string): string {
     return src; // the lexer gave up (absurd nesting): the text as written is still readable
   }
   return renderBlocks(tokens, new DocumentWords(src));
+}
+
+const MARKERS = /^[ \t>]*((?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$))+)/;
+const ENDS_LIST = /^[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|```|~~~|>)/;
+
+/**
+ * About what marked's list lexing costs for these lines: the square of each
+ * list item's line count (an item runs until a marker no deeper than its own,
+ * or a line no deeper after a blank line or starting a heading, fence or quote;
+ * an unindented line right after it is a lazy continuation), markers stacked
+ * on one line counting as items nested there.
+ */
+export function listLexCost(lines: string[]): number {
+  let cost = 0;
+  const open: { indent: number; start: number }[] = [];
+  const close = (indent: number, at: number) => {
+    while (open.length && open[open.length - 1].indent >= indent) cost += (at - open.pop()!.start) ** 2;
+  };
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    const indent = /^[ \t>]*/.exec(line)![0].length;
+    const markers = MARKERS.exec(line);
+    if (markers) {
+      close(indent, i);
+      open.push({ indent, start: i });
+      cost += markers[1].split(/[ \t]+/).filter(Boolean).length ** 2;
+    } else if (!lines[i - 1]?.trim() || ENDS_LIST.test(line)) close(indent, i);
+  });
+  close(-1, lines.length);
+  return cost;
 }
 
 function renderBlocks(tokens: Token[], words: DocumentWords): string {
@@ -83,14 +116,16 @@ const HARD_BREAK_BACKSLASH = /(?:^|[^\\])(?:\\\\)*\\$/; // an odd number of back
 /** One paragraph's lines as one line, except at hard breaks. */
 function unwrapParagraph(body: string, words: DocumentWords): string {
   const lines = body.split('\n');
-  let out = '';
+  const out = new LineAssembler(words);
   lines.forEach((line, i) => {
     const text = line.trim();
     const before = lines[i - 1];
-    if (i === 0) out = text;
-    else if (HARD_BREAK_BACKSLASH.test(before)) out = `${out.slice(0, -1)}\n${text}`;
-    else if (HARD_BREAK_SPACES.test(before)) out += `\n${text}`;
-    else out = joinWrapped(out, text, words);
+    if (i === 0) out.line(text);
+    else if (HARD_BREAK_BACKSLASH.test(before)) {
+      out.trimLast(1);
+      out.line(text);
+    } else if (HARD_BREAK_SPACES.test(before)) out.line(text);
+    else out.wrap(text);
   });
-  return out;
+  return out.toString();
 }

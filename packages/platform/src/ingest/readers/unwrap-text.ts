@@ -24,7 +24,7 @@
 //   are wraps: in a log only the longer lines look full, and they stay as they are.
 // Joins follow line-joins.ts (hyphens, CJK).
 
-import { DocumentWords, breaksWord, displayWidth, isWide, joinWrapped, listMarker } from './line-joins.js';
+import { DocumentWords, LineAssembler, breaksWord, displayWidth, isWide, listMarker } from './line-joins.js';
 
 const MIN_WRAP_WIDTH = 40;
 const FULL_SHARE = 0.85;
@@ -92,7 +92,7 @@ export function unwrapPlainText(text: string): string {
     }
     let end = start;
     while (end + 1 < lines.length && lines[end + 1].trim()) end++;
-    out.push(...unwrapParagraph(lines.slice(start, end + 1), width, words));
+    for (const line of unwrapParagraph(lines.slice(start, end + 1), width, words)) out.push(line); // no spread: a paragraph may have 100,000s of lines
     start = end + 1;
   }
   return out.join('\n');
@@ -102,7 +102,7 @@ function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords):
   if (raw.length === 1) return [raw[0].trimEnd()];
   const lines = raw.map(describe);
   const widths = raw.map((l) => displayWidth(l.trimEnd()));
-  const widest = Math.max(0, ...widths.filter((_, i) => !lonelyWord(lines[i].text)));
+  const widest = widths.reduce((max, w, i) => (w > max && !lonelyWord(lines[i].text) ? w : max), 0);
   const mayWrap = widest >= Math.max(MIN_WRAP_WIDTH, docWidth * FULL_SHARE);
   const breaks: Break[] = [];
   // The indent continuation lines of the current logical line must have (undefined: not seen yet).
@@ -129,11 +129,16 @@ function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords):
   const wraps = open.filter((k) => k === 'wrap').length;
   if (wraps === 0 || wraps * 3 < open.length * 2) return raw.map((l) => l.trimEnd());
 
-  const out: string[] = [raw[0].trimEnd()];
+  // Each logical line is assembled on its own (its first line keeps its indent and quote).
+  const out: string[] = [];
+  let current = new LineAssembler(words);
+  current.line(raw[0].trimEnd());
   breaks.forEach((kind, i) => {
-    const next = raw[i + 1];
-    if (kind !== 'wrap') out.push(next.trimEnd());
-    else out[out.length - 1] = joinWrapped(out[out.length - 1], lines[i + 1].text, words);
+    if (kind === 'wrap') return current.wrap(lines[i + 1].text);
+    out.push(current.toString());
+    current = new LineAssembler(words);
+    current.line(raw[i + 1].trimEnd());
   });
+  out.push(current.toString());
   return out;
 }
