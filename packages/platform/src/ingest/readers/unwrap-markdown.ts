@@ -21,9 +21,7 @@ import { DocumentWords, LineAssembler } from './line-joins.js';
 
 export function unwrapMarkdown(markdown: string): string {
   const src = markdown.replace(/\r\n?/g, '\n');
-  // marked reads a list item's lines again for each of its lines (and each nesting level again):
-  // a file of one 100,000-line item would take an hour. Such a file stays as written.
-  if (listLexCost(src.split('\n')) > src.length / 2 + 4_000_000) return src;
+  if (tooCostly(src)) return src;
   let tokens: Token[];
   try {
     tokens = new Lexer({ gfm: true }).blockTokens(src, []);
@@ -37,30 +35,46 @@ const MARKERS = /^[ \t>]*((?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$))+)/;
 const ENDS_LIST = /^[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|```|~~~|>)/;
 
 /**
- * About what marked's list lexing costs for these lines: the square of each
- * list item's line count (an item runs until a marker no deeper than its own,
- * or a line no deeper after a blank line or starting a heading, fence or quote;
- * an unindented line right after it is a lazy continuation), markers stacked
- * on one line counting as items nested there.
+ * Whether lexing this Markdown (and rendering it back) would cost far more
+ * than its length: marked reads a list item's lines again for each line of it,
+ * and a quote's content again for each level (one 100,000-line item would take
+ * an hour, 200 levels of quotes over 9 MB 15 s). Such a file stays as written.
+ *
+ * Lists: the squares of each item's line count (an item runs until a marker
+ * no deeper than its own, or a line no deeper after a blank line or starting a
+ * heading, fence or quote; an unindented line right after it is a lazy
+ * continuation), markers stacked on one line counting as items nested there;
+ * at most half the length plus 4 million (about a second). Quotes: each line's
+ * length times its depth beyond the first (a lazy line has the depth of the
+ * line before); at most 8 times the length plus 100 million.
  */
-export function listLexCost(lines: string[]): number {
-  let cost = 0;
+function tooCostly(src: string): boolean {
+  const lines = src.split('\n');
+  let itemRereads = 0;
+  let quoteRereads = 0;
   const open: { indent: number; start: number }[] = [];
   const close = (indent: number, at: number) => {
-    while (open.length && open[open.length - 1].indent >= indent) cost += (at - open.pop()!.start) ** 2;
+    while (open.length && open[open.length - 1].indent >= indent) itemRereads += (at - open.pop()!.start) ** 2;
   };
+  let depth = 0;
   lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    const indent = /^[ \t>]*/.exec(line)![0].length;
+    if (!line.trim()) {
+      depth = 0;
+      return;
+    }
+    const lead = /^[ \t>]*/.exec(line)![0];
+    const quotes = lead.split('>').length - 1;
+    depth = quotes || depth; // a lazy line continues the quote it follows
+    quoteRereads += line.length * Math.max(0, depth - 1);
     const markers = MARKERS.exec(line);
     if (markers) {
-      close(indent, i);
-      open.push({ indent, start: i });
-      cost += markers[1].split(/[ \t]+/).filter(Boolean).length ** 2;
-    } else if (!lines[i - 1]?.trim() || ENDS_LIST.test(line)) close(indent, i);
+      close(lead.length, i);
+      open.push({ indent: lead.length, start: i });
+      itemRereads += markers[1].split(/[ \t]+/).filter(Boolean).length ** 2;
+    } else if (!lines[i - 1]?.trim() || ENDS_LIST.test(line)) close(lead.length, i);
   });
   close(-1, lines.length);
-  return cost;
+  return itemRereads > src.length / 2 + 4_000_000 || quoteRereads > src.length * 8 + 100_000_000;
 }
 
 function renderBlocks(tokens: Token[], words: DocumentWords): string {
