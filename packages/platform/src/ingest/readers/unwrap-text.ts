@@ -35,7 +35,7 @@ const FULL_SHARE = 0.85;
  * wrapped at 80 keeps most of its lines in that band whatever else it holds
  * (a few long lines, an unwrapped part); 0 when no line is 40 columns wide.
  */
-export function wrapWidth(lines: string[]): number {
+function wrapWidth(lines: string[]): number {
   const widths = lines.filter((l) => l.trim()).map((l) => displayWidth(l.trimEnd())).sort((a, b) => a - b);
   let best = 0;
   let bestCount = 0;
