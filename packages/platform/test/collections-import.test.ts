@@ -54,6 +54,21 @@ describe('collections from files and links', () => {
     expect(data.body.data.list.some((d: any) => d.titlePath.join('/').includes('Returns') && /21 days/.test(d.q))).toBe(true);
   });
 
+  it('stores the chunks of a hard-wrapped file unwrapped', async () => {
+    const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'wrapped' })).body.data;
+    const form = new FormData();
+    const md = '# Keys\n\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a\r\n  random key kept in the data dir); passwords with scrypt.\r\n';
+    form.append('file', new Blob([md], { type: 'text/markdown' }), 'keys.md');
+    form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk' }));
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const data = await post(strict, '/api/core/dataset/data/v2/list', { collectionId: body.data.collectionId });
+    expect(data.body.data.list.map((d: any) => d.q)).toEqual([
+      '# Keys\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a random key kept in the data dir); passwords with scrypt.',
+    ]);
+  });
+
   it('refuses an unknown file type with a 400 naming it, and a missing file', async () => {
     const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files2' })).body.data;
     const form = new FormData();

@@ -124,6 +124,15 @@ describe('chunkMarkdown', () => {
     expect(chunks.filter((c) => c.titlePath[0] === '# One').slice(1).every((c) => c.overlap !== '')).toBe(true);
   });
 
+  it('keeps a list marker with its text when a long item is cut at sentences or words', async () => {
+    // Unwrapped list items are long lines: "4." is a sentence and "-" a word to the splitters.
+    const md = `1. ${prose(12)}\n2. ${prose(9, 2)}\n- ${'word '.repeat(120).trim()}`;
+    const chunks = await chunkMarkdown(md, { chunkSize: 32, overlap: 0, prefixTitle: false });
+    assertSizes(chunks, 32);
+    expect(chunks.filter((c) => /(^|\n)\s*(\d+\.|-)$/.test(c.text))).toEqual([]);
+    for (const start of [/(^|\n)1\. [a-z]+0 /, /(^|\n)2\. [a-z]+0 /, /(^|\n)- word word/]) expect(chunks.some((c) => start.test(c.text))).toBe(true);
+  });
+
   it('loses no text: chunk contents without overlap rebuild the input', async () => {
     const longWord = 'QmFzZTY0'.repeat(300); // 2400 chars, no whitespace
     const md = [

@@ -2,14 +2,14 @@
 // positions and order exactly) and a DOCX zipped with jszip.
 import JSZip from 'jszip';
 
-/** A line of text at (x, y) in points, 12 pt Helvetica. */
+/** A line of text at (x, y) in points, 12 pt Helvetica (or `font`). */
 export type PdfLine = [x: number, y: number, text: string];
 
-export function buildPdf(pages: PdfLine[][], opts: { title?: string } = {}): Buffer {
+export function buildPdf(pages: PdfLine[][], opts: { title?: string; font?: 'Helvetica' | 'Courier' } = {}): Buffer {
   const objects: string[] = [];
   const add = (body: string) => objects.push(body);
   const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
-  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'); // 1
+  add(`<< /Type /Font /Subtype /Type1 /BaseFont /${opts.font ?? 'Helvetica'} >>`); // 1
   const pagesRef = 2 + pages.length * 2;
   const kids: number[] = [];
   for (const lines of pages) {

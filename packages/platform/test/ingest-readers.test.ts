@@ -173,9 +173,9 @@ describe('pdf', () => {
     expect(r.title).toBe('Fox Facts');
   });
 
-  it('does not join a hyphen before a capitalised line', async () => {
+  it('keeps the hyphen of a word broken before a capitalised line, with no space', async () => {
     const r = await readDocument({ data: buildPdf([[[72, 700, 'Made by Jean-'], [72, 686, 'Paul']]]), filename: 'a.pdf' });
-    expect(r.text).toBe('Made by Jean-\nPaul');
+    expect(r.text).toBe('Made by Jean-Paul');
   });
 
   it('enforces the page cap', async () => {

@@ -92,6 +92,15 @@ function codePointSplit(word: string, budget: number): string[] {
   return out;
 }
 
+// A list item's marker or a quote's `>` alone ("4." is a sentence, "-" a word, to the splitters).
+const BARE_MARKER = /^\s*(?:[-*+]|\d{1,9}[.)]|>+)$/;
+
+/** A piece that is only a list marker goes with the text after it, so no chunk ends with "4." or "-". */
+function keepMarkerWithText(parts: { text: string; sep: string }[]): { text: string; sep: string }[] {
+  if (parts.length < 2 || !BARE_MARKER.test(parts[0].text)) return parts;
+  return [{ text: parts[0].text + parts[1].sep + parts[1].text, sep: parts[0].sep }, ...parts.slice(2)];
+}
+
 /**
  * Splits `text` into pieces of at most `budget` tokens each, trying line,
  * sentence and word boundaries before cutting inside a word. The first
@@ -112,7 +121,7 @@ export function splitToBudget(text: string, budget: number, firstSep = '', textT
       return;
     }
     for (let l = level; l < levels.length; l++) {
-      const parts = levels[l](t);
+      const parts = keepMarkerWithText(levels[l](t));
       if (parts.length > 1) {
         parts.forEach((p, i) => visit(p.text, i === 0 ? sep : p.sep, l + 1));
         return;

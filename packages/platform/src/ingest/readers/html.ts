@@ -61,7 +61,7 @@ function textContent(node: AnyNode): string {
 
 function fence(code: string, lang: string): string {
   // A fence longer than any backtick run inside, so the code cannot close it early.
-  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = (code.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0); // no spread: there may be 100,000s
   const marker = '`'.repeat(Math.max(3, longest + 1));
   return `${marker}${lang}\n${code.replace(/^\n+|\s+$/g, '')}\n${marker}`;
 }

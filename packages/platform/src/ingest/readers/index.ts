@@ -1,5 +1,7 @@
 // One entry point for uploads: pick a reader from the file name, then the mime
-// type, then the bytes themselves, and turn the file into markdown-ish text.
+// type, then the bytes themselves, and turn the file into markdown-ish text
+// with paragraphs as people wrote them (hard wraps joined: unwrap-markdown.ts,
+// unwrap-text.ts, pdf.ts).
 
 import { IngestError } from '../errors.js';
 import { csvToText } from './csv.js';
@@ -7,6 +9,8 @@ import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { readPdf } from './pdf.js';
 import { decodeText, normalizeNewlines } from './text.js';
+import { unwrapMarkdown } from './unwrap-markdown.js';
+import { unwrapPlainText } from './unwrap-text.js';
 
 export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv';
 
@@ -124,8 +128,11 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
   const { charset } = parseMime(input.mimeType);
   switch (format) {
     case 'txt':
-    case 'md':
-      return { format, text: normalizeNewlines(decodeText(data, { charset, filename })).trim() };
+    case 'md': {
+      // Hard-wrapped lines back into paragraphs: a wrap must never read as a sentence end.
+      const text = normalizeNewlines(decodeText(data, { charset, filename }));
+      return { format, text: (format === 'md' ? unwrapMarkdown(text) : unwrapPlainText(text)).trim() };
+    }
     case 'csv': {
       const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;
       return { format, text: csvToText(decodeText(data, { charset, filename }), delimiter ? { delimiter } : {}) };

@@ -3,14 +3,14 @@
 // Reading order is the content stream's order, with text items grouped into
 // lines by baseline: Word, LaTeX and browsers write text in reading order, and
 // sorting by coordinates instead would interleave the columns of a two-column
-// page. Lines of a paragraph stay on separate lines (the chunker treats a
-// paragraph as one block); a larger vertical gap starts a new paragraph; a word
-// hyphenated across a line break is joined ("exam-" + "ple" -> "example") when
-// the next line starts in lower case.
+// page. A larger vertical gap starts a new paragraph; inside one, lines that
+// were only wrapped are joined into one line (see linesToText), so a line end
+// is never read as a sentence end.
 
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { IngestError } from '../errors.js';
+import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker } from './line-joins.js';
 
 export interface PdfReadOptions {
   filename?: string;
@@ -26,7 +26,7 @@ export interface PdfReadResult {
   title?: string;
 }
 
-interface PdfTextItem {
+export interface PdfTextItem {
   str: string;
   transform: number[];
   height: number;
@@ -52,10 +52,19 @@ function loadPdfJs(): Promise<PdfJs> {
   return pdfjsModule;
 }
 
-/** Joins one page's text items into lines and paragraphs. */
-export function pageItemsToText(items: PdfTextItem[]): string {
-  const lines: { text: string; y: number; height: number }[] = [];
-  let current: { text: string; y: number; height: number; endX: number } | undefined;
+/** A line of a page: its text and where it stands (PDF points, y up). */
+export interface PdfLine {
+  text: string;
+  x: number;
+  endX: number;
+  y: number;
+  height: number;
+}
+
+/** Groups one page's text items into lines by baseline, in content-stream order. */
+export function pageLines(items: PdfTextItem[]): PdfLine[] {
+  const lines: PdfLine[] = [];
+  let current: PdfLine | undefined;
   for (const item of items) {
     const x = item.transform[4];
     const y = item.transform[5];
@@ -65,32 +74,74 @@ export function pageItemsToText(items: PdfTextItem[]): string {
       const gap = x - current.endX;
       if (gap > height * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) current.text += ' ';
       current.text += item.str;
-      current.endX = x + item.width;
+      current.endX = Math.max(current.endX, x + item.width);
     } else {
       if (current) lines.push(current);
-      current = { text: item.str, y, height, endX: x + item.width };
+      current = { text: item.str, x, y, height, endX: x + item.width };
     }
   }
   if (current) lines.push(current);
+  for (const line of lines) line.text = line.text.replace(/\s+/g, ' ').trim();
+  return lines.filter((line) => line.text);
+}
 
-  let out = '';
-  let prev: (typeof lines)[number] | undefined;
-  for (const line of lines) {
-    const text = line.text.replace(/\s+/g, ' ').trim();
-    if (!text) continue;
-    if (!prev) out = text;
-    else {
-      const gap = prev.y - line.y;
-      const paragraphBreak = gap > Math.max(prev.height, line.height) * 1.8 || gap < 0;
-      if (!paragraphBreak && /\p{L}[-\u00ad]$/u.test(out) && /^\p{Ll}/u.test(text)) {
-        out = out.slice(0, -1) + text; // de-hyphenate
-      } else {
-        out += (paragraphBreak ? '\n\n' : '\n') + text;
-      }
-    }
-    prev = line;
-  }
-  return out.replace(/\u00ad/g, '');
+/**
+ * How far right text in this line's column reaches: the furthest end of the
+ * page's lines beside it (on a page of more than 2,000 lines, of any line: the
+ * search is quadratic).
+ */
+function columnEdge(line: PdfLine, page: PdfLine[], pageEdge: number): number {
+  if (page.length > 2000) return pageEdge;
+  let edge = line.endX;
+  for (const other of page) if (other.x < line.endX && other.endX > line.x && other.endX > edge) edge = other.endX;
+  return edge;
+}
+
+/**
+ * Whether `prev` ends only because `next`'s first word would not fit after it
+ * in the column (a wrap), judged with `next`'s average character width.
+ */
+function isFull(prev: PdfLine, next: PdfLine, edge: number): boolean {
+  const charWidth = (next.endX - next.x) / Math.max(1, Array.from(next.text).length);
+  const first = String.fromCodePoint(next.text.codePointAt(0)!);
+  const word = isWide(first) ? 1 : 1 + (/^\S+/.exec(next.text)?.[0].length ?? 0);
+  return prev.endX + word * charWidth >= edge - charWidth;
+}
+
+/**
+ * One page's lines as text: paragraphs (a gap larger than 1.8 lines, or a
+ * move up the page: a new column) are separated by a blank line; inside a
+ * paragraph a line that was only wrapped joins the one before (line-joins.ts:
+ * hyphenated words, CJK). A line stays a line of its own when it starts a
+ * list item, starts indented (a first-line indent; not a list item's hanging
+ * indent), or follows a line that ended short of its column's right edge with
+ * room for its first word (a heading, a paragraph's last line, a list).
+ */
+export function linesToText(lines: PdfLine[], words: DocumentWords): string {
+  const out = new LineAssembler(words);
+  const pageEdge = lines.reduce((max, l) => Math.max(max, l.endX), 0);
+  let inItem = false;
+  const start = (line: PdfLine, separator: string) => {
+    out.line(line.text, separator);
+    inItem = !!listMarker(line.text);
+  };
+  lines.forEach((line, i) => {
+    const prev = lines[i - 1];
+    if (!prev) return start(line, '');
+    const gap = prev.y - line.y;
+    const charWidth = (line.endX - line.x) / Math.max(1, Array.from(line.text).length);
+    if (gap > Math.max(prev.height, line.height) * 1.8 || gap < 0) start(line, '\n\n');
+    else if (listMarker(line.text) || (!inItem && line.x > prev.x + 1.5 * charWidth)) start(line, '\n');
+    else if (breaksWord(out.lastLine, line.text) || isFull(prev, line, columnEdge(prev, lines, pageEdge))) out.wrap(line.text);
+    else start(line, '\n');
+  });
+  return out.toString().replace(/\u00ad/g, '');
+}
+
+/** Joins one page's text items into lines and paragraphs (the page's own words decide hyphens). */
+export function pageItemsToText(items: PdfTextItem[]): string {
+  const lines = pageLines(items);
+  return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n'), true));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void, filename: string): Promise<T> {
@@ -123,13 +174,16 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     if (doc.numPages > maxPages) {
       throw new IngestError('too_many_pages', `${filename} has ${doc.numPages} pages; the limit is ${maxPages}. Split the document.`);
     }
-    const pages: string[] = [];
+    const pageLineLists: PdfLine[][] = [];
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
       const content = await page.getTextContent();
-      pages.push(pageItemsToText(content.items.filter((it) => 'str' in it) as PdfTextItem[]));
+      pageLineLists.push(pageLines(content.items.filter((it) => 'str' in it) as PdfTextItem[]));
       page.cleanup();
     }
+    // Every page's words decide a hyphen at any line end ("exam-"/"ple" is "example" if the document says so).
+    const words = new DocumentWords(pageLineLists.map((lines) => lines.map((l) => l.text).join('\n')).join('\n'), true);
+    const pages = pageLineLists.map((lines) => linesToText(lines, words));
     const meta = await doc.getMetadata().catch(() => undefined);
     const rawTitle = (meta?.info as { Title?: unknown } | undefined)?.Title;
     const title = typeof rawTitle === 'string' && rawTitle.trim() ? rawTitle.trim() : undefined;
