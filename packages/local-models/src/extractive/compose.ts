@@ -20,9 +20,12 @@ const CJK_END = /[。！？\p{Script=Han}][」』）)]*$/u;
 export interface ScoredUnit extends Unit {
   /** False when the unit may join an answer but not anchor it (a count question's sentence without the count). */
   anchorable?: boolean;
+  /** Share of the question's weight held, with its paragraph neighbours' help (extractive-answer.ts: scoreLexical). */
   lexical: number;
+  /** The same, by the unit alone. */
+  ownLexical: number;
   dense: number;
-  /** The score without its quote's rank: what compares two sentences of one quote. */
+  /** The unit's own score without its quote's rank: what compares two sentences of one quote. */
   content: number;
   score: number;
   marker: string;

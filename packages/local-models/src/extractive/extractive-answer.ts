@@ -62,6 +62,7 @@ export async function answerFromPrompt(
       context: q.question ? `${q.question} ${u.context}` : u.context,
       marker: q.marker,
       lexical: 0,
+      ownLexical: 0,
       dense: 0,
       content: 0,
       score: 0,
@@ -135,11 +136,25 @@ function scoreLexical(shape: QuestionShape, units: ScoredUnit[], contextWeight: 
     shape.weights.set(t, idf[i]! / total);
     if (!matches.some((m) => m[i]! > 0)) shape.absent.add(t);
   });
+  const share = (m: number[], typed: boolean) => (m.reduce((s, x, i) => s + x * idf[i]!, 0) + (typed ? typeWeight : 0)) / total;
+  const typed = units.map((u) => typeWeight > 0 && hasAnswerType(shape, u.text) === true);
   units.forEach((u, k) => {
-    const typed = typeWeight && hasAnswerType(shape, u.text) ? typeWeight : 0;
-    u.lexical = (matches[k]!.reduce((s, m, i) => s + m * idf[i]!, 0) + typed) / total;
+    u.lexical = share(matches[k]!, typed[k]!);
     // A row or record names its subject first ("Model: Zorblax 3000"): prefer the one the question names exactly.
     if ((u.kind === 'record' || u.kind === 'row') && u.lexical > 0) u.lexical = Math.min(1, u.lexical + 0.15 * subjectPrecision(u, shape));
+  });
+  // A sentence whose neighbours in its paragraph hold the rest of the question is half as good as one holding it all:
+  // "Wi-Fi is available in the library." + "The password changes every month."
+  const windowed = units.map((u, k) => {
+    if (u.kind !== 'sentence') return u.lexical;
+    const near = [k - 1, k + 1].filter((j) => units[j]?.kind === 'sentence' && units[j]!.quote === u.quote && units[j]!.block === u.block && units[j]!.answerable);
+    if (near.length === 0) return u.lexical;
+    const union = matches[k]!.map((m, i) => Math.max(m, ...near.map((j) => matches[j]![i]!)));
+    return Math.max(u.lexical, (u.lexical + share(union, typed[k]! || near.some((j) => typed[j]!))) / 2);
+  });
+  units.forEach((u, k) => {
+    u.ownLexical = u.lexical;
+    u.lexical = windowed[k]!;
   });
 }
 
@@ -170,12 +185,17 @@ async function scoreDense(question: string, candidates: ScoredUnit[], pool: Embe
 /**
  * Words decide, the embedding nudges (USE-lite alone ranks poorly) and the
  * search's ranking breaks near-ties. A row or a record is scored by its
- * words alone: its embedding is mostly its column names.
+ * words, with an ordinary sentence's cosine: its own embedding is mostly its
+ * column names.
  */
 function combine(u: ScoredUnit): number {
-  u.content = u.kind === 'record' || u.kind === 'row' ? 0.9 * u.lexical : 0.6 * u.lexical + 0.3 * u.dense;
-  return u.content + 0.1 / (1 + 0.15 * u.quote);
+  const dense = 0.3 * (u.kind === 'record' || u.kind === 'row' ? TYPICAL_DENSE : u.dense);
+  u.content = 0.6 * u.ownLexical + dense;
+  return 0.6 * u.lexical + dense + 0.1 / (1 + 0.15 * u.quote);
 }
+
+/** About what a sentence on the question's topic gets from USE-lite (scaled), for units whose embedding says little. */
+const TYPICAL_DENSE = 0.4;
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
