@@ -178,7 +178,7 @@ describe('local-extractive answers', () => {
 
   it('answers from a table with the row under its header, and from a CSV record with the whole record', async () => {
     const table = { text: '## Who to ask\n| Topic | Contact |\n| --- | --- |\n| Payroll | Maria Lind |\n| Laptops | IT service desk |' };
-    expect(await answer([table], 'Who should I contact about payroll?')).toBe('| Topic | Contact |\n| --- | --- |\n| Payroll | Maria Lind |\n[1]');
+    expect(await answer([table], 'Who should I contact about payroll?')).toBe('| Topic | Contact |\n| --- | --- |\n| Payroll | Maria Lind |\n\n[1]');
     const records = [
       { text: 'Model: Zorblax 3000 Pro\nPrice (EUR): 329\nWarranty: 3 years' },
       { text: 'Model: Zorblax 3000\nPrice (EUR): 249\nWarranty: 2 years' },

@@ -163,14 +163,15 @@ function passagesOf(chosen: ScoredUnit[]): Passage[] {
 /**
  * The text of an answer. Each sentence is followed by its quote's marker; a
  * list (with its introduction), a record or a table row is one block, line by
- * line, with the marker after its last line (under a table, so that the
- * table stays a table).
+ * line, with the marker after its last line (below a table, after a blank
+ * line, so that the table stays a table).
  */
 export function writeAnswer(passages: Passage[]): string {
   const cite = (text: string, marker: string) => `${text}${CJK_END.test(text) ? '' : ' '}[${marker}]`;
   const parts = passages.map((p) => {
     const [first] = p.units;
-    if (first!.kind === 'row') return [...(first!.header ?? []), ...p.units.map((u) => u.text)].join('\n') + `\n[${p.marker}]`;
+    // A line right under a table would be read as one more row (GFM): the marker stands apart.
+    if (first!.kind === 'row') return [...(first!.header ?? []), ...p.units.map((u) => u.text)].join('\n') + `\n\n[${p.marker}]`;
     if (p.units.some((u) => u.kind !== 'sentence')) return cite(p.units.map((u) => u.text).join('\n'), p.marker);
     return p.units.map((u) => cite(u.text, p.marker)).reduce((a, b) => a + (/[。！？]\[[^\]]+\]$/.test(a) && hasCjk(b[0]!) ? '' : ' ') + b);
   });
