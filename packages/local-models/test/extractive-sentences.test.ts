@@ -136,6 +136,9 @@ describe('local-extractive answers', () => {
     expect(cited(text)).toEqual(['The station owns six aluminium boats with outboard motors and four canoes.']);
     const tail = await answer([{ text: second }, { text: 'Boats are kept in the boathouse.' }], 'Who may take a motor boat out alone?');
     expect(tail).not.toContain('passed the boat test may take');
+    // A name written in lower case is no tail: the knowledge uses it more than once and never capitalised.
+    const name = await answer([{ text: 'kbchat is a self-hosted platform for chat applications.' }, { text: 'Start kbchat with npx kbchat start.' }], 'What is kbchat?');
+    expect(name).toBe('kbchat is a self-hosted platform for chat applications. [1]');
   });
 
   it('answers Chinese questions with whole Chinese sentences, markers right after them', async () => {

@@ -105,13 +105,15 @@ function markTails(units: Unit[]): void {
       else if (/^\p{Ll}+$/u.test(w)) lower.set(w, (lower.get(w) ?? 0) + 1);
     }
   }
+  const flat = new Map(units.map((u) => [u, u.text.replace(/\s+/g, ' ')]));
   for (const u of units) {
     if (!u.opening || !u.answerable) continue;
-    const text = u.text.replace(/\s+/g, ' ');
-    const firstWord = /^\p{Ll}+/u.exec(text)?.[0];
+    const text = flat.get(u)!;
+    // A whole word in lower case ("iPhone" is not one).
+    const firstWord = /^\p{Ll}+(?![\p{L}\p{N}])/u.exec(text)?.[0];
     // A name written in lower case ("kbchat is ...") is never capitalised, and the knowledge uses it more than once.
     const lowerStart = firstWord !== undefined && (capitalised.has(firstWord) || terms(firstWord).length === 0 || (lower.get(firstWord) ?? 0) < 2);
-    const inside = units.some((o) => o !== u && o.text.length > text.length && o.text.replace(/\s+/g, ' ').includes(text));
+    const inside = units.some((o) => o !== u && flat.get(o)!.length > text.length && flat.get(o)!.includes(text));
     if (lowerStart || inside) u.answerable = false;
   }
 }
