@@ -1,6 +1,6 @@
 // local-extractive as a ChatEngine: the whole answer is found first (it is
-// cheap and its errors should be HTTP errors), then streamed a sentence or a
-// few words at a time.
+// cheap and its errors should be HTTP errors), then streamed a cited
+// sentence or a few words at a time.
 import type { EmbedPool } from '../embeddings/embed-pool.js';
 import { answerFromPrompt, type ExtractiveOptions } from '../extractive/extractive-answer.js';
 import { LOCAL_EXTRACTIVE_MODEL } from '../models.js';
@@ -26,21 +26,16 @@ export class ExtractiveEngine implements ChatEngine {
   }
 }
 
-/** Pieces that concatenate back to the text exactly: after each source marker, or every 6 words. */
+/**
+ * Pieces that concatenate back to the text exactly: one after each source
+ * marker (also where no space follows it, as in CJK text), and within a
+ * passage every 6 words.
+ */
 export function splitIntoChunks(text: string): string[] {
-  const words = text.split(/(?<= )/);
   const chunks: string[] = [];
-  let current = '';
-  let count = 0;
-  for (const w of words) {
-    current += w;
-    count++;
-    if (/\]\s$/.test(w) || count >= 6) {
-      chunks.push(current);
-      current = '';
-      count = 0;
-    }
+  for (const passage of text.split(/(?<=\[[^\]\s]{1,40}\]\s*)(?=\S)/)) {
+    const words = passage.split(/(?<=\s)(?=\S)/);
+    for (let i = 0; i < words.length; i += 6) chunks.push(words.slice(i, i + 6).join(''));
   }
-  if (current) chunks.push(current);
-  return chunks;
+  return chunks.filter((c) => c.length > 0);
 }

@@ -1,0 +1,150 @@
+// A quote's text as the units an answer may be made of: whole sentences of
+// its paragraphs, whole list items, whole table rows and whole records (a
+// block of "column: value" lines, as the platform writes CSV rows). The
+// structure is read from the lines first (headings, fences, tables, lists,
+// records); only then is a paragraph's text unwrapped (a single line break
+// is a space) and cut into sentences, so hard-wrapped text never yields half
+// a sentence.
+//
+// A unit that may not be whole is kept out of answers: a sentence without
+// its end (a paragraph cut by the chunker, a heading-like line) and a
+// sentence ending in a colon unless a list follows it. The first sentence of
+// a quote is marked `opening`: a chunk's overlap is often the tail of the
+// previous chunk's last sentence, which only the other quotes can tell
+// (extractive-answer.ts decides). Units kept out still give context (a
+// heading's words count for the units under it).
+import { SENTENCE_END, splitSentences, unwrapLines } from './text.js';
+
+export type UnitKind = 'sentence' | 'item' | 'row' | 'record';
+
+export interface Unit {
+  /** The quote's index in the prompt (0 = first, the best-ranked for the platform's prompt). */
+  quote: number;
+  /** Order within the quote; consecutive sentences of one paragraph differ by 1 and share `block`. */
+  pos: number;
+  block: number;
+  kind: UnitKind;
+  /** What an answer prints: the source text, line breaks inside a paragraph unwrapped. */
+  text: string;
+  /** Headings above the unit in its quote (a table's header for a row). */
+  context: string;
+  /** Whether the unit is whole and may stand in an answer. */
+  answerable: boolean;
+  /** For a list item, its list (a block id); for a sentence ending in a colon, the list right after it. */
+  list?: number;
+  /** For a table row: the header row and the separator row to print above it. */
+  header?: string[];
+  /** The quote's first sentence, which may be the tail of a sentence cut in the previous chunk. */
+  opening?: boolean;
+}
+
+const FENCE = /^\s{0,3}(```|~~~)/;
+const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
+const TABLE_LINE = /^\s*\|.*\|\s*$/;
+const TABLE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+const ITEM = /^\s{0,3}([-*+•]|\d{1,3}[.)])\s+\S/;
+const FIELD = /^[^:\s][^:\n]{0,58}:\s+\S/;
+
+type Block =
+  | { kind: 'heading'; text: string }
+  | { kind: 'code' }
+  | { kind: 'table'; lines: string[] }
+  | { kind: 'list'; items: string[] }
+  | { kind: 'paragraph'; lines: string[] };
+
+function readBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  let current: Block | undefined;
+  const close = () => (current = undefined);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (FENCE.test(line)) {
+      const fence = FENCE.exec(line)![1]!;
+      while (i + 1 < lines.length && !lines[i + 1]!.trimStart().startsWith(fence)) i++;
+      i++;
+      blocks.push({ kind: 'code' });
+      close();
+    } else if (!line.trim()) {
+      // A blank line ends a paragraph; a list goes on if its next item follows.
+      if (current?.kind !== 'list') close();
+    } else if (HEADING.test(line)) {
+      blocks.push({ kind: 'heading', text: HEADING.exec(line)![1]! });
+      close();
+    } else if (TABLE_LINE.test(line)) {
+      if (current?.kind !== 'table') blocks.push((current = { kind: 'table', lines: [] }));
+      current.lines.push(line.trim());
+    } else if (ITEM.test(line)) {
+      if (current?.kind !== 'list') blocks.push((current = { kind: 'list', items: [] }));
+      current.items.push(line.trim());
+    } else if (current?.kind === 'list' && (/^\s/.test(line) || lines[i - 1]?.trim())) {
+      // An indented line, or one right under an item, continues the item.
+      current.items[current.items.length - 1] = unwrapLines([current.items.at(-1)!, line]);
+    } else {
+      if (current?.kind !== 'paragraph') blocks.push((current = { kind: 'paragraph', lines: [] }));
+      current.lines.push(line);
+    }
+  }
+  return blocks;
+}
+
+/** A paragraph of two or more "column: value" lines (indented lines continue a value): a CSV row as the platform writes it. */
+function recordLines(lines: string[]): string[] | undefined {
+  if (lines.length < 2 || !FIELD.test(lines[0]!)) return undefined;
+  const fields: string[] = [];
+  for (const line of lines) {
+    if (FIELD.test(line)) fields.push(line.trim());
+    else if (/^\s/.test(line) && fields.length) fields[fields.length - 1] += ' ' + line.trim();
+    else return undefined;
+  }
+  return fields.length >= 2 ? fields : undefined;
+}
+
+/** A short line with no sentence end standing alone (a PDF's heading, a caption): context, not an answer. */
+const headingLike = (lines: string[], text: string) => lines.length === 1 && !SENTENCE_END.test(text) && !/[:：]$/.test(text) && !/[,;，；]/.test(text) && text.split(/\s+/).length <= 12;
+
+/** The units of one quote's text. */
+export function segmentQuote(text: string, quote: number): Unit[] {
+  const units: Unit[] = [];
+  const headings: string[] = [];
+  const blocks = readBlocks(text);
+  let pos = 0;
+  const push = (u: Omit<Unit, 'quote' | 'pos' | 'context'>, context = headings.join(' ')) => units.push({ ...u, quote, pos: pos++, context });
+  blocks.forEach((b, blockIndex) => {
+    const first = units.length === 0;
+    const next = blocks[blockIndex + 1];
+    if (b.kind === 'heading') {
+      headings.push(b.text);
+    } else if (b.kind === 'list') {
+      b.items.forEach((item, i) => {
+        // A quote's last item without a sentence end, among items that have one, may be cut short.
+        const cut = blockIndex === blocks.length - 1 && i === b.items.length - 1 && !SENTENCE_END.test(item) && b.items.slice(0, -1).some((x) => SENTENCE_END.test(x));
+        push({ block: blockIndex, kind: 'item', text: item, answerable: !cut, list: blockIndex });
+      });
+    } else if (b.kind === 'table') {
+      const hasHeader = b.lines.length >= 2 && TABLE_SEPARATOR.test(b.lines[1]!);
+      const header = hasHeader ? [b.lines[0]!, b.lines[1]!] : undefined;
+      for (const row of b.lines.slice(hasHeader ? 2 : 0)) {
+        if (!TABLE_SEPARATOR.test(row)) push({ block: blockIndex, kind: 'row', text: row, answerable: true, header }, `${headings.join(' ')} ${header?.[0] ?? ''}`);
+      }
+    } else if (b.kind === 'paragraph') {
+      const fields = recordLines(b.lines);
+      if (fields) {
+        push({ block: blockIndex, kind: 'record', text: fields.join('\n'), answerable: true });
+        return;
+      }
+      const paragraph = unwrapLines(b.lines);
+      if (headingLike(b.lines, paragraph) && next && next.kind !== 'heading') {
+        headings.push(paragraph);
+        return;
+      }
+      const sentences = splitSentences(paragraph);
+      sentences.forEach((s, i) => {
+        const introducesList = s.endsWith(':') && i === sentences.length - 1 && next?.kind === 'list';
+        const whole = SENTENCE_END.test(s) || introducesList;
+        push({ block: blockIndex, kind: 'sentence', text: s, answerable: whole, ...(introducesList ? { list: blockIndex + 1 } : {}), ...(first && i === 0 ? { opening: true } : {}) });
+      });
+    }
+  });
+  return units;
+}
