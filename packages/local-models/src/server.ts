@@ -23,6 +23,14 @@ export interface LocalModelsOptions {
   embedWorkers?: number;
   /** Most inputs per model call; default 32 (env LOCAL_EMBED_MAX_BATCH). */
   embedMaxBatch?: number;
+  /**
+   * Interactive embeddings (requests of at most embedInteractiveMaxInputs inputs, and
+   * local-extractive's own) go ahead of indexing, whose batches shrink while someone
+   * chats; default true (env LOCAL_EMBED_PRIORITY=off: one lane, as before).
+   */
+  embedPriority?: boolean;
+  /** Embeddings requests of at most this many inputs are interactive; default 8. */
+  embedInteractiveMaxInputs?: number;
   /** Most inputs in one embeddings request; default 2048. */
   maxEmbeddingInputs?: number;
   /** Longest single embeddings input in characters; default 32768 (413 past it). */
@@ -52,10 +60,12 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
   const pool = new EmbedPool({
     workers: positive(options.embedWorkers ?? env.LOCAL_EMBED_WORKERS, 1),
     maxBatch: positive(options.embedMaxBatch ?? env.LOCAL_EMBED_MAX_BATCH, 32),
+    enabled: options.embedPriority ?? !/^(off|false|0|no)$/i.test(env.LOCAL_EMBED_PRIORITY ?? ''),
   });
   const limits = {
     maxInputs: options.maxEmbeddingInputs ?? 2048,
     maxInputChars: options.maxInputChars ?? 32_768,
+    interactiveMaxInputs: options.embedInteractiveMaxInputs ?? 8,
   };
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const engines = new Map<string, ChatEngine>();

@@ -1,17 +1,27 @@
 // Runs USE-lite in worker threads so that the event loop (the gateway relaying
 // other requests) stays free while it embeds. Concurrent requests are coalesced
-// into batches; batches take items round-robin across the waiting requests, so
-// a query of one sentence is not stuck behind an import of two thousand.
+// into batches; which texts go next is embed-lanes.ts's choice: interactive
+// requests ahead of bulk ones, round-robin inside each lane.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { EMBED_DIMENSIONS } from '../models.js';
 import { LocalModelError } from '../http-util.js';
+import { DEFAULT_LANE_OPTIONS, EmbedLanes, type EmbedPriority, type LaneBatch, type LaneOptions } from './embed-lanes.js';
 
-export interface EmbedPoolOptions {
+export type { EmbedPriority } from './embed-lanes.js';
+
+export interface EmbedPoolOptions extends Partial<Omit<LaneOptions, 'maxBatch'>> {
   /** Worker threads (each holds its own copy of the model, about 110 MB). */
   workers: number;
   /** Most inputs sent to a worker in one batch. */
   maxBatch: number;
+}
+
+/** What the pool has done, per lane (for benches and tests). */
+export interface EmbedPoolStats {
+  batches: Record<EmbedPriority, number>;
+  texts: Record<EmbedPriority, number>;
+  busyMs: Record<EmbedPriority, number>;
 }
 
 /** Unit vectors, and each one as JSON text (made in the worker). */
@@ -22,6 +32,7 @@ export interface Embedded {
 
 interface Job {
   texts: string[];
+  priority: EmbedPriority;
   vectors: Float32Array[];
   json: string[];
   next: number; // first text not yet handed to a worker
@@ -34,7 +45,8 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   busy: boolean;
-  inFlight: { job: Job; index: number }[];
+  inFlight: LaneBatch<Job> | undefined;
+  sentAt: number;
 }
 
 /**
@@ -45,12 +57,19 @@ export const EMBED_WORKER_URL = new URL('../../worker/embed-worker.mjs', import.
 
 export class EmbedPool {
   private readonly slots: Slot[] = [];
-  private readonly jobs: Job[] = [];
+  private readonly lanes: EmbedLanes<Job>;
   private nextBatchId = 0;
   private closed = false;
   private loadError: Error | undefined;
+  readonly stats: EmbedPoolStats = {
+    batches: { interactive: 0, bulk: 0 },
+    texts: { interactive: 0, bulk: 0 },
+    busyMs: { interactive: 0, bulk: 0 },
+  };
 
-  constructor(private readonly options: EmbedPoolOptions) {}
+  constructor(private readonly options: EmbedPoolOptions) {
+    this.lanes = new EmbedLanes({ ...DEFAULT_LANE_OPTIONS, ...definedOnly(options), maxBatch: options.maxBatch });
+  }
 
   /** Starts the workers and waits until each has loaded the model. */
   async warmup(): Promise<void> {
@@ -58,14 +77,17 @@ export class EmbedPool {
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
-  /** Embeds non-empty, prepared texts; resolves with one unit vector per text, in order. */
-  embed(texts: string[]): Promise<Embedded> {
+  /**
+   * Embeds non-empty, prepared texts; resolves with one unit vector per text, in order.
+   * `interactive` (the default: in-process callers answer a chat) goes ahead of `bulk`.
+   */
+  embed(texts: string[], priority: EmbedPriority = 'interactive'): Promise<Embedded> {
     if (this.closed) return Promise.reject(new LocalModelError(503, 'local-embed is shut down', 'model_unavailable'));
     if (this.loadError) return Promise.reject(this.loadError);
     if (texts.length === 0) return Promise.resolve({ vectors: [], json: [] });
     this.ensureWorkers();
     return new Promise((resolve, reject) => {
-      this.jobs.push({ texts, vectors: new Array(texts.length), json: new Array(texts.length), next: 0, left: texts.length, resolve, reject });
+      this.lanes.add({ texts, priority, vectors: new Array(texts.length), json: new Array(texts.length), next: 0, left: texts.length, resolve, reject });
       this.dispatch();
     });
   }
@@ -73,7 +95,7 @@ export class EmbedPool {
   async close(): Promise<void> {
     this.closed = true;
     const err = new LocalModelError(503, 'local-embed is shutting down', 'model_unavailable');
-    for (const job of this.jobs.splice(0)) job.reject(err);
+    for (const job of this.lanes.drain()) job.reject(err);
     await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
   }
 
@@ -87,7 +109,7 @@ export class EmbedPool {
     const worker = new Worker(EMBED_WORKER_URL);
     // The pool must not keep a process alive that is otherwise done.
     worker.unref();
-    const slot: Slot = { worker, ready: Promise.resolve(), busy: true, inFlight: [] };
+    const slot: Slot = { worker, ready: Promise.resolve(), busy: true, inFlight: undefined, sentAt: 0 };
     slot.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (msg: { type?: string; error?: string }): void => {
         if (msg.type === 'ready') {
@@ -113,38 +135,40 @@ export class EmbedPool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.busy || this.jobs.length === 0) continue;
-      const batch = this.takeBatch();
+      if (slot.busy || !this.lanes.waiting) continue;
+      const batch = this.lanes.take(performance.now());
+      if (!batch) return;
       slot.busy = true;
       slot.inFlight = batch;
-      slot.worker.postMessage({ id: this.nextBatchId++, texts: batch.map((b) => b.job.texts[b.index]) });
+      slot.sentAt = performance.now();
+      slot.worker.postMessage({ id: this.nextBatchId++, texts: batch.items.map((b) => b.job.texts[b.index]) });
     }
   }
 
-  /** Round-robin over waiting jobs, one text each per turn, up to maxBatch. */
-  private takeBatch(): { job: Job; index: number }[] {
-    const batch: { job: Job; index: number }[] = [];
-    while (batch.length < this.options.maxBatch && this.jobs.length > 0) {
-      for (let j = 0; j < this.jobs.length && batch.length < this.options.maxBatch; ) {
-        const job = this.jobs[j];
-        batch.push({ job, index: job.next++ });
-        if (job.next === job.texts.length) this.jobs.splice(j, 1);
-        else j++;
-      }
-    }
+  /** The slot's batch is over (answered or lost): the lanes and the stats learn its time. */
+  private settle(slot: Slot, answered: boolean): LaneBatch<Job> | undefined {
+    const batch = slot.inFlight;
+    slot.inFlight = undefined;
+    slot.busy = false;
+    if (!batch) return undefined;
+    const now = performance.now();
+    // A batch that failed says nothing about what the next one will cost.
+    const ms = now - slot.sentAt;
+    this.lanes.finished(batch, answered ? ms : undefined, now);
+    this.stats.batches[batch.priority]++;
+    this.stats.texts[batch.priority] += batch.items.length;
+    this.stats.busyMs[batch.priority] += ms;
     return batch;
   }
 
   private onResult(slot: Slot, msg: BatchResult): void {
-    const batch = slot.inFlight;
-    slot.inFlight = [];
-    slot.busy = false;
+    const items = this.settle(slot, msg.error === undefined)?.items ?? [];
     if (msg.error !== undefined || !msg.vectors || !msg.json) {
       const err = new LocalModelError(500, `local-embed failed: ${msg.error}`, 'local_model_error');
-      for (const job of new Set(batch.map((b) => b.job))) this.rejectJob(job, err);
+      for (const job of new Set(items.map((b) => b.job))) this.rejectJob(job, err);
     } else {
-      for (let i = 0; i < batch.length; i++) {
-        const { job, index } = batch[i];
+      for (let i = 0; i < items.length; i++) {
+        const { job, index } = items[i]!;
         job.vectors[index] = msg.vectors.subarray(i * EMBED_DIMENSIONS, (i + 1) * EMBED_DIMENSIONS);
         job.json[index] = msg.json[i]!;
         if (--job.left === 0) job.resolve({ vectors: job.vectors, json: job.json });
@@ -154,8 +178,7 @@ export class EmbedPool {
   }
 
   private rejectJob(job: Job, err: Error): void {
-    const at = this.jobs.indexOf(job);
-    if (at >= 0) this.jobs.splice(at, 1);
+    this.lanes.remove(job);
     job.left = -1; // later batches of this job are ignored
     job.reject(err);
   }
@@ -164,7 +187,8 @@ export class EmbedPool {
     const at = this.slots.indexOf(slot);
     if (at < 0) return;
     const failure = new LocalModelError(500, `local-embed worker failed: ${err.message}`, 'local_model_error');
-    for (const job of new Set(slot.inFlight.map((b) => b.job))) this.rejectJob(job, failure);
+    const items = this.settle(slot, false)?.items ?? [];
+    for (const job of new Set(items.map((b) => b.job))) this.rejectJob(job, failure);
     // Replace it so that one bad batch does not take the model away for good.
     if (!this.closed && !this.loadError) this.slots[at] = this.startWorker();
     else this.slots.splice(at, 1);
@@ -172,8 +196,12 @@ export class EmbedPool {
 
   private failAll(err: LocalModelError): void {
     this.loadError = err;
-    for (const job of this.jobs.splice(0)) job.reject(err);
+    for (const job of this.lanes.drain()) job.reject(err);
   }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 interface BatchResult {

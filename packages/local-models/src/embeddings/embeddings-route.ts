@@ -12,6 +12,12 @@ export interface EmbeddingLimits {
   maxInputs: number;
   /** Longest single input in characters. */
   maxInputChars: number;
+  /**
+   * Requests of at most this many inputs are interactive (a search's question
+   * and its extension queries: at most 6 from the platform) and go ahead of
+   * larger ones (indexing sends 64 a call).
+   */
+  interactiveMaxInputs: number;
 }
 
 export async function handleEmbeddings(
@@ -29,7 +35,8 @@ export async function handleEmbeddings(
     throw invalidField('dimensions', `Invalid 'dimensions': ${LOCAL_EMBED_MODEL} produces 512-dimensional vectors only.`);
   }
 
-  const { vectors, json } = await pool.embed(inputs.map(prepareForEmbedding));
+  const priority = inputs.length <= limits.interactiveMaxInputs ? 'interactive' : 'bulk';
+  const { vectors, json } = await pool.embed(inputs.map(prepareForEmbedding), priority);
 
   // The vectors' JSON text comes from the worker; counting tokens is done a
   // slice at a time, yielding in between, so that a 2048-input request cannot

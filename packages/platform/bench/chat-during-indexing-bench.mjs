@@ -1,0 +1,252 @@
+// Chat answer latency while an upload is being embedded, on the embedded
+// default as `kbchat start` runs it (issue 16: 10.8 s an answer during an
+// upload instead of about 1 s), with local-embed's priority lane on and off in
+// the same run (LOCAL_EMBED_PRIORITY=off is the behaviour before the lane).
+//
+// For each mode, a fresh `kbchat start` (a child process, its own data dir, no
+// provider key: local-extractive and local-embed on PGlite) and:
+//   1. a knowledge dataset with the repository's own docs/*.md uploaded as
+//      files, and an app on local-extractive bound to it (its default search);
+//   2. idle: BENCH_CHATS sequential chats (POST /api/v1/chat/completions with
+//      the app key, stream=false, detail=true), BENCH_THINK_MS between them;
+//   3. during indexing: a generated Markdown file of BENCH_UPLOAD_SECTIONS
+//      sections (about one chunk each: 3,000) uploaded into a second dataset;
+//      the same chats, one after another with the same think time, until
+//      every chunk is embedded; indexing time with chats going on;
+//   4. idle indexing: BENCH_IDLE_SECTIONS more sections uploaded with no chat,
+//      chunks/s until embedded (the lane must keep throughput when nobody chats).
+// Latency is from sending the request to the end of the answer; the search's
+// and the answer's own runningTime (responseData) say where it went.
+//
+// Knobs: BENCH_MODES (default "off,on"), BENCH_CHATS (idle chats, default 20),
+// BENCH_THINK_MS (default 1000), BENCH_UPLOAD_SECTIONS (3000), BENCH_IDLE_SECTIONS (1000).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { percentile } from './sim-stack.mjs';
+
+const REPO = new URL('../../../', import.meta.url).pathname;
+const CLI = join(REPO, 'packages/cli/bin/kbchat.js');
+const MODES = (process.env.BENCH_MODES ?? 'off,on').split(',').map((m) => m.trim()).filter(Boolean);
+const CHATS = Number(process.env.BENCH_CHATS ?? 20);
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
+const UPLOAD_SECTIONS = Number(process.env.BENCH_UPLOAD_SECTIONS ?? 3000);
+const IDLE_SECTIONS = Number(process.env.BENCH_IDLE_SECTIONS ?? 1000);
+const KEY = 'kbchat-bench-chat-during-indexing-key';
+
+const QUESTIONS = [
+  'How many dimensions do local-embed vectors have?',
+  'What does kbchat start run?',
+  'How are upstream keys sealed?',
+  'Where is the request log written?',
+  'What does the indexing worker do?',
+  'Which store does the embedded default use?',
+  'How does the gateway pick a channel?',
+  'What is a share link?',
+  'How are streams retried?',
+  'What does local-extractive answer when nothing fits?',
+];
+
+// A deterministic Markdown file: `sections` sections of a heading and a
+// paragraph of ~60 words, each about one 100-token chunk of the embedded default.
+const WORDS = ('the report office customer refund policy battery laptop meeting friday hospital recipe river mountain weather spring ' +
+  'warehouse printer label invoice shipment supplier contract budget schedule engineer network server backup storage ' +
+  'quarter revenue market product release feature request support ticket manager team project deadline training ' +
+  'safety inspection vehicle route delivery airport station harbour museum library garden kitchen school student teacher').split(' ');
+function generatedMarkdown(sections, seed) {
+  let s = seed >>> 0;
+  const rand = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const word = () => WORDS[Math.floor(rand() * WORDS.length)];
+  const sentence = () => {
+    const w = Array.from({ length: 8 + Math.floor(rand() * 8) }, word);
+    w[0] = w[0][0].toUpperCase() + w[0].slice(1);
+    return `${w.join(' ')}.`;
+  };
+  const out = [];
+  for (let i = 0; i < sections; i++) {
+    out.push(`## ${word()} ${word()} ${i}\n\n${Array.from({ length: 5 }, sentence).join(' ')}`);
+  }
+  return out.join('\n\n');
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `kbchat start` on a fresh data dir; resolves once the platform listens. */
+async function startKbchat(mode, dataDir) {
+  const [gatewayPort, port] = [await freePort(), await freePort()];
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !k.startsWith('npm_') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR)$/.test(k)));
+  const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(port)], {
+    cwd: REPO,
+    env: { ...env, INITIAL_API_KEY: KEY, LOG_LEVEL: 'warn', LOCAL_EMBED_PRIORITY: mode },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kbchat start not ready:\n${out}`)), 180_000);
+    const onData = (d) => {
+      out += d;
+      const m = /\[platform\] listening on \S+ \([^)]*API at (\S+)\/api\)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`kbchat start exited with ${code}:\n${out}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.removeAllListeners('exit');
+        if (child.exitCode !== null) return resolve();
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function client(url) {
+  return async (path, json) => {
+    const res = await fetch(`${url}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const body = await res.json();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+    return body.data;
+  };
+}
+
+async function uploadFile(url, datasetId, name, text) {
+  const form = new FormData();
+  form.append('data', JSON.stringify({ datasetId, name }));
+  form.append('file', new Blob([text], { type: 'text/markdown' }), name);
+  const res = await fetch(`${url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`upload ${name}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data.collectionId;
+}
+
+async function progress(api, datasetId) {
+  const p = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
+  if (p.failed) throw new Error(`indexing failed: ${p.lastError}`);
+  return p;
+}
+
+async function waitIndexed(api, datasetId) {
+  for (;;) {
+    const p = await progress(api, datasetId);
+    if (p.total > 0 && p.done === p.total) return p;
+    await sleep(500);
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** One chat turn: total ms, and the search's and the answer's own running times (ms). */
+async function chat(url, appKey, question) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/api/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${appKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ stream: false, detail: true, messages: [{ role: 'user', content: question }] }),
+  });
+  const body = await res.json();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`chat: ${res.status} ${JSON.stringify(body)}`);
+  const step = (type) => (body.responseData.find((r) => r.moduleType === type)?.runningTime ?? 0) * 1000;
+  return { ms, search: step('datasetSearchNode'), answer: step('chatNode') };
+}
+
+async function runMode(mode) {
+  const dataDir = mkdtempSync(join(tmpdir(), `kbchat-chat-indexing-${mode}-`));
+  const kb = await startKbchat(mode, dataDir);
+  const api = client(kb.url);
+  try {
+    const docsDir = join(REPO, 'docs');
+    const docs = readdirSync(docsDir).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md');
+    const knowledge = await api('/api/core/dataset/create', { name: 'docs', vectorModel: 'local-embed' });
+    for (const f of docs) await uploadFile(kb.url, knowledge, f, readFileSync(join(docsDir, f), 'utf8'));
+    const kbProgress = await waitIndexed(api, knowledge);
+    const appId = await api('/api/core/app/create', { name: 'docs helper', model: 'local-extractive', datasets: [knowledge] });
+    const appKey = await api('/api/support/openapi/create', { name: 'bench', appId });
+    const app = await api(`/api/core/app/detail?appId=${appId}`);
+    for (let i = 0; i < 3; i++) await chat(kb.url, appKey, QUESTIONS[i]); // warm-up
+
+    const idle = [];
+    for (let i = 0; i < CHATS; i++) {
+      idle.push(await chat(kb.url, appKey, QUESTIONS[i % QUESTIONS.length]));
+      await sleep(THINK_MS);
+    }
+
+    const upload = await api('/api/core/dataset/create', { name: 'upload', vectorModel: 'local-embed' });
+    const started = performance.now();
+    await uploadFile(kb.url, upload, 'handbook.md', generatedMarkdown(UPLOAD_SECTIONS, 1));
+    const during = [];
+    let indexed;
+    for (let i = 0; ; i++) {
+      const p = await progress(api, upload);
+      if (p.total > 0 && p.done === p.total) {
+        indexed = p;
+        break;
+      }
+      during.push(await chat(kb.url, appKey, QUESTIONS[i % QUESTIONS.length]));
+      await sleep(THINK_MS);
+    }
+    const withChatsS = (performance.now() - started) / 1000;
+
+    const quiet = await api('/api/core/dataset/create', { name: 'quiet upload', vectorModel: 'local-embed' });
+    const quietStarted = performance.now();
+    await uploadFile(kb.url, quiet, 'quiet.md', generatedMarkdown(IDLE_SECTIONS, 2));
+    const quietIndexed = await waitIndexed(api, quiet);
+    const quietS = (performance.now() - quietStarted) / 1000;
+    return { mode, app, docs: docs.length, kbChunks: kbProgress.total, idle, during, chunks: indexed.total, withChatsS, quietChunks: quietIndexed.total, quietS };
+  } finally {
+    await kb.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const ms = (v) => `${(v / 1000).toFixed(2)} s`;
+const stats = (rows, key = 'ms') => {
+  const v = rows.map((r) => r[key]);
+  return { p50: percentile(v, 50), p95: percentile(v, 95), n: v.length };
+};
+
+console.log(`chat during indexing: kbchat start (embedded default: local-extractive, local-embed, PGlite), modes ${MODES.join(', ')}; ` +
+  `${CHATS} idle chats, think time ${THINK_MS} ms, upload of ${UPLOAD_SECTIONS} sections, quiet upload of ${IDLE_SECTIONS}`);
+const results = [];
+for (const mode of MODES) {
+  const r = await runMode(mode);
+  results.push(r);
+  const i = stats(r.idle);
+  const d = stats(r.during);
+  console.log(`\nLOCAL_EMBED_PRIORITY=${mode} (knowledge: ${r.docs} docs, ${r.kbChunks} chunks; app search ${r.app.search?.searchMode})`);
+  console.log(`  idle chats:            p50 ${ms(i.p50)}, p95 ${ms(i.p95)} (n ${i.n}; search p50 ${ms(stats(r.idle, 'search').p50)}, answer p50 ${ms(stats(r.idle, 'answer').p50)})`);
+  console.log(`  chats during indexing: p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (n ${d.n}; search p50 ${ms(stats(r.during, 'search').p50)} p95 ${ms(stats(r.during, 'search').p95)}, answer p50 ${ms(stats(r.during, 'answer').p50)} p95 ${ms(stats(r.during, 'answer').p95)})`);
+  console.log(`  upload of ${r.chunks} chunks embedded in ${r.withChatsS.toFixed(1)} s with chats (${(r.chunks / r.withChatsS).toFixed(1)} chunks/s)`);
+  console.log(`  quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s, nobody chatting (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`);
+}
+const off = results.find((r) => r.mode === 'off');
+const on = results.find((r) => r.mode === 'on');
+if (off && on) {
+  const [dOff, dOn] = [stats(off.during), stats(on.during)];
+  console.log('\nlane on vs off (same run):');
+  console.log(`  chats during indexing p50 ${ms(dOn.p50)} vs ${ms(dOff.p50)} (x${(dOff.p50 / dOn.p50).toFixed(1)} faster), p95 ${ms(dOn.p95)} vs ${ms(dOff.p95)} (x${(dOff.p95 / dOn.p95).toFixed(1)})`);
+  console.log(`  during / idle p50: on x${(dOn.p50 / stats(on.idle).p50).toFixed(2)}, off x${(dOff.p50 / stats(off.idle).p50).toFixed(2)}`);
+  const rate = (r) => r.quietChunks / r.quietS;
+  console.log(`  quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}); with chats ${(on.chunks / on.withChatsS).toFixed(1)} vs ${(off.chunks / off.withChatsS).toFixed(1)} chunks/s`);
+}
