@@ -18,7 +18,7 @@
 // Latency is from sending the request to the end of the answer; the search's
 // and the answer's own runningTime (responseData) say where it went.
 //
-// Knobs: BENCH_MODES (default "off,on"), BENCH_CHATS (idle chats, default 20),
+// Knobs: BENCH_MODES (default "off,on"; a mode may repeat), BENCH_CHATS (idle chats, default 20),
 // BENCH_THINK_MS (default 1000), BENCH_UPLOAD_SECTIONS (3000), BENCH_IDLE_SECTIONS (1000).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +35,8 @@ const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
 const UPLOAD_SECTIONS = Number(process.env.BENCH_UPLOAD_SECTIONS ?? 3000);
 const IDLE_SECTIONS = Number(process.env.BENCH_IDLE_SECTIONS ?? 1000);
 const KEY = 'kbchat-bench-chat-during-indexing-key';
+// Only step 4 (indexing throughput, nobody chatting): with BENCH_MODES=on,off,off,on,... it compares throughput alone.
+const QUIET_ONLY = process.env.BENCH_QUIET_ONLY === '1';
 
 const QUESTIONS = [
   'How many dimensions do local-embed vectors have?',
@@ -171,11 +173,20 @@ async function chat(url, appKey, question) {
   return { ms, search: step('datasetSearchNode'), answer: step('chatNode') };
 }
 
+async function quietUpload(api, url) {
+  const quiet = await api('/api/core/dataset/create', { name: 'quiet upload', vectorModel: 'local-embed' });
+  const started = performance.now();
+  await uploadFile(url, quiet, 'quiet.md', generatedMarkdown(IDLE_SECTIONS, 2));
+  const indexed = await waitIndexed(api, quiet);
+  return { quietChunks: indexed.total, quietS: (performance.now() - started) / 1000 };
+}
+
 async function runMode(mode) {
   const dataDir = mkdtempSync(join(tmpdir(), `kbchat-chat-indexing-${mode}-`));
   const kb = await startKbchat(mode, dataDir);
   const api = client(kb.url);
   try {
+    if (QUIET_ONLY) return { mode, ...(await quietUpload(api, kb.url)), idle: [], during: [], chunks: 0, withChatsS: 0 };
     const docsDir = join(REPO, 'docs');
     const docs = readdirSync(docsDir).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md');
     const knowledge = await api('/api/core/dataset/create', { name: 'docs', vectorModel: 'local-embed' });
@@ -208,12 +219,7 @@ async function runMode(mode) {
     }
     const withChatsS = (performance.now() - started) / 1000;
 
-    const quiet = await api('/api/core/dataset/create', { name: 'quiet upload', vectorModel: 'local-embed' });
-    const quietStarted = performance.now();
-    await uploadFile(kb.url, quiet, 'quiet.md', generatedMarkdown(IDLE_SECTIONS, 2));
-    const quietIndexed = await waitIndexed(api, quiet);
-    const quietS = (performance.now() - quietStarted) / 1000;
-    return { mode, app, docs: docs.length, kbChunks: kbProgress.total, idle, during, chunks: indexed.total, withChatsS, quietChunks: quietIndexed.total, quietS };
+    return { mode, app, docs: docs.length, kbChunks: kbProgress.total, idle, during, chunks: indexed.total, withChatsS, ...(await quietUpload(api, kb.url)) };
   } finally {
     await kb.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -232,6 +238,10 @@ const results = [];
 for (const mode of MODES) {
   const r = await runMode(mode);
   results.push(r);
+  if (QUIET_ONLY) {
+    console.log(`LOCAL_EMBED_PRIORITY=${mode}: quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`);
+    continue;
+  }
   const i = stats(r.idle);
   const d = stats(r.during);
   console.log(`\nLOCAL_EMBED_PRIORITY=${mode} (knowledge: ${r.docs} docs, ${r.kbChunks} chunks; app search ${r.app.search?.searchMode})`);
@@ -240,13 +250,23 @@ for (const mode of MODES) {
   console.log(`  upload of ${r.chunks} chunks embedded in ${r.withChatsS.toFixed(1)} s with chats (${(r.chunks / r.withChatsS).toFixed(1)} chunks/s)`);
   console.log(`  quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s, nobody chatting (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`);
 }
-const off = results.find((r) => r.mode === 'off');
-const on = results.find((r) => r.mode === 'on');
-if (off && on) {
-  const [dOff, dOn] = [stats(off.during), stats(on.during)];
-  console.log('\nlane on vs off (same run):');
-  console.log(`  chats during indexing p50 ${ms(dOn.p50)} vs ${ms(dOff.p50)} (x${(dOff.p50 / dOn.p50).toFixed(1)} faster), p95 ${ms(dOn.p95)} vs ${ms(dOff.p95)} (x${(dOff.p95 / dOn.p95).toFixed(1)})`);
-  console.log(`  during / idle p50: on x${(dOn.p50 / stats(on.idle).p50).toFixed(2)}, off x${(dOff.p50 / stats(off.idle).p50).toFixed(2)}`);
+// A mode run more than once (BENCH_MODES=off,on,on,off evens out a machine whose load drifts) counts all its runs.
+const merged = (mode) => {
+  const runs = results.filter((r) => r.mode === mode);
+  if (!runs.length) return undefined;
+  const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
+  return { idle: runs.flatMap((r) => r.idle), during: runs.flatMap((r) => r.during), chunks: sum('chunks'), withChatsS: sum('withChatsS'), quietChunks: sum('quietChunks'), quietS: sum('quietS'), runs: runs.length };
+};
+const off = merged('off');
+const on = merged('on');
+if (off && on && QUIET_ONLY) {
   const rate = (r) => r.quietChunks / r.quietS;
-  console.log(`  quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}); with chats ${(on.chunks / on.withChatsS).toFixed(1)} vs ${(off.chunks / off.withChatsS).toFixed(1)} chunks/s`);
+  console.log(`quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}; ${on.runs} and ${off.runs} runs)`);
+} else if (off && on) {
+  const [dOff, dOn] = [stats(off.during), stats(on.during)];
+  console.log(`\nlane on vs off (same run; ${on.runs} and ${off.runs} runs):`);
+  console.log(`  chats during indexing p50 ${ms(dOn.p50)} vs ${ms(dOff.p50)} (x${(dOff.p50 / dOn.p50).toFixed(1)} faster), p95 ${ms(dOn.p95)} vs ${ms(dOff.p95)} (x${(dOff.p95 / dOn.p95).toFixed(1)})`);
+  console.log(`  idle chats p50 ${ms(stats(on.idle).p50)} vs ${ms(stats(off.idle).p50)}; during / idle p50: on x${(dOn.p50 / stats(on.idle).p50).toFixed(2)}, off x${(dOff.p50 / stats(off.idle).p50).toFixed(2)}`);
+  const rate = (r) => r.quietChunks / r.quietS;
+  console.log(`  quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}); with chats ${(on.chunks / on.withChatsS).toFixed(1)} vs ${(off.chunks / off.withChatsS).toFixed(1)} chunks/s (with the lane the chats are served: ${dOn.n} vs ${dOff.n} of them)`);
 }
