@@ -17,56 +17,26 @@
 // that checkout's `kbchat start` first (e.g. main: `git worktree add
 // /tmp/kbchat-main main && cd /tmp/kbchat-main && npm ci`) and prints both,
 // with the differences. BENCH_VERBOSE=1 prints every answer, else only misses.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadDocuments } from './answers/documents.mjs';
+import { REPO, startKbchat } from './kbchat-process.mjs';
 import { ANSWERABLE, UNANSWERABLE } from './answers/questions.mjs';
 
-const REPO = resolve(new URL('../../..', import.meta.url).pathname);
 const KEY = 'kbchat-answers-bench-key-0123456789';
 const NOT_FOUND = 'I could not find an answer to that in the provided knowledge.';
 const VERBOSE = process.env.BENCH_VERBOSE === '1';
 const TARGETS = { facts: 0.9, whole: 1, none: 0.9 };
 
-function freePort() {
-  const server = createServer();
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => done(port));
-  }));
-}
-
-/** `kbchat start` of the checkout at `repoDir` on a fresh data dir, as a user with no provider key runs it. */
-async function startKbchat(repoDir) {
+/** `kbchat start` of the checkout at `repoDir` on a fresh data dir, removed when it stops. */
+async function startFresh(repoDir) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-answers-bench-'));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR|ROOT_PASSWORD)$/.test(k) && !k.startsWith('npm_')),
-  );
-  const args = [join(repoDir, 'packages/cli/bin/kbchat.js'), 'start', '--data-dir', dataDir, '--port', String(await freePort()), '--gateway-port', String(await freePort())];
-  const child = spawn(process.execPath, args, { cwd: repoDir, env: { ...env, INITIAL_API_KEY: KEY, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const url = await new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`kbchat start not ready after 180 s:\n${out}`)), 180_000);
-    const onData = (d) => {
-      out += d;
-      const m = /\[platform\] listening on \S+ \(this machine only; API at (\S+)\/api\)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        done(m[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => fail(new Error(`kbchat start exited with ${code}:\n${out}`)));
-  });
+  const kb = await startKbchat({ repoDir, dataDir, key: KEY });
   return {
-    url,
+    url: kb.url,
     async stop() {
-      child.removeAllListeners('exit');
-      if (child.exitCode === null) await new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')));
+      await kb.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -88,7 +58,7 @@ function client(url, key) {
 /** Uploads the documents, waits for their indexing, and asks every question through an app on local-extractive. */
 async function runAgainst(repoDir, docs, questions) {
   const started = performance.now();
-  const kb = await startKbchat(repoDir);
+  const kb = await startFresh(repoDir);
   try {
     const api = client(kb.url, KEY);
     const datasetId = await api('/api/core/dataset/create', { name: 'answers bench' });

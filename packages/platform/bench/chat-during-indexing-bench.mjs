@@ -20,15 +20,12 @@
 //
 // Knobs: BENCH_MODES (default "off,on"; a mode may repeat), BENCH_CHATS (idle chats, default 20),
 // BENCH_THINK_MS (default 1000), BENCH_UPLOAD_SECTIONS (3000), BENCH_IDLE_SECTIONS (1000).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO, startKbchat } from './kbchat-process.mjs';
 import { percentile } from './sim-stack.mjs';
 
-const REPO = new URL('../../../', import.meta.url).pathname;
-const CLI = join(REPO, 'packages/cli/bin/kbchat.js');
 const MODES = (process.env.BENCH_MODES ?? 'off,on').split(',').map((m) => m.trim()).filter(Boolean);
 const CHATS = Number(process.env.BENCH_CHATS ?? 20);
 const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
@@ -71,52 +68,6 @@ function generatedMarkdown(sections, seed) {
     out.push(`## ${word()} ${word()} ${i}\n\n${Array.from({ length: 5 }, sentence).join(' ')}`);
   }
   return out.join('\n\n');
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** `kbchat start` on a fresh data dir; resolves once the platform listens. */
-async function startKbchat(mode, dataDir) {
-  const [gatewayPort, port] = [await freePort(), await freePort()];
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !k.startsWith('npm_') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR)$/.test(k)));
-  const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(port)], {
-    cwd: REPO,
-    env: { ...env, INITIAL_API_KEY: KEY, LOG_LEVEL: 'warn', LOCAL_EMBED_PRIORITY: mode },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kbchat start not ready:\n${out}`)), 180_000);
-    const onData = (d) => {
-      out += d;
-      const m = /\[platform\] listening on \S+ \([^)]*API at (\S+)\/api\)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`kbchat start exited with ${code}:\n${out}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.removeAllListeners('exit');
-        if (child.exitCode !== null) return resolve();
-        child.on('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 function client(url) {
@@ -183,7 +134,7 @@ async function quietUpload(api, url) {
 
 async function runMode(mode) {
   const dataDir = mkdtempSync(join(tmpdir(), `kbchat-chat-indexing-${mode}-`));
-  const kb = await startKbchat(mode, dataDir);
+  const kb = await startKbchat({ dataDir, key: KEY, env: { LOCAL_EMBED_PRIORITY: mode } });
   const api = client(kb.url);
   try {
     if (QUIET_ONLY) return { mode, ...(await quietUpload(api, kb.url)), idle: [], during: [], chunks: 0, withChatsS: 0 };
