@@ -60,12 +60,17 @@ export async function embedRemote(baseUrl, model, texts) {
 }
 
 /** Vectors for every text (empty texts get none: the model drops them), embedding only what the cache lacks. */
-export async function embedAll(cache, baseUrl, texts, { batch = 64, onProgress } = {}) {
+export async function embedAll(cache, baseUrl, texts, { batch = 64, concurrency = 2, onProgress } = {}) {
   const missing = [...new Set(texts.filter((t) => t && !cache.get(t)))];
-  for (let i = 0; i < missing.length; i += batch) {
-    const part = missing.slice(i, i + batch);
-    cache.put(part, await embedRemote(baseUrl, cache.model, part));
-    onProgress?.(Math.min(i + batch, missing.length), missing.length);
-  }
+  // `concurrency` requests in flight keep every embedding worker busy (LOCAL_EMBED_WORKERS).
+  let next = 0, done = 0;
+  const lane = async () => {
+    while (next < missing.length) {
+      const part = missing.slice(next, (next += batch));
+      cache.put(part, await embedRemote(baseUrl, cache.model, part));
+      onProgress?.((done += part.length), missing.length);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
   return { embedded: missing.length, vectors: texts.map((t) => cache.get(t)) };
 }

@@ -70,7 +70,7 @@ if (tune) {
     }
   }
   for (const fusion of tune === 'fulltext' ? [] : ['linear', 'rrf']) {
-    for (const w of [0.1, 0.2, 0.3, 0.4, 0.5]) {
+    for (const w of fusion === 'linear' ? [0.1, 0.2, 0.3, 0.4, 0.5, 0.6] : [0.1, 0.2, 0.3, 0.4, 0.5]) {
       const r = await evaluate('train', { mode: 'mixedRecall', fusion, embeddingWeight: w });
       console.log(`  mixed ${fusion} embeddingWeight=${w}: ${f3(r.ndcg)} / ${f3(r.recall)}`);
     }

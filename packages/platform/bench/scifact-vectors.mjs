@@ -37,7 +37,8 @@ export async function prepareScifactVectors({ log = () => {}, maxTokens = 128, c
     log(`BENCH_CACHED_ONLY: ${needed} texts have no cached vector and are left out`);
   } else if (needed > 0) {
     const { startLocalModels } = await import('@kbchat/local-models');
-    const models = await startLocalModels({ warmup: true });
+    // Two workers by default: the bench owns the machine while it embeds.
+    const models = await startLocalModels({ warmup: true, embedWorkers: Number(process.env.LOCAL_EMBED_WORKERS ?? 2) });
     try {
       log(`embedding ${needed} texts not in the cache (${cache.file}) ...`);
       let last = 0;

@@ -103,6 +103,15 @@ describe('embedding recall and fusion', () => {
     }
   });
 
+  it('linear fusion adds BM25 over the best BM25 and the exact cosine, also for full-text results the vector list lacks', async () => {
+    // One candidate a list: full text brings d3 ("heart" x3), the vector (axis 0) brings d1; d3's cosine is read for it.
+    const res = await searchDataset(store.db, { datasetIds: ['ds1'], text: 'heart axis:0', mode: 'mixedRecall', embeddingWeight: 0.5, fusion: 'linear', candidates: 1, topK: 2 }, deps);
+    expect(res.list.map((r) => r.id)).toEqual(['d3', 'd1']);
+    const fused = (id: string) => res.list.find((r) => r.id === id)!.score.find((s) => s.type === 'rrf')!.value;
+    expect(fused('d3')).toBeCloseTo(0.5 * 1 + 0.5 / Math.hypot(1, 0.9), 6);
+    expect(fused('d1')).toBeCloseTo(0.5 * 0 + 0.5 * 1, 6);
+  });
+
   it('fuses extension queries and dedupes by data id', async () => {
     const res = await searchDataset(store.db, { datasetIds: ['ds1'], text: 'aspirin', extensionQueries: ['vitamin', 'aspirin'], mode: 'fullTextRecall' }, deps);
     expect(res.queries).toEqual(['aspirin', 'vitamin']);

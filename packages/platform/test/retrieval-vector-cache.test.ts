@@ -137,8 +137,9 @@ describe('vector cache on the embedded store', () => {
   });
 
   it('gives searchDataset the same results and scores from the copies as from SQL (mixed recall cosines too)', async () => {
+    // 20 candidates a list: many full-text results are not among the vector results, and linear fusion reads their cosines.
     const run = (mode: 'embedding' | 'mixedRecall', q: Float32Array) =>
-      searchDataset(db, { datasetIds: ['vb'], text: 'b1 b2 b3', mode, limit: 100_000, topK: 30 }, { embed: async (t) => t.map(() => q) });
+      searchDataset(db, { datasetIds: ['vb'], text: 'b1 b2 b3', mode, limit: 100_000, topK: 30, candidates: 20 }, { embed: async (t) => t.map(() => q) });
     // The process's cache: the first search finds no copy (SQL answers) and starts loading it.
     const fromSql = await Promise.all(queries.slice(0, 5).flatMap((q) => [run('embedding', q), run('mixedRecall', q)]));
     for (let i = 0; i < 100 && (await vectorCacheOf(db).search(['vb'], DIMS, queries[0]!, 5, 100)) === null; i++) await new Promise((r) => setTimeout(r, 20));

@@ -149,6 +149,17 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
   }));
 }
 
+/** Each item's best cosine to `vector` (an item with no vector is absent): linear fusion's cosines for full-text results the vector search did not bring. */
+export async function bestCosines(db: Db, dataIds: string[], vector: { dims: number; values: ArrayLike<number> }): Promise<Map<string, number>> {
+  const table = vectorTableName(vector.dims);
+  if (dataIds.length === 0 || !(await vectorTableExists(db, table))) return new Map();
+  const res = await sql<{ data_id: string; cosine: number }>`
+    with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(vector.values)}::text`, vector.dims)} as v)
+    select data_id, max(-(embedding <#> (select v from qv))) as cosine
+      from ${sql.table(table)} where data_id = any(${dataIds}::varchar[]) group by data_id`.execute(db);
+  return new Map(res.rows.map((r) => [r.data_id, Number(r.cosine)]));
+}
+
 /** A dataset's full-text figures: what an in-memory copy checks itself against. */
 export interface FullTextStats {
   datasetId: string;

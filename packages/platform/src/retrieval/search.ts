@@ -7,8 +7,8 @@ import type { Kysely } from 'kysely';
 import { analyze } from './analyzer.js';
 import { RetrievalError } from './errors.js';
 import { fullTextCacheOf } from './fulltext-cache.js';
-import { fuse, rrfFuse, type FusionMethod } from './fusion.js';
-import { bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
+import { linearFuse, rrfFuse, type FusionMethod } from './fusion.js';
+import { bestCosines, bm25Search, loadDataRows, vectorSearch, type DataRow, type ScoredId } from './search-store.js';
 import { checkUnitVectors } from './store.js';
 import { dataTokens } from './token-counts.js';
 import { vectorCacheOf } from './vector-cache.js';
@@ -21,7 +21,7 @@ export const SEARCH_DEFAULTS = {
   k1: 1.5,
   b: 0.4,
   fusion: 'linear' as FusionMethod,
-  embeddingWeight: 0.2,
+  embeddingWeight: 0.5,
   /** candidates each recall list brings */
   candidates: 100,
   efSearch: 100,
@@ -156,7 +156,7 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
   const perQuery: ScoredId[][] = [];
   let firstFromCache = false;
   for (let qi = 0; qi < queries.length; qi++) {
-    let full: ScoredId[] = [], dense: ScoredId[] = [];
+    let full: ScoredId[] = [], dense: ScoredId[] = [], denseFromCopy = false;
     if (mode !== 'embedding') {
       const terms = new Map<string, number>();
       for (const t of analyze(queries[qi]!)) terms.set(t, (terms.get(t) ?? 0) + 1);
@@ -169,18 +169,26 @@ export async function searchDataset(db: Kysely<any>, params: SearchParams, deps:
       const efSearch = params.efSearch ?? SEARCH_DEFAULTS.efSearch;
       // From the in-memory copy when it is current, else pgvector's HNSW in SQL.
       const cached = await vectorCacheOf(db).search(params.datasetIds, dims, vectors[qi]!, candidates, efSearch);
-      if (qi === 0) firstFromCache = cached !== null;
+      denseFromCopy = cached !== null;
+      if (qi === 0) firstFromCache = denseFromCopy;
       dense = cached ?? (await vectorSearch(db, { datasetIds: params.datasetIds, dims, vector: vectors[qi]!, limit: candidates, efSearch }));
       dense.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'embedding', value: r.score, index: i }));
     }
-    perQuery.push(
-      mode === 'mixedRecall'
-        ? fuse(fusion, [
-            { list: dense, weight: embeddingWeight },
-            { list: full, weight: 1 - embeddingWeight },
-          ])
-        : mode === 'embedding' ? dense : full,
-    );
+    if (mode !== 'mixedRecall') perQuery.push(mode === 'embedding' ? dense : full);
+    else if (fusion === 'rrf') perQuery.push(rrfFuse([{ list: dense, weight: embeddingWeight }, { list: full, weight: 1 - embeddingWeight }]));
+    else {
+      // Full-text results the vector search did not bring get their exact cosine too.
+      const cosines = new Map(dense.map((r) => [r.dataId, r.score]));
+      const missing = full.map((r) => r.dataId).filter((id) => !cosines.has(id));
+      if (denseFromCopy) {
+        const q = Float32Array.from(vectors[qi]!);
+        for (const id of missing) {
+          const c = vectorCacheOf(db).cosine(params.datasetIds, dims, q, id);
+          if (c !== null) cosines.set(id, c);
+        }
+      } else for (const [id, c] of await bestCosines(db, missing, { dims, values: vectors[qi]! })) cosines.set(id, c);
+      perQuery.push(linearFuse(full, dense, embeddingWeight, cosines));
+    }
   }
   // Several queries: reciprocal ranks, equal weights (their scores are not comparable).
   const fused = perQuery.length === 1 ? perQuery[0]! : rrfFuse(perQuery.map((list) => ({ list, weight: 1 })));
