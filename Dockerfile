@@ -11,8 +11,8 @@ ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
 COPY packages ./packages
 # `npm ci` runs the root's prepare script: `tsc -b` and the web app's vite
-# build (packages/web/dist). The second `tsc -b` is a no-op that fails the
-# build should prepare ever stop compiling.
+# build (packages/web/dist). `tsc -b` again has nothing to do after it, and
+# compiles should prepare ever stop doing so; the web app's pages must exist.
 RUN npm ci --no-audit --no-fund && npx tsc -b \
  && test -f packages/web/dist/index.html && test -f packages/web/dist/console.html
 
