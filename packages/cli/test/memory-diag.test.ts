@@ -1,0 +1,43 @@
+// KBCHAT_MEMORY_DIAG=1: `kbchat start` answers SIGUSR2 with one `[memory]`
+// line (its main thread's V8 heap and each worker thread's own), and serves
+// nothing of it over HTTP; memory-bench.mjs reads that line.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePorts, plainEnv, sleep, startKbchat, stop, type Started } from './helpers.js';
+
+let running: Started | undefined;
+let dataDir: string | undefined;
+afterEach(async () => {
+  if (running) await stop(running.child);
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  running = dataDir = undefined;
+});
+
+async function memoryLine(started: Started): Promise<Record<string, unknown>> {
+  started.child.kill('SIGUSR2');
+  for (let i = 0; i < 50; i++) {
+    await sleep(100);
+    const m = /\[memory\] (\{.*\})/.exec(started.out());
+    if (m) return JSON.parse(m[1]!) as Record<string, unknown>;
+  }
+  throw new Error(`no [memory] line:\n${started.out()}`);
+}
+
+describe('kbchat start with KBCHAT_MEMORY_DIAG=1', () => {
+  it('prints the main thread and the worker threads on SIGUSR2', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'kbchat-memory-diag-'));
+    const [gatewayPort, platformPort] = await freePorts();
+    running = await startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)], plainEnv({ KBCHAT_MEMORY_DIAG: '1' }));
+    const report = await memoryLine(running);
+    expect(report.mainHeapTotalMB).toBeGreaterThan(0);
+    expect(report.rssMB).toBeGreaterThan(report.mainHeapTotalMB as number);
+    const threads = report.threads as { thread: string; heapTotalMB: number }[];
+    // The gateway's store thread always runs; one answer per thread (the threads do not answer each other).
+    expect(threads.filter((t) => t.thread.startsWith('store thread'))).toHaveLength(1);
+    expect(new Set(threads.map((t) => t.thread)).size).toBe(threads.length);
+    for (const t of threads) expect(t.heapTotalMB).toBeGreaterThan(0);
+    expect(running.child.exitCode).toBeNull(); // SIGUSR2 did not end it
+  }, 180_000);
+});
