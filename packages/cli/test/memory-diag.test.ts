@@ -38,6 +38,10 @@ describe('kbchat start with KBCHAT_MEMORY_DIAG=1', () => {
     expect(threads.filter((t) => t.thread.startsWith('store thread'))).toHaveLength(1);
     expect(new Set(threads.map((t) => t.thread)).size).toBe(threads.length);
     for (const t of threads) expect(t.heapTotalMB).toBeGreaterThan(0);
+    // The embedding worker loads its model at start, and keeps no JS copy of the 27 MB of weights (tfjs's artifacts).
+    const embedding = threads.find((t) => t.thread.startsWith('embedding worker')) as { arrayBuffersMB: number } | undefined;
+    expect(embedding).toBeDefined();
+    expect(embedding!.arrayBuffersMB).toBeLessThan(10);
     expect(running.child.exitCode).toBeNull(); // SIGUSR2 did not end it
   }, 180_000);
 });
