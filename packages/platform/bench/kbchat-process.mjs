@@ -21,7 +21,8 @@ export function freePort() {
  * Starts `kbchat start` of the checkout at `repoDir` on `dataDir` with the
  * platform key `key` (INITIAL_API_KEY) and `env` on top of a plain
  * environment (no provider keys, ports or data dir of the caller's own).
- * Resolves to the platform's URL and a stop() that ends the process.
+ * Resolves to the platform's URL, the process's pid, output() (all it has
+ * printed so far, stdout and stderr) and a stop() that ends the process.
  */
 export async function startKbchat({ repoDir = REPO, dataDir, key, env = {} }) {
   const plain = Object.fromEntries(
@@ -46,6 +47,8 @@ export async function startKbchat({ repoDir = REPO, dataDir, key, env = {} }) {
   });
   return {
     url,
+    pid: child.pid,
+    output: () => out,
     async stop() {
       child.removeAllListeners('exit');
       if (child.exitCode === null) await new Promise((done) => (child.once('exit', done), child.kill('SIGTERM')));

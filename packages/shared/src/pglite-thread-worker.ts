@@ -1,6 +1,6 @@
 // The worker side of PGliteThread (pglite-thread.ts): opens PGlite with the
 // given target and runs the queries it is sent, one at a time, in order.
-import { parentPort, workerData } from 'node:worker_threads';
+import { BroadcastChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { openPGlite } from './pglite.js';
 import type { ThreadRequest, ThreadReply, ThreadOptions } from './pglite-thread.js';
@@ -17,6 +17,16 @@ function plainError(err: unknown): Record<string, unknown> {
 }
 
 const port = parentPort!;
+
+// KBCHAT_MEMORY_DIAG=1 (cli/src/memory-diag.ts): this thread's own V8 heap, when the main thread asks.
+if (process.env.KBCHAT_MEMORY_DIAG === '1') {
+  const diag = new BroadcastChannel('kbchat:memory-diag');
+  // Only the main thread's question is answered (the other threads' answers come here too).
+  diag.onmessage = (event) => {
+    if ((event as { data: unknown }).data === 'report') diag.postMessage({ thread: `store thread (PGlite) #${threadId}`, ...process.memoryUsage() });
+  };
+  diag.unref();
+}
 const { target, options } = workerData as { target: string; options: ThreadOptions };
 const reply = (message: ThreadReply) => port.postMessage(message);
 

@@ -15,6 +15,11 @@ export interface EmbedPoolOptions extends Partial<Omit<LaneOptions, 'maxBatch'>>
   workers: number;
   /** Most inputs sent to a worker in one batch. */
   maxBatch: number;
+  /**
+   * Most inputs the model runs on at once inside a worker (default 8): its
+   * WASM memory grows to the largest run and stays there (embed-worker.mjs).
+   */
+  subBatch?: number;
 }
 
 /** What the pool has done, per lane (for benches and tests). */
@@ -106,7 +111,7 @@ export class EmbedPool {
   }
 
   private startWorker(): Slot {
-    const worker = new Worker(EMBED_WORKER_URL);
+    const worker = new Worker(EMBED_WORKER_URL, { workerData: { subBatch: this.options.subBatch ?? 8 } });
     // The pool must not keep a process alive that is otherwise done.
     worker.unref();
     const slot: Slot = { worker, ready: Promise.resolve(), busy: true, inFlight: undefined, sentAt: 0 };
