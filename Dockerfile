@@ -18,8 +18,10 @@ RUN npm ci --no-audit --no-fund && npx tsc -b \
 
 # --- runtime: production dependencies and the built files only.
 FROM node:20-bookworm-slim AS runtime
+# MALLOC_MMAP_THRESHOLD_: what bin/kbchat sets for `npx kbchat` (memory; docs/benchmarks.md).
 ENV NODE_ENV=production \
     ONNXRUNTIME_NODE_INSTALL=skip \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     DATA_DIR=/data \
     HOST=0.0.0.0 \
     GATEWAY_HOST=0.0.0.0

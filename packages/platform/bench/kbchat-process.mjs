@@ -2,6 +2,7 @@
 // that measure the embedded default through its real front door: its own
 // process on a data dir the caller owns, ready once the platform listens.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -28,8 +29,12 @@ export async function startKbchat({ repoDir = REPO, dataDir, key, env = {} }) {
   const plain = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR|ROOT_PASSWORD)$/.test(k) && !k.startsWith('npm_')),
   );
-  const args = [join(repoDir, 'packages/cli/bin/kbchat.js'), 'start', '--data-dir', dataDir, '--port', String(await freePort()), '--gateway-port', String(await freePort())];
-  const child = spawn(process.execPath, args, { cwd: repoDir, env: { ...plain, INITIAL_API_KEY: key, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['start', '--data-dir', dataDir, '--port', String(await freePort()), '--gateway-port', String(await freePort())];
+  // What `npx kbchat` runs: the launcher (it sets glibc's malloc threshold and
+  // execs node, so the pid is node's), or node itself in checkouts before it.
+  const launcher = join(repoDir, 'packages/cli/bin/kbchat');
+  const [command, argv] = existsSync(launcher) ? [launcher, args] : [process.execPath, [join(repoDir, 'packages/cli/bin/kbchat.js'), ...args]];
+  const child = spawn(command, argv, { cwd: repoDir, env: { ...plain, INITIAL_API_KEY: key, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`kbchat start not ready after 180 s:\n${out}`)), 180_000);
