@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { loadDocuments } from './answers/documents.mjs';
 import { REPO, startKbchat } from './kbchat-process.mjs';
 import { ANSWERABLE, UNANSWERABLE } from './answers/questions.mjs';
+import { client } from './platform-api.mjs';
 
 const KEY = 'kbchat-answers-bench-key-0123456789';
 const NOT_FOUND = 'I could not find an answer to that in the provided knowledge.';
@@ -39,19 +40,6 @@ async function startFresh(repoDir) {
       await kb.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
-  };
-}
-
-function client(url, key) {
-  return async (path, json) => {
-    const res = await fetch(`${url}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = await res.json();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-    return body.data;
   };
 }
 

@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { REPO, startKbchat } from './kbchat-process.mjs';
 import { percentile } from './sim-stack.mjs';
 import { generatedMarkdown } from './generated-markdown.mjs';
+import { client, trainingProgress, uploadFile, waitIndexed } from './platform-api.mjs';
 
 const MODES = (process.env.BENCH_MODES ?? 'off,on').split(',').map((m) => m.trim()).filter(Boolean);
 const CHATS = Number(process.env.BENCH_CHATS ?? 20);
@@ -50,43 +51,6 @@ const QUESTIONS = [
 ];
 
 
-function client(url) {
-  return async (path, json) => {
-    const res = await fetch(`${url}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = await res.json();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-    return body.data;
-  };
-}
-
-async function uploadFile(url, datasetId, name, text) {
-  const form = new FormData();
-  form.append('data', JSON.stringify({ datasetId, name }));
-  form.append('file', new Blob([text], { type: 'text/markdown' }), name);
-  const res = await fetch(`${url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`upload ${name}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data.collectionId;
-}
-
-async function progress(api, datasetId) {
-  const p = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-  if (p.failed) throw new Error(`indexing failed: ${p.lastError}`);
-  return p;
-}
-
-async function waitIndexed(api, datasetId) {
-  for (;;) {
-    const p = await progress(api, datasetId);
-    if (p.total > 0 && p.done === p.total) return p;
-    await sleep(500);
-  }
-}
-
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** One chat turn: total ms, and the search's and the answer's own running times (ms). */
@@ -107,7 +71,7 @@ async function chat(url, appKey, question) {
 async function quietUpload(api, url) {
   const quiet = await api('/api/core/dataset/create', { name: 'quiet upload', vectorModel: 'local-embed' });
   const started = performance.now();
-  await uploadFile(url, quiet, 'quiet.md', generatedMarkdown(IDLE_SECTIONS, 2));
+  await uploadFile(url, KEY, quiet, 'quiet.md', generatedMarkdown(IDLE_SECTIONS, 2));
   const indexed = await waitIndexed(api, quiet);
   return { quietChunks: indexed.total, quietS: (performance.now() - started) / 1000 };
 }
@@ -115,13 +79,13 @@ async function quietUpload(api, url) {
 async function runMode(mode) {
   const dataDir = mkdtempSync(join(tmpdir(), `kbchat-chat-indexing-${mode}-`));
   const kb = await startKbchat({ dataDir, key: KEY, env: { LOCAL_EMBED_PRIORITY: mode } });
-  const api = client(kb.url);
+  const api = client(kb.url, KEY);
   try {
     if (QUIET_ONLY) return { mode, ...(await quietUpload(api, kb.url)), idle: [], during: [], chunks: 0, withChatsS: 0 };
     const docsDir = join(REPO, 'docs');
     const docs = readdirSync(docsDir).filter((f) => f.endsWith('.md') && f !== 'benchmarks.md');
     const knowledge = await api('/api/core/dataset/create', { name: 'docs', vectorModel: 'local-embed' });
-    for (const f of docs) await uploadFile(kb.url, knowledge, f, readFileSync(join(docsDir, f), 'utf8'));
+    for (const f of docs) await uploadFile(kb.url, KEY, knowledge, f, readFileSync(join(docsDir, f), 'utf8'));
     const kbProgress = await waitIndexed(api, knowledge);
     const appId = await api('/api/core/app/create', { name: 'docs helper', model: 'local-extractive', datasets: [knowledge] });
     const appKey = await api('/api/support/openapi/create', { name: 'bench', appId });
@@ -136,11 +100,11 @@ async function runMode(mode) {
 
     const upload = await api('/api/core/dataset/create', { name: 'upload', vectorModel: 'local-embed' });
     const started = performance.now();
-    await uploadFile(kb.url, upload, 'handbook.md', generatedMarkdown(UPLOAD_SECTIONS, 1));
+    await uploadFile(kb.url, KEY, upload, 'handbook.md', generatedMarkdown(UPLOAD_SECTIONS, 1));
     const during = [];
     let indexed;
     for (let i = 0; ; i++) {
-      const p = await progress(api, upload);
+      const p = await trainingProgress(api, upload);
       if (p.total > 0 && p.done === p.total) {
         indexed = p;
         break;

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, startKbchat } from './kbchat-process.mjs';
 import { generatedMarkdown } from './generated-markdown.mjs';
+import { client, uploadFile, waitIndexed } from './platform-api.mjs';
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 10_000);
 const CHATS = Number(process.env.BENCH_CHATS ?? 200);
@@ -178,52 +179,22 @@ async function sampled(pid, work) {
 
 // ---- the platform API ----
 
-function client(url) {
-  return async (path, json) => {
-    const res = await fetch(`${url}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = await res.json();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-    return body.data;
-  };
-}
-
-async function uploadFile(url, datasetId, name, text) {
-  const form = new FormData();
-  form.append('data', JSON.stringify({ datasetId, name }));
-  form.append('file', new Blob([text], { type: 'text/markdown' }), name);
-  const res = await fetch(`${url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
-  if (res.status !== 200) throw new Error(`upload ${name}: ${res.status} ${await res.text()}`);
-}
-
-async function waitIndexed(api, datasetId) {
-  for (;;) {
-    const p = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-    if (p.failed) throw new Error(`indexing failed: ${p.lastError}`);
-    if (p.total > 0 && p.done === p.total) return p;
-    await sleep(1000);
-  }
-}
-
 /** Uploads the docs, then generated files until the dataset holds >= CHUNKS chunks, all indexed. */
 async function indexChunks(api, url) {
   const datasetId = await api('/api/core/dataset/create', { name: 'memory bench', vectorModel: 'local-embed' });
   const docsDir = join(REPO, 'docs');
-  for (const f of readdirSync(docsDir).filter((n) => n.endsWith('.md'))) await uploadFile(url, datasetId, f, readFileSync(join(docsDir, f), 'utf8'));
-  let p = await waitIndexed(api, datasetId);
+  for (const f of readdirSync(docsDir).filter((n) => n.endsWith('.md'))) await uploadFile(url, KEY, datasetId, f, readFileSync(join(docsDir, f), 'utf8'));
+  let p = await waitIndexed(api, datasetId, 1000);
   for (let file = 1; p.total < CHUNKS; file++) {
     const sections = Math.min(SECTIONS_PER_FILE, CHUNKS - p.total);
-    await uploadFile(url, datasetId, `generated-${file}.md`, generatedMarkdown(sections, file));
+    await uploadFile(url, KEY, datasetId, `generated-${file}.md`, generatedMarkdown(sections, file));
     // Two files queued at a time keeps the worker fed without holding every upload at once.
     const next = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     if (next.total - next.done > SECTIONS_PER_FILE) p = await waitBelow(api, datasetId, SECTIONS_PER_FILE);
     else p = next;
     if (p.total >= CHUNKS) break;
   }
-  p = await waitIndexed(api, datasetId);
+  p = await waitIndexed(api, datasetId, 1000);
   return { datasetId, chunks: p.total };
 }
 
@@ -298,7 +269,7 @@ const kb = await startKbchat({ dataDir, key: KEY, env: { KBCHAT_MEMORY_DIAG: '1'
 const startS = (performance.now() - t0) / 1000;
 class Done extends Error {}
 try {
-  const api = client(kb.url);
+  const api = client(kb.url, KEY);
   rows.push(await measure(kb, 'start', startS, startPeak, `ready, then ${SETTLE_MS} ms idle`));
   if (START_ONLY) throw new Done();
   const idx = await sampled(kb.pid, () => indexChunks(api, kb.url));
