@@ -144,7 +144,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     expect(await first.textContent()).toContain('1480 revolutions per minute');
     expect(await first.getByRole('link').textContent()).toBe('beta.txt');
     const scores = await first.locator('table.ds-scores tbody tr').allTextContents();
-    expect(scores.map((s) => s.replace(/[\d.–]+/g, '').trim())).toEqual(['Meaning (embedding)', 'Keywords (full text)', 'Fused (RRF)']);
+    expect(scores.map((s) => s.replace(/[\d.–]+/g, '').trim())).toEqual(['Meaning (embedding)', 'Keywords (full text)', 'Fused']);
     expect(await first.locator('.ds-why').textContent()).toMatch(/^\d+(st|nd|rd|th) by meaning, 1st by keywords, fused rank 1$/);
     await page.getByText(/^in \d+\.\d+s$/).waitFor();
     await page.getByText('budget 5000 tokens').waitFor();
