@@ -113,6 +113,26 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     expect(gw.sim.stats().byModel['sim-embed-384']).toBe(3); // 1, then 10 and 10: not batches of 2, nor one per wake
   });
 
+  run('`done` counts committed work only: whoever sees it grow finds those items gone from the queue', async () => {
+    const s = await seed(t.db, { n: 60, vectorModel: 'committed' });
+    await enqueue(t.db, s.items);
+    const open = async () => Number((await sql<{ n: number }>`select count(*)::int as n from training_queue where collection_id = ${s.collectionId}`.execute(t.db)).rows[0]!.n);
+    // A processor that writes nothing: the only work in each transaction is the queue's own delete, so the commit is the race.
+    const worker = new IndexingWorker({ db: t.db, concurrency: 2, batchSize: 1, pollMs: 5, processors: { chunk: { prepare: async () => null, commit: async () => {} } } }).start();
+    const seen: string[] = [];
+    try {
+      while (worker.stats.done < s.items.length) {
+        const done = worker.stats.done;
+        const left = await open();
+        if (done + left > s.items.length) seen.push(`done ${done} while ${left} of ${s.items.length} still queued`);
+      }
+    } finally {
+      await worker.stop();
+    }
+    expect(seen).toEqual([]);
+    expect(await open()).toBe(0);
+  });
+
   run('a lease that runs out is claimed again, and the first holder can no longer complete it', async () => {
     const s = await seed(t.db, { n: 2, vectorModel: 'lease' });
     await enqueue(t.db, s.items);

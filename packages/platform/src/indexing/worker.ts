@@ -222,11 +222,13 @@ export class IndexingWorker {
     this.stats.batches++;
     try {
       const prepared = await processor.prepare(items, this.o.db);
-      await this.o.db.transaction().execute(async (tx) => {
-        const owned = await completeItems(tx, this.workerId, ids);
-        if (owned.size) await processor.commit(tx, items.filter((i) => owned.has(i.id)), prepared);
-        this.stats.done += owned.size;
+      const owned = await this.o.db.transaction().execute(async (tx) => {
+        const mine = await completeItems(tx, this.workerId, ids);
+        if (mine.size) await processor.commit(tx, items.filter((i) => mine.has(i.id)), prepared);
+        return mine;
       });
+      // Counted once committed: a reader that sees `done` must also see the items gone from the queue.
+      this.stats.done += owned.size;
       this.rateLimitStreak = 0;
     } catch (err) {
       await this.settleFailure(items, err);
