@@ -1,18 +1,29 @@
 // A knowledge base end to end over HTTP: a real gateway in front of the
 // upstream simulator, the platform with its indexing worker; text in,
 // trainingDetail until done, searchTest in every mode with its score lists,
-// a model with unnormalised vectors refused by name, deletion removing vectors.
+// a model with unnormalised vectors refused by name, deletion removing vectors,
+// a chat answered from the quotes. On PGlite, and on PostgreSQL with pgvector
+// (a fresh database) where the server has the extension; skipped there, with
+// the reason printed, where it has not.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as itRun } from 'vitest';
+
+const itSkip = itRun.skip;
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+import { pgvectorDatabase, type PlatformTestDatabase } from './fixtures/pgvector-database.js';
 
 const KEY = 'kbchat-test-e2e-key-0123456789';
 
-describe('knowledge base end to end', () => {
+const databases: PlatformTestDatabase[] = [{ name: 'PGlite', url: 'pglite:memory', drop: async () => {} }, await pgvectorDatabase()];
+afterAll(() => Promise.all(databases.map((d) => d.drop())));
+
+describe.each(databases)('knowledge base end to end on $name', (database) => {
+  if (database.skipReason) console.warn(`[skip] knowledge base end to end on ${database.name}: ${database.skipReason}`);
+  const it = database.skipReason ? itSkip : itRun;
   let gw: TestGateway;
   let p: RunningPlatform;
   const call = async (path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST') => {
@@ -35,6 +46,7 @@ describe('knowledge base end to end', () => {
   };
 
   beforeAll(async () => {
+    if (database.skipReason) return;
     gw = await startTestGateway();
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-e2e-'));
     const configPath = join(dir, 'config.json');
@@ -48,7 +60,7 @@ describe('knowledge base end to end', () => {
       }),
     );
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: database.url, configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
     );
   }, 90_000);
   afterAll(async () => {
@@ -103,6 +115,23 @@ describe('knowledge base end to end', () => {
     expect(reranked.status, JSON.stringify(reranked.body)).toBe(200);
     expect(reranked.body.data.usingReRank).toBe(true);
     expect(reranked.body.data.list[0].score.map((s: any) => s.type)).toContain('reRank');
+  });
+
+  it('answers a chat from the knowledge base through an app key, quoting what it found', async () => {
+    const datasetId = (await call('/api/core/dataset/create', { name: 'chat', vectorModel: 'sim-embed-384' })).body.data;
+    const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'lakes.md', text: 'Lake Baikal in Siberia is the deepest lake in the world.\n\nLake Titicaca lies on the border of Peru and Bolivia.' });
+    expect((await waitIndexed(made.body.data.collectionId)).failed).toBe(0);
+    const appId = (await call('/api/core/app/create', { name: 'lakes', model: 'sim-echo-prompt', datasets: [datasetId], search: { searchMode: 'mixedRecall' } })).body.data;
+    const key = (await call('/api/support/openapi/create', { name: 'k', appId })).body.data as string;
+    const res = await fetch(`${p.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Which lake is the deepest?' }], detail: true }),
+    });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    // sim-echo-prompt answers with its prompt: the quote the search found is in it.
+    expect(body.choices[0].message.content).toMatch(/Baikal in Siberia is the deepest lake/);
   });
 
   it('QA mode: the dataset\'s LLM turns each chunk into question/answer pairs, which become the indexed items', async () => {
@@ -165,7 +194,7 @@ describe('knowledge base end to end', () => {
 });
 
 describe('a platform with no vector model configured', () => {
-  it('still takes data, and every waiting item says "no vector model configured"', async () => {
+  itRun('still takes data, and every waiting item says "no vector model configured"', async () => {
     const gw = await startTestGateway();
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-novector-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }] }));
