@@ -23,11 +23,18 @@ function bodyFor(m: LlmModel, fields: Record<string, unknown>): Record<string, u
   return { ...(m.defaultConfig ?? {}), model: m.model, ...fields };
 }
 
-/** The stream ended empty or broke off: the same request without stream, and what each said. */
+/**
+ * The stream ended empty, broke off, or failed on the upstream's side (5xx): the
+ * same request without stream, and what each said.
+ */
 async function repeated(f: Found, name: string, model: string, body: Record<string, unknown>, s: StreamOutcome, remedyWhenAnswered: string): Promise<Check> {
-  const what = isEmpty(s) ? 'the stream ended empty' : `the stream broke off after "${short(s.content || s.calls.map((c) => c.name).join(','))}"`;
-  const why = s.streamError?.message ?? s.readError ?? 'it ended without [DONE]';
-  const streamPart = withId(`${what}: ${why}`, s.requestId);
+  const what = s.refused
+    ? `the streamed request failed: ${s.status}`
+    : isEmpty(s)
+      ? 'the stream ended empty'
+      : `the stream broke off after "${short(s.content || s.calls.map((c) => c.name).join(','))}"`;
+  const why = s.refused ? errorText(s.refused) : (s.streamError?.message ?? s.readError ?? 'it ended without [DONE]');
+  const streamPart = withId(`${what}${s.refused ? ' ' : ': '}${why}`, s.requestId);
   const a = await request(`${f.opts.gatewayUrl}/v1/chat/completions`, { token: f.opts.platformToken, body: { ...body, stream: false }, timeoutMs: f.opts.timeoutMs });
   if (a.status !== 200) {
     const remedy = a.status === 400 || a.status === 422
@@ -44,8 +51,8 @@ export async function gatewayChat(f: Found, m: LlmModel): Promise<Check> {
   const name = 'gateway request';
   const body = bodyFor(m, { messages: [{ role: 'user', content: 'Say hi in one word.' }], max_tokens: 16 });
   const s = await streamChat(`${f.opts.gatewayUrl}/v1/chat/completions`, f.opts.platformToken, body, f.opts.timeoutMs);
-  if (s.refused) return fail(name, withId(`${s.status}: ${errorText(s.refused)}`, s.requestId), gatewayRemedy(s.refused, m.model), m.model);
-  if (isEmpty(s) || isBroken(s)) return repeated(f, name, m.model, body, s, STREAM_BREAKS);
+  if (s.refused && s.status < 500) return fail(name, withId(`${s.status}: ${errorText(s.refused)}`, s.requestId), gatewayRemedy(s.refused, m.model), m.model);
+  if (s.refused || isEmpty(s) || isBroken(s)) return repeated(f, name, m.model, body, s, STREAM_BREAKS);
   return ok(name, withId(`streamed "${short(s.content)}" in ${s.ms} ms`, s.requestId), m.model);
 }
 
@@ -59,8 +66,8 @@ export async function toolChecks(f: Found, m: LlmModel): Promise<Check[]> {
   const form = legacy ? 'a function_call' : 'tool_calls';
   const first = bodyFor(m, { messages: [user], ...offer, max_tokens: 200 });
   const s = await streamChat(url, f.opts.platformToken, first, f.opts.timeoutMs);
-  if (s.refused) return [fail('tool call', withId(`${s.status}: ${errorText(s.refused)}`, s.requestId), `${gatewayRemedy(s.refused, m.model)}; if the upstream refuses tools: ${toolsRemedy(m.model)}`, m.model)];
-  if (isEmpty(s) || isBroken(s)) return [await repeated(f, 'tool call', m.model, first, s, STREAM_BREAKS)];
+  if (s.refused && s.status < 500) return [fail('tool call', withId(`${s.status}: ${errorText(s.refused)}`, s.requestId), `${gatewayRemedy(s.refused, m.model)}; if the upstream refuses tools: ${toolsRemedy(m.model)}`, m.model)];
+  if (s.refused || isEmpty(s) || isBroken(s)) return [await repeated(f, 'tool call', m.model, first, s, STREAM_BREAKS)];
   const call = s.calls[0];
   if (!call?.name) return [fail('tool call', withId(`answered with text and no ${form} in the stream: "${short(s.content)}"`, s.requestId), toolsRemedy(m.model), m.model)];
   const calls = [ok('tool call', withId(`${form}: ${call.name}(${short(call.arguments, 80)})`, s.requestId), m.model)];
@@ -71,8 +78,8 @@ export async function toolChecks(f: Found, m: LlmModel): Promise<Check[]> {
     : [user, { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: call.name, arguments: call.arguments } }] }, { role: 'tool', tool_call_id: callId, content: TOOL_RESULT }];
   const second = bodyFor(m, { messages: history, ...offer, max_tokens: 200 });
   const r = await streamChat(url, f.opts.platformToken, second, f.opts.timeoutMs);
-  if (r.refused) return [...calls, fail('tool result', withId(`${r.status}: ${errorText(r.refused)}`, r.requestId), `${gatewayRemedy(r.refused, m.model)}; if it refuses tool results: ${toolsRemedy(m.model)}`, m.model)];
-  if (isEmpty(r) || isBroken(r)) return [...calls, await repeated(f, 'tool result', m.model, second, r, STREAM_BREAKS)];
+  if (r.refused && r.status < 500) return [...calls, fail('tool result', withId(`${r.status}: ${errorText(r.refused)}`, r.requestId), `${gatewayRemedy(r.refused, m.model)}; if it refuses tool results: ${toolsRemedy(m.model)}`, m.model)];
+  if (r.refused || isEmpty(r) || isBroken(r)) return [...calls, await repeated(f, 'tool result', m.model, second, r, STREAM_BREAKS)];
   if (!r.content.includes(RESULT_MARK)) {
     const got = r.content ? `"${short(r.content)}"` : `another call (${r.calls.map((c) => c.name).join(', ')})`;
     return [...calls, fail('tool result', withId(`the answer to the tool's result (${RESULT_MARK} °C) does not use it: ${got}`, r.requestId), toolsRemedy(m.model), m.model)];

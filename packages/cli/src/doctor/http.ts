@@ -73,7 +73,8 @@ export function errorCode(a: Pick<Answer, 'json'>): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-export const withId = (text: string, requestId: string | undefined) => (requestId ? `${text} (request id ${requestId})` : text);
+/** The text with the gateway's request id, unless it already names it (the gateway's error messages do). */
+export const withId = (text: string, requestId: string | undefined) => (requestId && !text.includes(requestId) ? `${text} (request id ${requestId})` : text);
 
 export interface StreamedCall {
   id?: string;
