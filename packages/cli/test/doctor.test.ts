@@ -196,6 +196,8 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
       const c = checks[i]!;
       expect(row).toMatch(new RegExp(`^${{ ok: 'OK', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' }[c.status]}\\s+${c.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+${(c.model ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     });
+    // After the first run's requests, the same balance: the sim models are unpriced, and the doctor charges nothing itself.
+    expect(rows.find((l) => /^OK\s+platform token /.test(l))).toMatch(/user root, balance 200\.00$/);
     const remedies = r.stdout.split('\n').filter((l) => /^\s+-> fix: /.test(l));
     expect(remedies).toHaveLength(checks.filter((c) => c.remedy).length);
     expect(r.stdout).toMatch(new RegExp(`${checks.length} checks: \\d+ ok, \\d+ warnings, \\d+ failed, 0 skipped`));

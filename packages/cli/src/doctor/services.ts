@@ -55,7 +55,13 @@ export async function platformTokenChecks(f: Found): Promise<Check[]> {
   }
   f.served = new Set((models.json?.data ?? []).map((m: { id: string }) => m.id));
   const me = await request(`${url}/api/auth/me`, { token: platformToken, timeoutMs });
-  const user = me.json?.user;
+  let user = me.json?.user;
+  // /api/auth/me answers a token with its user as cached for the relay, beside the leases of now
+  // (a balance too high by what is leased): the admin API reads the user afresh.
+  if (user?.id !== undefined && f.opts.adminToken) {
+    const fresh = await request(`${url}/api/users/${user.id}`, { token: f.opts.adminToken, timeoutMs });
+    if (fresh.status === 200) user = fresh.json;
+  }
   if (me.status !== 200 || typeof user?.balance_micros !== 'number') return [warn('platform token', `its balance cannot be read (${me.status}): ${errorText(me)}`)];
   const units = (user.balance_micros / 1e6).toFixed(2);
   const topUp = `top up user ${user.username} in the gateway console, Users (or PATCH /api/users/${user.id} with balance_delta)`;
