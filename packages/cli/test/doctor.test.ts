@@ -230,4 +230,12 @@ describe('kbchat doctor with nothing running', () => {
     expect(by('model').map((c) => [c.model, c.status])).toEqual([['local-extractive', 'skip'], ['local-embed', 'skip']]);
     expect(by('model')[0]!.detail).toMatch(/not checked: the gateway at http:\/\/127\.0\.0\.1:\d+ does not answer/);
   }, 60_000);
+
+  it('explains itself with --help: the order of the checks, where the upstream is called from, the exit status', async () => {
+    const r = await doctor(['--help'], plainEnv());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^kbchat doctor \[options\]/);
+    expect(r.stdout).toContain('POST /api/channels/:id/test');
+    expect(r.stdout).toContain('Exit status: 0 when nothing failed (warnings do not fail), 1 otherwise.');
+  });
 });
