@@ -12,6 +12,7 @@ Commands:
   platform           start the platform alone (GATEWAY_URL, GATEWAY_TOKEN name the gateway)
   worker             run an indexing worker alone, against the platform store (DATABASE_URL)
   replay <requestId> replay a failed request's stored upstream body against the gateway
+  doctor             check the stores, ports, services and every configured model (kbchat doctor --help)
 
 Options:
   --data-dir <dir>       where embedded stores and secrets live (default ./data, env DATA_DIR)
@@ -19,13 +20,47 @@ Options:
   --gateway-port <port>  the gateway's port (default 3001, env GATEWAY_PORT)
   --platform-port <port> deprecated: the same as --port
   --gateway-url <url>    (replay) the gateway to use (default http://127.0.0.1:$GATEWAY_PORT)
-  --token <token>        (replay) admin token or session (default env GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN)
+  --token <token>        (replay, doctor) admin token or session (default env GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN)
   -v, --version          the version
   -h, --help             this text
 
 \`kbchat start\` listens on 127.0.0.1 unless HOST (platform) or GATEWAY_HOST say otherwise;
 \`kbchat gateway\` and \`kbchat platform\` listen on 0.0.0.0.
 Configuration is read from the environment: see README.md.`;
+
+export const DOCTOR_USAGE = `kbchat doctor [options]
+
+Checks, in order, one row each: both stores reachable; the platform's and the
+gateway's ports (free, or held by a running kbchat; taken by another program:
+the remap to use); the gateway (its admin API) and the platform token's
+models and balance; config.json (CONFIG_PATH, else the embedded default) and
+its models the gateway does not serve; the platform and its key. Then every
+configured model in config.json's order, stopping at its first failure:
+  upstream         each enabled channel that lists it, tested by the gateway itself
+                   (POST /api/channels/:id/test): the channel's key stays in the gateway
+  gateway request  chat: a streamed completion with the platform's token and the model's
+                   defaultConfig (a stream that ends empty or breaks is repeated with
+                   stream=false, to show the exact error); vectors: embeddings, the
+                   dimension, the norm; rerank: a rerank
+  platform request chat: a throwaway application answers; vectors: a vector search in a
+                   throwaway knowledge base (both deleted afterwards)
+  tool call/result chat models with toolChoice or functionCall in config.json: a streamed
+                   call with tools (tool_choice auto), then the answer from its result
+Last, knowledge bases bound to a vector model config.json no longer has.
+
+Options:
+  --gateway-url <url>    the gateway (default GATEWAY_URL, else http://127.0.0.1:$GATEWAY_PORT)
+  --platform-url <url>   the platform (default http://127.0.0.1:$PORT)
+  --token <token>        a root or admin token of the gateway (default GATEWAY_ADMIN_TOKEN,
+                         INITIAL_ROOT_TOKEN, else <data-dir>/platform-gateway-token)
+  --platform-key <key>   a general key of the platform (default PLATFORM_API_KEY, INITIAL_API_KEY)
+  --data-dir, --port, --gateway-port   as for kbchat start
+  --compose              also check the ports compose.yaml publishes (MariaDB's: MARIADB_PORT)
+  --json                 one JSON document: { ok, checks: [{ name, model?, status, detail, remedy? }] }
+
+The platform's own token at the gateway is GATEWAY_TOKEN, INITIAL_ROOT_TOKEN, else the data
+dir's token file. Colour only when stdout is a terminal and NO_COLOR is unset.
+Exit status: 0 when nothing failed (warnings do not fail), 1 otherwise. See docs/operations.md.`;
 
 const HINT = 'run `kbchat --help` for the commands and options';
 
@@ -36,6 +71,10 @@ const OPTIONS = {
   'platform-port': { type: 'string' },
   'gateway-url': { type: 'string' },
   token: { type: 'string' },
+  'platform-url': { type: 'string' },
+  'platform-key': { type: 'string' },
+  json: { type: 'boolean' },
+  compose: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -1,6 +1,7 @@
 // The `kbchat` command: start (everything, embedded), gateway, platform,
-// worker, replay; how a running service stops.
-import { environmentFor, parseCommandLine, USAGE, UsageError, version } from './args.js';
+// worker, replay, doctor; how a running service stops.
+import { DOCTOR_USAGE, environmentFor, parseCommandLine, USAGE, UsageError, version } from './args.js';
+import { doctorCommand, doctorOptions } from './doctor/index.js';
 import { replayCommand } from './replay.js';
 import { runEverything, runGateway, runPlatform, runWorker, type Running } from './services.js';
 import { installMemoryDiag } from './memory-diag.js';
@@ -59,6 +60,10 @@ async function main(argv: string[]): Promise<number> {
     console.log(version());
     return 0;
   }
+  if (line.options.help && line.command === 'doctor') {
+    console.log(DOCTOR_USAGE);
+    return 0;
+  }
   if (line.options.help || !line.command) {
     console.log(USAGE);
     return line.command || line.options.help ? 0 : 1;
@@ -81,6 +86,11 @@ async function main(argv: string[]): Promise<number> {
         gatewayUrl: line.options['gateway-url'] ?? `http://127.0.0.1:${env.GATEWAY_PORT || 3001}`,
         token: line.options.token ?? env.GATEWAY_ADMIN_TOKEN ?? env.INITIAL_ROOT_TOKEN,
       });
+    case 'doctor': {
+      const { options } = line;
+      const opts = doctorOptions(env, { token: options.token, platformKey: options['platform-key'], gatewayUrl: options['gateway-url'], platformUrl: options['platform-url'], compose: options.compose });
+      return doctorCommand(opts, { json: Boolean(options.json), colour: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });
+    }
     default:
       throw new UsageError(`unknown command "${line.command}"`);
   }

@@ -38,7 +38,7 @@ export type PublicChatLog = ReturnType<typeof import('./chat/log-routes.js').pub
 export type { ChatSource } from './chat/history-store.js';
 export type PublicChatHistory = ReturnType<typeof import('./chat/history-routes.js').publicHistory>;
 export type PublicChatItem = ReturnType<typeof import('./chat/history-routes.js').publicItem>;
-export { ConfigFileError, loadModelConfig, type ModelConfig, type ProviderModels } from './models/config-file.js';
+export { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type LlmModel, type ModelConfig, type ProviderModels, type VectorModel } from './models/config-file.js';
 
 export interface RunningPlatform {
   /** Where this machine reaches it: loopback when it listens on every interface. */
