@@ -61,6 +61,21 @@ describe('admin API', () => {
       expect(me.body).toMatchObject({ via: 'token', user: { role: 'root' } });
     });
 
+    it('shows a token its balance as the store has it, while a lease is held', async () => {
+      // A relay request through the token caches its user and leaves a lease held for the next ones.
+      expect((await t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-chat', messages: [{ role: 'user', content: 'hold a lease' }] } })).status).toBe(200);
+      const id = (await call('/api/auth/me', { token: ROOT_TOKEN })).body.user.id;
+      const before = (await call(`/api/users/${id}`)).body.balance;
+      // The request's charge is written just after its answer: wait for it, so both reads below see the same books.
+      let fresh = before;
+      for (let i = 0; i < 100 && fresh === before; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        fresh = (await call(`/api/users/${id}`)).body.balance;
+      }
+      const me = await call('/api/auth/me', { token: ROOT_TOKEN });
+      expect(me.body.user.balance).toBe(fresh);
+    });
+
     it("gives a non-admin user's token and session 403", async () => {
       const u = await call('/api/users', { method: 'POST', json: { username: 'plain', password: 'plain-password' } });
       expect(u.status).toBe(201);

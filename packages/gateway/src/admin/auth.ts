@@ -146,7 +146,9 @@ export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices
 export function meRoutes(app: FastifyInstance, services: GatewayServices): void {
   app.get('/auth/me', async (req) => {
     const actor = actorOf(req);
-    const user = (await services.accounts.publicUsers([actor.user]))[0];
+    // Read afresh: a token's actor is the relay's cached user, whose balance predates the leases publicUsers adds back.
+    const row = (await services.accountsStore.userById(actor.user.id)) ?? actor.user;
+    const user = (await services.accounts.publicUsers([row]))[0];
     return actor.csrfToken ? { user, via: actor.via, csrf_token: actor.csrfToken } : { user, via: actor.via };
   });
 }
