@@ -86,3 +86,26 @@ export function exited(child: ChildProcess): Promise<number | null> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Service extends Started {
+  /** The API's origin (http://127.0.0.1:<port>); none for a worker. */
+  url?: string;
+}
+
+const READY: Record<'gateway' | 'platform' | 'worker', RegExp> = {
+  gateway: /\[gateway\] listening on \S+ \([^)]*API at (\S+)\/v1\)/,
+  platform: /\[platform\] listening on \S+ \([^)]*API at (\S+)\/api\)/,
+  worker: /\[worker\] indexing: waiting for work/,
+};
+
+/**
+ * `kbchat gateway|platform|worker` as its own OS process, on a free port of
+ * 127.0.0.1 (GATEWAY_HOST / HOST are set so), resolved once it is ready.
+ * `env` is the whole environment (see plainEnv).
+ */
+export async function startService(command: keyof typeof READY, env: NodeJS.ProcessEnv): Promise<Service> {
+  const [port] = await freePorts();
+  const args = command === 'worker' ? [command] : [command, '--port', String(port)];
+  const s = await startUntil(process.execPath, [CLI, ...args], { ...env, HOST: '127.0.0.1', GATEWAY_HOST: '127.0.0.1' }, READY[command], 60_000);
+  return { ...s, url: READY[command].exec(s.out())?.[1] };
+}
