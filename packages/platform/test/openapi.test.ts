@@ -64,6 +64,9 @@ describe('the platform API document', () => {
     expect(doc.paths['/api/core/dataset/create']!.post.security).toBeUndefined();
     expect(doc.paths['/api/core/dataset/create']!.post.responses['4XX']).toEqual({ $ref: '#/components/responses/Error' });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(['code', 'statusText', 'message', 'data']));
+    // Management routes answer the envelope; the OpenAI-compatible chat does not.
+    expect(doc.paths['/api/core/dataset/create']!.post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Envelope' });
+    expect(doc.paths['/api/v1/chat/completions']!.post.responses['200'].content).toBeUndefined();
   });
 
   it('takes its schemas from the routes: a body the route refuses, the document refuses', async () => {

@@ -38,12 +38,19 @@ export interface ApiDocsOptions {
   paths?: Record<string, Record<string, unknown>>;
   /** The tag of an operation, from its path (groups the page). */
   tagOf: (url: string) => string;
+  /** Where a service answers one shape (the platform's envelope): its name in components, and the paths that answer it. */
+  success?: { name: string; description: string; body: z.ZodType; at: (url: string) => boolean };
 }
 
 /** Every route's schemas go to the document; none is compiled by Fastify (the handler validates). */
 const noValidation = () => () => true;
 
 type Operation = { tags?: string[]; responses?: Record<string, unknown> };
+/** What @fastify/swagger says of a 200 that no schema describes. */
+const DEFAULT_RESPONSE = 'Default Response';
+
+/** An answer's zod schema as JSON Schema 2020-12 (the document is built once, and cached by @fastify/swagger). */
+const answerSchema = (body: z.ZodType) => z.toJSONSchema(body, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
 
 export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): void {
   app.setValidatorCompiler(noValidation);
@@ -54,7 +61,10 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
       info: { title: opts.title, version: opts.version, description: opts.description },
       components: {
         securitySchemes: opts.securitySchemes as never,
-        schemas: { Error: z.toJSONSchema(opts.errorBody, { target: 'draft-2020-12', io: 'output' }) as never },
+        schemas: {
+          Error: answerSchema(opts.errorBody) as never,
+          ...(opts.success ? { [opts.success.name]: answerSchema(opts.success.body) as never } : {}),
+        },
         responses: {
           Error: {
             description: 'An error: 4xx for the request (the message names the field), 5xx for the service or an upstream',
@@ -72,12 +82,17 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
       if (!schema.hide) schema.tags ??= [opts.tagOf(out.url)];
       return { schema, url: out.url } as never;
     },
-    // Every operation can fail: the service's error envelope, once, by reference.
+    // Every operation can fail: the service's error envelope, by reference; and the success
+    // envelope where the service has one and the route declares no answer of its own.
     transformObject: (doc) => {
       const document = (doc as { openapiObject: { paths?: Record<string, Record<string, Operation>> } }).openapiObject;
-      for (const item of Object.values(document.paths ?? {})) {
+      const { success } = opts;
+      const successAnswer = success && { description: success.description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${success.name}` } } } };
+      for (const [url, item] of Object.entries(document.paths ?? {})) {
         for (const operation of Object.values(item)) {
-          operation.responses = { ...operation.responses, '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } };
+          const undeclared = (operation.responses?.['200'] as { description?: string } | undefined)?.description === DEFAULT_RESPONSE;
+          const ok = successAnswer && undeclared && success.at(url) ? { 200: successAnswer } : {};
+          operation.responses = { ...operation.responses, ...ok, '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } };
         }
       }
       return document as never;

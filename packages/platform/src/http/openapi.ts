@@ -7,6 +7,7 @@ import { registerApiDocs } from '@kbchat/shared/openapi';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../accounts/request-auth.js';
+import { TUS_PATH } from '../uploads/tus.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -17,6 +18,14 @@ const errorBody = z.object({
   message: z.string().describe('What went wrong; a bad field is named as Invalid \'<field>\': …'),
   data: z.null(),
   error: z.object({ message: z.string(), type: z.string(), code: z.string() }).optional().describe('POST /api/v1/chat/completions only: the same, as OpenAI clients read it'),
+});
+
+/** ok() of datasets/routes.ts: what every management route answers. */
+const envelope = z.object({
+  code: z.literal(200),
+  statusText: z.literal(''),
+  message: z.string().describe('Empty, or the warnings of a settings change (accepted, but not working as asked)'),
+  data: z.unknown().describe('The answer'),
 });
 
 /** Longest prefix first. */
@@ -56,5 +65,7 @@ export function platformApiDocs(app: FastifyInstance): void {
     security: [{ apiKey: [] }, { session: [] }],
     errorBody,
     tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
+    // Everything under /api answers the envelope but the OpenAI-compatible chat and the tus protocol.
+    success: { name: 'Envelope', description: 'The envelope, with the answer in data', body: envelope, at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH) },
   });
 }
