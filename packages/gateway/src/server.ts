@@ -6,6 +6,7 @@ import { lacksHost, newRequestId, openAIError, requestStallOptions, watchBodySta
 import { serveWebApp } from '@kbchat/shared/web-app';
 import { adminRoutes } from './admin/routes.js';
 import { errors } from './errors.js';
+import { gatewayApiDocs } from './openapi.js';
 import type { GatewayServices } from './gateway.js';
 import { answerClientError, asGatewayError, errorHeaders, refuseRequest } from './http-errors.js';
 import { relayFront } from './relay/http-front.js';
@@ -95,8 +96,12 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     reply.code(404).send(openAIError(`Invalid URL (${req.method} ${req.url.split('?')[0]})`, 'invalid_request_error', 'not_found', null, req.id));
   });
 
-  app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
-  relayRoutes(app, services.relay, services.auth);
+  // First: the API document sees only the routes declared after it loads (hence app.after).
+  gatewayApiDocs(app);
+  app.after(() => {
+    app.get('/healthz', { schema: { description: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
+    relayRoutes(app, services.relay, services.auth);
+  });
   adminRoutes(app, services);
   // GETs only: the relay's fronts take nothing but POSTs to /v1/*, so these reach Fastify.
   serveWebApp(app, services.config.webDir, [{ html: 'console.html', paths: CONSOLE_PAGES }], {

@@ -25,6 +25,7 @@ import { DatasetsStore } from './datasets/store.js';
 import { publicFileRoutes } from './http/public-files.js';
 import { webAppRoutes } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
+import { platformApiDocs } from './http/openapi.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
 import { keyRoutes } from './keys/routes.js';
 import { KeysService } from './keys/service.js';
@@ -164,10 +165,12 @@ function defaultExtensionModel(models: ModelConfig): string | undefined {
 
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
-  app.get('/healthz', async () => ({ ok: true, store: services.store.kind }));
+  // First: the document sees only the routes declared after it (in app.after below).
+  platformApiDocs(app);
   void app.register(multipart);
   void app.register(cookie);
   app.after(() => {
+    app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
     accountRoutes(app, services.accounts, services.requestAuth);
     datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
     uploadRoutes(app, { uploads: services.uploads.service, tus: services.uploads.tus, auth: services.requestAuth });

@@ -31,6 +31,9 @@ export function pagePaths(entry: WebAppEntry): string[] {
   return entry.paths.flatMap((path) => (path === '/' || entry.exact ? [path] : [path, `${path}/*`]));
 }
 
+/** Pages, not API: kept out of a service's API document (@kbchat/shared/openapi). */
+const HIDDEN = { schema: { hide: true } };
+
 export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEntry[], opts: WebAppOptions): void {
   const missing = entries.map((e) => join(dir, e.html)).find((file) => !existsSync(file));
   if (missing) {
@@ -38,7 +41,7 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
       `<!doctype html><meta charset="utf-8"><title>${escapeHtml(opts.title)}</title>` +
       `<p>The web app is not built (no ${escapeHtml(missing)}). Run <code>npm run build -w packages/web</code> (npm ci does it), then restart.` +
       `${opts.note ? ` ${escapeHtml(opts.note)}` : ''}</p>`;
-    for (const path of entries.flatMap(pagePaths)) app.get(path, async (_req, reply) => reply.code(503).type('text/html; charset=utf-8').send(notBuilt));
+    for (const path of entries.flatMap(pagePaths)) app.get(path, HIDDEN, async (_req, reply) => reply.code(503).type('text/html; charset=utf-8').send(notBuilt));
     return;
   }
   // Read once: they are small, and a rebuild comes with a restart.
@@ -46,7 +49,7 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
   // An exact path is more specific than another entry's `/x/*`, so find-my-way takes it first.
   for (const entry of entries) {
     const page = html(readFileSync(join(dir, entry.html)));
-    for (const path of pagePaths(entry)) app.get(path, page);
+    for (const path of pagePaths(entry)) app.get(path, HIDDEN, page);
   }
   void app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', immutable: true, maxAge: '365d', decorateReply: false, index: false });
 }

@@ -115,7 +115,7 @@ const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sam
 
 /** Routes that need no signed-in user: log-in, and log-out (which ends the session it is given). */
 export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.post('/auth/login', async (req, reply: FastifyReply) => {
+  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply: FastifyReply) => {
     const input = parseBody(loginSchema, req.body);
     const user = await services.accounts.login(input.username, input.password);
     const session = randomSecret('kbs-');
@@ -127,7 +127,7 @@ export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices
     return { user: publicUser, csrf_token: csrfTokenOf(session), expires_at: expiresAt };
   });
 
-  app.post('/auth/logout', async (req, reply: FastifyReply) => {
+  app.post('/auth/logout', { schema: { description: 'Ends the session given as the bearer, or the cookie\'s (with its X-CSRF-Token)' } }, async (req, reply: FastifyReply) => {
     const cookieSession = req.cookies?.[SESSION_COOKIE];
     if (req.headers.authorization === undefined && cookieSession) {
       if (!isCsrfTokenOf(req.headers['x-csrf-token'], cookieSession)) throw errors.csrfFailed();

@@ -84,7 +84,7 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     presets: presets.map((p) => ({ env: p.env, type: p.type, base_url: p.baseUrl ?? null, models: p.models })),
   }));
 
-  app.post('/channels', async (req, reply) => {
+  app.post('/channels', { schema: { body: channelSchema } }, async (req, reply) => {
     const input = parseBody(channelSchema, req.body);
     const channel = await channels.create(input);
     reply.code(201);
@@ -94,14 +94,14 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
   // Static path: registered before the parametric ones for readability; the router prefers it anyway.
   app.post('/channels/retest-disabled', async () => ({ data: await channels.retestDisabled() }));
 
-  app.post('/channels/test-all', async (req, reply) => {
+  app.post('/channels/test-all', { schema: { body: testAllSchema } }, async (req, reply) => {
     const { concurrency } = parseBody(testAllSchema, req.body);
     return channels.testAll(concurrency ?? DEFAULT_TEST_ALL_CONCURRENCY, abortOnHangUp(reply));
   });
 
   app.get('/channels/:id', async (req) => channels.get(idOf(req)));
 
-  app.patch('/channels/:id', async (req) => {
+  app.patch('/channels/:id', { schema: { body: channelSchema } }, async (req) => {
     const id = idOf(req);
     const input = parseBody(channelSchema, req.body);
     return channels.update(id, input);
@@ -113,7 +113,7 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     return { deleted: true, id };
   });
 
-  app.post('/channels/:id/test', async (req, reply) => {
+  app.post('/channels/:id/test', { schema: { body: modelSchema } }, async (req, reply) => {
     const id = idOf(req);
     const { model } = parseBody(modelSchema, req.body);
     const channel = await channels.get(id);
@@ -123,7 +123,7 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     return { channel_id: id, data: await channels.test(id, model, abortOnHangUp(reply)) };
   });
 
-  app.post('/channels/:id/enable-models', async (req) => {
+  app.post('/channels/:id/enable-models', { schema: { body: modelSchema } }, async (req) => {
     const id = idOf(req);
     const { model } = parseBody(modelSchema, req.body);
     const before = await channels.get(id);

@@ -12,6 +12,8 @@ const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must b
 
 const directSchema = z.strictObject({ input_price: amount, output_price: amount });
 const ratioSchema = z.strictObject({ model_ratio: amount, completion_ratio: amount.optional() });
+/** PUT's body is one form or the other (parsePrice picks which, so that a problem names a field of the form sent). */
+const priceBody = z.union([directSchema, ratioSchema]);
 
 /** The most unpriced models GET /api/prices lists. */
 const MAX_UNPRICED = 500;
@@ -108,7 +110,7 @@ export function priceRoutes(app: FastifyInstance, services: GatewayServices): vo
 
   app.get('/prices/*', async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
-  app.put('/prices/*', async (req) => {
+  app.put('/prices/*', { schema: { body: priceBody } }, async (req) => {
     const model = modelOf(req);
     const { input, output } = parsePrice(req.body);
     await prices.set(model, unitsToMicros(input), unitsToMicros(output));

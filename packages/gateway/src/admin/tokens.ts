@@ -102,7 +102,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     return { data: await accounts.publicTokens(rows), total, offset, limit };
   });
 
-  app.post('/tokens', async (req, reply) => {
+  app.post('/tokens', { schema: { body: createSchema } }, async (req, reply) => {
     const input = parseBody(createSchema, req.body);
     const actor = actorOf(req).user;
     const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
@@ -118,7 +118,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
-  app.patch('/tokens/:id', async (req) => {
+  app.patch('/tokens/:id', { schema: { body: patchSchema } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = parseBody(patchSchema, req.body);
     await loadManaged(actorOf(req).user, id);

@@ -51,7 +51,7 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
     return { data: await accounts.publicUsers(rows), total, offset, limit };
   });
 
-  app.post('/users', async (req, reply) => {
+  app.post('/users', { schema: { body: createSchema } }, async (req, reply) => {
     const input = parseBody(createSchema, req.body);
     const actor = actorOf(req).user;
     if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can create administrators');
@@ -68,7 +68,7 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
 
   app.get('/users/:id', async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0]);
 
-  app.patch('/users/:id', async (req) => {
+  app.patch('/users/:id', { schema: { body: patchSchema } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = parseBody(patchSchema, req.body);
     const actor = actorOf(req).user;

@@ -19,6 +19,9 @@ const HANDLERS = new Map<string, RelayHandler>([
   ['/v1/rerank', relayRerank],
 ]);
 
+/** The paths the fronts answer (POST only); the API document lists them (relay/routes.ts). */
+export const RELAY_PATHS: readonly string[] = [...HANDLERS.keys()];
+
 /** The handler of a relay path (a query string is ignored); undefined for any other path. */
 export function relayHandler(url: string): RelayHandler | undefined {
   const query = url.indexOf('?');

@@ -1,12 +1,19 @@
 // GET /v1/models on Fastify: the models the token may use. The relay's POST
-// endpoints are served in front of Fastify (http-front.ts).
+// endpoints are served in front of Fastify (http-front.ts, lean-front.ts), so
+// the API document gets them from here: their wire schemas, which the relay
+// checks bodies with (unknown fields pass through to the upstream).
+import { chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import { endpointOfModel } from '../providers/index.js';
 import type { RelayDeps } from './context.js';
 
+/** The relay takes a gateway token only (never a console session). */
+const TOKEN_ONLY = [{ token: [] }];
+
 export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAuthenticator): void {
-  app.get('/v1/models', async (req) => {
+  app.get('/v1/models', { schema: { description: 'The models this token may use, OpenAI\'s list shape', security: TOKEN_ONLY } }, async (req) => {
     const caller = await auth.authenticate(req.headers.authorization, req.ip);
     const data = [];
     for (const id of deps.registry.servedModels().sort()) {
@@ -16,4 +23,23 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
     }
     return { object: 'list', data };
   });
+}
+
+const RELAYED = [
+  { path: '/v1/chat/completions', schema: chatRequestSchema, description: 'OpenAI\'s chat completion, relayed to a channel serving `model`; with `stream: true` the answer is text/event-stream (OpenAI\'s chunks, then `data: [DONE]`)' },
+  { path: '/v1/embeddings', schema: embeddingsRequestSchema, description: 'OpenAI\'s embeddings, relayed to a channel serving `model`' },
+  { path: '/v1/rerank', schema: rerankRequestSchema, description: 'A rerank (Jina / Cohere shape), relayed to a channel serving `model`' },
+];
+
+/** The relay's POSTs as OpenAPI path items (they never reach Fastify's router, so its route list has them not). */
+export function relayPathItems(): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(RELAYED.map(({ path, schema, description }) => [path, {
+    post: {
+      tags: ['relay'],
+      description,
+      security: TOKEN_ONLY,
+      requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) } } },
+      responses: { 200: { description: 'The upstream\'s answer, as it sent it (usage counted and logged); X-Request-Id names the log row' } },
+    },
+  }]));
 }

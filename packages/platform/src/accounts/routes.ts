@@ -10,40 +10,43 @@ import type { AccountsService } from './service.js';
 const BODY_LIMIT = 16 * 1024;
 const signIn = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
 const newMember = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
+const memberQuery = z.object({ id: z.string().min(1).max(64) });
+/** Routes that take the web app's session only (no API key). */
+const sessionOnly = [{ session: [] }];
 
 export function accountRoutes(app: FastifyInstance, accounts: AccountsService, auth: RequestAuth): void {
   const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 
-  app.post('/api/auth/login', { bodyLimit: BODY_LIMIT }, async (req, reply: FastifyReply) => {
+  app.post('/api/auth/login', { bodyLimit: BODY_LIMIT, schema: { body: signIn, security: [] } }, async (req, reply: FastifyReply) => {
     const b = parseInput(signIn, req.body);
     const s = await accounts.signIn(b.username, b.password);
     reply.setCookie(SESSION_COOKIE, s.token, { ...cookieOptions(req), expires: new Date(s.expiresAt) });
     return ok({ user: s.user, csrfToken: s.csrfToken, expiresAt: s.expiresAt });
   });
 
-  app.post('/api/auth/logout', { bodyLimit: BODY_LIMIT }, async (req, reply: FastifyReply) => {
+  app.post('/api/auth/logout', { bodyLimit: BODY_LIMIT, schema: { security: sessionOnly } }, async (req, reply: FastifyReply) => {
     await auth.session(req);
     await accounts.signOut(req.cookies[SESSION_COOKIE]!);
     reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
     return ok(null);
   });
 
-  app.get('/api/auth/me', async (req) => {
+  app.get('/api/auth/me', { schema: { security: sessionOnly } }, async (req) => {
     const s = await auth.session(req);
     return ok({ user: s.user, csrfToken: s.csrfToken });
   });
 
   app.get('/api/team/members', async (req) => ok(await accounts.members(await auth.general(req))));
 
-  app.post('/api/team/members', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/team/members', { bodyLimit: BODY_LIMIT, schema: { body: newMember, security: sessionOnly } }, async (req) => {
     const caller = await auth.session(req);
     const b = parseInput(newMember, req.body);
     return ok(await accounts.addMember(caller, b.username, b.password));
   });
 
-  app.delete('/api/team/members', async (req) => {
+  app.delete('/api/team/members', { schema: { querystring: memberQuery, security: sessionOnly } }, async (req) => {
     const caller = await auth.session(req);
-    const { id } = parseInput(z.object({ id: z.string().min(1).max(64) }), req.query);
+    const { id } = parseInput(memberQuery, req.query);
     await accounts.removeMember(caller, id);
     return ok(null);
   });

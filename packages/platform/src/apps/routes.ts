@@ -27,27 +27,27 @@ export function publicApp(app: App) {
 export function appRoutes(app: FastifyInstance, apps: AppsService, auth: RequestAuth): void {
   const caller = (req: FastifyRequest) => auth.general(req);
 
-  app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT }, async (req) => {
+  app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema } }, async (req) => {
     const who = await caller(req);
     const { id, warnings } = await apps.create(who, parseInput(createAppSchema, req.body));
     return okWithWarnings(id, warnings);
   });
-  app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT }, async (req) => {
+  app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT, schema: { body: listBody } }, async (req) => {
     const who = await caller(req);
     const { list, total } = await apps.list(who, parseInput(listBody, req.body));
     return ok({ list: list.map(publicApp), total });
   });
-  app.get('/api/core/app/detail', async (req) => {
+  app.get('/api/core/app/detail', { schema: { querystring: appIdQuery } }, async (req) => {
     const who = await caller(req);
     return ok(publicApp(await apps.app(who, parseInput(appIdQuery, req.query).appId)));
   });
-  app.put('/api/core/app/update', { bodyLimit: SETTINGS_BODY_LIMIT }, async (req) => {
+  app.put('/api/core/app/update', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: updateAppSchema } }, async (req) => {
     const who = await caller(req);
     const body = parseInput(updateAppSchema, req.body);
     const { app: updated, warnings } = await apps.update(who, body.appId, body);
     return okWithWarnings(publicApp(updated), warnings);
   });
-  app.delete('/api/core/app/del', async (req) => {
+  app.delete('/api/core/app/del', { schema: { querystring: appIdQuery } }, async (req) => {
     const who = await caller(req);
     await apps.delete(who, parseInput(appIdQuery, req.query).appId);
     return ok(null);

@@ -35,6 +35,15 @@ export function publicHistory(c: ChatRow, forTeam: boolean) {
 /** Who reads: a key or session names the app; a share link's visitor names the link and themselves. */
 const who = { appId: id.optional(), shareId: id.optional(), outLinkUid: z.string().min(1).max(128).optional() };
 type Who = { appId?: string; shareId?: string; outLinkUid?: string };
+// source: only the chats made one way (the web app's chat page lists the team's own, 'online').
+const historiesBody = z.object({ ...who, ...page, source: z.enum(['online', 'api', 'share']).optional() });
+const chatQuery = z.object({ ...who, chatId: id });
+const recordsBody = z.object({ ...who, chatId: id, ...page });
+const itemQuery = z.object({ ...who, chatId: id, contentId: id });
+const clearQuery = z.object({ appId: id.optional() });
+const feedbackBody = z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() });
+/** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
+const readers = [{ apiKey: [] }, { session: [] }, {}];
 
 export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService }): void {
   /**
@@ -59,9 +68,8 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
     return { teamId: caller.teamId, appId };
   };
 
-  app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
-    // source: only the chats made one way (the web app's chat page lists the team's own, 'online').
-    const b = parseInput(z.object({ ...who, ...page, source: z.enum(['online', 'api', 'share']).optional() }), req.body);
+  app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT, schema: { body: historiesBody, security: readers } }, async (req) => {
+    const b = parseInput(historiesBody, req.body);
     const s = await scope(req, b);
     const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor, b.source);
     return ok({
@@ -72,43 +80,43 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
 
   // FastGPT's chat init: what a reopened chat needs besides its messages (its variables). A chatId
   // not stored yet is a new chat: empty, not a 404, as FastGPT answers.
-  app.get('/api/core/chat/init', async (req) => {
-    const q = parseInput(z.object({ ...who, chatId: id }), req.query);
+  app.get('/api/core/chat/init', { schema: { querystring: chatQuery, security: readers } }, async (req) => {
+    const q = parseInput(chatQuery, req.query);
     const s = await scope(req, q);
     const chat = await deps.history.chat({ ...s, chatId: q.chatId });
     return ok({ chatId: q.chatId, appId: s.appId, title: chat?.title ?? '', variables: chat?.parsedVariables ?? {} });
   });
 
-  app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const b = parseInput(z.object({ ...who, chatId: id, ...page }), req.body);
+  app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT, schema: { body: recordsBody, security: readers } }, async (req) => {
+    const b = parseInput(recordsBody, req.body);
     const s = await scope(req, b);
     const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
     return ok({ list: rows.map(publicItem), total });
   });
 
-  app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const q = parseInput(z.object({ ...who, chatId: id }), req.query);
+  app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT, schema: { querystring: chatQuery, security: readers } }, async (req) => {
+    const q = parseInput(chatQuery, req.query);
     const s = await scope(req, q);
     if (!(await deps.history.deleteChat({ ...s, chatId: q.chatId }))) throw errors.notFound(`Chat ${q.chatId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const q = parseInput(z.object({ ...who, chatId: id, contentId: id }), req.query);
+  app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: itemQuery, security: readers } }, async (req) => {
+    const q = parseInput(itemQuery, req.query);
     const s = await scope(req, q);
     if (!(await deps.history.deleteItem({ ...s, chatId: q.chatId }, q.contentId))) throw errors.notFound(`Chat item ${q.contentId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const q = parseInput(z.object({ appId: id.optional() }), req.query);
+  app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT, schema: { querystring: clearQuery, security: readers } }, async (req) => {
+    const q = parseInput(clearQuery, req.query);
     const s = await scope(req, q);
     return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
   });
 
   // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.
-  app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT }, async (req) => {
-    const b = parseInput(z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() }), req.body);
+  app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT, schema: { body: feedbackBody, security: readers } }, async (req) => {
+    const b = parseInput(feedbackBody, req.body);
     const s = await scope(req, b);
     const ok_ = await deps.history.setFeedback({ ...s, chatId: b.chatId }, b.dataId, { good: b.userGoodFeedback || null, bad: b.userBadFeedback || null });
     if (!ok_) throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);

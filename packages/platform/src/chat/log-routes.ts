@@ -35,7 +35,7 @@ export function publicChatLog(c: ChatLogRow) {
 }
 
 export function chatLogRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }): void {
-  app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT, schema: { body: logsBody } }, async (req) => {
     const caller = await deps.auth.general(req);
     const b = parseInput(logsBody, req.body);
     const from = b.dateStart ?? undefined;

@@ -129,12 +129,14 @@ export function chatRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps
     const callers = new WeakMap<FastifyRequest, AppCaller>();
     scope.post('/api/v1/chat/completions', {
       bodyLimit: CHAT_BODY_LIMIT,
+      // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
+      schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
       onRequest: async (req) => {
         if (isAnonymous(req)) await checkAnonymous(deps.share, req);
         else callers.set(req, await appCaller(deps.auth, deps.apps, req));
       },
     }, async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, parseInput(chatBody, req.body))), req, reply));
-    scope.get('/api/v1/models', async (req) => {
+    scope.get('/api/v1/models', { schema: { description: 'The application of the key (or ?appId= with a session), as the one model' } }, async (req) => {
       const caller = await appCaller(deps.auth, deps.apps, req);
       return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
     });

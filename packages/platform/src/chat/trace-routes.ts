@@ -19,7 +19,7 @@ const id = z.string().min(1).max(64);
 const query = z.object({ appId: id, chatId: id, dataId: id });
 
 export function traceRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }): void {
-  app.get('/api/core/chat/modelCalls', async (req) => {
+  app.get('/api/core/chat/modelCalls', { schema: { querystring: query } }, async (req) => {
     const caller = await deps.auth.general(req);
     const q = parseInput(query, req.query);
     await deps.apps.app(caller, q.appId); // 404 for another team's app

@@ -27,6 +27,8 @@ const pushData = z.object({
 const listData = z.object({ collectionId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
 const updateData = z.object({ dataId: id.optional(), id: id.optional(), q: z.string().max(100_000).optional(), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() });
 const idQuery = z.object({ id });
+const listDatasets = z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() });
+const dataIdRequired = z.object({ dataId: id });
 
 export const ok = <T>(data: T) => ({ code: 200, statusText: '', message: '', data });
 
@@ -57,57 +59,57 @@ export function publicData(d: DataRow & { indexes?: { id: number; text: string; 
 export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: RequestAuth, opts: { linkAllowPrivate: boolean }): void {
   const caller = (req: FastifyRequest) => auth.general(req);
 
-  app.post('/api/core/dataset/create', async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
-  app.post('/api/core/dataset/list', async (req) => {
-    const body = parseInput(z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() }), req.body);
+  app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
+  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) => {
+    const body = parseInput(listDatasets, req.body);
     return ok((await datasets.listDatasets(await caller(req), body.searchKey)).map(publicDataset));
   });
-  app.get('/api/core/dataset/detail', async (req) => ok(publicDataset(await datasets.dataset(await caller(req), parseInput(idQuery, req.query).id))));
-  app.delete('/api/core/dataset/delete', async (req) => {
+  app.get('/api/core/dataset/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicDataset(await datasets.dataset(await caller(req), parseInput(idQuery, req.query).id))));
+  app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery } }, async (req) => {
     await datasets.deleteDataset(await caller(req), parseInput(idQuery, req.query).id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/collection/create/text', async (req) => {
+  app.post('/api/core/dataset/collection/create/text', { schema: { body: createText } }, async (req) => {
     const input = parseInput(createText, req.body);
     const r = await datasets.createTextCollection(await caller(req), input);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
-  app.post('/api/core/dataset/collection/create/link', async (req) => {
+  app.post('/api/core/dataset/collection/create/link', { schema: { body: createLink } }, async (req) => {
     const input = parseInput(createLink, req.body);
     const r = await datasets.createLinkCollection(await caller(req), input.link, input, opts.linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
   // Files (create/localFile and resumable uploads): uploads/routes.ts.
-  app.post('/api/core/dataset/collection/listV2', async (req) => {
+  app.post('/api/core/dataset/collection/listV2', { schema: { body: listCollections } }, async (req) => {
     const q = parseInput(listCollections, req.body);
     const { rows, total } = await datasets.listCollections(await caller(req), q.datasetId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicCollection), total });
   });
-  app.get('/api/core/dataset/collection/detail', async (req) => ok(publicCollection(await datasets.collection(await caller(req), parseInput(idQuery, req.query).id))));
-  app.delete('/api/core/dataset/collection/delete', async (req) => {
+  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicCollection(await datasets.collection(await caller(req), parseInput(idQuery, req.query).id))));
+  app.delete('/api/core/dataset/collection/delete', { schema: { querystring: idQuery } }, async (req) => {
     await datasets.deleteCollection(await caller(req), parseInput(idQuery, req.query).id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/data/pushData', async (req) => {
+  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) => {
     const body = parseInput(pushData, req.body);
     return ok(await datasets.pushData(await caller(req), body.collectionId, body.data, body.trainingType));
   });
-  app.post('/api/core/dataset/data/v2/list', async (req) => {
+  app.post('/api/core/dataset/data/v2/list', { schema: { body: listData } }, async (req) => {
     const q = parseInput(listData, req.body);
     const { rows, total } = await datasets.listData(await caller(req), q.collectionId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicData), total });
   });
-  app.get('/api/core/dataset/data/detail', async (req) => ok(publicData(await datasets.dataItem(await caller(req), parseInput(idQuery, req.query).id))));
-  app.put('/api/core/dataset/data/update', async (req) => {
+  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicData(await datasets.dataItem(await caller(req), parseInput(idQuery, req.query).id))));
+  app.put('/api/core/dataset/data/update', { schema: { body: updateData } }, async (req) => {
     const body = parseInput(updateData, req.body);
     const dataId = body.dataId ?? body.id;
-    if (!dataId) return parseInput(z.object({ dataId: id }), {});
+    if (!dataId) return parseInput(dataIdRequired, {});
     await datasets.updateData(await caller(req), dataId, body);
     return ok(null);
   });
-  app.delete('/api/core/dataset/data/delete', async (req) => {
+  app.delete('/api/core/dataset/data/delete', { schema: { querystring: idQuery } }, async (req) => {
     await datasets.deleteData(await caller(req), parseInput(idQuery, req.query).id);
     return ok(null);
   });

@@ -14,7 +14,8 @@ const TYPES: Record<string, string> = {
 const MAX_BYTES = 10 * 1024 * 1024;
 
 export function publicFileRoutes(app: FastifyInstance, dir: string): void {
-  app.get<{ Params: { name: string } }>('/:name', async (req, reply) => {
+  // Not in the API document: the operator's files, not an API.
+  app.get<{ Params: { name: string } }>('/:name', { schema: { hide: true } }, async (req, reply) => {
     const name = req.params.name;
     const notFound = errors.notFound(`GET /${name}`);
     if (!SAFE_NAME.test(name) || name.includes('..')) throw notFound;

@@ -19,6 +19,9 @@ const createKey = z.object({
   limit: z.object({ expiredTime: time.optional() }).optional(),
 });
 
+const listQuery = z.object({ appId: z.string().min(1).max(64).optional() });
+const deleteQuery = z.object({ id: z.coerce.number().int().positive() });
+
 export function publicKey(k: ApiKeyRow) {
   return {
     _id: String(k.id), id: String(k.id), name: k.name, appId: k.app_id ?? undefined, apiKey: `${k.key_prefix}…`,
@@ -31,20 +34,20 @@ export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: Request
   const caller = (req: FastifyRequest) => auth.general(req);
 
   // The key itself is in this answer and nowhere else, ever.
-  app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT, schema: { body: createKey } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(createKey, req.body);
     const { key } = await keys.create(who, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
     return ok(key);
   });
-  app.get('/api/support/openapi/list', async (req) => {
+  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) => {
     const who = await caller(req);
-    const { appId } = parseInput(z.object({ appId: z.string().min(1).max(64).optional() }), req.query);
+    const { appId } = parseInput(listQuery, req.query);
     return ok((await keys.list(who, appId)).map(publicKey));
   });
-  app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: deleteQuery } }, async (req) => {
     const who = await caller(req);
-    const { id } = parseInput(z.object({ id: z.coerce.number().int().positive() }), req.query);
+    const { id } = parseInput(deleteQuery, req.query);
     await keys.revoke(who, id);
     return ok(null);
   });

@@ -38,6 +38,9 @@ const expected = z.array(expectation).min(1, 'name at least one source the quest
 const createCheck = z.object({ datasetId: id, question, expected, settings: z.preprocess((v) => v ?? {}, settings) });
 const updateCheck = z.object({ id, question: question.optional(), expected: expected.optional(), settings: settings.optional() });
 const runChecks = z.object({ datasetId: id, wait: z.boolean().default(false) });
+const datasetQuery = z.object({ datasetId: id });
+const idQuery = z.object({ id });
+const runQuery = z.object({ id: id.optional(), datasetId: id.optional() });
 
 export function publicCheck(c: CheckWithLast) {
   return { _id: c.id, ...c };
@@ -46,31 +49,31 @@ export function publicCheck(c: CheckWithLast) {
 export function retrievalCheckRoutes(app: FastifyInstance, deps: { checks: RetrievalChecksService; auth: RequestAuth }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
-  app.post('/api/core/dataset/check/create', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/dataset/check/create', { bodyLimit: BODY_LIMIT, schema: { body: createCheck } }, async (req) => {
     const who = await caller(req);
     return ok(await deps.checks.create(who, parseInput(createCheck, req.body)));
   });
-  app.get('/api/core/dataset/check/list', async (req) => {
+  app.get('/api/core/dataset/check/list', { schema: { querystring: datasetQuery } }, async (req) => {
     const who = await caller(req);
-    const { datasetId } = parseInput(z.object({ datasetId: id }), req.query);
+    const { datasetId } = parseInput(datasetQuery, req.query);
     return ok((await deps.checks.list(who, datasetId)).map(publicCheck));
   });
-  app.get('/api/core/dataset/check/detail', async (req) => {
+  app.get('/api/core/dataset/check/detail', { schema: { querystring: idQuery } }, async (req) => {
     const who = await caller(req);
-    return ok(publicCheck(await deps.checks.check(who, parseInput(z.object({ id }), req.query).id)));
+    return ok(publicCheck(await deps.checks.check(who, parseInput(idQuery, req.query).id)));
   });
-  app.put('/api/core/dataset/check/update', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.put('/api/core/dataset/check/update', { bodyLimit: BODY_LIMIT, schema: { body: updateCheck } }, async (req) => {
     const who = await caller(req);
     const { id: checkId, ...patch } = parseInput(updateCheck, req.body);
     return ok(publicCheck(await deps.checks.update(who, checkId, patch)));
   });
-  app.delete('/api/core/dataset/check/delete', async (req) => {
+  app.delete('/api/core/dataset/check/delete', { schema: { querystring: idQuery } }, async (req) => {
     const who = await caller(req);
-    await deps.checks.remove(who, parseInput(z.object({ id }), req.query).id);
+    await deps.checks.remove(who, parseInput(idQuery, req.query).id);
     return ok(null);
   });
   // Starts a run; with wait: true answers when it has ended, with the run and its diff.
-  app.post('/api/core/dataset/check/run', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/dataset/check/run', { bodyLimit: BODY_LIMIT, schema: { body: runChecks } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(runChecks, req.body);
     const { runId, finished } = await deps.checks.startRun(who, b.datasetId);
@@ -78,14 +81,14 @@ export function retrievalCheckRoutes(app: FastifyInstance, deps: { checks: Retri
     await finished;
     return ok({ runId, ...(await deps.checks.runWithDiff(who, { runId })) });
   });
-  app.get('/api/core/dataset/check/runs', async (req) => {
+  app.get('/api/core/dataset/check/runs', { schema: { querystring: datasetQuery } }, async (req) => {
     const who = await caller(req);
-    const { datasetId } = parseInput(z.object({ datasetId: id }), req.query);
+    const { datasetId } = parseInput(datasetQuery, req.query);
     return ok(await deps.checks.runs(who, datasetId));
   });
-  app.get('/api/core/dataset/check/run', async (req) => {
+  app.get('/api/core/dataset/check/run', { schema: { querystring: runQuery } }, async (req) => {
     const who = await caller(req);
-    const q = parseInput(z.object({ id: id.optional(), datasetId: id.optional() }), req.query);
+    const q = parseInput(runQuery, req.query);
     if (!q.id && !q.datasetId) throw errors.badField('id', 'name a run id, or a datasetId for its latest run');
     return ok(await deps.checks.runWithDiff(who, { runId: q.id, datasetId: q.datasetId }));
   });

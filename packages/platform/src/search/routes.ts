@@ -42,6 +42,9 @@ const updateTrainingData = z
   .refine((x) => x.q === undefined && x.a === undefined && x.chunkIndex === undefined, {
     message: 'a training item\'s text is not edited here: change the chunk with PUT /api/core/dataset/data/update, then retry it', path: ['q'],
   });
+const collectionQuery = z.object({ collectionId: id });
+const datasetQuery = z.object({ datasetId: id });
+const retryFailedItems = z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] });
 /** Queue item ids are integers; anything else names no item (and must not reach SQL as one). */
 const itemId = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : undefined);
 
@@ -60,7 +63,7 @@ export function publicTrainingError(p: TrainingProblem) {
 export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
-  app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(searchTest, req.body);
     const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
@@ -77,9 +80,9 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   });
 
   // Counts of a collection's items by state, and the last error, so that "indexing" never sits without a reason.
-  app.get('/api/core/dataset/collection/trainingDetail', async (req) => {
+  app.get('/api/core/dataset/collection/trainingDetail', { schema: { querystring: collectionQuery } }, async (req) => {
     const who = await caller(req);
-    const { collectionId } = parseInput(z.object({ collectionId: id }), req.query);
+    const { collectionId } = parseInput(collectionQuery, req.query);
     const c = await deps.datasets.collection(who, collectionId);
     const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
     const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
@@ -89,9 +92,9 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
     });
   });
 
-  app.get('/api/core/dataset/trainingDetail', async (req) => {
+  app.get('/api/core/dataset/trainingDetail', { schema: { querystring: datasetQuery } }, async (req) => {
     const who = await caller(req);
-    const { datasetId } = parseInput(z.object({ datasetId: id }), req.query);
+    const { datasetId } = parseInput(datasetQuery, req.query);
     const dataset = await deps.datasets.dataset(who, datasetId);
     const list = await progress(deps.db, { datasetId });
     // 'exact' until the worker builds the HNSW graph (when its queue is quiet): searches scan every vector meanwhile.
@@ -100,16 +103,16 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   });
 
   // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
-  app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT, schema: { body: retryFailedItems } }, async (req) => {
     const who = await caller(req);
-    const b = parseInput(z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] }), req.body);
+    const b = parseInput(retryFailedItems, req.body);
     if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
     if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
     return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });
   });
 
   // A collection's items that failed or wait on an error, each with its reason, attempts and next attempt; paged.
-  app.post('/api/core/dataset/training/getTrainingError', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/core/dataset/training/getTrainingError', { bodyLimit: BODY_LIMIT, schema: { body: trainingErrors } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(trainingErrors, req.body);
     await deps.datasets.collection(who, b.collectionId);
@@ -119,7 +122,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
   });
 
   // FastGPT's retry: one item (dataId, the item's _id from getTrainingError), or every failed one of a collection or dataset.
-  app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT, schema: { body: updateTrainingData } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(updateTrainingData, req.body);
     if (b.dataId) {

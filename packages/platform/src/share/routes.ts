@@ -23,6 +23,10 @@ const createLink = z.object({
   limit: z.object({ expiredTime: time.nullable().optional(), QPM: z.number().int().min(1).max(100_000).nullable().optional() }).optional(),
 });
 
+const appQuery = z.object({ appId: id });
+const idQuery = z.object({ id });
+const shareQuery = z.object({ shareId: id });
+
 export function publicOutLink(l: OutLinkRow) {
   return {
     _id: l.id, id: l.id, shareId: l.share_id, appId: l.app_id, name: l.name, createTime: new Date(l.created_at).toISOString(),
@@ -44,24 +48,24 @@ export function promptVariables(prompt: string): string[] {
 export function shareRoutes(app: FastifyInstance, deps: { share: ShareService; apps: AppsService; auth: RequestAuth }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
-  app.post('/api/support/outLink/create', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.post('/api/support/outLink/create', { bodyLimit: BODY_LIMIT, schema: { body: createLink } }, async (req) => {
     const who = await caller(req);
     const b = parseInput(createLink, req.body);
     return ok(await deps.share.create(who, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }));
   });
-  app.get('/api/support/outLink/list', async (req) => {
+  app.get('/api/support/outLink/list', { schema: { querystring: appQuery } }, async (req) => {
     const who = await caller(req);
-    const { appId } = parseInput(z.object({ appId: id }), req.query);
+    const { appId } = parseInput(appQuery, req.query);
     return ok((await deps.share.list(who, appId)).map(publicOutLink));
   });
-  app.delete('/api/support/outLink/delete', { bodyLimit: BODY_LIMIT }, async (req) => {
+  app.delete('/api/support/outLink/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: idQuery } }, async (req) => {
     const who = await caller(req);
-    await deps.share.remove(who, parseInput(z.object({ id }), req.query).id);
+    await deps.share.remove(who, parseInput(idQuery, req.query).id);
     return ok(null);
   });
   // Public: what the share page shows. Never the app's prompts or settings.
-  app.get('/api/support/outLink/init', async (req) => {
-    const { shareId } = parseInput(z.object({ shareId: id }), req.query);
+  app.get('/api/support/outLink/init', { schema: { querystring: shareQuery, security: [] } }, async (req) => {
+    const { shareId } = parseInput(shareQuery, req.query);
     const link = await deps.share.open(shareId);
     const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
     const extracted = new Set(a.settings.extract?.fields.map((f) => f.key) ?? []);

@@ -24,6 +24,14 @@ const fromUpload = z.object({ uploadId: id, name: z.string().trim().max(500).opt
 const check = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
 const tusMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
 const mib = MAX_FILE_BYTES / 1048576;
+const datasetQuery = z.object({ datasetId: id });
+const idQuery = z.object({ id });
+const uploadParams = z.object({ uploadId: id });
+/** create/localFile's form, for the API document (the handler reads the parts itself, and `data` with fileSettings). */
+const localFileForm = z.object({
+  file: z.string().meta({ format: 'binary', description: `The file, at most ${mib} MiB` }),
+  data: z.string().meta({ description: 'The settings as JSON text', contentMediaType: 'application/json', contentSchema: z.toJSONSchema(fileSettings, { io: 'input' }) }),
+});
 
 /** What a file import answers: FastGPT's shape, plus whether the collection was there already. */
 export const imported = (r: ImportResult) => ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
@@ -35,7 +43,7 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
   // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
-  app.post('/api/core/dataset/collection/create/localFile', async (req) => {
+  app.post('/api/core/dataset/collection/create/localFile', { schema: { body: localFileForm, consumes: ['multipart/form-data'] } }, async (req) => {
     const who = await caller(req);
     if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
     let file: { data: Uint8Array; filename: string; mimeType?: string } | undefined;
@@ -57,23 +65,25 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
     return imported(await uploads.importFile(who, file, parseInput(fileSettings, settings)));
   });
 
-  app.post('/api/core/dataset/collection/upload/check', async (req) => {
+  app.post('/api/core/dataset/collection/upload/check', { schema: { body: check } }, async (req) => {
     const body = parseInput(check, req.body);
     return ok(await uploads.check(await caller(req), body.datasetId, body.sha256, body.size));
   });
-  app.get('/api/core/dataset/collection/upload/list', async (req) => ok(await uploads.listUnfinished(await caller(req), parseInput(z.object({ datasetId: id }), req.query).datasetId)));
-  app.delete('/api/core/dataset/collection/upload/delete', async (req) => {
-    await uploads.discard(await caller(req), parseInput(z.object({ id }), req.query).id);
+  app.get('/api/core/dataset/collection/upload/list', { schema: { querystring: datasetQuery } }, async (req) => ok(await uploads.listUnfinished(await caller(req), parseInput(datasetQuery, req.query).datasetId)));
+  app.delete('/api/core/dataset/collection/upload/delete', { schema: { querystring: idQuery } }, async (req) => {
+    await uploads.discard(await caller(req), parseInput(idQuery, req.query).id);
     return ok(null);
   });
-  app.post('/api/core/dataset/collection/create/upload', async (req) => {
+  app.post('/api/core/dataset/collection/create/upload', { schema: { body: fromUpload } }, async (req) => {
     const { uploadId, ...settings } = parseInput(fromUpload, req.body);
     return imported(await uploads.finish(await caller(req), uploadId, settings));
   });
 
   // tus: the bytes pass through untouched (the tus server reads the request itself).
   app.addContentTypeParser('application/offset+octet-stream', (_req, _payload, done) => done(null, undefined));
-  app.post(TUS_PATH, async (req, reply) => {
+  app.post(TUS_PATH, {
+    schema: { description: 'tus creation: Upload-Length (bytes) and Upload-Metadata (datasetId, filename, filetype, sha256) in the headers; answers 201 with Location' },
+  }, async (req, reply) => {
     const who = await caller(req);
     const length = req.headers['upload-length'];
     if (typeof length !== 'string' || !/^\d{1,15}$/.test(length)) throw errors.badField('Upload-Length', 'the file\'s size in bytes is required (deferred lengths are not accepted)');
@@ -93,9 +103,10 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
   app.route({
     method: ['HEAD', 'PATCH', 'DELETE'],
     url: `${TUS_PATH}/:uploadId`,
+    schema: { params: uploadParams, summary: 'tus: HEAD for the offset, PATCH to send bytes (application/offset+octet-stream), DELETE to discard' },
     handler: async (req, reply) => {
       const who = await caller(req);
-      const { uploadId } = parseInput(z.object({ uploadId: id }), req.params);
+      const { uploadId } = parseInput(uploadParams, req.params);
       const row = await uploads.upload(who, uploadId);
       if (row.collection_id) throw errors.conflict(`Upload ${uploadId} is imported already (collection ${row.collection_id})`);
       if (req.method === 'DELETE') {

@@ -1,0 +1,71 @@
+// The platform's API documents: /openapi.json (OpenAPI 3.1, from the zod
+// schemas the routes declare) and /docs (Swagger UI). What the document says
+// beyond the routes' schemas is here: who may call (keys, the session), the
+// error envelope, and the groups of the page. @kbchat/shared/openapi builds it.
+import { createRequire } from 'node:module';
+import { registerApiDocs } from '@kbchat/shared/openapi';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { SESSION_COOKIE } from '../accounts/request-auth.js';
+import { TUS_PATH } from '../uploads/tus.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** PlatformError.toBody(); the chat endpoint adds OpenAI's `error` object beside it. */
+const errorBody = z.object({
+  code: z.number().int().describe('The HTTP status'),
+  statusText: z.string().describe('A stable machine code: invalid_field, unauthorized, not_found, conflict, too_large, …'),
+  message: z.string().describe('What went wrong; a bad field is named as Invalid \'<field>\': …'),
+  data: z.null(),
+  error: z.object({ message: z.string(), type: z.string(), code: z.string() }).optional().describe('POST /api/v1/chat/completions only: the same, as OpenAI clients read it'),
+});
+
+/** ok() of datasets/routes.ts: what every management route answers. */
+const envelope = z.object({
+  code: z.literal(200),
+  statusText: z.literal(''),
+  message: z.string().describe('Empty, or the warnings of a settings change (accepted, but not working as asked)'),
+  data: z.unknown().describe('The answer'),
+});
+
+/** Longest prefix first. */
+const TAGS: [string, string][] = [
+  ['/api/core/dataset/check', 'retrieval checks'],
+  ['/api/core/dataset/collection/upload', 'uploads'],
+  ['/api/core/dataset/collection/create/localFile', 'uploads'],
+  ['/api/core/dataset/collection/create/upload', 'uploads'],
+  ['/api/core/dataset/searchTest', 'search'],
+  ['/api/core/dataset/training', 'indexing'],
+  ['/api/core/dataset/trainingDetail', 'indexing'],
+  ['/api/core/dataset/collection/trainingDetail', 'indexing'],
+  ['/api/core/dataset', 'knowledge bases'],
+  ['/api/core/app/getChatLogs', 'chat history'],
+  ['/api/core/app', 'applications'],
+  ['/api/core/chat', 'chat history'],
+  ['/api/core/ai', 'models'],
+  ['/api/v1', 'chat (OpenAI-compatible)'],
+  ['/api/support/openapi', 'API keys'],
+  ['/api/support/outLink', 'share links'],
+  ['/api/auth', 'accounts'],
+  ['/api/team', 'accounts'],
+];
+
+export function platformApiDocs(app: FastifyInstance): void {
+  registerApiDocs(app, {
+    title: 'kbchat platform',
+    version,
+    description:
+      'Knowledge bases, applications and their chat, in FastGPT\'s paths and shapes. Answers are the envelope ' +
+      '{code, statusText, message, data} with the real HTTP status; POST /api/v1/chat/completions answers as OpenAI does. ' +
+      'Every answer carries X-Request-Id.',
+    securitySchemes: {
+      apiKey: { type: 'http', scheme: 'bearer', description: 'A general API key (POST /api/support/openapi/create without appId) for the management API; an application key (with appId) for its chat only' },
+      session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web app\'s session (POST /api/auth/login); a change (POST, PUT, DELETE) also sends the session\'s X-CSRF-Token' },
+    },
+    security: [{ apiKey: [] }, { session: [] }],
+    errorBody,
+    tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
+    // Everything under /api answers the envelope but the OpenAI-compatible chat and the tus protocol.
+    success: { name: 'Envelope', description: 'The envelope, with the answer in data', body: envelope, at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH) },
+  });
+}
