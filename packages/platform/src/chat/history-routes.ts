@@ -43,7 +43,7 @@ const itemQuery = z.object({ ...who, chatId: id, contentId: id });
 const clearQuery = z.object({ appId: id.optional() });
 const feedbackBody = z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() });
 /** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
-const readers = [{ apiKey: [] }, { session: [] }, {}];
+const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}];
 
 export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService }): void {
   /**
