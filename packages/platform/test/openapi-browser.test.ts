@@ -2,9 +2,11 @@
 // platform's document, every request it makes goes to the platform itself
 // (anything else is recorded and refused, as on a machine with no network),
 // and the page's Content-Security-Policy blocks nothing it needs.
-import { mkdtempSync } from 'node:fs';
+// Screenshot: test-output/web/docs-platform.png.
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, noBrowser, openPage } from '../../web/test/browser.js';
@@ -55,6 +57,8 @@ describe.skipIf(!!noBrowser)('/docs in a browser', () => {
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
     expect(own.some((u) => u.endsWith('/docs/json'))).toBe(true);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'docs-platform.png'), fullPage: false });
     await context.close();
   });
 });
