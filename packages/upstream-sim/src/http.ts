@@ -48,3 +48,12 @@ export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
     setTimeout(resolve, ms).unref();
   });
+
+const GOOGLE_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+
+/** Google's error envelope: {"error":{"code","message","status"[,"details"]}}. */
+export function googleError(res: ServerResponse, code: number, message: string, details?: unknown[]): void {
+  const data = JSON.stringify({ error: { code, message, status: GOOGLE_STATUS[code] ?? 'UNKNOWN', ...(details ? { details } : {}) } });
+  res.writeHead(code, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(data) });
+  res.end(data);
+}

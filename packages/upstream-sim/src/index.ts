@@ -1,8 +1,8 @@
-// OpenAI-compatible upstream model simulator (node:http only), used by tests and
+// Upstream model simulator (OpenAI, Anthropic and Gemini wire formats) (node:http only), used by tests and
 // benchmarks as a real HTTP upstream behind the gateway. Deterministic: the same
 // request gives the same reply.
 //
-// Endpoints: POST /v1/chat/completions, POST /v1/embeddings, POST /v1/rerank (and /rerank),
+// OpenAI endpoints: POST /v1/chat/completions, POST /v1/embeddings, POST /v1/rerank (and /rerank),
 //            GET /v1/models, GET /sim/stats, POST /sim/reset.
 //
 // Models (the name picks the behaviour; any suffix after ':' is ignored):
@@ -30,5 +30,37 @@
 //   sim-rerank             rerank by word overlap
 // Any other model name gets 404 model_not_found. With a key, requests without
 // "Authorization: Bearer <key>" get 401 "Incorrect API key provided: ...".
+//
+// Anthropic's Messages API (anthropic.ts): POST /v1/messages, key in x-api-key (401
+// authentication_error "invalid x-api-key"), anthropic-version required; max_tokens
+// required, unknown fields, role "system", temperature > 1 and unpaired tool_use /
+// tool_result refused (400 invalid_request_error, Anthropic's wording); stop_sequences
+// and max_tokens cut the answer (stop_reason stop_sequence / max_tokens); blocks with
+// cache_control give cache_creation_input_tokens once, cache_read_input_tokens after.
+//   claude-sim               echo, like sim-chat; streamed as message_start, content_block_start,
+//                            ping, content_block_delta (text_delta), content_block_stop,
+//                            message_delta (stop_reason, usage.output_tokens), message_stop
+//   claude-sim-tools         with tools: a text block, then a tool_use block calling the first
+//                            tool (tool_choice any/tool: the call alone, the named tool), input
+//                            streamed as input_json_delta; with a tool_result: "Tool result: ..."
+//   claude-sim-529 / -429 / -500   overloaded_error / rate_limit_error (retry-after) / api_error
+//   claude-sim-drop          streams three words, then destroys the connection
+//   claude-sim-stream-error  streams three words, then an `error` event (overloaded_error)
+//   claude-sim-hang          never answers
+// Google's Gemini API (gemini.ts, gemini-embed.ts): POST /v1beta/models/{model}:generateContent,
+// :streamGenerateContent (?alt=sse: frames end in CRLF CRLF; else one JSON array),
+// :embedContent, :batchEmbedContents (at most 100); key in x-goog-api-key or ?key= (missing:
+// 403 PERMISSION_DENIED; wrong: 400 INVALID_ARGUMENT, reason API_KEY_INVALID); errors as
+// {error:{code,message,status}}; unknown fields and roles other than user/model refused.
+//   gemini-sim               echo, streamed four words a frame, usageMetadata on each frame
+//                            (candidatesTokenCount on the last); maxOutputTokens -> MAX_TOKENS
+//   gemini-sim-tools         functionCall of the first declaration (ANY + allowedFunctionNames:
+//                            that one) until a functionResponse is present; finishReason STOP
+//   gemini-sim-safety        prompt blocked: promptFeedback.blockReason SAFETY, no candidates
+//   gemini-sim-safety-late   finishReason SAFETY (stream: after two frames of text)
+//   gemini-sim-429 / -503 / -400 / -500   RESOURCE_EXHAUSTED / UNAVAILABLE / INVALID_ARGUMENT / INTERNAL
+//   gemini-sim-drop / -hang  connection lost after two frames / never answers
+//   gemini-sim-embed-<D>     D-dim vectors (default 768), L2-normalised at full size; with
+//                            outputDimensionality N < D the first N values, NOT normalised
 export { startUpstreamSim } from './server.js';
 export type { SimStats, UpstreamSim, UpstreamSimOptions } from './types.js';

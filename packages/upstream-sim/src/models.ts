@@ -82,7 +82,7 @@ export interface Answer {
 /** Streamed pieces of a text: split after each space, as a provider streams words. */
 const splitWords = (text: string): string[] => text.split(/(?<= )/);
 
-function textAnswer(content: string): Answer {
+export function textAnswer(content: string): Answer {
   return { content, parts: splitWords(content), completionTokens: tokenCount(content) };
 }
 
@@ -106,7 +106,7 @@ function bigAnswer(n: number): Answer {
 }
 
 /** "Echo: <words of the last user message>" cycled to `tokens` words. */
-function echoAnswer(msgs: ChatMessage[], tokens: number): Answer {
+export function echoAnswer(msgs: ChatMessage[], tokens: number): Answer {
   const echo = words(contentText(lastOfRole(msgs, 'user')?.content));
   const out = ['Echo:'];
   for (let i = 0; out.length < tokens; i++) out.push(echo.length ? echo[i % echo.length] : 'ok');
@@ -120,7 +120,7 @@ function echoAnswer(msgs: ChatMessage[], tokens: number): Answer {
 }
 
 /** Calls `fn`, filling each required parameter with the last word of the user message. */
-function callFirst(fn: ChatFunction, msgs: ChatMessage[], style: ToolCall['style']): Answer {
+export function callFirst(fn: ChatFunction, msgs: ChatMessage[], style: ToolCall['style']): Answer {
   const ws = words(contentText(lastOfRole(msgs, 'user')?.content));
   const params: Record<string, string> = {};
   for (const p of fn.parameters?.required || []) params[p] = ws[ws.length - 1] || 'x';

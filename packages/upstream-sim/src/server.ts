@@ -2,9 +2,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropic } from './anthropic.js';
 import { chat } from './chat.js';
 import { embeddings, rerank } from './embeddings.js';
 import { oaiError, readBody, send, sendJson } from './http.js';
+import { gemini } from './gemini.js';
 import { LISTED_MODELS } from './models.js';
 import type { ChatBody, SimConfig, SimStats, UpstreamSim, UpstreamSimOptions } from './types.js';
 
@@ -43,20 +45,24 @@ class SimState {
   lastModel: unknown = undefined;
   lastAuthorization = false;
   flaky = new Map<string, number>();
+  /** Anthropic prompt-cache prefixes written (claude-sim-*). */
+  promptCache = new Set<string>();
   // Fixed one-minute window for SIM_RPM (not cleared by reset, like the reference).
   windowStart = Date.now();
   windowCount = 0;
 
-  count(req: IncomingMessage, path: string, body: ChatBody): void {
+  /** `as` names the model where it is not the body's (Gemini: in the path). */
+  count(req: IncomingMessage, path: string, body: ChatBody, as: unknown = body.model): void {
     this.total++;
     this.byPath[path] = (this.byPath[path] || 0) + 1;
-    const model = String(body.model); // throws for a null body after counting it, like the reference
+    const model = String(as); // throws for a null body after counting it, like the reference
     this.byModel[model] = (this.byModel[model] || 0) + 1;
     this.lastBody[model] = body;
     this.lastMethod = req.method || '';
     this.lastPath = path;
-    this.lastModel = body.model;
-    this.lastAuthorization = req.headers.authorization !== undefined;
+    this.lastModel = as;
+    const h = req.headers;
+    this.lastAuthorization = h.authorization !== undefined || h['x-api-key'] !== undefined || h['x-goog-api-key'] !== undefined;
   }
 
   reset(): void {
@@ -69,6 +75,7 @@ class SimState {
     this.lastModel = undefined;
     this.lastAuthorization = false;
     this.flaky.clear();
+    this.promptCache.clear();
   }
 
   snapshot(): SimStats {
@@ -97,6 +104,9 @@ function createHandler(cfg: SimConfig, state: SimState) {
       state.reset();
       return sendJson(res, 200, OK_JSON);
     }
+    // Anthropic's and Google's wire formats carry their keys in their own ways (no rpm limit there).
+    if (method === 'POST' && path === '/v1/messages') return anthropic(req, res, cfg, state);
+    if (method === 'POST' && /^\/v1(beta)?\/models\/[^/]+:[A-Za-z]+$/.test(path)) return gemini(req, res, path, q < 0 ? '' : url.slice(q + 1), cfg, state);
     if (cfg.key && req.headers.authorization !== expectedAuth) {
       // Like OpenAI: show the first characters of the key that was sent, never more.
       const shown = String(req.headers.authorization || '').replace(/^Bearer\s+/, '').slice(0, 6);
