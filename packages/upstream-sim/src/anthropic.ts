@@ -177,7 +177,10 @@ const STOP_REASON = { max_tokens: 'max_tokens', stop_sequence: 'stop_sequence' }
 
 export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: SimConfig, state: AnthropicState): Promise<void> {
   const requestId = `req_sim_${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-  if (cfg.key && req.headers['x-api-key'] !== cfg.key) {
+  // The key in x-api-key (the reference's header), or as a bearer token (what current SDKs send).
+  const auth = req.headers.authorization;
+  const key = req.headers['x-api-key'] ?? (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined);
+  if (cfg.key && key !== cfg.key) {
     return sendError(res, { status: 401, type: 'authentication_error', message: 'invalid x-api-key' }, requestId);
   }
   if (!req.headers['anthropic-version']) return sendError(res, bad('anthropic-version: header is required'), requestId);

@@ -37,6 +37,7 @@
 // tool_result refused (400 invalid_request_error, Anthropic's wording); stop_sequences
 // and max_tokens cut the answer (stop_reason stop_sequence / max_tokens); blocks with
 // cache_control give cache_creation_input_tokens once, cache_read_input_tokens after.
+//   (the key may also come as "Authorization: Bearer", as current Anthropic SDKs send it)
 //   claude-sim               echo, like sim-chat; streamed as message_start, content_block_start,
 //                            ping, content_block_delta (text_delta), content_block_stop,
 //                            message_delta (stop_reason, usage.output_tokens), message_stop
