@@ -1,13 +1,17 @@
 // The provider registry, and the presets that turn <PROVIDER>_API_KEY
 // environment variables into channels.
+import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
+import { geminiProvider } from './gemini/index.js';
 import { ollamaProvider } from './ollama/index.js';
 import { openaiProvider } from './openai/index.js';
 import type { Provider } from './types.js';
 
 export * from './types.js';
+export type { WireAdapter, WireStream, WireContext, ChatCompletion, ChatCompletionChunk, EmbeddingsResponse, OpenAIUsage } from './wire.js';
+export { ProviderFailure } from './wire.js';
 
-const providers = new Map<string, Provider>([openaiProvider, azureProvider, ollamaProvider].map((p) => [p.type, p]));
+const providers = new Map<string, Provider>([openaiProvider, azureProvider, ollamaProvider, anthropicProvider, geminiProvider].map((p) => [p.type, p]));
 
 export function providerOf(type: string): Provider | undefined {
   return providers.get(type);
@@ -38,5 +42,7 @@ export const presets: ProviderPreset[] = [
   { env: 'MOONSHOT', type: 'openai', baseUrl: 'https://api.moonshot.cn/v1', models: ['moonshot-v1-8k'] },
   { env: 'JINA', type: 'openai', baseUrl: 'https://api.jina.ai/v1', models: ['jina-embeddings-v3', 'jina-reranker-v2-base-multilingual'] },
   { env: 'AZURE_OPENAI', type: 'azure', models: ['gpt-4o-mini'] },
+  { env: 'ANTHROPIC', type: 'anthropic', baseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] },
+  { env: 'GEMINI', type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite', 'gemini-embedding-001'] },
   { env: 'OLLAMA', type: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: ['llama3.2'] },
 ];

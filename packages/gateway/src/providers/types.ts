@@ -1,13 +1,15 @@
-// The one small interface every provider adapter implements. Adapters only say
-// where a request goes and with which headers; the relay does the rest, since
-// every supported provider speaks the OpenAI wire format.
+// The one small interface every provider adapter implements. Adapters say
+// where a request goes and with which headers; the relay does the rest for the
+// providers that speak the OpenAI wire format. Those with their own (Anthropic,
+// Gemini) also carry `wire`: pure translators to and from it (wire.ts).
+import type { WireAdapter } from './wire.js';
 
 export type Endpoint = 'chat' | 'embeddings' | 'rerank';
 
 export interface ChannelOptions {
   /** Send stream_options.include_usage upstream (off for upstreams that reject it). */
   streamUsage?: boolean;
-  /** Azure OpenAI api-version. */
+  /** Azure OpenAI api-version; for Anthropic channels, the anthropic-version header. */
   apiVersion?: string;
   /** Per-model endpoint kind where the name does not tell (used by tests and /v1/models). */
   modelTypes?: Record<string, Endpoint>;
@@ -29,6 +31,8 @@ export interface Provider {
   streamUsageDefault: boolean;
   endpoints: readonly Endpoint[];
   target(endpoint: Endpoint, upstreamModel: string, channel: { baseUrl: string; key: string; options: ChannelOptions }): UpstreamTarget;
+  /** Set for providers whose wire format is not OpenAI's: requests and answers go through it. */
+  wire?: WireAdapter;
 }
 
 /** What kind of model a name is, when the channel does not say. */
