@@ -27,7 +27,7 @@ const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('\n') : '';
 
 function userParts(blocks: Block[], at: string): unknown[] {
-  return blocks.flatMap((b, j) => {
+  return blocks.flatMap((b, j): Block[] => {
     if (b.type === 'text') return [{ type: 'text', text: String(b.text ?? '') }];
     if (b.type === 'image' && b.source?.type === 'base64') return [{ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } }];
     if (b.type === 'image' && b.source?.type === 'url') return [{ type: 'image_url', image_url: { url: b.source.url } }];
@@ -157,7 +157,7 @@ export class AnthropicEventStream {
   private index = -1;
   private open: 'text' | 'tool' | null = null;
   private readonly toolBlocks = new Map<number, number>();
-  private finish: unknown = null;
+  private finishReason: unknown = null;
   private usage: unknown;
 
   /** `inputTokens`: the gateway's estimate for message_start (the real figure follows in message_delta). */
@@ -235,7 +235,7 @@ export class AnthropicEventStream {
         this.emit('content_block_delta', { index: this.index, delta: { type: 'input_json_delta', partial_json: args } });
       }
     }
-    if (choice?.finish_reason) this.finish = choice.finish_reason;
+    if (choice?.finish_reason) this.finishReason = choice.finish_reason;
   }
 
   private finishInto(): void {
@@ -244,7 +244,7 @@ export class AnthropicEventStream {
     this.done = true;
     this.closeBlock();
     const u = anthropicUsage(this.usage);
-    this.emit('message_delta', { delta: { stop_reason: stopReasonOf(this.finish), stop_sequence: null }, usage: u });
+    this.emit('message_delta', { delta: { stop_reason: stopReasonOf(this.finishReason), stop_sequence: null }, usage: u });
     this.emit('message_stop', {});
   }
 }
