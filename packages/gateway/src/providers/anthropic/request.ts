@@ -20,13 +20,30 @@ interface Turn {
 
 const bad = (field: string, why: string) => errors.badField(field, `Invalid '${field}': ${why}`);
 
+/** A text part's `cache_control` (the form OpenAI-compatible routers accept) is kept: it is how Anthropic's prompt cache is asked for. */
+const withCache = (block: Block, part: any): Block => (part?.cache_control ? { ...block, cache_control: part.cache_control } : block);
+
+/** System text as one string, or as blocks when some part asks for the prompt cache. */
+function systemOf(contents: unknown[]): string | Block[] | undefined {
+  const blocks: Block[] = [];
+  for (const c of contents) {
+    if (typeof c === 'string') {
+      if (c) blocks.push({ type: 'text', text: c });
+    } else if (Array.isArray(c)) {
+      for (const p of c) if (p?.type === 'text' && p.text) blocks.push(withCache({ type: 'text', text: String(p.text) }, p));
+    }
+  }
+  if (blocks.length === 0) return undefined;
+  return blocks.some((b) => b.cache_control) ? blocks : blocks.map((b) => b.text).join('\n\n');
+}
+
 function userBlocks(content: unknown, at: string): Block[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (content == null) return [];
   if (!Array.isArray(content)) throw bad(at, 'must be a string or an array of content parts');
   return content.map((part, j) => {
     const where = `${at}[${j}]`;
-    if (part?.type === 'text') return { type: 'text', text: String(part.text ?? '') };
+    if (part?.type === 'text') return withCache({ type: 'text', text: String(part.text ?? '') }, part);
     if (part?.type === 'image_url') {
       const src = imageSource(part.image_url?.url ?? part.image_url);
       if (!src) throw bad(`${where}.image_url.url`, 'must be a data: URL with base64 bytes or an http(s) URL');
@@ -89,7 +106,7 @@ export function anthropicRequest(body: Record<string, any>, upstreamModel: strin
   }
   if (typeof body.n === 'number' && body.n > 1) throw bad('n', 'Anthropic channels answer one choice (n = 1)');
   const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
-  const system: string[] = [];
+  const system: unknown[] = [];
   const turns: Turn[] = [];
   const add = (role: Turn['role'], blocks: Block[]) => {
     if (blocks.length === 0) return;
@@ -102,7 +119,7 @@ export function anthropicRequest(body: Record<string, any>, upstreamModel: strin
     switch (m?.role) {
       case 'system':
       case 'developer':
-        system.push(openAIText(m.content));
+        system.push(m.content);
         break;
       case 'user':
         add('user', userBlocks(m.content, `${at}.content`));
@@ -131,8 +148,8 @@ export function anthropicRequest(body: Record<string, any>, upstreamModel: strin
     messages: turns,
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS,
   };
-  const text = system.filter(Boolean).join('\n\n');
-  if (text) out.system = text;
+  const sys = systemOf(system);
+  if (sys) out.system = sys;
   // OpenAI's range is 0..2, Anthropic's 0..1: higher values are clamped to 1.
   if (typeof body.temperature === 'number') out.temperature = Math.min(Math.max(body.temperature, 0), 1);
   if (typeof body.top_p === 'number') out.top_p = body.top_p;
