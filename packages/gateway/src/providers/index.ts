@@ -1,8 +1,8 @@
 // The provider registry, and the presets that turn <PROVIDER>_API_KEY
 // environment variables into channels.
-import { anthropicProvider } from './anthropic/index.js';
+import { anthropicPreset, anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
-import { geminiProvider } from './gemini/index.js';
+import { geminiPreset, geminiProvider } from './gemini/index.js';
 import { ollamaProvider } from './ollama/index.js';
 import { openaiProvider } from './openai/index.js';
 import type { Provider } from './types.js';
@@ -54,10 +54,7 @@ export const presets: ProviderPreset[] = [
  */
 export const wireProviders: readonly Provider[] = [anthropicProvider, geminiProvider];
 
-export const wirePresets: ProviderPreset[] = [
-  { env: 'ANTHROPIC', type: 'anthropic', baseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] },
-  { env: 'GEMINI', type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite', 'gemini-embedding-001'] },
-];
+export const wirePresets: ProviderPreset[] = [anthropicPreset, geminiPreset];
 
 /** A provider of `wireProviders` by type. */
 export function wireProviderOf(type: string): Provider | undefined {

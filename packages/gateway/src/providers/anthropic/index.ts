@@ -39,3 +39,6 @@ export const anthropicProvider: Provider = {
   target: (_endpoint, _model, channel) => messagesTarget(channel),
   wire: anthropicWire,
 };
+
+/** ANTHROPIC_API_KEY alone makes a channel of these (once the relay wiring lands: providers/index.ts). */
+export const anthropicPreset = { env: 'ANTHROPIC', type: 'anthropic', baseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] };

@@ -42,3 +42,11 @@ export const geminiProvider: Provider = {
   target: (endpoint, model, channel) => modelTarget(channel, model, endpoint === 'embeddings' ? 'batchEmbedContents' : 'generateContent'),
   wire: geminiWire,
 };
+
+/** GEMINI_API_KEY alone makes a channel of these (once the relay wiring lands: providers/index.ts). */
+export const geminiPreset = {
+  env: 'GEMINI',
+  type: 'gemini',
+  baseUrl: 'https://generativelanguage.googleapis.com',
+  models: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite', 'gemini-embedding-001'],
+};
