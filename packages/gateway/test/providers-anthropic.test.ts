@@ -107,6 +107,7 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     const content = [
       { type: 'text', text: 'what is this' },
+      { type: 'text', text: '' }, // Anthropic refuses empty text blocks: left out
       { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
       { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
     ];

@@ -88,6 +88,7 @@ function problemOf(body: any): Problem | null {
       const at = `messages.${i}.content.${j}`;
       if (!BLOCKS.has(b?.type)) return bad(`${at}.type: Input tag '${b?.type}' found using 'type' does not match any of the expected tags`);
       if (b.type === 'text' && typeof b.text !== 'string') return bad(`${at}.text: Field required`);
+      if (b.type === 'text' && !b.text) return bad('messages: text content blocks must be non-empty');
       if (b.type === 'image') {
         const s = b.source;
         if (s?.type === 'base64' && !MEDIA.has(s.media_type)) return bad(`${at}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);

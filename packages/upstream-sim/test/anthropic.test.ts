@@ -93,6 +93,7 @@ describe('anthropic: /v1/messages', () => {
         'invalid_request_error',
         'unexpected `tool_use_id` found in `tool_result` blocks: toolu_x',
       ],
+      [{ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, 400, 'invalid_request_error', 'text content blocks must be non-empty'],
       [{ model: 'claude-nope', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 404, 'not_found_error', 'model: claude-nope'],
       [{ model: 'claude-sim-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 529, 'overloaded_error', 'Overloaded'],
       [{ model: 'claude-sim-429', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 429, 'rate_limit_error', 'rate limit'],

@@ -41,7 +41,7 @@ function userBlocks(content: unknown, at: string): Block[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (content == null) return [];
   if (!Array.isArray(content)) throw bad(at, 'must be a string or an array of content parts');
-  return content.map((part, j) => {
+  const blocks = content.map((part, j) => {
     const where = `${at}[${j}]`;
     if (part?.type === 'text') return withCache({ type: 'text', text: String(part.text ?? '') }, part);
     if (part?.type === 'image_url') {
@@ -53,6 +53,8 @@ function userBlocks(content: unknown, at: string): Block[] {
     }
     throw bad(`${where}.type`, `content part type "${part?.type}" cannot be sent to an Anthropic channel`);
   });
+  // Anthropic refuses empty text blocks; OpenAI clients do send them.
+  return blocks.filter((b) => b.type !== 'text' || b.text);
 }
 
 function toolUses(toolCalls: unknown, at: string): Block[] {

@@ -20,7 +20,7 @@ function userParts(content: unknown, at: string): Part[] {
   if (typeof content === 'string') return content ? [{ text: content }] : [];
   if (content == null) return [];
   if (!Array.isArray(content)) throw bad(at, 'must be a string or an array of content parts');
-  return content.map((part, j) => {
+  const parts = content.map((part, j): Part => {
     const where = `${at}[${j}]`;
     if (part?.type === 'text') return { text: String(part.text ?? '') };
     if (part?.type === 'image_url') {
@@ -33,6 +33,7 @@ function userParts(content: unknown, at: string): Part[] {
     }
     throw bad(`${where}.type`, `content part type "${part?.type}" cannot be sent to a Gemini channel`);
   });
+  return parts.filter((p) => p.text !== '');
 }
 
 function argsOf(args: unknown, at: string): Record<string, unknown> {

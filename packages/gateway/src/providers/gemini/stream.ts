@@ -33,7 +33,8 @@ export class GeminiStream implements WireStream {
     if (!this.factory || this.finished.size === 0) {
       throw geminiFailure(502, '', errors.streamDropped('the Gemini stream ended before a finishReason'));
     }
-    return [this.factory.usage(usageOf(this.usage))];
+    // No usageMetadata at all: no usage chunk, so that the relay counts tokens itself rather than bill zero.
+    return this.usage ? [this.factory.usage(usageOf(this.usage))] : [];
   }
 
   private onFrame(data: string): void {
