@@ -53,6 +53,8 @@ export interface GatewayConfig {
   localEmbedWorkers?: number;
   /** The built web app whose console.html is served at / (packages/web/dist). */
   webDir: string;
+  /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
+  metricsToken?: string;
   /** The environment, for <PROVIDER>_API_KEY channel sync. */
   env: Record<string, string | undefined>;
 }
@@ -111,6 +113,7 @@ export function loadGatewayConfig(
     localEmbedWorkers: env.LOCAL_EMBED_WORKERS ? num(env, 'LOCAL_EMBED_WORKERS', 1, 1) : undefined,
     // From src/ and dist/ alike: packages/gateway/<src|dist>/config.js -> packages/web/dist.
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    metricsToken: env.METRICS_TOKEN || undefined,
     env,
     ...overrides,
   };

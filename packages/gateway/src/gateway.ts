@@ -17,6 +17,7 @@ import { startLocalModels } from './providers/local/index.js';
 import type { GatewayConfig } from './config.js';
 import { LogsStore } from './logs/store.js';
 import { LogRetention } from './logs/retention.js';
+import { GatewayMetrics } from './metrics/index.js';
 import type { RelayDeps } from './relay/context.js';
 import { UpstreamClient } from './relay/upstream.js';
 import { openStore, type Store } from './store/db.js';
@@ -36,6 +37,7 @@ export interface GatewayServices {
   logRetention: LogRetention;
   upstream: UpstreamClient;
   relay: RelayDeps;
+  metrics: GatewayMetrics;
   /** Lines worth printing at start (generated root password, env channel sync). */
   startupNotes: string[];
   close(): Promise<void>;
@@ -101,9 +103,10 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   // The periodic re-test of auto-disabled models (channels/testing.ts); close() stops it.
   channels.startRetestLoop(config.retestIntervalMs, onError);
 
-  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, onError };
+  const metrics = new GatewayMetrics({ channels: () => registry.all(), pendingLogRows: () => ledger.pendingRows });
+  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, metrics: metrics.relay, onError };
   return {
-    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logRetention, upstream, relay, startupNotes,
+    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logRetention, upstream, relay, metrics, startupNotes,
     async close() {
       await channels.stopRetestLoop();
       registry.stop();

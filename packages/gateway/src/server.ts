@@ -2,13 +2,14 @@
 // OpenAI error envelope for everything, the route plugins and the console's pages.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { lacksHost, newRequestId, openAIError, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
+import { callerRequestId, lacksHost, newRequestId, openAIError, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
 import { serveWebApp } from '@kbchat/shared/web-app';
 import { adminRoutes } from './admin/routes.js';
 import { errors } from './errors.js';
 import { gatewayApiDocs } from './openapi.js';
 import type { GatewayServices } from './gateway.js';
 import { answerClientError, asGatewayError, errorHeaders, refuseRequest } from './http-errors.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { relayFront } from './relay/http-front.js';
 import { installLeanFront } from './relay/lean-front.js';
 import { relayRoutes } from './relay/routes.js';
@@ -61,7 +62,8 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     },
     // Per-request info lines would dominate a relay's CPU; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => newRequestId(),
+    // The caller's own id when well formed (the platform sends its request's), so one id finds both services' lines.
+    genReqId: (req) => callerRequestId(req.headers['x-request-id']) ?? newRequestId(),
     // One shared logger instead of a child per request (pino children cost
     // microseconds the relay does not have); errors log the request id themselves.
     childLoggerFactory: (logger) => logger,
@@ -99,6 +101,7 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
   // First: the API document sees only the routes declared after it loads (hence app.after).
   gatewayApiDocs(app);
   app.after(() => {
+    metricsRoutes(app, { metrics: services.metrics, store: services.store, metricsToken: services.config.metricsToken });
     app.get('/healthz', { schema: { description: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
     relayRoutes(app, services.relay, services.auth);
   });

@@ -30,3 +30,13 @@ export function newRequestId(now = Date.now()): string {
 export function randomSecret(prefix: string, bytes = 24): string {
   return prefix + randomBytes(bytes).toString('base64url');
 }
+
+// A caller's own request id (the platform sends its own to the gateway) is
+// taken only in this shape: it travels into headers, logs and the request log
+// (varchar(64)), and is what the gateway's admin API looks up by.
+const CALLER_REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The X-Request-Id a caller sent when it is well formed (1-64 of A-Z a-z 0-9 _ -), else undefined. */
+export function callerRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && CALLER_REQUEST_ID.test(header) ? header : undefined;
+}

@@ -7,3 +7,4 @@ export * from './urls.js';
 export * from './http-server.js';
 export * from './passwords.js';
 export * from './csrf.js';
+export * from './observability.js';

@@ -120,6 +120,11 @@ export class BalanceLedger {
     return { userId, limitedTokenId, tokenId, amount: Math.max(amount, 0) };
   }
 
+  /** Log rows (with their charges) waiting for the next write: /metrics shows it. */
+  get pendingRows(): number {
+    return this.pending.length;
+  }
+
   /**
    * Settles a request at its real cost and queues its log row; the two are
    * written together within LOG_FLUSH_MS.

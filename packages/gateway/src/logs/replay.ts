@@ -126,7 +126,7 @@ export async function replayRequest(deps: ReplayDeps, requestId: string, signal:
   const caller = await originalCaller(deps, log.token_id === null ? null : Number(log.token_id));
 
   const id = newRequestId();
-  const ctx: RelayContext = { requestId: id, caller, startedAt: Date.now(), signal };
+  const ctx: RelayContext = { requestId: id, caller, startedAt: Date.now(), signal, recorded: false };
   const responder = new BufferingResponder();
   try {
     await handler(deps.relay, ctx, replayBody, responder);

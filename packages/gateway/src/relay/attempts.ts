@@ -41,11 +41,13 @@ export async function withAttempts<T>(
     const channel = deps.registry.pick(model, tried, endpoint);
     if (!channel) break;
     const upstreamModel = channel.modelMapping[model] ?? model;
+    const started = performance.now();
     try {
       const value = await tryChannel(channel, upstreamModel);
       const fault = lateFault?.(value);
       if (fault === undefined) deps.health.recordSuccess(channel.id, model);
       else if (!ctx.signal.aborted) deps.health.recordFailure(channel.id, model, fault).catch(deps.onError);
+      if (!ctx.signal.aborted) deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, fault === undefined ? undefined : 'stream');
       return { value, channel, upstreamModel, attempts: attempt };
     } catch (err) {
       // The client went away (which aborts the upstream call too): not the
@@ -55,6 +57,7 @@ export async function withAttempts<T>(
         if (err instanceof GatewayError) throw new RelayFailure(err, attempt, channel, upstreamModel);
         throw err;
       }
+      deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, failureReason(err));
       tried.add(channel.id);
       last = { failure: err, channel, upstreamModel };
       if (err.countsAgainstChannel) {
@@ -65,4 +68,9 @@ export async function withAttempts<T>(
   }
   if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined);
   throw new RelayFailure(last.failure.error, tried.size, last.channel, last.upstreamModel);
+}
+
+/** A failed attempt's reason label: the upstream's status, or what went wrong on the way (bounded: a few words and HTTP statuses). */
+function failureReason(f: UpstreamFailure): string {
+  return f.kind === 'status' ? String(f.status ?? f.error.status) : f.kind;
 }

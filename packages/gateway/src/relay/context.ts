@@ -6,6 +6,7 @@ import type { PriceBook } from '../accounts/pricing.js';
 import type { ChannelHealth } from '../channels/health.js';
 import type { ChannelRegistry } from '../channels/registry.js';
 import type { GatewayConfig } from '../config.js';
+import type { RelayRecorder } from '../metrics/relay-stats.js';
 import type { UpstreamClient } from './upstream.js';
 
 export interface RelayDeps {
@@ -15,6 +16,8 @@ export interface RelayDeps {
   upstream: UpstreamClient;
   ledger: BalanceLedger;
   prices: PriceBook;
+  /** The relay's metrics (counted in plain fields; /metrics reads them). */
+  metrics: RelayRecorder;
   onError(err: Error): void;
 }
 
@@ -50,6 +53,8 @@ export interface RelayContext {
   signal: ClientSignal;
   /** The request body as received, when it was JSON text (sent upstream as is where nothing changes). */
   rawBody?: string;
+  /** The run settled and told the metrics (RelayRun.finish): the front does not count the request again. */
+  recorded: boolean;
 }
 
 export interface Responder {

@@ -5,6 +5,7 @@
 // is the RelayExchange they pass in.
 import type { Caller, TokenAuthenticator } from '../accounts/auth.js';
 import { errors, GatewayError } from '../errors.js';
+import type { Endpoint } from '../providers/index.js';
 import { asGatewayError, errorHeaders, type ErrorLog } from '../http-errors.js';
 import { relayChat } from './chat.js';
 import { endStreamWithError } from './chat-stream.js';
@@ -17,6 +18,12 @@ const HANDLERS = new Map<string, RelayHandler>([
   ['/v1/chat/completions', relayChat],
   ['/v1/embeddings', relayEmbeddings],
   ['/v1/rerank', relayRerank],
+]);
+/** A handler's endpoint, for the metrics of requests refused before a run began. */
+const ENDPOINTS = new Map<RelayHandler, Endpoint>([
+  [relayChat, 'chat'],
+  [relayEmbeddings, 'embeddings'],
+  [relayRerank, 'rerank'],
 ]);
 
 /** The paths the fronts answer (POST only); the API document lists them (relay/routes.ts). */
@@ -74,6 +81,9 @@ function parseBody(contentType: string | undefined, text: string | undefined): u
 /** Serves one relay request to its end; never rejects (every error becomes an answer, or nothing when the client is gone). */
 export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, handler: RelayHandler, x: RelayExchange): Promise<void> {
   const { requestId, responder } = x;
+  const arrivedAt = Date.now();
+  let ctx: RelayContext | undefined;
+  deps.metrics.started();
   try {
     // The token first: an anonymous client cannot make the gateway receive and parse a 64 MB body.
     const caller: Caller = await auth.authenticate(x.authorization, x.clientIp(opts.trustProxy));
@@ -81,22 +91,30 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
     const text = await x.readBody(opts.bodyLimit);
     const body = parseBody(x.contentType, text);
     const rawBody = typeof body === 'string' ? undefined : text;
-    const ctx: RelayContext = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody };
+    ctx = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody, recorded: false };
     await handler(deps, ctx, body, responder);
   } catch (err) {
+    let status = 499; // the client is gone: nothing can be answered
     try {
       const log = opts.log();
       if (responder.started) {
         // The stream is open: the error can only travel inside it.
         const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
+        status = e.status;
         endStreamWithError(responder, e, requestId);
         return;
       }
       if (!x.canAnswer()) return;
       const e = asGatewayError(err, requestId, log, opts.bodyLimit);
+      status = e.status;
       x.answerError(e.status, errorHeaders(e, requestId, log), JSON.stringify(e.toBody(requestId)));
     } catch (inner) {
       opts.log().error({ err: inner, requestId }, 'could not answer a relay error');
+    } finally {
+      // Refused before a run began (token, body, schema, quota): a run counts itself when it settles.
+      if (!ctx?.recorded) deps.metrics.refused(ENDPOINTS.get(handler)!, status, Date.now() - arrivedAt);
     }
+  } finally {
+    deps.metrics.ended();
   }
 }

@@ -10,7 +10,7 @@
 // ones off the socket, and node:http (then this front) gets the connections
 // it hands over (chunked bodies, Expect, HTTP/1.0, odd heads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRequestId } from '@kbchat/shared';
+import { callerRequestId, newRequestId } from '@kbchat/shared';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import { errors } from '../errors.js';
 import { ClientSignal, type RelayDeps, type Responder } from './context.js';
@@ -37,7 +37,8 @@ function drained(res: ServerResponse): Promise<void> {
 /** One relay request on node:http: its RelayExchange and Responder (one allocation per request). */
 class ResponseExchange implements RelayExchange, Responder {
   started = false;
-  readonly requestId = newRequestId();
+  /** The caller's X-Request-Id when well formed (the platform sends its own), else a new one. */
+  readonly requestId: string;
   readonly signal = new ClientSignal();
   readonly responder: Responder = this;
 
@@ -45,6 +46,7 @@ class ResponseExchange implements RelayExchange, Responder {
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
   ) {
+    this.requestId = callerRequestId(req.headers['x-request-id']) ?? newRequestId();
     res.on('close', () => {
       if (!res.writableFinished) this.signal.abort();
     });

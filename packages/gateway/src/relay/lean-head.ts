@@ -3,7 +3,7 @@
 // writing each answer's head and body in one socket write, with the headers
 // node:http would send.
 import { STATUS_CODES } from 'node:http';
-import { newRequestId } from '@kbchat/shared';
+import { callerRequestId, newRequestId } from '@kbchat/shared';
 import { ClientSignal, type Responder } from './context.js';
 import { forwardedClient, relayHandler, type RelayExchange, type RelayHandler } from './front-serve.js';
 import type { LeanConnection } from './lean-front.js';
@@ -29,6 +29,8 @@ export interface LeanHead {
   contentType: string | undefined;
   contentLength: number;
   forwardedFor: string | undefined;
+  /** The caller's X-Request-Id, as sent (LeanExchange takes it when well formed). */
+  requestId: string | undefined;
   /** The client sent `Connection: close`. */
   close: boolean;
 }
@@ -59,6 +61,7 @@ const CONTENT_TYPE = 2;
 const CONTENT_LENGTH = 3;
 const FORWARDED_FOR = 4;
 const CONNECTION = 5;
+const REQUEST_ID = 6;
 const HEADER_INDEX = new Map([
   ['host', HOST],
   ['authorization', AUTHORIZATION],
@@ -66,6 +69,7 @@ const HEADER_INDEX = new Map([
   ['content-length', CONTENT_LENGTH],
   ['x-forwarded-for', FORWARDED_FOR],
   ['connection', CONNECTION],
+  ['x-request-id', REQUEST_ID],
   ['transfer-encoding', -1],
   ['expect', -1],
   ['upgrade', -1],
@@ -77,7 +81,7 @@ export function parseHead(text: string): LeanHead | undefined {
   let lineEnd = text.indexOf('\r\n');
   const handler = relayHandler(text.slice(REQUEST_LINE_START, lineEnd - ' HTTP/1.1'.length));
   if (!handler) return undefined;
-  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined];
+  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   for (let at = lineEnd + 2; at < text.length; at = lineEnd + 2) {
     lineEnd = text.indexOf('\r\n', at);
     const colon = text.indexOf(':', at);
@@ -98,6 +102,7 @@ export function parseHead(text: string): LeanHead | undefined {
     contentType: values[CONTENT_TYPE],
     contentLength: Number(length),
     forwardedFor: values[FORWARDED_FOR],
+    requestId: values[REQUEST_ID],
     close: connection === 'close',
   };
 }
@@ -124,7 +129,8 @@ const JSON_TYPE = 'content-type: application/json; charset=utf-8\r\n';
 
 /** One request on a lean connection: its RelayExchange and Responder (one allocation per request). */
 export class LeanExchange implements RelayExchange, Responder {
-  readonly requestId = newRequestId();
+  /** The caller's X-Request-Id when well formed (the platform sends its own), else a new one. */
+  readonly requestId: string;
   readonly signal = new ClientSignal();
   readonly responder: Responder = this;
   started = false;
@@ -141,6 +147,7 @@ export class LeanExchange implements RelayExchange, Responder {
     private readonly conn: LeanConnection,
     private readonly head: LeanHead,
   ) {
+    this.requestId = (head.requestId !== undefined ? callerRequestId(head.requestId) : undefined) ?? newRequestId();
     this.bodyLeft = head.contentLength;
   }
 

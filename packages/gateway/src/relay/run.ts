@@ -100,6 +100,8 @@ export class RelayRun {
   finish(r: RunResult): void {
     const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(this.price, r.promptTokens, r.completionTokens);
     const now = Date.now();
+    this.ctx.recorded = true;
+    this.deps.metrics.finished(this.endpoint, this.model, r.channel?.id, r.status, now - this.ctx.startedAt, r.promptTokens, r.completionTokens, cost);
     const kept = r.error ? keptBody(r.failedBody) : { body: null, note: '' };
     // The row and its charge are written together (accounts/ledger.ts).
     this.deps.ledger.settle(this.reservation, cost, {

@@ -98,3 +98,8 @@ export function isLockConflict(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
   return e?.code === '40P01' || e?.code === '40001' || e?.errno === 1213 || e?.errno === 1205;
 }
+
+/** Rejects when the store does not answer a query (readiness). */
+export async function pingStore(db: Kysely<any>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -231,3 +231,14 @@ export async function migrateToLatest(db: Kysely<any>, kind: StoreKind): Promise
     throw new Error(`gateway store migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? error}`);
   }
 }
+
+/**
+ * The migrations this build knows that the store has not run: readiness
+ * (/readyz) says so when another process's build migrated it less far, or
+ * a migration is still to come.
+ */
+export async function pendingMigrations(db: Kysely<any>, kind: StoreKind): Promise<string[]> {
+  const rows = await db.selectFrom('kbchat_migrations').select('name').execute();
+  const done = new Set(rows.map((r: { name: string }) => r.name));
+  return Object.keys(migrations(kind)).filter((name) => !done.has(name));
+}

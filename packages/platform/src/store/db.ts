@@ -60,3 +60,8 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
   }
   throw new Error(`DATABASE_URL must start with postgres:// or pglite: (got ${redactUrl(url)})`);
 }
+
+/** Rejects when the store does not answer a query (readiness). */
+export async function pingStore(db: Kysely<any>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

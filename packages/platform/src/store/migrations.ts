@@ -104,3 +104,10 @@ export async function migratePlatform(db: Kysely<any>, extra: ExtraMigrations = 
     throw new Error(`platform store migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }
 }
+
+/** The migrations (the platform's and `extra`) the store has not run: readiness (/readyz) names them. */
+export async function pendingMigrations(db: Kysely<any>, extra: ExtraMigrations = {}): Promise<string[]> {
+  const rows = await db.selectFrom('kbchat_platform_migrations').select('name').execute();
+  const done = new Set(rows.map((r: { name: string }) => r.name));
+  return Object.keys({ ...migrations, ...extra }).filter((name) => !done.has(name));
+}
