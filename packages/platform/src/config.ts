@@ -32,6 +32,8 @@ export interface PlatformConfig {
   /** A request's head must arrive within this, and its body may not pause this long, or the connection closes with 408 (ms). */
   requestStallTimeoutMs: number;
   logLevel: string;
+  /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
+  metricsToken?: string;
 }
 
 function num(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
@@ -60,6 +62,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
     requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     logLevel: env.LOG_LEVEL || 'warn',
+    metricsToken: env.METRICS_TOKEN || undefined,
     ...overrides,
   };
 }

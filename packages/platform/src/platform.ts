@@ -32,7 +32,7 @@ import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, enqueueStatement, indexingMigrations, progress, sumProgress, type IndexingWorker } from './indexing/index.js';
+import { enqueue, enqueueStatement, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
@@ -48,8 +48,14 @@ import { retrievalCheckMigrations } from './retrieval-checks/migration.js';
 import { retrievalCheckRoutes } from './retrieval-checks/routes.js';
 import { RetrievalChecksService } from './retrieval-checks/service.js';
 import { ChecksStore } from './retrieval-checks/store.js';
+import { PlatformMetrics } from './metrics/index.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
+import { pendingMigrations } from './store/migrations.js';
 import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
+
+/** Every module's migrations, run after the store's own (and checked by /readyz). */
+const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations };
 
 export interface PlatformServices {
   config: PlatformConfig;
@@ -71,6 +77,7 @@ export interface PlatformServices {
   checks: RetrievalChecksService;
   gateway: GatewayClient;
   worker?: IndexingWorker;
+  metrics: PlatformMetrics;
   rootTeamId: string;
   startupNotes: string[];
   close(): Promise<void>;
@@ -99,7 +106,8 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const tokenizer = loadTokenizer();
   const gateway = new GatewayClient({ url: config.gatewayUrl, token: config.gatewayToken });
   const notes = await checkModels(gateway, models);
-  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations } });
+  const store = await openPlatformStore({ url: config.databaseUrl, dataDir: config.dataDir, migrations: MODULE_MIGRATIONS });
+  const metrics = new PlatformMetrics(() => queueDepth(store.db));
   const keys = new KeysStore(store.db);
   const root = await ensureRootTeam(keys, config.initialApiKey);
   const auth = new KeyAuthenticator(keys);
@@ -112,7 +120,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
   const datasetsStore = new DatasetsStore(store.db);
   // On the embedded store this worker is the only one: leases a dead process held can be given back at start.
-  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite' }) : undefined;
+  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite', metrics }) : undefined;
   const indexing: IndexingHooks = {
     async enqueue(tx, items) {
       await enqueue(tx, items);
@@ -128,7 +136,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   };
   const datasets = new DatasetsService(datasetsStore, models, indexing);
   const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`));
-  const search = new SearchService(store.db, datasetsStore, gateway, models);
+  const search = new SearchService(store.db, datasetsStore, gateway, models, metrics);
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
   const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
@@ -147,7 +155,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, metrics, rootTeamId: root.teamId, startupNotes,
     async close() {
       uploads.close();
       await worker?.stop();
@@ -170,6 +178,10 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   void app.register(multipart);
   void app.register(cookie);
   app.after(() => {
+    metricsRoutes(app, {
+      metrics: services.metrics, store: services.store, gateway: services.gateway, metricsToken: services.config.metricsToken,
+      pendingMigrations: () => pendingMigrations(services.store.db, MODULE_MIGRATIONS),
+    });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
     accountRoutes(app, services.accounts, services.requestAuth);
     datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });

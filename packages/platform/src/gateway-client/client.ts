@@ -5,6 +5,7 @@
 // names the address, so the operator knows which setting to fix.
 import { createSseReader } from '@kbchat/shared';
 import { Agent, request, type Dispatcher } from 'undici';
+import { nextGatewayCallId } from '../metrics/request-context.js';
 import { errorFromResponse, GatewayError } from './errors.js';
 
 export interface GatewayClientOptions {
@@ -193,6 +194,19 @@ export class GatewayClient {
     }
   }
 
+  /** Rejects unless the gateway answers GET /healthz with a 2xx within `timeoutMs` (the platform's /readyz). */
+  async ping(timeoutMs: number): Promise<void> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.send('GET', '/healthz', undefined, AbortSignal.timeout(timeoutMs));
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 499) throw new GatewayError(504, 'timeout', `the gateway at ${this.url} did not answer within ${timeoutMs} ms`, undefined, undefined);
+      throw err;
+    }
+    await this.readText(res, undefined);
+    if (res.statusCode < 200 || res.statusCode >= 300) throw new GatewayError(res.statusCode, 'bad_status', `the gateway at ${this.url} answered GET /healthz with ${res.statusCode}`, headerOf(res.headers, 'x-request-id'), undefined);
+  }
+
   close(): Promise<void> {
     return this.agent.close();
   }
@@ -215,6 +229,9 @@ export class GatewayClient {
   private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
+    // Inside a platform request: the gateway takes this as its request id (logs, request log, errors).
+    const callId = nextGatewayCallId();
+    if (callId) headers['x-request-id'] = callId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await request(this.url + path, { method, headers, body, dispatcher: this.agent, signal });

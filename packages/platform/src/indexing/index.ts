@@ -2,7 +2,7 @@
 // claims them with leases, and the chunk (embeddings) and QA processors.
 export { indexingMigrations } from './migration.js';
 export {
-  enqueue, enqueueStatement, claimItems, renewLeases, completeItems, releaseItems, releaseAllLeases, failItems, markWaiting, wakeWaiting, retryFailed, listItems,
+  enqueue, enqueueStatement, claimItems, renewLeases, completeItems, releaseItems, releaseAllLeases, failItems, markWaiting, wakeWaiting, retryFailed, listItems, queueDepth,
   type IndexingMode, type QueueItem, type EnqueueItem, type QueueDb,
 } from './queue-store.js';
 export { progress, sumProgress, type CollectionProgress, type DatasetProgress } from './progress.js';

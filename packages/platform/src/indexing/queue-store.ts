@@ -221,3 +221,9 @@ export async function listItems(
     order by (status = 'failed') desc, id limit ${o.limit ?? 100}`.execute(db);
   return rows.map((r) => ({ ...toItem(r), status: r.status, error: r.error ?? null, nextAttemptAt: Number(r.next_attempt_at) }));
 }
+
+/** Items by mode and status (queued, leased, failed): one grouped count, for /metrics. */
+export async function queueDepth(db: QueueDb): Promise<{ mode: string; status: string; items: number }[]> {
+  const r = await sql<{ mode: string; status: string; items: number | string }>`select mode, status, count(*) as items from training_queue group by mode, status`.execute(db);
+  return r.rows.map((row) => ({ mode: row.mode, status: row.status, items: Number(row.items) }));
+}

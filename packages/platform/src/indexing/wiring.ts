@@ -3,6 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DatasetsStore } from '../datasets/store.js';
 import type { GatewayClient } from '../gateway-client/index.js';
+import type { IndexingRecorder } from '../metrics/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { buildVectorIndexes, indexForSearch, storeVectors, vacuumSearchTables } from '../retrieval/index.js';
 import { newId } from '../keys/auth.js';
@@ -17,7 +18,7 @@ export function createIndexingWorker(
   gateway: GatewayClient,
   models: ModelConfig,
   onError: (err: unknown) => void,
-  opts: { embeddedStore?: boolean } = {},
+  opts: { embeddedStore?: boolean; metrics?: IndexingRecorder } = {},
 ): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
   const llms = new Set(models.llmModels.map((m) => m.model));
@@ -71,6 +72,7 @@ export function createIndexingWorker(
     soleWorker: opts.embeddedStore === true,
     processors: { chunk, qa },
     onError,
+    metrics: opts.metrics,
     // A bulk load goes in without the HNSW graph, which is built once the queue
     // is quiet; then statistics and visibility maps (retrieval/store.ts).
     onQuiet: async () => {

@@ -5,6 +5,7 @@
 // one PostgreSQL: claims use SKIP LOCKED and completions check the lease.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import type { IndexingRecorder } from '../metrics/index.js';
 import { DEFAULT_MAX_ATTEMPTS, errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, reasonOf, retryAfterOf } from './errors.js';
 import {
   claimItems,
@@ -78,6 +79,8 @@ export interface IndexingWorkerOptions {
   onQuiet?: () => Promise<unknown>;
   /** Default 2 s. */
   quietMs?: number;
+  /** Told how many items each batch settled, and how (the platform's /metrics). */
+  metrics?: IndexingRecorder;
 }
 
 export interface WorkerStats {
@@ -92,7 +95,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class IndexingWorker {
   readonly workerId: string;
   readonly stats: WorkerStats = { batches: 0, done: 0, failedAttempts: 0, rateLimited: 0 };
-  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors' | 'onQuiet'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors' | 'onQuiet'>;
+  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors' | 'onQuiet' | 'metrics'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors' | 'onQuiet' | 'metrics'>;
   private readonly held = new Set<number>();
   private readonly slots = new Set<Promise<void>>();
   private stopping = false;
@@ -229,6 +232,7 @@ export class IndexingWorker {
       });
       // Counted once committed: a reader that sees `done` must also see the items gone from the queue.
       this.stats.done += owned.size;
+      this.o.metrics?.settled(items[0]!.mode, 'indexed', owned.size);
       this.rateLimitStreak = 0;
     } catch (err) {
       await this.settleFailure(items, err);
@@ -240,7 +244,9 @@ export class IndexingWorker {
   private async settleFailure(items: QueueItem[], err: unknown): Promise<void> {
     const ids = items.map((i) => i.id);
     const now = Date.now();
+    const mode = items[0]!.mode;
     if (err instanceof NotConfiguredError) {
+      this.o.metrics?.settled(mode, 'waiting', items.length);
       const next = now + this.o.unconfiguredRecheckMs;
       await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: next, error: err.message, reason: 'model_missing', now }));
       await this.safe(() => markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, reason: 'model_missing', datasetId: err.datasetId, nextAttemptAt: next, now }));
@@ -249,6 +255,7 @@ export class IndexingWorker {
     if (isRateLimit(err)) {
       // Wait as told (Retry-After), else back off exponentially; the items lose no attempt.
       this.stats.rateLimited++;
+      this.o.metrics?.settled(mode, 'rate_limited', items.length);
       this.rateLimitStreak++;
       const wait = retryAfterOf(err) ?? Math.min(this.o.rateLimitMaxMs, this.o.rateLimitBaseMs * 2 ** (this.rateLimitStreak - 1));
       this.pausedUntil = Math.max(this.pausedUntil, now + wait);
@@ -263,12 +270,14 @@ export class IndexingWorker {
         if (this.pausedUntil > Date.now()) {
           // A rate limit hit while going one by one: the rest wait too, without losing an attempt.
           const o = { nextAttemptAt: this.pausedUntil, error: this.rateLimitText || null, reason: 'rate_limited' as const };
+          this.o.metrics?.settled(mode, 'rate_limited', 1);
           await this.safe(() => releaseItems(this.o.db, this.workerId, [it.id], o));
         } else await this.runBatch([it]);
       }
       return;
     }
     this.stats.failedAttempts += items.length;
+    this.o.metrics?.settled(mode, 'failed', items.length);
     const o = { error: errorText(err), reason: reasonOf(err), maxAttempts: this.o.maxAttempts, backoffBaseMs: this.o.backoffBaseMs, backoffMaxMs: this.o.backoffMaxMs, now };
     await this.safe(() => failItems(this.o.db, this.workerId, ids, o));
   }

@@ -7,6 +7,7 @@ import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
+import type { SearchRecorder } from '../metrics/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
@@ -63,6 +64,7 @@ export class SearchService {
     private readonly datasets: DatasetsStore,
     private readonly gateway: GatewayClient,
     private readonly models: ModelConfig,
+    private readonly metrics?: SearchRecorder,
   ) {}
 
   async search(caller: KeyCaller, req: SearchRequest): Promise<SearchOutcome> {
@@ -103,6 +105,7 @@ export class SearchService {
     const embedded = mode === 'fullTextRecall' ? undefined : cutToTokens(searched.text, maxToken);
     // Extension queries are short, but a vector model's limit can be shorter still.
     const embedInput = (text: string) => (text === searched.text && embedded ? embedded.text : cutToTokens(text, maxToken).text);
+    const started = performance.now();
     const result = await searchDataset(
       this.db,
       {
@@ -121,7 +124,11 @@ export class SearchService {
           return r.results.map((x) => ({ index: x.index, score: x.relevanceScore }));
         },
       },
-    );
+    ).catch((err: unknown) => {
+      this.metrics?.searched(mode, (performance.now() - started) / 1000, false);
+      throw err;
+    });
+    this.metrics?.searched(mode, (performance.now() - started) / 1000, true);
     let questionCut: QuestionCut | undefined;
     if (searched.cut || embedded?.cut) {
       questionCut = { questionChars: question.length, searchedChars: searched.text.length, ...(embedded ? { embeddedChars: embedded.text.length, vectorModel, maxToken } : {}) };
