@@ -76,6 +76,8 @@ describe('platform metrics', () => {
     for (const mode of ['embedding', 'fullTextRecall', 'mixedRecall']) {
       const r = await call('/api/core/dataset/searchTest', { datasetId, text: 'volcano', searchMode: mode });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
+      // The question's embedding call went to the gateway under the platform's id.
+      if (mode !== 'fullTextRecall') expect(r.body.data.modelCalls.map((c: any) => c.requestId)).toEqual([`${r.requestId}-1`]);
     }
     const after = await scrape();
     for (const mode of ['embedding', 'fullTextRecall', 'mixedRecall']) {

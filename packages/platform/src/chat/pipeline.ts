@@ -52,6 +52,12 @@ export class ChatService {
     private readonly models: ModelConfig,
   ) {}
 
+  /** This service for one platform request: its model calls carry the request's id to the gateway (GatewayClient.forRequest). */
+  forRequest(requestId: string): ChatService {
+    const gateway = this.gateway.forRequest(requestId);
+    return new ChatService(gateway, this.search.withGateway(gateway), this.models);
+  }
+
   async run(caller: KeyCaller, app: App, input: ChatTurnInput, sink: ChatSink): Promise<ChatTurnResult> {
     const s = app.settings;
     const records: StepRecord[] = [];

@@ -181,7 +181,7 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
     reply.raw.socket?.destroy();
   });
   try {
-    const result = await deps.chat.run(caller, app, {
+    const result = await deps.chat.forRequest(req.id).run(caller, app, {
       question, history, variables, stream: !!stream, signal: left.signal,
       onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
     }, stream ?? noopSink);

@@ -5,7 +5,6 @@
 // names the address, so the operator knows which setting to fix.
 import { createSseReader } from '@kbchat/shared';
 import { Agent, request, type Dispatcher } from 'undici';
-import { nextGatewayCallId } from '../metrics/request-context.js';
 import { errorFromResponse, GatewayError } from './errors.js';
 
 export interface GatewayClientOptions {
@@ -69,6 +68,8 @@ export class GatewayClient {
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
   private readonly agent: Agent;
+  /** Set on a client made by forRequest(): the platform request its calls belong to, and how many it made. */
+  private request: { id: string; calls: number } | undefined;
 
   constructor(opts: GatewayClientOptions) {
     this.url = opts.url.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -81,6 +82,22 @@ export class GatewayClient {
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });
+  }
+
+  /**
+   * This client (the same connections) for the calls of one platform request:
+   * the n-th call sends `X-Request-Id: <requestId>-<n>`, which the gateway
+   * takes as its own id, so that the platform's id finds the gateway's log
+   * lines and request log rows too (each call its own row: a chat turn makes
+   * several). Passed explicitly rather than through AsyncLocalStorage, whose
+   * promise hooks would slow every await of the process, the relay's under
+   * `kbchat start` included.
+   */
+  forRequest(requestId: string): GatewayClient {
+    // Everything but `request` is this client's, through the prototype: no new connections.
+    const scoped = Object.create(this) as GatewayClient;
+    scoped.request = { id: requestId, calls: 0 };
+    return scoped;
   }
 
   /** Embeds `inputs` in one call; vectors come back in input order. */
@@ -229,9 +246,8 @@ export class GatewayClient {
   private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
-    // Inside a platform request: the gateway takes this as its request id (logs, request log, errors).
-    const callId = nextGatewayCallId();
-    if (callId) headers['x-request-id'] = callId;
+    // A client for one platform request (forRequest): the gateway takes this as its request id (logs, request log, errors).
+    if (this.request) headers['x-request-id'] = `${this.request.id}-${++this.request.calls}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await request(this.url + path, { method, headers, body, dispatcher: this.agent, signal });

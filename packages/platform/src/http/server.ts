@@ -5,7 +5,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerOnSocket, clientErrorAnswer, lacksHost, newRequestId, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
-import { runInRequest } from '../metrics/request-context.js';
 import { errors, PlatformError } from './errors.js';
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -66,8 +65,6 @@ export function buildHttpApp(opts: { logLevel: string; bodyLimit?: number; reque
     }
     done();
   });
-  // Handlers run inside their request id: the gateway client sends it on (metrics/request-context.ts).
-  app.addHook('preHandler', (req, _reply, done) => runInRequest(req.id, done));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '' || body === undefined) return done(null, undefined);

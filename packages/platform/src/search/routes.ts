@@ -67,7 +67,7 @@ export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; sear
     const who = await caller(req);
     const b = parseInput(searchTest, req.body);
     const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
-    const r = await deps.search.search(who, {
+    const r = await deps.search.forRequest(req.id).search(who, {
       datasetIds: [b.datasetId], text: b.text, mode: b.searchMode, limit: b.limit, similarity: b.similarity, embeddingWeight: b.embeddingWeight,
       usingReRank: b.usingReRank, rerankModel: b.rerankModel,
       extension: b.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: b.datasetSearchExtensionBg } : undefined,

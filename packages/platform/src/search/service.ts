@@ -67,6 +67,16 @@ export class SearchService {
     private readonly metrics?: SearchRecorder,
   ) {}
 
+  /** This service for one platform request: its model calls carry the request's id to the gateway (GatewayClient.forRequest). */
+  forRequest(requestId: string): SearchService {
+    return this.withGateway(this.gateway.forRequest(requestId));
+  }
+
+  /** This service with its model calls made through `gateway` (a chat turn's, which its other calls share). */
+  withGateway(gateway: GatewayClient): SearchService {
+    return new SearchService(this.db, this.datasets, gateway, this.models, this.metrics);
+  }
+
   async search(caller: KeyCaller, req: SearchRequest): Promise<SearchOutcome> {
     const datasets = await this.datasets.teamDatasets(caller.teamId, req.datasetIds);
     const missingDatasets = req.datasetIds.filter((id) => !datasets.some((d) => d.id === id));
