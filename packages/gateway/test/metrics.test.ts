@@ -2,11 +2,11 @@
 // the upstream simulator: the series move by what real requests did (counts,
 // histogram buckets, an upstream 503 by channel, tokens and spend as the
 // request log has them), the text parses, and only the right callers read it.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from './helpers.js';
 import { parseExposition, type Exposition } from './prom-text.js';
 import { RawClient } from './raw-client.js';
+import { STORE_NAMES, testStore, type TestStore } from './stores.js';
 
 // Units per 1M tokens: a priced model, so that spend moves by an amount the log rows confirm.
 const PRICE = { input_price: 30, output_price: 60 };
@@ -144,24 +144,37 @@ describe('gateway metrics', () => {
       await other.close();
     }
   }, 30_000);
+});
 
-  it('/readyz: 200 while the store answers with every migration run, else 503 naming the check', async () => {
+describe.each(STORE_NAMES)('gateway /readyz on %s', (name) => {
+  let store: TestStore;
+  let t: TestGateway | undefined;
+  beforeAll(async () => {
+    store = await testStore(name);
+    if (store.url) t = await startTestGateway({ databaseUrl: store.url });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await store?.drop();
+  });
+
+  it('200 while the store answers with every migration run, else 503 naming the check', async (c) => {
+    if (!t) return c.skip();
     const ok = await fetch(`${t.url}/readyz`);
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ ok: true, failing: [], checks: { store: { ok: true }, migrations: { ok: true } } });
     const db = t.gw.services.store.db;
-    const last = await sql<{ name: string; timestamp: string }>`select name, timestamp from kbchat_migrations order by name desc limit 1`.execute(db);
-    const row = last.rows[0]!;
-    await sql`delete from kbchat_migrations where name = ${row.name}`.execute(db);
+    const newest = await db.selectFrom('kbchat_migrations' as any).select(['name', 'timestamp']).orderBy('name', 'desc').limit(1).executeTakeFirstOrThrow() as { name: string; timestamp: string };
+    await db.deleteFrom('kbchat_migrations' as any).where('name', '=', newest.name).execute();
     try {
       const failing = await fetch(`${t.url}/readyz`);
       expect(failing.status).toBe(503);
       const body = (await failing.json()) as any;
       expect(body.failing).toEqual(['migrations']);
-      expect(body.checks.migrations.error).toContain(row.name);
+      expect(body.checks.migrations.error).toContain(newest.name);
       expect(body.checks.store.ok).toBe(true);
     } finally {
-      await sql`insert into kbchat_migrations (name, timestamp) values (${row.name}, ${row.timestamp})`.execute(db);
+      await db.insertInto('kbchat_migrations' as any).values(newest).execute();
     }
     expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
     expect(((await (await fetch(`${t.url}/healthz`)).json()) as any).ok).toBe(true);
