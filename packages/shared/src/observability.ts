@@ -1,6 +1,57 @@
-// What both services' /readyz and /metrics share: readiness checks run with a
-// time limit each, and who may read /metrics.
+// What both services' /readyz and /metrics share: the two routes and the hook
+// that counts requests by route pattern, readiness checks run with a time
+// limit each, and who may read /metrics.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+/** Each readiness check's time limit: a probe gets its answer well within the usual 5 s. */
+export const READY_CHECK_TIMEOUT_MS = 2000;
+
+export interface ObservabilityRouteDeps {
+  metrics: { httpRequest(method: string, route: string, status: number, seconds: number): void; readonly contentType: string; text(): Promise<string> };
+  metricsToken?: string;
+  /** Readiness checks by name; each fails by rejecting. */
+  checks: Record<string, () => Promise<unknown>>;
+  /** What /readyz checks, for the API document. */
+  readySummary: string;
+  /** The service's own error (its envelope) for a refused scrape. */
+  refusal(status: 401 | 403, message: string): Error;
+}
+
+/** GET /metrics, GET /readyz, and the onResponse hook that counts what Fastify answers. */
+export function observabilityRoutes(app: FastifyInstance, o: ObservabilityRouteDeps): void {
+  app.addHook('onResponse', (req, reply, done) => {
+    // The pattern (/api/users/:id), never the URL: a scanner's random paths all count as one series.
+    o.metrics.httpRequest(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+
+  const metricsDoc = {
+    summary: 'Prometheus metrics (text format 0.0.4)',
+    description: 'With METRICS_TOKEN set: that token as a Bearer token, from anywhere. Without: callers on this machine only (a loopback peer, no X-Forwarded-For); 403 otherwise.',
+    security: [],
+  };
+  app.get('/metrics', { schema: metricsDoc }, async (req, reply) => {
+    const refused = metricsRefusal({ token: o.metricsToken, authorization: req.headers.authorization, remoteAddress: req.socket.remoteAddress, forwarded: req.headers['x-forwarded-for'] !== undefined });
+    if (refused) throw o.refusal(refused.status, refused.message);
+    reply.header('content-type', o.metrics.contentType);
+    return o.metrics.text();
+  });
+
+  app.get('/readyz', { schema: { summary: o.readySummary, security: [] } }, async (_req, reply) => {
+    const result = await readiness(o.checks, READY_CHECK_TIMEOUT_MS);
+    reply.code(result.ok ? 200 : 503);
+    return result;
+  });
+}
+
+/** A check that fails while migrations this build knows have not run. */
+export function migrationsCheck(pending: () => Promise<string[]>): () => Promise<void> {
+  return async () => {
+    const left = await pending();
+    if (left.length) throw new Error(`not run yet: ${left.join(', ')}`);
+  };
+}
 
 export interface CheckResult {
   ok: boolean;

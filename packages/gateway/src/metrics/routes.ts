@@ -1,48 +1,21 @@
-// GET /metrics (Prometheus text; who may read it: shared/observability.ts),
-// GET /readyz (the store answers and has every migration), and the hook that
-// counts every request Fastify answers by its route pattern.
-import { metricsRefusal, readiness } from '@kbchat/shared';
+// The gateway's /metrics and /readyz (the store answers and has every
+// migration): the routes themselves are shared (shared/observability.ts).
+import { migrationsCheck, observabilityRoutes } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { pendingMigrations } from '../store/migrations.js';
 import { pingStore, type Store } from '../store/db.js';
 import type { GatewayMetrics } from './index.js';
 
-/** Each readiness check's time limit: a probe gets its answer well within the usual 5 s. */
-export const READY_CHECK_TIMEOUT_MS = 2000;
-
 export function metricsRoutes(app: FastifyInstance, o: { metrics: GatewayMetrics; store: Store; metricsToken?: string }): void {
-  app.addHook('onResponse', (req, reply, done) => {
-    // The pattern (/api/users/:id), never the URL: a scanner's random paths all count as one series.
-    o.metrics.httpRequest(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
-
-  const metricsDoc = {
-    summary: 'Prometheus metrics (text format 0.0.4)',
-    description: 'With METRICS_TOKEN set: that token as a Bearer token, from anywhere. Without: callers on this machine only (a loopback peer, no X-Forwarded-For); 403 otherwise.',
-    security: [],
-  };
-  app.get('/metrics', { schema: metricsDoc }, async (req, reply) => {
-    const refusal = metricsRefusal({ token: o.metricsToken, authorization: req.headers.authorization, remoteAddress: req.socket.remoteAddress, forwarded: req.headers['x-forwarded-for'] !== undefined });
-    if (refusal) throw new GatewayError(refusal.status, refusal.message, 'invalid_request_error', refusal.status === 401 ? 'unauthorized' : 'forbidden');
-    reply.header('content-type', o.metrics.contentType);
-    return o.metrics.text();
-  });
-
-  const readyDoc = { summary: 'Readiness: 200 when the store answers and has every migration, else 503 naming the failing checks', security: [] };
-  app.get('/readyz', { schema: readyDoc }, async (_req, reply) => {
-    const result = await readiness(
-      {
-        store: () => pingStore(o.store.db),
-        migrations: async () => {
-          const pending = await pendingMigrations(o.store.db, o.store.kind);
-          if (pending.length) throw new Error(`not run yet: ${pending.join(', ')}`);
-        },
-      },
-      READY_CHECK_TIMEOUT_MS,
-    );
-    reply.code(result.ok ? 200 : 503);
-    return result;
+  observabilityRoutes(app, {
+    metrics: o.metrics,
+    metricsToken: o.metricsToken,
+    readySummary: 'Readiness: 200 when the store answers and has every migration, else 503 naming the failing checks',
+    checks: {
+      store: () => pingStore(o.store.db),
+      migrations: migrationsCheck(() => pendingMigrations(o.store.db, o.store.kind)),
+    },
+    refusal: (status, message) => new GatewayError(status, message, 'invalid_request_error', status === 401 ? 'unauthorized' : 'forbidden'),
   });
 }
