@@ -30,6 +30,7 @@ describe('relay to Anthropic channels', () => {
     t = await startTestGateway({
       simInstance: sim,
       sim: { key: KEY },
+      config: { disableThreshold: 2 },
       models: ['sim-chat'],
       env: {
         // Any prefix with _TYPE=anthropic: a Claude proxy, or a second Anthropic key.
@@ -53,7 +54,7 @@ describe('relay to Anthropic channels', () => {
     // claude-retry: overloaded on the preferred channel, answered by the other.
     await channels.create({ type: 'anthropic', name: 'overloaded', base_url: t.sim.url, key: KEY, priority: 10, models: ['claude-retry'], model_mapping: { 'claude-retry': 'claude-sim-529' } });
     await channels.create({ type: 'anthropic', name: 'fallback', base_url: t.sim.url, key: KEY, priority: 0, models: ['claude-retry'], model_mapping: { 'claude-retry': 'claude-sim' } });
-    await channels.create({ type: 'anthropic', name: 'slow', base_url: slow.url, key: KEY, models: ['claude-slow-drop'], model_mapping: { 'claude-slow-drop': 'claude-sim-drop' } });
+    await channels.create({ type: 'anthropic', name: 'slow', base_url: slow.url, key: KEY, models: ['claude-slow-drop', 'claude-drop-health'], model_mapping: { 'claude-slow-drop': 'claude-sim-drop', 'claude-drop-health': 'claude-sim-drop' } });
     await channels.create({ type: 'anthropic', name: 'wrong key', base_url: t.sim.url, key: 'sk-ant-wrong', models: ['claude-badkey'], model_mapping: { 'claude-badkey': 'claude-sim' } });
   });
   afterAll(async () => {
@@ -194,6 +195,15 @@ describe('relay to Anthropic channels', () => {
     const row = await logRow(response.headers.get('x-request-id')!);
     expect(row.status).toBe(503);
     expect(row.error).toMatch(/overloaded/i);
+  });
+
+  it('counts a dropped stream against the channel model, an overload inside the stream not', async () => {
+    const slowId = t.gw.services.registry.all().find((c) => c.name === 'slow')!.id;
+    const envId = t.gw.services.registry.all().find((c) => c.name === 'claude (from environment)')!.id;
+    for (let i = 0; i < 3; i++) await collect(await client.chat.completions.create({ model: 'claude-sim-stream-error', messages: hi, stream: true }));
+    expect(!!t.gw.services.registry.isModelDisabled(envId, 'claude-sim-stream-error')).toBe(false);
+    for (let i = 0; i < 2; i++) await collect(await client.chat.completions.create({ model: 'claude-drop-health', messages: hi, stream: true }));
+    expect(!!t.gw.services.registry.isModelDisabled(slowId, 'claude-drop-health')).toBe(true);
   });
 
   it('lists the models in /v1/models and passes the channel test', async () => {

@@ -3,7 +3,7 @@
 // up, the answer (or each streamed read) on the way back, and the provider's
 // errors through its own mapper. Channels without `wire` never come here.
 import { sseData, SSE_DONE } from '@kbchat/shared';
-import { errors, type GatewayError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import { ProviderFailure, type UpstreamTarget, type ChatCompletion, type ChatCompletionChunk, type WireAdapter } from '../providers/index.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
@@ -142,16 +142,11 @@ export async function streamThroughWire(
     });
     tail = framesOf(translator.end());
   } catch (err) {
-    let failure = wireFailure(wire, err);
-    if (!(failure instanceof UpstreamFailure)) {
-      // A client that went away aborts the upstream read too: no upstream fault.
-      const error = ctx.signal.aborted ? errors.clientClosed() : errors.streamDropped((err as Error).message || String(err));
-      failure = new UpstreamFailure('dropped', error);
-    }
-    const error: GatewayError = (failure as UpstreamFailure).error;
+    const failure = streamFailure(wire, err, ctx.signal.aborted);
     if (!responder.started) throw failure;
-    out.error = error;
-    endStreamWithError(responder, error, ctx.requestId);
+    out.error = failure.error;
+    out.errorIsLoad = !failure.countsAgainstChannel;
+    endStreamWithError(responder, failure.error, ctx.requestId);
     return out;
   }
   if (!responder.started) {
@@ -166,6 +161,16 @@ export async function streamThroughWire(
   }
   responder.end(tail + SSE_DONE);
   return out;
+}
+
+/** What broke a wire stream, as the retry loop (before content) or the stream's last event (after it) needs it. */
+function streamFailure(wire: WireAdapter, err: unknown, clientGone: boolean): UpstreamFailure {
+  const failure = wireFailure(wire, err);
+  if (failure instanceof TranslatedFailure) return failure;
+  // A client that went away aborts the upstream read too: no upstream fault.
+  if (clientGone) return new UpstreamFailure('dropped', errors.clientClosed());
+  if (failure instanceof UpstreamFailure) return failure;
+  return new UpstreamFailure('dropped', errors.streamDropped((err as Error).message || String(err)));
 }
 
 /**

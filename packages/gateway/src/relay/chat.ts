@@ -72,8 +72,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
           localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
         });
       },
-      // A stream the upstream broke off after it began is the channel's fault too.
-      (o) => o.error?.message,
+      // A stream the upstream broke off after it began is the channel's fault too (not an overload a provider reported in it).
+      (o) => (o.errorIsLoad ? undefined : o.error?.message),
     );
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
     if (a.value.empty) {
