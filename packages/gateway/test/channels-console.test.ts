@@ -221,7 +221,7 @@ describe.each(stores)('channels for the console: $name', (t) => {
   it.skipIf(skip)('offers the provider types and the presets of <PROVIDER>_API_KEY', async () => {
     const r = await call('/api/channels/providers');
     expect(r.status).toBe(200);
-    expect(r.body.types.map((x: any) => x.type)).toEqual(['openai', 'azure', 'ollama']);
+    expect(r.body.types.map((x: any) => x.type)).toEqual(['openai', 'azure', 'ollama', 'anthropic', 'gemini']);
     expect(r.body.types.find((x: any) => x.type === 'azure')).toMatchObject({ label: 'Azure OpenAI', default_base_url: null, key_required: true });
     expect(r.body.presets.find((p: any) => p.env === 'DEEPSEEK')).toMatchObject({ type: 'openai', base_url: 'https://api.deepseek.com/v1' });
   });

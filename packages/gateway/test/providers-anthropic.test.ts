@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import { AnthropicEventStream, anthropicErrorBody, anthropicFromOpenAI, openAIFromAnthropic } from '../src/providers/anthropic/inbound.js';
 import { DEFAULT_MAX_TOKENS } from '../src/providers/anthropic/request.js';
-import { presets, providerOf, wirePresets, wireProviderOf, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
+import { presets, providerOf, providerTypes, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
 
 const KEY = 'sk-ant-test';
 const CREATED = 1_700_000_000;
@@ -20,7 +20,7 @@ let wire: WireAdapter;
 
 beforeAll(async () => {
   sim = await startUpstreamSim({ port: 0, key: KEY, tokens: 12 });
-  wire = wireProviderOf('anthropic')!.wire!;
+  wire = providerOf('anthropic')!.wire!;
 });
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
@@ -229,17 +229,16 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
   });
 
   it('registers the provider: URL with or without /v1, key header, preset', async () => {
-    const p = wireProviderOf('anthropic')!;
+    const p = providerOf('anthropic')!;
     expect(p.target('chat', 'm', { baseUrl: 'https://api.anthropic.com', key: 'k', options: {} })).toEqual({
       url: 'https://api.anthropic.com/v1/messages',
       headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
     });
     expect(p.target('chat', 'm', { baseUrl: 'https://proxy.example/v1/', key: 'k', options: {} }).url).toBe('https://proxy.example/v1/messages');
     expect(p.endpoints).toEqual(['chat']);
-    // Translators built, relay wiring pending: not yet offered for channels (providers/index.ts says why).
-    expect(providerOf('anthropic')).toBeUndefined();
-    expect(presets.some((x) => x.type === 'anthropic')).toBe(false);
-    expect(wirePresets.find((x) => x.env === 'ANTHROPIC')).toMatchObject({ type: 'anthropic', baseUrl: 'https://api.anthropic.com' });
+    // Wired into the relay: offered for channels, and ANTHROPIC_API_KEY alone makes one.
+    expect(providerTypes()).toContain('anthropic');
+    expect(presets.find((x) => x.env === 'ANTHROPIC')).toMatchObject({ type: 'anthropic', baseUrl: 'https://api.anthropic.com' });
   });
 });
 

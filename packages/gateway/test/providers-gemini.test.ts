@@ -4,7 +4,7 @@
 // and embeddings through batchEmbedContents.
 import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { presets, providerOf, wirePresets, wireProviderOf, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
+import { presets, providerOf, providerTypes, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
 
 const KEY = 'AIza-test';
 const CREATED = 1_700_000_000;
@@ -13,7 +13,7 @@ let wire: WireAdapter;
 
 beforeAll(async () => {
   sim = await startUpstreamSim({ port: 0, key: KEY, tokens: 12 });
-  wire = wireProviderOf('gemini')!.wire!;
+  wire = providerOf('gemini')!.wire!;
 });
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
@@ -207,15 +207,14 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
   });
 
   it('registers the provider: the key in a header (never the URL), stream URL with alt=sse', () => {
-    const p = wireProviderOf('gemini')!;
+    const p = providerOf('gemini')!;
     const t = p.target('chat', 'gemini-2.5-flash', { baseUrl: 'https://generativelanguage.googleapis.com', key: 'k', options: {} });
     expect(t).toEqual({ url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' } });
     expect(wire.chatTarget('m', true, { baseUrl: 'https://proxy.example/v1beta', key: 'k', options: {} }).url).toBe('https://proxy.example/v1beta/models/m:streamGenerateContent?alt=sse');
     expect(p.endpoints).toEqual(['chat', 'embeddings']);
-    // Translators built, relay wiring pending: not yet offered for channels (providers/index.ts says why).
-    expect(providerOf('gemini')).toBeUndefined();
-    expect(presets.some((x) => x.type === 'gemini')).toBe(false);
-    expect(wirePresets.find((x) => x.env === 'GEMINI')).toMatchObject({ type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com' });
+    // Wired into the relay: offered for channels, and GEMINI_API_KEY alone makes one.
+    expect(providerTypes()).toContain('gemini');
+    expect(presets.find((x) => x.env === 'GEMINI')).toMatchObject({ type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com' });
   });
 });
 

@@ -3,7 +3,7 @@
 // reload the registry at once in this process (others follow at refresh).
 import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
-import { presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
+import { ENV_WIRE_TYPES, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
 import { LOCAL_BASE_URL, LOCAL_PROVIDER_TYPE } from '../providers/local/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import type { ChannelRow } from '../store/schema.js';
@@ -263,7 +263,8 @@ export class ChannelsService {
   /**
    * Creates or updates one channel per <PROVIDER>_API_KEY in the environment.
    * Known providers need only the key; any other prefix needs <PREFIX>_BASE_URL
-   * too and is taken as OpenAI-compatible. Returns what it did, for the log.
+   * too and is taken as OpenAI-compatible unless <PREFIX>_TYPE names another
+   * wire format (anthropic, gemini). Returns what it did, for the log.
    */
   async syncFromEnv(env: Record<string, string | undefined>): Promise<string[]> {
     const done: string[] = [];
@@ -284,7 +285,13 @@ export class ChannelsService {
         done.push(`${name}: skipped, set ${prefix}_MODELS to the models it serves`);
         continue;
       }
-      const input: ChannelInput = { name: `${prefix.toLowerCase()} (from environment)`, type: preset?.type ?? 'openai', base_url: baseUrl, key: value, models };
+      const declaredType = env[`${prefix}_TYPE`]?.trim().toLowerCase();
+      if (declaredType && !(ENV_WIRE_TYPES as readonly string[]).includes(declaredType)) {
+        done.push(`${name}: skipped, ${prefix}_TYPE must be one of ${ENV_WIRE_TYPES.join(', ')} (got "${declaredType}")`);
+        continue;
+      }
+      const type = declaredType || preset?.type || 'openai';
+      const input: ChannelInput = { name: `${prefix.toLowerCase()} (from environment)`, type, base_url: baseUrl, key: value, models };
       let existing = await this.store.byEnvProvider(prefix);
       if (!existing) {
         try {

@@ -5,6 +5,7 @@
 import { endpointOfModel, type Endpoint } from '../providers/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
+import { postWire, TranslatedFailure, wireFailure } from '../relay/chat-wire.js';
 import type { ChannelHealth } from './health.js';
 import type { Channel, ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
@@ -116,13 +117,28 @@ export class ChannelTester {
     const base = { model, endpoint, tested_at: started };
     try {
       if (opts.signal?.aborted) throw new Error('channel test aborted');
+      const wire = channel.provider.wire;
+      if (wire) {
+        // A provider with its own wire format gets the same test in its format, and its answer must translate.
+        if (endpoint === 'embeddings' && wire.embeddings) {
+          await postWire(this.upstream, wire, wire.embeddings.target(upstreamModel, channel), wire.embeddings.requests(body, upstreamModel)[0], abort.signal);
+        } else {
+          const answer = await postWire(this.upstream, wire, wire.chatTarget(upstreamModel, false, channel), wire.chatRequest(body, upstreamModel), abort.signal);
+          try {
+            wire.chatResponse(answer, { model });
+          } catch (err) {
+            throw wireFailure(wire, err);
+          }
+        }
+        return { ...base, ok: true, latency_ms: Date.now() - started, status: 200 };
+      }
       const answer = await this.upstream.postJson(channel.provider.target(endpoint, upstreamModel, channel), JSON.stringify(body), abort.signal);
       return { ...base, ok: true, latency_ms: Date.now() - started, status: answer.status };
     } catch (err) {
       const latency_ms = Date.now() - started;
       if (timedOut) return { ...base, ok: false, latency_ms, error: `channel test timed out after ${timeoutMs} ms` };
       if (opts.signal?.aborted) return { ...base, ok: false, latency_ms, error: 'channel test aborted' };
-      const status = err instanceof UpstreamFailure ? err.status : undefined;
+      const status = err instanceof TranslatedFailure ? err.error.status : err instanceof UpstreamFailure ? err.status : undefined;
       return { ...base, ok: false, latency_ms, status, error: (err as Error).message };
     } finally {
       clearTimeout(timer);

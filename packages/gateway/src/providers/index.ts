@@ -1,8 +1,8 @@
 // The provider registry, and the presets that turn <PROVIDER>_API_KEY
 // environment variables into channels.
-import { anthropicPreset, anthropicProvider } from './anthropic/index.js';
+import { anthropicProvider } from './anthropic/index.js';
 import { azureProvider } from './azure/index.js';
-import { geminiPreset, geminiProvider } from './gemini/index.js';
+import { geminiProvider } from './gemini/index.js';
 import { ollamaProvider } from './ollama/index.js';
 import { openaiProvider } from './openai/index.js';
 import type { Provider } from './types.js';
@@ -11,7 +11,7 @@ export * from './types.js';
 export type { WireAdapter, WireStream, WireContext, ChatCompletion, ChatCompletionChunk, EmbeddingsResponse, OpenAIUsage } from './wire.js';
 export { ProviderFailure } from './wire.js';
 
-const providers = new Map<string, Provider>([openaiProvider, azureProvider, ollamaProvider].map((p) => [p.type, p]));
+const providers = new Map<string, Provider>([openaiProvider, azureProvider, ollamaProvider, anthropicProvider, geminiProvider].map((p) => [p.type, p]));
 
 export function providerOf(type: string): Provider | undefined {
   return providers.get(type);
@@ -43,20 +43,9 @@ export const presets: ProviderPreset[] = [
   { env: 'JINA', type: 'openai', baseUrl: 'https://api.jina.ai/v1', models: ['jina-embeddings-v3', 'jina-reranker-v2-base-multilingual'] },
   { env: 'AZURE_OPENAI', type: 'azure', models: ['gpt-4o-mini'] },
   { env: 'OLLAMA', type: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: ['llama3.2'] },
+  { env: 'ANTHROPIC', type: 'anthropic', baseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] },
+  { env: 'GEMINI', type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com', models: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite', 'gemini-embedding-001'] },
 ];
 
-/**
- * Providers with their own wire format, and their presets: translators built
- * (`wire`), relay wiring pending (issue 18). They stay out of `providers` and
- * `presets` until the relay translates through `wire`, since a channel of
- * theirs would otherwise be sent OpenAI bodies; the wiring adds them to both
- * (and ANTHROPIC_API_KEY / GEMINI_API_KEY to compose.yaml).
- */
-export const wireProviders: readonly Provider[] = [anthropicProvider, geminiProvider];
-
-export const wirePresets: ProviderPreset[] = [anthropicPreset, geminiPreset];
-
-/** A provider of `wireProviders` by type. */
-export function wireProviderOf(type: string): Provider | undefined {
-  return wireProviders.find((p) => p.type === type);
-}
+/** The wire format of a provider under any other prefix (<PREFIX>_TYPE): these three. */
+export const ENV_WIRE_TYPES = ['openai', 'anthropic', 'gemini'] as const;

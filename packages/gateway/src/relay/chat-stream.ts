@@ -25,6 +25,8 @@ export interface StreamOutcome {
   ttftMs?: number;
   /** An error after the stream had started (it was written into the stream). */
   error?: GatewayError;
+  /** That error says nothing against the channel (a provider's overload reported inside its stream). */
+  errorIsLoad?: boolean;
   /** The upstream stream had no content at all. */
   empty: boolean;
 }

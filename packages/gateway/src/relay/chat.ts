@@ -5,6 +5,7 @@ import { chatRequestSchema, countChatPromptTokens, countTextTokens, parseWith } 
 import { errors, type GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import { withAttempts } from './attempts.js';
+import { completeThroughWire, streamThroughWire } from './chat-wire.js';
 import { answerText, choicesText, completionToChunks, endStreamWithError, pipeChatStream, type Usage } from './chat-stream.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
 import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
@@ -38,6 +39,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   try {
     if (!stream) {
       const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
+        // A provider with its own wire format translates both ways (the client's body is what a replay needs).
+        if (channel.provider.wire) return completeThroughWire(deps, ctx, channel, upstreamModel, body);
         // Nothing to change: the client's own bytes go up, untouched and unserialised.
         sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
         return deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
@@ -54,6 +57,10 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       'chat',
       body.model,
       (channel, upstreamModel) => {
+        if (channel.provider.wire) {
+          const localUsage = (text: string) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) });
+          return streamThroughWire(deps, ctx, channel, upstreamModel, body, { responder, clientWantsUsage, localUsage });
+        }
         sent = streamBody(body, ctx.rawBody, upstreamModel, channel);
         const target = channel.provider.target('chat', upstreamModel, channel);
         return pipeChatStream((onChunk) => deps.upstream.postStream(target, sent, ctx.signal, onChunk), {
@@ -65,8 +72,8 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
           localUsage: (text) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) }),
         });
       },
-      // A stream the upstream broke off after it began is the channel's fault too.
-      (o) => o.error?.message,
+      // A stream the upstream broke off after it began is the channel's fault too (not an overload a provider reported in it).
+      (o) => (o.errorIsLoad ? undefined : o.error?.message),
     );
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
     if (a.value.empty) {
@@ -77,7 +84,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
     if (a.value.error) {
       result.error = a.value.error;
       result.status = a.value.error.status;
-      result.failedBody = sent;
+      result.failedBody = sent || bodyText;
     }
   } catch (err) {
     throw recordFailure(result, err, ctx, sent || bodyText);

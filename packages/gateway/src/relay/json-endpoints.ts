@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import type { Endpoint } from '../providers/index.js';
 import { withAttempts } from './attempts.js';
 import { parseAnswer } from './upstream.js';
+import { embedThroughWire } from './chat-wire.js';
 import type { RelayContext, RelayDeps, Responder } from './context.js';
 import { recordFailure, RelayRun, tokenCount, type RunResult } from './run.js';
 
@@ -48,6 +49,8 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   let sent = '';
   try {
     const a = await withAttempts(deps, ctx, spec.endpoint, body.model, async (channel, upstreamModel) => {
+      // Only embeddings have a wire translation; the registry picks no wire channel for rerank (its endpoints).
+      if (channel.provider.wire?.embeddings) return embedThroughWire(deps, ctx, channel.provider.wire, channel, upstreamModel, body);
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
       const answer = await deps.upstream.postForText(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
       return { text: answer.text, json: usageOnly(answer.text) ?? parseAnswer(answer.text) };

@@ -11,6 +11,9 @@ export type FailureKind = 'unreachable' | 'timeout' | 'status' | 'dropped' | 'ba
 
 /** A failed upstream attempt, with the client-facing error it becomes. */
 export class UpstreamFailure extends Error {
+  /** A non-2xx answer as it came, for providers that translate their own errors (providers/wire.ts). */
+  answer?: { status: number; body: string; headers: Record<string, string> };
+
   constructor(
     readonly kind: FailureKind,
     readonly error: GatewayError,
@@ -59,7 +62,8 @@ export function classifyError(err: unknown, opts: UpstreamOptions): UpstreamFail
 }
 
 /** The failure for a non-2xx answer, in the upstream's own words. */
-function statusFailure(statusCode: number, text: string, retryAfter?: string): UpstreamFailure {
+function statusFailure(statusCode: number, text: string, headers: Record<string, string>): UpstreamFailure {
+  const retryAfter = headers['retry-after'];
   let message: string | undefined;
   try {
     message = upstreamErrorMessage(JSON.parse(text));
@@ -74,7 +78,9 @@ function statusFailure(statusCode: number, text: string, retryAfter?: string): U
   const error = errors.badResponseStatus(status, shown);
   // A rate limit's wait is the upstream's to say; clients (the platform's queue) honour it.
   if (retryAfter && (status === 429 || status === 503)) error.retryAfter = retryAfter;
-  return new UpstreamFailure('status', error, status);
+  const failure = new UpstreamFailure('status', error, status);
+  failure.answer = { status: statusCode, body: text, headers };
+  return failure;
 }
 
 /** An upstream's 2xx answer as JSON; one that is not JSON is the upstream's fault. */
@@ -108,7 +114,7 @@ class StreamHandler implements RequestHandler {
   private ok = false;
   private settled = false;
   private errorChunks: Buffer[] = [];
-  private retryAfter: string | undefined;
+  private errorHeaders: Record<string, string> | undefined;
   private controller: RequestControl | undefined;
   /** The last chunk's write while the client's socket is full. */
   private waiting: Promise<void> | undefined;
@@ -141,7 +147,7 @@ class StreamHandler implements RequestHandler {
   onResponseStart(_c: RequestControl, statusCode: number, headers: Record<string, string>): void {
     this.status = statusCode;
     this.ok = statusCode >= 200 && statusCode < 300;
-    if (!this.ok) this.retryAfter = headers['retry-after'];
+    if (!this.ok) this.errorHeaders = headers;
   }
 
   onResponseData(c: RequestControl, chunk: Buffer): void {
@@ -175,7 +181,7 @@ class StreamHandler implements RequestHandler {
   }
 
   onResponseEnd(): void {
-    if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8'), this.retryAfter));
+    if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8'), this.errorHeaders ?? {}));
     // The agent may end the answer while the last chunk's write still waits for the client: the caller hears of the end after it.
     if (this.waiting) this.waiting.then(() => this.finish(), (err) => this.finish(err));
     else this.finish();

@@ -40,5 +40,3 @@ export const anthropicProvider: Provider = {
   wire: anthropicWire,
 };
 
-/** ANTHROPIC_API_KEY alone makes a channel of these (once the relay wiring lands: providers/index.ts). */
-export const anthropicPreset = { env: 'ANTHROPIC', type: 'anthropic', baseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] };

@@ -43,10 +43,3 @@ export const geminiProvider: Provider = {
   wire: geminiWire,
 };
 
-/** GEMINI_API_KEY alone makes a channel of these (once the relay wiring lands: providers/index.ts). */
-export const geminiPreset = {
-  env: 'GEMINI',
-  type: 'gemini',
-  baseUrl: 'https://generativelanguage.googleapis.com',
-  models: ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.5-flash-lite', 'gemini-embedding-001'],
-};
