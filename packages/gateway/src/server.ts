@@ -10,8 +10,8 @@ import { gatewayApiDocs } from './openapi.js';
 import type { GatewayServices } from './gateway.js';
 import { answerClientError, asGatewayError, errorHeaders, refuseRequest } from './http-errors.js';
 import { metricsRoutes } from './metrics/routes.js';
-import { relayFront } from './relay/http-front.js';
-import { installLeanFront } from './relay/lean-front.js';
+import { relayFront } from './http1/node-front.js';
+import { installLeanFront } from './http1/lean-front.js';
 import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;

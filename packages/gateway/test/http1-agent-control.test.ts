@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../src/relay/http1-agent.js';
+import { AgentError } from '../src/http1/agent.js';
 import { answer, cleanupAfterEach, httpServer, makeAgent, rawServer, send, sleep, until } from './agent-support.js';
 
 cleanupAfterEach();

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const CERT = fixture('localhost-cert.pem');
-const AGENT_JS = fileURLToPath(new URL('../dist/relay/http1-agent.js', import.meta.url));
+const AGENT_JS = fileURLToPath(new URL('../dist/http1/agent.js', import.meta.url));
 
 // Posts to each origin in turn (one agent, so keep-alive applies) and prints what came back.
 const CLIENT = `

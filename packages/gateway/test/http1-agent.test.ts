@@ -5,8 +5,8 @@
 // Timeouts, pause/abort, queueing and close(): http1-agent-control.test.ts.
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../src/relay/http1-agent.js';
-import { ResponseProtocolError } from '../src/relay/http1-response.js';
+import { AgentError } from '../src/http1/agent.js';
+import { ResponseProtocolError } from '../src/http1/response-parser.js';
 import { answer, cleanupAfterEach, httpServer, makeAgent, rawServer, send, sleep, until } from './agent-support.js';
 
 cleanupAfterEach();

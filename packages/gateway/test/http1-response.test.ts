@@ -4,7 +4,7 @@
 // must give the expected head, body bytes, completion and leftover count (or
 // the same error).
 import { describe, expect, it } from 'vitest';
-import { ResponseParser, ResponseProtocolError } from '../src/relay/http1-response.js';
+import { ResponseParser, ResponseProtocolError } from '../src/http1/response-parser.js';
 
 interface Outcome {
   heads: Array<{ status: number; headers: Record<string, string> }>;

@@ -2,7 +2,7 @@
 // the retry loop can decide with one switch. The HTTP client is the gateway's
 // own keep-alive agent (http1-agent.ts says why).
 import { upstreamErrorMessage } from '@kbchat/shared';
-import { Http1Agent, type RequestControl, type RequestHandler } from './http1-agent.js';
+import { Http1Agent, type RequestControl, type RequestHandler } from '../http1/agent.js';
 import { errors, GatewayError } from '../errors.js';
 import type { UpstreamTarget } from '../providers/index.js';
 import { ClientSignal } from './context.js';

@@ -13,10 +13,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerRequestId, newRequestId } from '@kbchat/shared';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import { errors } from '../errors.js';
-import { ClientSignal, type RelayDeps, type Responder } from './context.js';
-import { forwardedClient, relayHandler, serveRelay, type FrontOptions, type RelayExchange } from './front-serve.js';
+import { ClientSignal, type RelayDeps, type Responder } from '../relay/context.js';
+import { forwardedClient, relayHandler, serveRelay, type FrontOptions, type RelayExchange } from '../relay/front-serve.js';
 
-export type { FrontOptions } from './front-serve.js';
+export type { FrontOptions } from '../relay/front-serve.js';
 
 // Flat [name, value, ...] lists: Node writes them without building a header object.
 const SSE_HEADERS = ['content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'connection', 'keep-alive', 'x-accel-buffering', 'no'];

@@ -16,8 +16,8 @@ import type { Server } from 'node:http';
 import { Socket } from 'node:net';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import { answerClientError } from '../http-errors.js';
-import type { RelayDeps } from './context.js';
-import { serveRelay, type FrontOptions } from './front-serve.js';
+import type { RelayDeps } from '../relay/context.js';
+import { serveRelay, type FrontOptions } from '../relay/front-serve.js';
 import { LeanExchange, findHeadEnd, hasLoneLineBreak, parseHead, MAX_HEAD } from './lean-head.js';
 
 // Unread bytes buffered (pipelined requests, a body the handler has not asked

@@ -4,8 +4,8 @@
 // node:http would send.
 import { STATUS_CODES } from 'node:http';
 import { callerRequestId, newRequestId } from '@kbchat/shared';
-import { ClientSignal, type Responder } from './context.js';
-import { forwardedClient, relayHandler, type RelayExchange, type RelayHandler } from './front-serve.js';
+import { ClientSignal, type Responder } from '../relay/context.js';
+import { forwardedClient, relayHandler, type RelayExchange, type RelayHandler } from '../relay/front-serve.js';
 import type { LeanConnection } from './lean-front.js';
 
 /** node:http's default maximum size of a request head (--max-http-header-size). */
