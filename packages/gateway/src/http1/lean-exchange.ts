@@ -4,7 +4,7 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { callerRequestId, newRequestId } from '@kbchat/shared';
-import { ClientSignal, forwardedClient, type Exchange, type Responder } from './exchange.js';
+import { BodyTooLargeError, ClientSignal, forwardedClient, type Exchange, type Responder } from './exchange.js';
 import type { LeanHead } from './head-parser.js';
 
 /** What an exchange needs of its connection (lean-front.ts's LeanConnection). */
@@ -84,9 +84,10 @@ export class LeanExchange implements Exchange, Responder {
     return (trustProxy ? forwardedClient(this.head.forwardedFor) : undefined) ?? this.conn.socket.remoteAddress ?? '';
   }
 
-  /** The whole declared body (serveRelay checked it against the limit first). */
-  readBody(): Promise<string | undefined> {
+  /** The whole declared body; refused at once when the declared length is over the limit (the relay checks that first itself). */
+  readBody(limit: number): Promise<string | undefined> {
     if (this.head.contentLength === 0) return Promise.resolve(undefined);
+    if (this.head.contentLength > limit) return Promise.reject(new BodyTooLargeError(limit));
     if (this.conn.closed) return Promise.reject(new Error('the client closed the connection before the body was complete'));
     return new Promise((resolve, reject) => {
       this.bodyWaiter = { resolve, reject };
