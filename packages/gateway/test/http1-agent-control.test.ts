@@ -1,4 +1,4 @@
-// The upstream agent (relay/http1-agent.ts) under the caller's control and
+// The upstream agent (http1/agent.ts) under the caller's control and
 // its own limits, against real servers on 127.0.0.1: pause/resume
 // backpressure, abort at each stage, the connect/headers/body timeouts, the
 // per-origin connection limit and close().

@@ -1,4 +1,4 @@
-// The upstream agent (relay/http1-agent.ts) over TLS: an https server here
+// The upstream agent (http1/agent.ts) over TLS: an https server here
 // with the self-signed certificate in fixtures/ (CN localhost, SANs localhost
 // and 127.0.0.1, valid until 2126), and the agent in a child process (built
 // dist/, run `npx tsc -b` first), because NODE_EXTRA_CA_CERTS is only read at

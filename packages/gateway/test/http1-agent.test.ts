@@ -1,4 +1,4 @@
-// The gateway's upstream HTTP/1.1 client (relay/http1-agent.ts) against real
+// The gateway's upstream HTTP/1.1 client (http1/agent.ts) against real
 // servers on 127.0.0.1: what a request looks like on the wire, keep-alive
 // reuse and when a connection must not be reused, the one retry of a stale
 // keep-alive connection, streaming, and the errors a caller sees.

@@ -1,5 +1,5 @@
 // The relay's POST endpoints are served on node:http before Fastify
-// (relay/http-front.ts). These are the HTTP duties it took over from Fastify:
+// (http1/node-front.ts). These are the HTTP duties it took over from Fastify:
 // media types, the body limit, the token checked before the body is read, the
 // client address behind a trusted proxy, query strings, and handing every
 // other method and path on to Fastify.
