@@ -10,8 +10,9 @@ import { gatewayApiDocs } from './openapi.js';
 import type { GatewayServices } from './gateway.js';
 import { answerClientError, asGatewayError, errorHeaders, refuseRequest } from './http-errors.js';
 import { metricsRoutes } from './metrics/routes.js';
-import { relayFront } from './relay/http-front.js';
-import { installLeanFront } from './relay/lean-front.js';
+import { installLeanFront } from './http1/lean-front.js';
+import { nodeFront } from './http1/node-front.js';
+import { relayService } from './relay/front-serve.js';
 import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
@@ -38,11 +39,12 @@ function refusedHead(req: IncomingMessage, res: ServerResponse, unknownExpectati
 
 export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: string } = {}): FastifyInstance {
   const frontOptions = { bodyLimit: BODY_LIMIT, trustProxy: services.config.trustProxy, log: () => app.log };
-  const front = relayFront(services.relay, services.auth, frontOptions);
+  const relay = relayService(services.relay, services.auth, frontOptions);
+  const front = nodeFront(relay);
   const app: FastifyInstance = Fastify({
     // The relay's POSTs are answered before Fastify sees them: the common ones
-    // on the raw socket (relay/lean-front.ts), the rest on node:http
-    // (relay/http-front.ts), which say why.
+    // on the raw socket (http1/lean-front.ts), the rest on node:http
+    // (http1/node-front.ts), which say why.
     serverFactory: (handler) => {
       // One bound for heads and stalled bodies on both fronts (the lean front reads headersTimeout too).
       const server = createServer({ ...requestStallOptions(services.config.requestStallTimeoutMs), requireHostHeader: false }, (req, res) => {
@@ -51,7 +53,7 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
       server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => refusedHead(req, res, true));
       server.keepAliveTimeout = 72_000; // Fastify's, which a serverFactory does not get
       watchBodyStalls(server);
-      installLeanFront(server, services.relay, services.auth, frontOptions);
+      installLeanFront(server, relay);
       return server;
     },
     // node's parser refusals and late requests, in the envelope (Fastify's default answers its own JSON).

@@ -4,7 +4,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach } from 'vitest';
-import { Http1Agent, type AgentOptions, type RequestControl, type RequestOptions } from '../src/relay/http1-agent.js';
+import { Http1Agent, type AgentOptions, type RequestControl, type RequestOptions } from '../src/http1/agent.js';
 
 const cleanups: Array<() => unknown> = [];
 

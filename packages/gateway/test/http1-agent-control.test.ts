@@ -1,4 +1,4 @@
-// The upstream agent (relay/http1-agent.ts) under the caller's control and
+// The upstream agent (http1/agent.ts) under the caller's control and
 // its own limits, against real servers on 127.0.0.1: pause/resume
 // backpressure, abort at each stage, the connect/headers/body timeouts, the
 // per-origin connection limit and close().
@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../src/relay/http1-agent.js';
+import { AgentError } from '../src/http1/agent.js';
 import { answer, cleanupAfterEach, httpServer, makeAgent, rawServer, send, sleep, until } from './agent-support.js';
 
 cleanupAfterEach();

@@ -1,4 +1,4 @@
-// The upstream agent (relay/http1-agent.ts) over TLS: an https server here
+// The upstream agent (http1/agent.ts) over TLS: an https server here
 // with the self-signed certificate in fixtures/ (CN localhost, SANs localhost
 // and 127.0.0.1, valid until 2126), and the agent in a child process (built
 // dist/, run `npx tsc -b` first), because NODE_EXTRA_CA_CERTS is only read at
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const CERT = fixture('localhost-cert.pem');
-const AGENT_JS = fileURLToPath(new URL('../dist/relay/http1-agent.js', import.meta.url));
+const AGENT_JS = fileURLToPath(new URL('../dist/http1/agent.js', import.meta.url));
 
 // Posts to each origin in turn (one agent, so keep-alive applies) and prints what came back.
 const CLIENT = `

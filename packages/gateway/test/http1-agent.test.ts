@@ -1,12 +1,12 @@
-// The gateway's upstream HTTP/1.1 client (relay/http1-agent.ts) against real
+// The gateway's upstream HTTP/1.1 client (http1/agent.ts) against real
 // servers on 127.0.0.1: what a request looks like on the wire, keep-alive
 // reuse and when a connection must not be reused, the one retry of a stale
 // keep-alive connection, streaming, and the errors a caller sees.
 // Timeouts, pause/abort, queueing and close(): http1-agent-control.test.ts.
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AgentError } from '../src/relay/http1-agent.js';
-import { ResponseProtocolError } from '../src/relay/http1-response.js';
+import { AgentError } from '../src/http1/agent.js';
+import { ResponseProtocolError } from '../src/http1/response-parser.js';
 import { answer, cleanupAfterEach, httpServer, makeAgent, rawServer, send, sleep, until } from './agent-support.js';
 
 cleanupAfterEach();

@@ -1,10 +1,10 @@
-// The upstream response parser (relay/http1-response.ts) must read the same
+// The upstream response parser (http1/response-parser.ts) must read the same
 // answer however the socket splits its bytes: each response below is fed
 // whole, one byte at a time and cut in two at every position, and every way
 // must give the expected head, body bytes, completion and leftover count (or
 // the same error).
 import { describe, expect, it } from 'vitest';
-import { ResponseParser, ResponseProtocolError } from '../src/relay/http1-response.js';
+import { ResponseParser, ResponseProtocolError } from '../src/http1/response-parser.js';
 
 interface Outcome {
   heads: Array<{ status: number; headers: Record<string, string> }>;

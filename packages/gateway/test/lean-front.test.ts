@@ -1,4 +1,4 @@
-// The lean front (relay/lean-front.ts) on raw sockets: what it serves itself,
+// The lean front (http1/lean-front.ts) on raw sockets: what it serves itself,
 // what it hands to node:http with the bytes already read (and that node:http
 // then answers exactly as it would have), pipelining, clients that leave,
 // keep-alive, timeouts and shutdown. Which front answered shows in the

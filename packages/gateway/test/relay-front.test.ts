@@ -1,5 +1,5 @@
 // The relay's POST endpoints are served on node:http before Fastify
-// (relay/http-front.ts). These are the HTTP duties it took over from Fastify:
+// (http1/node-front.ts). These are the HTTP duties it took over from Fastify:
 // media types, the body limit, the token checked before the body is read, the
 // client address behind a trusted proxy, query strings, and handing every
 // other method and path on to Fastify.
@@ -63,6 +63,37 @@ describe('relay front (node:http before Fastify)', () => {
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe('body_too_large');
     expectRequestId(r.body.error.message, r.requestId ?? null);
+  });
+
+  it('refuses a chunked body with 413 once it passes 64 MB, without waiting for its end', async () => {
+    const r = await new Promise<{ status: number; body: any; requestId: string | undefined; sentMb: number }>((resolve, reject) => {
+      let sentMb = 0;
+      let answered = false;
+      const req = request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+        answered = true;
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode!, body: JSON.parse(text), requestId: res.headers['x-request-id'] as string | undefined, sentMb });
+        });
+      });
+      req.on('error', (err) => (answered ? undefined : reject(err)));
+      const mb = Buffer.alloc(1024 * 1024, 0x20);
+      // No Content-Length: node:http sends chunks, so the lean front hands the connection over.
+      const more = (): void => {
+        while (!answered && sentMb < 80) {
+          sentMb++;
+          if (!req.write(mb)) return void req.once('drain', more);
+        }
+      };
+      more();
+    });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('body_too_large');
+    expectRequestId(r.body.error.message, r.requestId ?? null);
+    expect(r.sentMb).toBeGreaterThan(64);
+    expect(r.sentMb).toBeLessThan(80);
   });
 
   it('checks the token before the body: an anonymous client gets 401 without sending it', async () => {

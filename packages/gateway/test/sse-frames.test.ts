@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerText, pipeChatStream, type StreamOutcome } from '../src/relay/chat-stream.js';
 import type { Responder } from '../src/relay/context.js';
-import { ChunkDecoder, plainFramesEnd, RawFrames } from '../src/relay/sse-frames.js';
+import { ChunkDecoder, plainFramesEnd, RawFrames } from '../src/http1/sse-frames.js';
 
 const chunk = (delta: object, usage: object | null = null, choices = true) =>
   JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: choices ? [{ index: 0, delta, finish_reason: null }] : [], usage });

@@ -7,7 +7,7 @@ import { createSseReader, sseData, sseEvent, SSE_DONE } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Responder } from './context.js';
 import { tokenCount } from './run.js';
-import { ChunkDecoder, plainFramesEnd, RawFrames } from './sse-frames.js';
+import { ChunkDecoder, plainFramesEnd, RawFrames } from '../http1/sse-frames.js';
 import { UpstreamFailure } from './upstream.js';
 
 export interface Usage {

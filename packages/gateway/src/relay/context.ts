@@ -1,5 +1,7 @@
 // What every relay handler gets: the services it uses, the caller, and a
-// Responder that hides HTTP (so that a replay can capture the answer).
+// Responder that hides HTTP (so that a replay can capture the answer). The
+// Responder and the ClientSignal are the HTTP/1.1 fronts' (http1/exchange.ts);
+// they are named here too because every relay handler speaks of them.
 import type { Caller } from '../accounts/auth.js';
 import type { BalanceLedger } from '../accounts/ledger.js';
 import type { PriceBook } from '../accounts/pricing.js';
@@ -8,6 +10,9 @@ import type { ChannelRegistry } from '../channels/registry.js';
 import type { GatewayConfig } from '../config.js';
 import type { RelayRecorder } from '../metrics/relay-stats.js';
 import type { UpstreamClient } from './upstream.js';
+import type { ClientSignal } from '../http1/exchange.js';
+
+export { ClientSignal, type Responder } from '../http1/exchange.js';
 
 export interface RelayDeps {
   config: GatewayConfig;
@@ -21,30 +26,6 @@ export interface RelayDeps {
   onError(err: Error): void;
 }
 
-/**
- * Tells the relay that the client went away. Deliberately tiny (no
- * EventEmitter): one per request, and at most one upstream call listens at a
- * time, since attempts run one after another.
- */
-export class ClientSignal {
-  aborted = false;
-  private listener: (() => void) | undefined;
-
-  onAbort(listener: () => void): void {
-    this.listener = listener;
-  }
-
-  offAbort(listener: () => void): void {
-    if (this.listener === listener) this.listener = undefined;
-  }
-
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.listener?.();
-  }
-}
-
 export interface RelayContext {
   requestId: string;
   caller: Caller;
@@ -55,16 +36,4 @@ export interface RelayContext {
   rawBody?: string;
   /** The run settled and told the metrics (RelayRun.finish): the front does not count the request again. */
   recorded: boolean;
-}
-
-export interface Responder {
-  /** A complete JSON answer (text already serialised). */
-  json(status: number, text: string): void;
-  /** Starts an SSE answer; nothing has been sent before this. */
-  startStream(): void;
-  /** Writes to the open stream; resolves when the socket can take more. */
-  write(text: string): Promise<void> | void;
-  /** Ends the stream; `text`, if any, is its last write (one socket write with the end). */
-  end(text?: string): void;
-  readonly started: boolean;
 }

@@ -1,15 +1,17 @@
-// What both of the relay's HTTP fronts do with a request once they have its
-// head: the token checked before the body is read, the body limit, JSON only,
-// the handler, and the error envelope. The fronts differ only in how bytes
-// come and go (http-front.ts: node:http; lean-front.ts: the raw socket), which
-// is the RelayExchange they pass in.
+// The relay as the HTTP/1.1 fronts' service (http1/exchange.ts): which paths
+// it serves, and what it does with a request once a front has its head: the
+// token checked before the body is read, the body limit, JSON only, the
+// handler, and the error envelope. The fronts (http1/lean-front.ts on the raw
+// socket, http1/node-front.ts on node:http) differ only in how bytes come and
+// go, which is the Exchange they pass in.
 import type { Caller, TokenAuthenticator } from '../accounts/auth.js';
 import { errors, GatewayError } from '../errors.js';
 import type { Endpoint } from '../providers/index.js';
 import { asGatewayError, errorHeaders, type ErrorLog } from '../http-errors.js';
 import { relayChat } from './chat.js';
 import { endStreamWithError } from './chat-stream.js';
-import type { ClientSignal, RelayContext, RelayDeps, Responder } from './context.js';
+import { BodyTooLargeError, type Exchange, type ExchangeService, type Responder } from '../http1/exchange.js';
+import type { RelayContext, RelayDeps } from './context.js';
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
 
 export type RelayHandler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
@@ -42,29 +44,6 @@ export interface FrontOptions {
   log: () => ErrorLog;
 }
 
-/** One request as a front sees it: its head, its body to come, and the way back. */
-export interface RelayExchange {
-  readonly requestId: string;
-  readonly signal: ClientSignal;
-  readonly responder: Responder;
-  readonly authorization: string | undefined;
-  readonly contentType: string | undefined;
-  /** The Content-Length the client declared, if any. */
-  readonly declaredLength: number | undefined;
-  clientIp(trustProxy: boolean): string;
-  /** The body as text, undefined when empty; rejects when over the limit or when the client leaves. */
-  readBody(limit: number): Promise<string | undefined>;
-  /** False once an answer has begun or the client is gone. */
-  canAnswer(): boolean;
-  /** A complete error answer (JSON text) with these headers besides the content type. */
-  answerError(status: number, headers: Record<string, string>, text: string): void;
-}
-
-/** The first address of X-Forwarded-For, when the gateway trusts its proxy and the header names one. */
-export function forwardedClient(header: string | undefined): string | undefined {
-  return header?.split(',')[0]?.trim() || undefined;
-}
-
 /** The parsed body. Plain text stays a string (as Fastify read it), which the relay's schemas refuse with a 400. */
 function parseBody(contentType: string | undefined, text: string | undefined): unknown {
   if (text === undefined) return undefined;
@@ -79,7 +58,7 @@ function parseBody(contentType: string | undefined, text: string | undefined): u
 }
 
 /** Serves one relay request to its end; never rejects (every error becomes an answer, or nothing when the client is gone). */
-export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, handler: RelayHandler, x: RelayExchange): Promise<void> {
+export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, handler: RelayHandler, x: Exchange): Promise<void> {
   const { requestId, responder } = x;
   const arrivedAt = Date.now();
   let ctx: RelayContext | undefined;
@@ -105,7 +84,8 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
         return;
       }
       if (!x.canAnswer()) return;
-      const e = asGatewayError(err, requestId, log, opts.bodyLimit);
+      // A chunked body found over the limit while read (a declared one was refused above).
+      const e = err instanceof BodyTooLargeError ? errors.bodyTooLarge(err.limit) : asGatewayError(err, requestId, log, opts.bodyLimit);
       status = e.status;
       x.answerError(e.status, errorHeaders(e, requestId, log), JSON.stringify(e.toBody(requestId)));
     } catch (inner) {
@@ -117,4 +97,13 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
   } finally {
     deps.metrics.ended();
   }
+}
+
+/** The relay as the service behind the HTTP/1.1 fronts (server.ts plugs it into both). */
+export function relayService(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): ExchangeService<RelayHandler> {
+  return {
+    route: relayHandler,
+    serve: (handler, exchange) => void serveRelay(deps, auth, opts, handler, exchange),
+    log: opts.log,
+  };
 }

@@ -1,11 +1,11 @@
 // Sends one request to one upstream and classifies what went wrong, so that
 // the retry loop can decide with one switch. The HTTP client is the gateway's
-// own keep-alive agent (http1-agent.ts says why).
+// own keep-alive agent (http1/agent.ts says why).
 import { upstreamErrorMessage } from '@kbchat/shared';
-import { Http1Agent, type RequestControl, type RequestHandler } from './http1-agent.js';
+import { Http1Agent, type RequestControl, type RequestHandler } from '../http1/agent.js';
 import { errors, GatewayError } from '../errors.js';
 import type { UpstreamTarget } from '../providers/index.js';
-import { ClientSignal } from './context.js';
+import { ClientSignal } from '../http1/exchange.js';
 
 export type FailureKind = 'unreachable' | 'timeout' | 'status' | 'dropped' | 'bad_body';
 

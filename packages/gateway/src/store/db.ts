@@ -6,9 +6,9 @@ import { redactUrl } from '@kbchat/shared';
 import { numericTypeParsers, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { PGliteThread } from '@kbchat/shared/pglite-thread';
 import { migrateToLatest } from './migrations.js';
-import type { GatewayTables } from './schema.js';
+import type { GatewayTables, StoreKind } from './schema.js';
 
-export type StoreKind = 'pglite' | 'postgres' | 'mysql';
+export type { StoreKind } from './schema.js';
 
 export interface Store {
   db: Kysely<GatewayTables>;

@@ -4,7 +4,7 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { HIST_COLUMNS } from '../logs/rollup.js';
 import { backfillRollups } from '../logs/rollup-store.js';
-import type { StoreKind } from './db.js';
+import type { StoreKind } from './schema.js';
 
 function migrations(kind: StoreKind): Record<string, Migration> {
   const isMysql = kind === 'mysql';

@@ -2,6 +2,9 @@
 // times are epoch milliseconds in bigint columns, the same on every store.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
+/** The SQL dialect a store speaks (here rather than in db.ts, which migrations.ts would otherwise import back). */
+export type StoreKind = 'pglite' | 'postgres' | 'mysql';
+
 export interface UsersTable {
   id: Generated<number>;
   username: string;

@@ -1,110 +1,27 @@
-// The lean front's requests and answers (lean-front.ts says why it exists):
-// which heads it serves, and one exchange's RelayExchange and Responder,
-// writing each answer's head and body in one socket write, with the headers
-// node:http would send.
-import { STATUS_CODES } from 'node:http';
+// One request the lean front serves (lean-front.ts says why it exists): its
+// Exchange and Responder, writing each answer's head and body in one socket
+// write, with the headers node:http would send.
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { callerRequestId, newRequestId } from '@kbchat/shared';
-import { ClientSignal, type Responder } from './context.js';
-import { forwardedClient, relayHandler, type RelayExchange, type RelayHandler } from './front-serve.js';
-import type { LeanConnection } from './lean-front.js';
+import { BodyTooLargeError, ClientSignal, forwardedClient, type Exchange, type Responder } from './exchange.js';
+import type { LeanHead } from './head-parser.js';
 
-/** node:http's default maximum size of a request head (--max-http-header-size). */
-export const MAX_HEAD = 16 * 1024;
-const HEAD_END = Buffer.from('\r\n\r\n');
-const CR = 13;
-const LF = 10;
-
-// The heads the lean front serves: the request line, then header lines of a
-// token, a colon and a value of visible ASCII, spaces and tabs (no other
-// control characters, no obs-text, no obs-fold), each ending in CRLF.
-// One pass, no backtracking; relayHandler() checks the path.
-const HEAD_SHAPE = /^POST \/[!-~]* HTTP\/1\.1\r\n(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t -~]*\r\n)*$/;
-const REQUEST_LINE_START = 'POST '.length;
-const DIGITS = /^\d{1,15}$/;
-
-/** What the lean front needs from a request head it serves. */
-export interface LeanHead {
-  handler: RelayHandler;
-  authorization: string | undefined;
-  contentType: string | undefined;
-  contentLength: number;
-  forwardedFor: string | undefined;
-  /** The caller's X-Request-Id, as sent (LeanExchange takes it when well formed). */
-  requestId: string | undefined;
-  /** The client sent `Connection: close`. */
-  close: boolean;
-}
-
-/** The offset just past the blank line that ends the head at the start of `buf`; -1 while it is incomplete. */
-export function findHeadEnd(buf: Buffer): number {
-  const at = buf.indexOf(HEAD_END);
-  return at < 0 ? -1 : at + 4;
-}
-
-/**
- * A CR or LF that is not part of a CRLF (a CR at the very end may still be):
- * node:http refuses such a head at once, and the lean front never serves one,
- * so an incomplete head with one is node's to answer without waiting for its end.
- */
-export function hasLoneLineBreak(buf: Buffer): boolean {
-  for (let at = buf.indexOf(LF); at >= 0; at = buf.indexOf(LF, at + 1)) if (buf[at - 1] !== CR) return true;
-  for (let at = buf.indexOf(CR); at >= 0 && at + 1 < buf.length; at = buf.indexOf(CR, at + 1)) if (buf[at + 1] !== LF) return true;
-  return false;
-}
-
-// The headers the lean front reads, by their place in parseHead's values (a
-// second copy of one goes to node:http, which knows how to merge or refuse
-// it); -1 for framing and protocol changes it leaves to node:http.
-const HOST = 0;
-const AUTHORIZATION = 1;
-const CONTENT_TYPE = 2;
-const CONTENT_LENGTH = 3;
-const FORWARDED_FOR = 4;
-const CONNECTION = 5;
-const REQUEST_ID = 6;
-const HEADER_INDEX = new Map([
-  ['host', HOST],
-  ['authorization', AUTHORIZATION],
-  ['content-type', CONTENT_TYPE],
-  ['content-length', CONTENT_LENGTH],
-  ['x-forwarded-for', FORWARDED_FOR],
-  ['connection', CONNECTION],
-  ['x-request-id', REQUEST_ID],
-  ['transfer-encoding', -1],
-  ['expect', -1],
-  ['upgrade', -1],
-]);
-
-/** The head (request line and header lines, each with its CRLF) when the lean front serves it; undefined hands the connection to node:http. */
-export function parseHead(text: string): LeanHead | undefined {
-  if (!HEAD_SHAPE.test(text)) return undefined;
-  let lineEnd = text.indexOf('\r\n');
-  const handler = relayHandler(text.slice(REQUEST_LINE_START, lineEnd - ' HTTP/1.1'.length));
-  if (!handler) return undefined;
-  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
-  for (let at = lineEnd + 2; at < text.length; at = lineEnd + 2) {
-    lineEnd = text.indexOf('\r\n', at);
-    const colon = text.indexOf(':', at);
-    const index = HEADER_INDEX.get(text.slice(at, colon).toLowerCase());
-    if (index === undefined) continue;
-    if (index < 0 || values[index] !== undefined) return undefined;
-    // The shape allows only spaces and tabs around a value, which is what trim() takes off.
-    values[index] = text.slice(colon + 1, lineEnd).trim();
-  }
-  const length = values[CONTENT_LENGTH];
-  const connection = values[CONNECTION]?.toLowerCase();
-  // node:http answers an HTTP/1.1 request without Host with 400 (requireHostHeader).
-  if (values[HOST] === undefined || length === undefined || !DIGITS.test(length)) return undefined;
-  if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return undefined;
-  return {
-    handler,
-    authorization: values[AUTHORIZATION],
-    contentType: values[CONTENT_TYPE],
-    contentLength: Number(length),
-    forwardedFor: values[FORWARDED_FOR],
-    requestId: values[REQUEST_ID],
-    close: connection === 'close',
-  };
+/** What an exchange needs of its connection (lean-front.ts's LeanConnection). */
+export interface LeanLink {
+  readonly front: { readonly server: Server };
+  readonly socket: Socket;
+  /** The socket is gone, or node:http's now. */
+  readonly closed: boolean;
+  /** Whether an answer must close the connection after it. */
+  closesAfterAnswer(): boolean;
+  /** Writes one answer's bytes; false when the socket is full (the caller waits for drained()). */
+  write(text: string): boolean;
+  drained(): Promise<void>;
+  /** The exchange's answer is complete. */
+  answered(ex: LeanExchange, close: boolean): void;
+  /** Delivers body bytes to an exchange whose handler asked for them. */
+  bodyWanted(): void;
 }
 
 let dateSecond = -1;
@@ -127,8 +44,8 @@ function chunk(text: string): string {
 
 const JSON_TYPE = 'content-type: application/json; charset=utf-8\r\n';
 
-/** One request on a lean connection: its RelayExchange and Responder (one allocation per request). */
-export class LeanExchange implements RelayExchange, Responder {
+/** One request on a lean connection: its Exchange and Responder (one allocation per request). */
+export class LeanExchange implements Exchange, Responder {
   /** The caller's X-Request-Id when well formed (the platform sends its own), else a new one. */
   readonly requestId: string;
   readonly signal = new ClientSignal();
@@ -144,8 +61,8 @@ export class LeanExchange implements RelayExchange, Responder {
   private streamHead: string | undefined;
 
   constructor(
-    private readonly conn: LeanConnection,
-    private readonly head: LeanHead,
+    private readonly conn: LeanLink,
+    private readonly head: LeanHead<unknown>,
   ) {
     this.requestId = (head.requestId !== undefined ? callerRequestId(head.requestId) : undefined) ?? newRequestId();
     this.bodyLeft = head.contentLength;
@@ -167,9 +84,10 @@ export class LeanExchange implements RelayExchange, Responder {
     return (trustProxy ? forwardedClient(this.head.forwardedFor) : undefined) ?? this.conn.socket.remoteAddress ?? '';
   }
 
-  /** The whole declared body (serveRelay checked it against the limit first). */
-  readBody(): Promise<string | undefined> {
+  /** The whole declared body; refused at once when the declared length is over the limit (the relay checks that first itself). */
+  readBody(limit: number): Promise<string | undefined> {
     if (this.head.contentLength === 0) return Promise.resolve(undefined);
+    if (this.head.contentLength > limit) return Promise.reject(new BodyTooLargeError(limit));
     if (this.conn.closed) return Promise.reject(new Error('the client closed the connection before the body was complete'));
     return new Promise((resolve, reject) => {
       this.bodyWaiter = { resolve, reject };

@@ -1,31 +1,30 @@
-// The relay's three POSTs served straight off the socket, for the simple,
-// common request; node:http takes the socket over for anything else. Why:
+// A service's POSTs (the gateway's relay: its three endpoints) served straight
+// off the socket, for the simple, common request; node:http takes the socket
+// over for anything else. Why:
 // node:http's server machinery (IncomingMessage and ServerResponse, their
 // stream events) costs 25-50 us of CPU a relayed request (a bare proxy:
 // 75-130 us on node:http, 53-80 us on a minimal parser); with this front the
 // gateway's CPU per request went x0.74-0.77 non-stream, x0.81-0.93 stream
 // (2026-11-23, compare-builds.mjs). A served request is exactly `POST <relay path> HTTP/1.1`
 // with well-formed headers in at most 16 KB, one Host, one Content-Length of
-// digits and no Transfer-Encoding, Expect or Upgrade (lean-head.ts). Anything
+// digits and no Transfer-Encoding, Expect or Upgrade (head-parser.ts). Anything
 // else hands the socket, with the bytes already read, to node:http for the
 // rest of the connection's life (handOver below), so that its strict parser,
 // its 400/431/408 answers and Fastify's routes see exactly what the client sent.
-// What happens to a served request once its head is read is shared with the
-// node:http front (front-serve.ts).
+// What happens to a served request once its head is read is the service's
+// (exchange.ts), as on the node:http front (node-front.ts).
 import type { Server } from 'node:http';
 import { Socket } from 'node:net';
-import type { TokenAuthenticator } from '../accounts/auth.js';
-import { answerClientError } from '../http-errors.js';
-import type { RelayDeps } from './context.js';
-import { serveRelay, type FrontOptions } from './front-serve.js';
-import { LeanExchange, findHeadEnd, hasLoneLineBreak, parseHead, MAX_HEAD } from './lean-head.js';
+import type { ExchangeService } from './exchange.js';
+import { findHeadEnd, hasLoneLineBreak, parseHead, MAX_HEAD } from './head-parser.js';
+import { LeanExchange, type LeanLink } from './lean-exchange.js';
 
 // Unread bytes buffered (pipelined requests, a body the handler has not asked
 // for yet) before the socket is paused, so that a client cannot make us buffer more.
 const PAUSE_AT = 64 * 1024;
 // node:http closes an idle keep-alive socket this long after the advertised timeout (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER).
 const KEEP_ALIVE_GRACE_MS = 1000;
-// What node:http's own check reports for a request that does not arrive in time (answered as node:http's 408 is).
+// What node:http's own check reports for a request that does not arrive in time (its 'clientError', answered as node:http's 408 is).
 const REQUEST_TIMEOUT = Object.assign(new Error('the request did not arrive in time'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 
 type ConnectionListener = (this: Server, socket: Socket) => void;
@@ -40,10 +39,24 @@ class LeanFront {
   constructor(
     readonly server: Server,
     private readonly nodeListeners: ConnectionListener[],
-    readonly deps: RelayDeps,
-    readonly auth: TokenAuthenticator,
-    readonly opts: FrontOptions,
+    readonly service: ExchangeService<unknown>,
   ) {}
+
+  /** The service's route of a path (one closure per front, not per request). */
+  readonly route = (url: string): unknown => this.service.route(url);
+
+  /**
+   * What node:http does with a request that does not arrive in time: the
+   * server's 'clientError' (whose listener answers 408 and closes), or its
+   * own bare 408 when nobody listens.
+   */
+  requestTimedOut(socket: Socket): void {
+    if (this.server.listenerCount('clientError') > 0) this.server.emit('clientError', REQUEST_TIMEOUT, socket);
+    else {
+      socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+      socket.destroySoon();
+    }
+  }
 
   /** Gives the socket to node:http as if it had just connected. */
   nodeConnection(socket: Socket): void {
@@ -90,7 +103,7 @@ function sweepInterval(headersTimeout: number, keepAliveTimeout: number): number
 }
 
 /** One socket while the lean front serves it. */
-export class LeanConnection {
+export class LeanConnection implements LeanLink {
   /** Bytes read and not yet used: the next request's head, or the current one's body. */
   private pending: Buffer | undefined;
   /** The request being served; the next one is not parsed until its answer is complete. */
@@ -234,7 +247,7 @@ export class LeanConnection {
       if (buf.length > MAX_HEAD || hasLoneLineBreak(buf)) this.handOver(false);
       return false;
     }
-    const head = end <= MAX_HEAD ? parseHead(buf.toString('latin1', 0, end - 2)) : undefined;
+    const head = end <= MAX_HEAD ? parseHead(buf.toString('latin1', 0, end - 2), this.front.route) : undefined;
     if (head === undefined) {
       this.handOver(false);
       return false;
@@ -243,7 +256,7 @@ export class LeanConnection {
     const ex = new LeanExchange(this, head);
     this.exchange = ex;
     this.fresh = false;
-    void serveRelay(this.front.deps, this.front.auth, this.front.opts, head.handler, ex);
+    this.front.service.serve(head.route, ex);
     return true;
   }
 
@@ -307,7 +320,7 @@ export class LeanConnection {
       const since = ex === undefined ? this.requestSince : Math.max(this.lastReadAt, this.requestSince);
       if (requestMs > 0 && now - since > requestMs) {
         // node:http's answer to a request that does not arrive in time: 408, then close.
-        if (ex === undefined || ex.canAnswer()) answerClientError(REQUEST_TIMEOUT, this.socket, requestMs);
+        if (ex === undefined || ex.canAnswer()) this.front.requestTimedOut(this.socket);
         else this.socket.destroy();
       }
     } else if (ex === undefined && idleMs > 0 && now - this.idleSince > idleMs) {
@@ -325,7 +338,7 @@ export class LeanConnection {
   }
 
   private failed(err: unknown): void {
-    this.front.opts.log().error({ err }, 'lean front: connection failed');
+    this.front.service.log().error({ err }, 'lean front: connection failed');
     this.socket.destroy();
   }
 }
@@ -337,17 +350,17 @@ export class LeanConnection {
  * on and closes; close() and closeIdleConnections() reach the lean
  * connections too.
  */
-export function installLeanFront(server: Server, deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): void {
+export function installLeanFront<R>(server: Server, service: ExchangeService<R>): void {
   const nodeListeners = server.listeners('connection') as ConnectionListener[];
   server.removeAllListeners('connection');
-  const front = new LeanFront(server, nodeListeners, deps, auth, opts);
+  const front = new LeanFront(server, nodeListeners, service);
   server.on('connection', (socket: Socket) => {
     try {
       // A stream other than a TCP socket (one can be emitted into an http.Server) is node:http's.
       if (socket instanceof Socket) new LeanConnection(front, socket);
       else front.nodeConnection(socket);
     } catch (err) {
-      opts.log().error({ err }, 'lean front: could not take a connection');
+      service.log().error({ err }, 'lean front: could not take a connection');
       socket.destroy();
     }
   });

@@ -1,22 +1,17 @@
-// The relay's three POST endpoints served on node:http directly, in front of
-// Fastify (server.ts hands every other request on). Why: a relayed request
-// is a few syscalls and two small JSON texts, and Fastify's routing, hooks,
-// reply and body machinery cost about a fifth of it (the benchmark's bare
-// proxies: Fastify 167-180 us a request, node:http 146-155 us). What Fastify
-// did for these routes is spelled out in front-serve.ts, which this front
-// shares with the lean front: the request id, the token checked before the
-// body is read, the body limit, JSON only, and the error envelope. Most relay
-// requests never get here: the lean front (lean-front.ts) serves the simple
-// ones off the socket, and node:http (then this front) gets the connections
-// it hands over (chunked bodies, Expect, HTTP/1.0, odd heads).
+// A service's POSTs (the gateway's relay: its three endpoints) served on
+// node:http directly, in front of Fastify (server.ts hands every other
+// request on). Why: a relayed request is a few syscalls and two small JSON
+// texts, and Fastify's routing, hooks, reply and body machinery cost about a
+// fifth of it (the benchmark's bare proxies: Fastify 167-180 us a request,
+// node:http 146-155 us). What Fastify did for these routes the service does
+// (relay/front-serve.ts, shared with the lean front): the token checked before
+// the body is read, the body limit, JSON only, and the error envelope. Most
+// relay requests never get here: the lean front (lean-front.ts) serves the
+// simple ones off the socket, and node:http (then this front) gets the
+// connections it hands over (chunked bodies, Expect, HTTP/1.0, odd heads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerRequestId, newRequestId } from '@kbchat/shared';
-import type { TokenAuthenticator } from '../accounts/auth.js';
-import { errors } from '../errors.js';
-import { ClientSignal, type RelayDeps, type Responder } from './context.js';
-import { forwardedClient, relayHandler, serveRelay, type FrontOptions, type RelayExchange } from './front-serve.js';
-
-export type { FrontOptions } from './front-serve.js';
+import { BodyTooLargeError, ClientSignal, forwardedClient, type Exchange, type ExchangeService, type Responder } from './exchange.js';
 
 // Flat [name, value, ...] lists: Node writes them without building a header object.
 const SSE_HEADERS = ['content-type', 'text/event-stream; charset=utf-8', 'cache-control', 'no-cache', 'connection', 'keep-alive', 'x-accel-buffering', 'no'];
@@ -34,8 +29,8 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** One relay request on node:http: its RelayExchange and Responder (one allocation per request). */
-class ResponseExchange implements RelayExchange, Responder {
+/** One request on node:http: its Exchange and Responder (one allocation per request). */
+class ResponseExchange implements Exchange, Responder {
   started = false;
   /** The caller's X-Request-Id when well formed (the platform sends its own), else a new one. */
   readonly requestId: string;
@@ -84,7 +79,7 @@ class ResponseExchange implements RelayExchange, Responder {
         if (size > limit) {
           req.removeAllListeners('data');
           req.resume();
-          reject(errors.bodyTooLarge(limit));
+          reject(new BodyTooLargeError(limit));
           return;
         }
         chunks.push(chunk);
@@ -139,14 +134,14 @@ class ResponseExchange implements RelayExchange, Responder {
 
 /**
  * Returns a request listener's front half: true when it took the request (a
- * POST to one of the relay's paths), false to hand it to Fastify.
+ * POST to one of the service's paths), false to hand it on (to Fastify).
  */
-export function relayFront(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function nodeFront<R>(service: ExchangeService<R>): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'POST') return false;
-    const handler = relayHandler(req.url ?? '');
-    if (!handler) return false;
-    void serveRelay(deps, auth, opts, handler, new ResponseExchange(req, res));
+    const route = service.route(req.url ?? '');
+    if (route === undefined) return false;
+    service.serve(route, new ResponseExchange(req, res));
     return true;
   };
 }

@@ -7,7 +7,7 @@
 // backpressure, timeouts and abort), which is this file.
 import { isIP, Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { ResponseParser, type ResponseEvents } from './http1-response.js';
+import { ResponseParser, type ResponseEvents } from './response-parser.js';
 
 export interface AgentOptions {
   connectTimeoutMs: number;
