@@ -4,23 +4,8 @@
 // Gemini) also carry `wire`: pure translators to and from it (wire.ts).
 import type { WireAdapter } from './wire.js';
 
-export type Endpoint = 'chat' | 'embeddings' | 'rerank';
-
-export interface ChannelOptions {
-  /** Send stream_options.include_usage upstream (off for upstreams that reject it). */
-  streamUsage?: boolean;
-  /** Azure OpenAI api-version; for Anthropic channels, the anthropic-version header. */
-  apiVersion?: string;
-  /** Per-model endpoint kind where the name does not tell (used by tests and /v1/models). */
-  modelTypes?: Record<string, Endpoint>;
-  /** Extra facts per model shown by /v1/models (local models: supports_tools, dimensions, description). */
-  modelInfo?: Record<string, Record<string, unknown>>;
-}
-
-export interface UpstreamTarget {
-  url: string;
-  headers: Record<string, string>;
-}
+export type { ChannelOptions, Endpoint, UpstreamTarget } from './channel.js';
+import type { ChannelOptions, Endpoint, UpstreamTarget } from './channel.js';
 
 export interface Provider {
   type: string;

@@ -5,7 +5,7 @@
 // finish_reason}], then a usage chunk with `choices: []`).
 import { createSseReader } from '@kbchat/shared';
 import type { GatewayError } from '../errors.js';
-import type { ChannelOptions, UpstreamTarget } from './types.js';
+import type { ChannelOptions, UpstreamTarget } from './channel.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
