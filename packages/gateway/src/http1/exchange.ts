@@ -48,6 +48,8 @@ export interface Exchange {
   readonly signal: ClientSignal;
   readonly responder: Responder;
   readonly authorization: string | undefined;
+  /** X-Api-Key (Anthropic's clients send their key there). */
+  readonly apiKey: string | undefined;
   readonly contentType: string | undefined;
   /** The Content-Length the client declared, if any. */
   readonly declaredLength: number | undefined;

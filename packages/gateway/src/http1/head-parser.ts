@@ -20,6 +20,8 @@ const DIGITS = /^\d{1,15}$/;
 export interface LeanHead<R> {
   route: R;
   authorization: string | undefined;
+  /** X-Api-Key, the header Anthropic's clients send their key in. */
+  apiKey: string | undefined;
   contentType: string | undefined;
   contentLength: number;
   forwardedFor: string | undefined;
@@ -56,6 +58,7 @@ const CONTENT_LENGTH = 3;
 const FORWARDED_FOR = 4;
 const CONNECTION = 5;
 const REQUEST_ID = 6;
+const API_KEY = 7;
 const HEADER_INDEX = new Map([
   ['host', HOST],
   ['authorization', AUTHORIZATION],
@@ -64,6 +67,7 @@ const HEADER_INDEX = new Map([
   ['x-forwarded-for', FORWARDED_FOR],
   ['connection', CONNECTION],
   ['x-request-id', REQUEST_ID],
+  ['x-api-key', API_KEY],
   ['transfer-encoding', -1],
   ['expect', -1],
   ['upgrade', -1],
@@ -79,7 +83,7 @@ export function parseHead<R>(text: string, route: (url: string) => R | undefined
   let lineEnd = text.indexOf('\r\n');
   const served = route(text.slice(REQUEST_LINE_START, lineEnd - ' HTTP/1.1'.length));
   if (served === undefined) return undefined;
-  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   for (let at = lineEnd + 2; at < text.length; at = lineEnd + 2) {
     lineEnd = text.indexOf('\r\n', at);
     const colon = text.indexOf(':', at);
@@ -97,6 +101,7 @@ export function parseHead<R>(text: string, route: (url: string) => R | undefined
   return {
     route: served,
     authorization: values[AUTHORIZATION],
+    apiKey: values[API_KEY],
     contentType: values[CONTENT_TYPE],
     contentLength: Number(length),
     forwardedFor: values[FORWARDED_FOR],

@@ -72,6 +72,10 @@ export class LeanExchange implements Exchange, Responder {
     return this.head.authorization;
   }
 
+  get apiKey(): string | undefined {
+    return this.head.apiKey;
+  }
+
   get contentType(): string | undefined {
     return this.head.contentType;
   }

@@ -51,6 +51,11 @@ class ResponseExchange implements Exchange, Responder {
     return this.req.headers.authorization;
   }
 
+  get apiKey(): string | undefined {
+    const key = this.req.headers['x-api-key'];
+    return Array.isArray(key) ? key[0] : key;
+  }
+
   get contentType(): string | undefined {
     return this.req.headers['content-type'];
   }

@@ -94,8 +94,14 @@ export function choicesText(choices: unknown, part: 'delta' | 'message'): string
 
 const chunkText = (chunk: any): string => choicesText(chunk?.choices, 'delta');
 
+/** A responder that shapes the answer for another API (relay/messages.ts), which has its own error event. */
+export interface StreamErrorResponder extends Responder {
+  endWithError(error: GatewayError, requestId: string, before: string): void;
+}
+
 /** Ends an open stream with an error event (the only way an error can still reach the client), after `before`. */
 export function endStreamWithError(responder: Responder, error: GatewayError, requestId: string, before = ''): void {
+  if ('endWithError' in responder) return (responder as StreamErrorResponder).endWithError(error, requestId, before);
   responder.end(before + sseData(error.toBody(requestId)));
 }
 

@@ -13,28 +13,33 @@ import { endStreamWithError } from './chat-stream.js';
 import { BodyTooLargeError, type Exchange, type ExchangeService, type Responder } from '../http1/exchange.js';
 import type { RelayContext, RelayDeps } from './context.js';
 import { relayEmbeddings, relayRerank } from './json-endpoints.js';
+import { relayMessages } from './messages.js';
+import { anthropicErrorBody, anthropicErrorEvent, anthropicErrorStatus } from '../providers/anthropic/inbound.js';
 
 export type RelayHandler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;
 
-const HANDLERS = new Map<string, RelayHandler>([
-  ['/v1/chat/completions', relayChat],
-  ['/v1/embeddings', relayEmbeddings],
-  ['/v1/rerank', relayRerank],
-]);
-/** A handler's endpoint, for the metrics of requests refused before a run began. */
-const ENDPOINTS = new Map<RelayHandler, Endpoint>([
-  [relayChat, 'chat'],
-  [relayEmbeddings, 'embeddings'],
-  [relayRerank, 'rerank'],
+/** A relay path: its handler, the endpoint its metrics and log count it under, and the API it speaks. */
+export interface RelayRoute {
+  handle: RelayHandler;
+  endpoint: Endpoint;
+  /** Anthropic's API (/v1/messages): the token may come in X-Api-Key, and errors go in Anthropic's envelope. */
+  anthropic: boolean;
+}
+
+const ROUTES = new Map<string, RelayRoute>([
+  ['/v1/chat/completions', { handle: relayChat, endpoint: 'chat', anthropic: false }],
+  ['/v1/messages', { handle: relayMessages, endpoint: 'chat', anthropic: true }],
+  ['/v1/embeddings', { handle: relayEmbeddings, endpoint: 'embeddings', anthropic: false }],
+  ['/v1/rerank', { handle: relayRerank, endpoint: 'rerank', anthropic: false }],
 ]);
 
 /** The paths the fronts answer (POST only); the API document lists them (relay/routes.ts). */
-export const RELAY_PATHS: readonly string[] = [...HANDLERS.keys()];
+export const RELAY_PATHS: readonly string[] = [...ROUTES.keys()];
 
-/** The handler of a relay path (a query string is ignored); undefined for any other path. */
-export function relayHandler(url: string): RelayHandler | undefined {
+/** The route of a relay path (a query string is ignored); undefined for any other path. */
+export function relayHandler(url: string): RelayRoute | undefined {
   const query = url.indexOf('?');
-  return HANDLERS.get(query < 0 ? url : url.slice(0, query));
+  return ROUTES.get(query < 0 ? url : url.slice(0, query));
 }
 
 export interface FrontOptions {
@@ -58,20 +63,22 @@ function parseBody(contentType: string | undefined, text: string | undefined): u
 }
 
 /** Serves one relay request to its end; never rejects (every error becomes an answer, or nothing when the client is gone). */
-export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, handler: RelayHandler, x: Exchange): Promise<void> {
+export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions, route: RelayRoute, x: Exchange): Promise<void> {
   const { requestId, responder } = x;
   const arrivedAt = Date.now();
   let ctx: RelayContext | undefined;
   deps.metrics.started();
   try {
     // The token first: an anonymous client cannot make the gateway receive and parse a 64 MB body.
-    const caller: Caller = await auth.authenticate(x.authorization, x.clientIp(opts.trustProxy));
+    // Anthropic's SDKs send the key in X-Api-Key (older) or as a Bearer token (newer).
+    const authorization = x.authorization ?? (route.anthropic && x.apiKey ? `Bearer ${x.apiKey}` : undefined);
+    const caller: Caller = await auth.authenticate(authorization, x.clientIp(opts.trustProxy));
     if (x.declaredLength !== undefined && x.declaredLength > opts.bodyLimit) throw errors.bodyTooLarge(opts.bodyLimit);
     const text = await x.readBody(opts.bodyLimit);
     const body = parseBody(x.contentType, text);
     const rawBody = typeof body === 'string' ? undefined : text;
     ctx = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody, recorded: false };
-    await handler(deps, ctx, body, responder);
+    await route.handle(deps, ctx, body, responder);
   } catch (err) {
     let status = 499; // the client is gone: nothing can be answered
     try {
@@ -80,19 +87,23 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
         // The stream is open: the error can only travel inside it.
         const e = err instanceof GatewayError ? err : new GatewayError(500, (err as Error).message, 'server_error');
         status = e.status;
-        endStreamWithError(responder, e, requestId);
+        if (route.anthropic) responder.end(anthropicErrorEvent(e, requestId));
+        else endStreamWithError(responder, e, requestId);
         return;
       }
       if (!x.canAnswer()) return;
       // A chunked body found over the limit while read (a declared one was refused above).
       const e = err instanceof BodyTooLargeError ? errors.bodyTooLarge(err.limit) : asGatewayError(err, requestId, log, opts.bodyLimit);
       status = e.status;
-      x.answerError(e.status, errorHeaders(e, requestId, log), JSON.stringify(e.toBody(requestId)));
+      const headers = errorHeaders(e, requestId, log);
+      if (!route.anthropic) x.answerError(e.status, headers, JSON.stringify(e.toBody(requestId)));
+      // Anthropic's SDKs read the request id from Request-Id.
+      else x.answerError(anthropicErrorStatus(e.status), { ...headers, 'request-id': requestId }, JSON.stringify(anthropicErrorBody(e, requestId)));
     } catch (inner) {
       opts.log().error({ err: inner, requestId }, 'could not answer a relay error');
     } finally {
       // Refused before a run began (token, body, schema, quota): a run counts itself when it settles.
-      if (!ctx?.recorded) deps.metrics.refused(ENDPOINTS.get(handler)!, status, Date.now() - arrivedAt);
+      if (!ctx?.recorded) deps.metrics.refused(route.endpoint, status, Date.now() - arrivedAt);
     }
   } finally {
     deps.metrics.ended();
@@ -100,10 +111,10 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
 }
 
 /** The relay as the service behind the HTTP/1.1 fronts (server.ts plugs it into both). */
-export function relayService(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): ExchangeService<RelayHandler> {
+export function relayService(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): ExchangeService<RelayRoute> {
   return {
     route: relayHandler,
-    serve: (handler, exchange) => void serveRelay(deps, auth, opts, handler, exchange),
+    serve: (route, exchange) => void serveRelay(deps, auth, opts, route, exchange),
     log: opts.log,
   };
 }

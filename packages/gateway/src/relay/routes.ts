@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { TokenAuthenticator } from '../accounts/auth.js';
 import { endpointOfModel } from '../providers/index.js';
+import { anthropicRequestSchema } from '../providers/anthropic/inbound.js';
 import type { RelayDeps } from './context.js';
 
 /** The relay takes a gateway token only (never a console session). */
@@ -25,21 +26,27 @@ export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAu
   });
 }
 
-const RELAYED = [
+const RELAYED: { path: string; schema: z.ZodType; description: string; answer?: string }[] = [
   { path: '/v1/chat/completions', schema: chatRequestSchema, description: 'OpenAI\'s chat completion, relayed to a channel serving `model`; with `stream: true` the answer is text/event-stream (OpenAI\'s chunks, then `data: [DONE]`)' },
+  {
+    path: '/v1/messages',
+    schema: anthropicRequestSchema,
+    description: 'Anthropic\'s Messages API, relayed to any channel serving `model` (translated to a chat completion and back); the token may also come in `x-api-key`; with `stream: true` the answer is Anthropic\'s events; errors are in Anthropic\'s envelope',
+    answer: 'An Anthropic message (usage counted and logged); X-Request-Id names the log row',
+  },
   { path: '/v1/embeddings', schema: embeddingsRequestSchema, description: 'OpenAI\'s embeddings, relayed to a channel serving `model`' },
   { path: '/v1/rerank', schema: rerankRequestSchema, description: 'A rerank (Jina / Cohere shape), relayed to a channel serving `model`' },
 ];
 
 /** The relay's POSTs as OpenAPI path items (they never reach Fastify's router, so its route list has them not). */
 export function relayPathItems(): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(RELAYED.map(({ path, schema, description }) => [path, {
+  return Object.fromEntries(RELAYED.map(({ path, schema, description, answer }) => [path, {
     post: {
       tags: ['relay'],
       description,
       security: TOKEN_ONLY,
       requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) } } },
-      responses: { 200: { description: 'The upstream\'s answer, as it sent it (usage counted and logged); X-Request-Id names the log row' } },
+      responses: { 200: { description: answer ?? 'The upstream\'s answer, as it sent it (usage counted and logged); X-Request-Id names the log row' } },
     },
   }]));
 }

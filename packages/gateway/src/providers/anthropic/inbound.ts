@@ -7,7 +7,8 @@ import { errors, type GatewayError } from '../../errors.js';
 import { parseJson, SseFeed, type FinishReason } from '../wire.js';
 
 const block = z.looseObject({ type: z.string() });
-const anthropicRequestSchema = z.looseObject({
+/** Anthropic's Messages request as the gateway's /v1/messages takes it (unknown fields pass). */
+export const anthropicRequestSchema = z.looseObject({
   model: z.string().min(1, 'must be a non-empty string').max(200),
   max_tokens: z.number({ error: 'is required (an integer of at least 1)' }).int().min(1),
   messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) })).min(1, 'must be a non-empty array'),
@@ -138,9 +139,19 @@ function errorType(status: number): string {
   return status >= 500 ? 'api_error' : 'invalid_request_error';
 }
 
+/** The status Anthropic answers an error with: its own 529 for an overload, else the gateway's. */
+export function anthropicErrorStatus(status: number): number {
+  return status === 503 ? 529 : status;
+}
+
 /** A gateway error in Anthropic's envelope (the gateway's request id in the message and in request_id). */
 export function anthropicErrorBody(error: GatewayError, requestId: string): Record<string, unknown> {
   return { type: 'error', error: { type: errorType(error.status), message: error.toBody(requestId).error.message }, request_id: requestId };
+}
+
+/** A gateway error as the `error` event that ends an Anthropic stream. */
+export function anthropicErrorEvent(error: GatewayError, requestId: string): string {
+  return sseEvent('error', anthropicErrorBody(error, requestId));
 }
 
 /**
