@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
 } from '../../shared/test/api-docs-checks.js';
-import { RELAY_PATHS, relayHandler } from '../src/relay/front-serve.js';
+import { RELAY_PATHS, relayRoute } from '../src/relay/front-serve.js';
 import { CONSOLE_PAGES } from '../src/server.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
 
@@ -48,7 +48,7 @@ describe('the gateway API document', () => {
     const documented = operations(doc);
     expect([...served].filter((op) => !documented.has(op)), 'routes missing from /openapi.json').toEqual([]);
     expect([...documented].filter((op) => !served.has(op)), 'documented operations nothing serves').toEqual([]);
-    for (const op of documented) if (op.startsWith('POST /v1/')) expect(relayHandler(op.slice(5)), op).toBeDefined();
+    for (const op of documented) if (op.startsWith('POST /v1/')) expect(relayRoute(op.slice(5)), op).toBeDefined();
   });
 
   it('is valid OpenAPI 3.1, with the security schemes and the error envelope', async () => {

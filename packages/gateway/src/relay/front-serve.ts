@@ -37,7 +37,7 @@ const ROUTES = new Map<string, RelayRoute>([
 export const RELAY_PATHS: readonly string[] = [...ROUTES.keys()];
 
 /** The route of a relay path (a query string is ignored); undefined for any other path. */
-export function relayHandler(url: string): RelayRoute | undefined {
+export function relayRoute(url: string): RelayRoute | undefined {
   const query = url.indexOf('?');
   return ROUTES.get(query < 0 ? url : url.slice(0, query));
 }
@@ -113,7 +113,7 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
 /** The relay as the service behind the HTTP/1.1 fronts (server.ts plugs it into both). */
 export function relayService(deps: RelayDeps, auth: TokenAuthenticator, opts: FrontOptions): ExchangeService<RelayRoute> {
   return {
-    route: relayHandler,
+    route: relayRoute,
     serve: (route, exchange) => void serveRelay(deps, auth, opts, route, exchange),
     log: opts.log,
   };
