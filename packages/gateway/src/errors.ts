@@ -30,7 +30,7 @@ export const errors = {
   notFound: (what: string) => new GatewayError(404, `${what} not found`, 'invalid_request_error', 'not_found'),
   conflict: (message: string) => new GatewayError(409, message, 'invalid_request_error', 'conflict'),
   missingToken: () =>
-    new GatewayError(401, 'No API token provided: send "Authorization: Bearer <token>"', 'invalid_request_error', 'missing_token'),
+    new GatewayError(401, 'No API token provided: send "Authorization: Bearer <token>" (on /v1/messages, "x-api-key: <token>" also works)', 'invalid_request_error', 'missing_token'),
   invalidToken: () => new GatewayError(401, 'Invalid token: this key does not exist or was deleted', 'invalid_request_error', 'invalid_api_key'),
   tokenDisabled: () => new GatewayError(401, 'This token is disabled', 'invalid_request_error', 'token_disabled'),
   tokenExpired: () => new GatewayError(401, 'This token has expired', 'invalid_request_error', 'token_expired'),
