@@ -12,9 +12,9 @@ import { GatewayError } from '../src/errors.js';
 import { AnthropicEventStream, anthropicErrorBody, anthropicFromOpenAI, openAIFromAnthropic } from '../src/providers/anthropic/inbound.js';
 import { DEFAULT_MAX_TOKENS } from '../src/providers/anthropic/request.js';
 import { presets, providerOf, providerTypes, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
+import { CREATED, wireCalls } from './wire-support.js';
 
 const KEY = 'sk-ant-test';
-const CREATED = 1_700_000_000;
 let sim: UpstreamSim;
 let wire: WireAdapter;
 
@@ -25,38 +25,7 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
 
-const channel = (key = KEY) => ({ baseUrl: sim.url, key, options: {} });
-
-/** Translates and sends an OpenAI chat body; answers the raw response. */
-function send(body: Record<string, unknown>, model: string, key = KEY): Promise<Response> {
-  const target = wire.chatTarget(model, body.stream === true, channel(key));
-  return fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(wire.chatRequest(body, model)) });
-}
-
-async function complete(body: Record<string, unknown>, model: string) {
-  const res = await send(body, model);
-  expect(res.status).toBe(200);
-  return wire.chatResponse(await res.json(), { model: 'client-name', created: CREATED });
-}
-
-/** The translated chunks of a whole byte string fed in the given pieces. */
-function translate(bytes: Uint8Array, cuts: number[]): ChatCompletionChunk[] {
-  const s = wire.chatStream({ model: 'client-name', created: CREATED });
-  const out: ChatCompletionChunk[] = [];
-  let at = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    out.push(...s.push(bytes.subarray(at, cut)));
-    at = cut;
-  }
-  out.push(...s.end());
-  return out;
-}
-
-async function recorded(body: Record<string, unknown>, model: string): Promise<Uint8Array> {
-  const res = await send({ ...body, stream: true }, model);
-  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  return new Uint8Array(await res.arrayBuffer());
-}
+const { channel, send, complete, translate, recorded } = wireCalls(() => wire, () => sim.url, KEY);
 
 const user = (content: unknown) => [{ role: 'user', content }];
 const weather = [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];

@@ -5,9 +5,9 @@
 import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { presets, providerOf, providerTypes, ProviderFailure, type ChatCompletionChunk, type WireAdapter } from '../src/providers/index.js';
+import { CREATED, wireCalls } from './wire-support.js';
 
 const KEY = 'AIza-test';
-const CREATED = 1_700_000_000;
 let sim: UpstreamSim;
 let wire: WireAdapter;
 
@@ -18,36 +18,7 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
 
-const channel = (key = KEY, baseUrl = sim.url) => ({ baseUrl, key, options: {} });
-
-function send(body: Record<string, unknown>, model: string, key = KEY): Promise<Response> {
-  const target = wire.chatTarget(model, body.stream === true, channel(key));
-  return fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(wire.chatRequest(body, model)) });
-}
-
-async function complete(body: Record<string, unknown>, model: string) {
-  const res = await send(body, model);
-  expect(res.status).toBe(200);
-  return wire.chatResponse(await res.json(), { model: 'client-name', created: CREATED });
-}
-
-function translate(bytes: Uint8Array, cuts: number[]): ChatCompletionChunk[] {
-  const s = wire.chatStream({ model: 'client-name', created: CREATED });
-  const out: ChatCompletionChunk[] = [];
-  let at = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    out.push(...s.push(bytes.subarray(at, cut)));
-    at = cut;
-  }
-  out.push(...s.end());
-  return out;
-}
-
-async function recorded(body: Record<string, unknown>, model: string): Promise<Uint8Array> {
-  const res = await send({ ...body, stream: true }, model);
-  expect(res.headers.get('content-type')).toBe('text/event-stream');
-  return new Uint8Array(await res.arrayBuffer());
-}
+const { channel, send, complete, translate, recorded } = wireCalls(() => wire, () => sim.url, KEY);
 
 const user = (content: unknown) => [{ role: 'user', content }];
 const weather = [

@@ -10,23 +10,14 @@ import { startUpstreamSim, type UpstreamSim } from '@kbchat/upstream-sim';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { costMicros } from '../src/accounts/pricing.js';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from './helpers.js';
-import { simCount } from './relay-support.js';
+import { apiError as sdkError, simCount } from './relay-support.js';
 
 const KEY = 'sk-ant-sim-key';
 const weather: Anthropic.Tool[] = [
   { name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 ];
 
-/** Awaits a call that must fail and returns the SDK's APIError. */
-async function apiError(call: Promise<unknown>): Promise<APIError> {
-  try {
-    await call;
-  } catch (err) {
-    expect(err).toBeInstanceOf(APIError);
-    return err as APIError;
-  }
-  throw new Error('expected the call to fail');
-}
+const apiError = (call: Promise<unknown>) => sdkError(call, APIError);
 
 describe('POST /v1/messages', () => {
   let sim: UpstreamSim;

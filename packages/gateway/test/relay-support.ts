@@ -9,13 +9,13 @@ export function openaiClient(t: TestGateway, apiKey = ROOT_TOKEN): OpenAI {
   return new OpenAI({ apiKey, baseURL: t.baseURL, maxRetries: 0 });
 }
 
-/** Awaits a call that must fail and returns the SDK's APIError. */
-export async function apiError(call: Promise<unknown>): Promise<APIError> {
+/** Awaits a call that must fail and returns the SDK's error (OpenAI's APIError unless another SDK's class is given). */
+export async function apiError<E = APIError>(call: Promise<unknown>, errorClass: abstract new (...args: any[]) => E = APIError as never): Promise<E> {
   try {
     await call;
   } catch (err) {
-    expect(err).toBeInstanceOf(APIError);
-    return err as APIError;
+    expect(err).toBeInstanceOf(errorClass);
+    return err as E;
   }
   throw new Error('expected the call to fail');
 }
