@@ -72,6 +72,17 @@ export class ProviderFailure extends Error {
   ) {
     super(error.message);
   }
+
+  /** `error` with retryRules of `rulesStatus` (the upstream's own status unless the answer means another, e.g. a refused key). */
+  static of(error: GatewayError, upstreamStatus: number, rulesStatus = upstreamStatus): ProviderFailure {
+    const rules = retryRules(rulesStatus);
+    return new ProviderFailure(error, upstreamStatus, rules.retryable, rules.countsAgainstChannel);
+  }
+}
+
+/** [client status, OpenAI error type, code] for an error type or status a translator has no entry for. */
+export function unmappedError(status: number): [number, string, string] {
+  return [status >= 400 && status < 600 ? status : 502, 'upstream_error', 'bad_response_status_code'];
 }
 
 /** What a translated answer is called: the client's model name, and a fixed `created` (tests, replays). */

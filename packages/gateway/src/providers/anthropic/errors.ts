@@ -2,7 +2,7 @@
 // -> what an OpenAI client sees and what the relay does next. The upstream's
 // message is kept; its request id is appended, for the provider's support.
 import { GatewayError } from '../../errors.js';
-import { parseJson, ProviderFailure, retryRules } from '../wire.js';
+import { parseJson, ProviderFailure, unmappedError } from '../wire.js';
 
 /** Anthropic error type -> [status the client sees, OpenAI error type, code]. */
 const TYPES: Record<string, [number, string, string]> = {
@@ -20,18 +20,17 @@ const TYPES: Record<string, [number, string, string]> = {
 
 /** `body` is the upstream's error text (or an error event's data); `error` overrides the translation. */
 export function anthropicFailure(status: number, body: string, headers?: Record<string, string | undefined>, error?: GatewayError): ProviderFailure {
-  const rules = retryRules(status);
-  if (error) return new ProviderFailure(error, status, rules.retryable, rules.countsAgainstChannel);
+  if (error) return ProviderFailure.of(error, status);
   const parsed = parseJson(body);
   const type: string = parsed?.error?.type ?? (status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error');
   const upstream: string = typeof parsed?.error?.message === 'string' ? parsed.error.message : `Anthropic returned status ${status}`;
   const requestId = parsed?.request_id ?? headers?.['request-id'];
-  const [clientStatus, openaiType, code] = TYPES[type] ?? [status >= 400 && status < 600 ? status : 502, 'upstream_error', 'bad_response_status_code'];
+  const [clientStatus, openaiType, code] = TYPES[type] ?? unmappedError(status);
   // The OpenAI wording clients and operators search for, with Anthropic's own text kept.
   const message = type === 'authentication_error' ? `Incorrect API key provided: ${upstream}` : upstream;
   const withId = requestId ? `${message} (Anthropic request id: ${requestId})` : message;
   const gatewayError = new GatewayError(clientStatus, withId, openaiType, code);
   const retryAfter = headers?.['retry-after'];
   if (retryAfter) gatewayError.retryAfter = retryAfter;
-  return new ProviderFailure(gatewayError, status, rules.retryable, rules.countsAgainstChannel);
+  return ProviderFailure.of(gatewayError, status);
 }

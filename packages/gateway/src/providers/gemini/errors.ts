@@ -3,7 +3,7 @@
 // with 400 INVALID_ARGUMENT (reason API_KEY_INVALID): that is the channel's
 // key, so it is a 401 here, retried elsewhere and counted against the channel.
 import { GatewayError } from '../../errors.js';
-import { parseJson, ProviderFailure, retryRules } from '../wire.js';
+import { parseJson, ProviderFailure, unmappedError } from '../wire.js';
 
 /** Google status -> [status the client sees, OpenAI error type, code]. */
 const STATUSES: Record<string, [number, string, string]> = {
@@ -19,20 +19,13 @@ const STATUSES: Record<string, [number, string, string]> = {
 };
 
 export function geminiFailure(status: number, body: string, error?: GatewayError): ProviderFailure {
-  if (error) {
-    const rules = retryRules(status);
-    return new ProviderFailure(error, status, rules.retryable, rules.countsAgainstChannel);
-  }
+  if (error) return ProviderFailure.of(error, status);
   const e = parseJson(body)?.error;
   const upstream: string = typeof e?.message === 'string' ? e.message.trim() : `Gemini returned status ${status}`;
   const keyRefused = Array.isArray(e?.details) && e.details.some((d: any) => d?.reason === 'API_KEY_INVALID');
-  if (keyRefused) {
-    const rules = retryRules(401);
-    return new ProviderFailure(new GatewayError(401, `Incorrect API key provided: ${upstream}`, 'invalid_request_error', 'invalid_api_key'), status, rules.retryable, rules.countsAgainstChannel);
-  }
-  const [clientStatus, type, code] = STATUSES[String(e?.status)] ?? [status >= 400 && status < 600 ? status : 502, 'upstream_error', 'bad_response_status_code'];
-  const rules = retryRules(status);
-  return new ProviderFailure(new GatewayError(clientStatus, upstream, type, code), status, rules.retryable, rules.countsAgainstChannel);
+  if (keyRefused) return ProviderFailure.of(new GatewayError(401, `Incorrect API key provided: ${upstream}`, 'invalid_request_error', 'invalid_api_key'), status, 401);
+  const [clientStatus, type, code] = STATUSES[String(e?.status)] ?? unmappedError(status);
+  return ProviderFailure.of(new GatewayError(clientStatus, upstream, type, code), status);
 }
 
 /**
