@@ -52,6 +52,25 @@ describe('local models channel', () => {
     expect(body.error.message).toMatch(/request id: /);
   });
 
+  it("the local server's limits are the caller's errors with their number, not an upstream failure", async () => {
+    // 9 MB: under the gateway's 64 MiB edge, over the local server's 8 MiB.
+    const big = await t.api('/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'local-extractive', messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] },
+    });
+    expect(big.status).toBe(413);
+    const bigError = (await big.json()).error;
+    expect(bigError).toMatchObject({ type: 'invalid_request_error', code: 'request_too_large' });
+    expect(bigError.message).toMatch(/8388608 bytes/);
+
+    const long = await t.api('/v1/embeddings', { method: 'POST', json: { model: 'local-embed', input: 'word '.repeat(40_000) } });
+    expect(long.status).toBeGreaterThanOrEqual(400);
+    expect(long.status).toBeLessThan(500);
+    const longError = (await long.json()).error;
+    expect(longError.type).toBe('invalid_request_error');
+    expect(longError.message).toMatch(/32768/);
+  });
+
   it('answers from quotes through the relay, streamed, and charges nothing', async () => {
     const prompt = formatQuotesForPrompt(
       [

@@ -18,6 +18,13 @@ export interface Provider {
   target(endpoint: Endpoint, upstreamModel: string, channel: { baseUrl: string; key: string; options: ChannelOptions }): UpstreamTarget;
   /** Set for providers whose wire format is not OpenAI's: requests and answers go through it. */
   wire?: WireAdapter;
+  /**
+   * Its 4xx answers (other than 401/403/429) are about the request itself, in
+   * the OpenAI envelope: the caller gets them as its own error, with the
+   * provider's code, not as an upstream failure. Set for kbchat's own local
+   * model server, whose limits are then the gateway's edge for those models.
+   */
+  requestErrorsAreCallers?: boolean;
 }
 
 /** What kind of model a name is, when the channel does not say. */

@@ -67,7 +67,33 @@ export async function withAttempts<T>(
     }
   }
   if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined);
-  throw new RelayFailure(last.failure.error, tried.size, last.channel, last.upstreamModel);
+  throw new RelayFailure(shownError(last.failure, last.channel), tried.size, last.channel, last.upstreamModel);
+}
+
+/**
+ * The error the client gets for a failed last attempt. A provider whose 4xx
+ * answers are about the request (kbchat's local model server: a body over its
+ * 8 MiB, an input over its length) gives them as the caller's own error, in
+ * its words and code: nothing went wrong upstream.
+ */
+function shownError(failure: UpstreamFailure, channel: Channel): GatewayError {
+  const status = failure.status ?? 0;
+  if (!channel.provider.requestErrorsAreCallers || failure.kind !== 'status') return failure.error;
+  if (status < 400 || status >= 500 || status === 401 || status === 403 || status === 429) return failure.error;
+  let code: unknown;
+  let param: unknown;
+  try {
+    ({ code, param } = JSON.parse(failure.answer?.body ?? '').error ?? {});
+  } catch {
+    /* not JSON: the generic code below */
+  }
+  return new GatewayError(
+    status,
+    failure.error.message,
+    'invalid_request_error',
+    typeof code === 'string' ? code : 'invalid_request',
+    typeof param === 'string' ? param : null,
+  );
 }
 
 /** A failed attempt's reason label: the upstream's status, or what went wrong on the way (bounded: a few words and HTTP statuses). */

@@ -17,6 +17,7 @@ export function localProvider(baseUrl: string): Provider {
     keyRequired: false,
     streamUsageDefault: true,
     endpoints: ['chat', 'embeddings'],
+    requestErrorsAreCallers: true,
     target(endpoint) {
       return { url: joinUrl(baseUrl, endpointPath[endpoint]), headers: { 'content-type': 'application/json' } };
     },
