@@ -18,11 +18,20 @@ const ITEM_REST = `${HEAD}MB go with it (in-process, or even in a worker thread,
 describe('segmenting a quote cut inside a list item', () => {
   it('keeps a last item without a sentence end out of answers, also as its list\'s only item', () => {
     const units = segmentQuote(CUT_ITEM, 0);
-    const item = units.find((u) => u.text.startsWith('- **PGlite'))!;
-    expect(item.answerable).toBe(false);
+    expect(units.filter((u) => u.text.includes('~450 MB')).map((u) => [u.kind, u.answerable])).toEqual([['item', false]]);
+    // Its bold title alone is no answer either.
+    expect(units.some((u) => u.answerable && u.text.includes('PGlite'))).toBe(false);
     // A list of short entries without full stops stays answerable.
     const entries = segmentQuote('Visitors should bring:\n\n- rubber boots\n- a headlamp', 0);
     expect(entries.filter((u) => u.kind === 'item').every((u) => u.answerable)).toBe(true);
+  });
+
+  it('keeps the whole sentences before the cut in a cut item answerable, the unfinished one out', () => {
+    const units = segmentQuote(`${HEAD}- **Cache memory.** Each cache shard keeps at most 64 MB of hot entries. A shard that has gone cold is rebuilt in a short-lived child process, so the`, 0);
+    expect(units.map((u) => [u.text, u.answerable])).toEqual([
+      ['- **Cache memory.** Each cache shard keeps at most 64 MB of hot entries.', true],
+      ['A shard that has gone cold is rebuilt in a short-lived child process, so the', false],
+    ]);
   });
 
   it('keeps the rest of a cut item that opens a quote, glued to the next item, out of answers', () => {

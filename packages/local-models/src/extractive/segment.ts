@@ -141,7 +141,12 @@ export function segmentQuote(text: string, quote: number): Unit[] {
     } else if (b.kind === 'list') {
       b.items.forEach((item, i) => {
         const cut = blockIndex === blocks.length - 1 && i === b.items.length - 1 && mayBeCut(item, b.items);
-        push({ block: blockIndex, kind: 'item', text: item, answerable: !cut, list: blockIndex, ...(cut ? { cut } : {}) });
+        if (!cut) return push({ block: blockIndex, kind: 'item', text: item, answerable: true, list: blockIndex });
+        // The whole sentences before the cut still answer (beyond a bold title alone); the unfinished one does not.
+        const unfinished = splitSentences(item).at(-1)!;
+        const whole = item.slice(0, item.lastIndexOf(unfinished)).trimEnd();
+        if (whole.replace(ITEM_MARKER, '').replace(/^\*\*[^*]*(\*\*|$)/, '').trim()) push({ block: blockIndex, kind: 'item', text: whole, answerable: true, list: blockIndex });
+        push({ block: blockIndex, kind: 'item', text: whole ? unfinished : item, answerable: false, list: blockIndex, cut });
       });
     } else if (b.kind === 'table') {
       const hasHeader = b.lines.length >= 2 && TABLE_SEPARATOR.test(b.lines[1]!);
