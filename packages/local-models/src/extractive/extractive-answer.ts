@@ -165,17 +165,20 @@ function scoreLexical(shape: QuestionShape, units: ScoredUnit[], contextWeight: 
 
 /**
  * A term in the unit's own text: a word of the same stem but another form
- * than the question's ("embedded" for "embedding") counts 0.9, so that of two
- * units with the same terms the one in the question's words wins.
+ * than the question's ("embedded" for "embedding"; a plural is the same form)
+ * counts 0.9, so that of two units with the same terms the one in the
+ * question's words wins.
  */
 function ownMatch(term: string, u: Unit, shape: QuestionShape): number {
   const m = termMatch(term, stemsOf(u), u.text);
   if (m < 1 || hasCjk(term)) return m;
   const forms = shape.surface.get(term);
   if (!forms) return m;
-  const words = new Set(u.text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? []);
-  return [...forms].some((f) => words.has(f)) ? 1 : 0.9;
+  const words = new Set((u.text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? []).map(singular));
+  return [...forms].some((f) => words.has(singular(f))) ? 1 : 0.9;
 }
+
+const singular = (w: string) => (w.length > 3 ? w.replace(/(?<=[^s])s$/, '') : w);
 
 /**
  * The share of the question's neighbouring term pairs ("worker thread",
