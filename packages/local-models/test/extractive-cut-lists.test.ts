@@ -71,6 +71,19 @@ describe('local-extractive over a cut list', () => {
     for (const p of pieces(text)) expect(p).toMatch(SENTENCE_END);
   });
 
+  it('quotes a sentence longer than a chunk whole when the quotes hold all its pieces, citing each', async () => {
+    // The chunker's three chunks of the PGlite item (100 tokens): cut at clauses, each next one opening with the last clause again.
+    const quotes = [
+      { text: `${HEAD}- **Embedding next to relaying.** The embedding worker thread runs at SCHED_IDLE (or nice 19).\n- **PGlite memory.** 16 MB of shared buffers for the gateway (32 MB for the platform), and a new data dir is created (initdb) in a short-lived child process, so its ~450 MB go with it (in-process,` },
+      { text: `${HEAD}so its ~450 MB go with it (in-process, or even in a worker thread, much of it stayed resident): \`kbchat start\` with both stores rested at about 400 MB; the gateway store's own thread (a second V8 isolate) adds about 60 MB at rest (measured 2026-11-23:` },
+      { text: `${HEAD}rest (measured 2026-11-23: 398-410 MB in-process, 455-475 MB on the thread).\n- **Memory over a long run.** The embedding worker runs the model on at most 8 texts at a time.` },
+    ];
+    const text = await answer(quotes, 'How does kbchat handle PGlite memory?');
+    expect(text).toBe(
+      "- **PGlite memory.** 16 MB of shared buffers for the gateway (32 MB for the platform), and a new data dir is created (initdb) in a short-lived child process, so its ~450 MB go with it (in-process, or even in a worker thread, much of it stayed resident): `kbchat start` with both stores rested at about 400 MB; the gateway store's own thread (a second V8 isolate) adds about 60 MB at rest (measured 2026-11-23: 398-410 MB in-process, 455-475 MB on the thread). [1] [2] [3]",
+    );
+  });
+
   it('answers a steps question with one list and its continuation in another quote, not with items of another list', async () => {
     const text = await answer([{ text: OTHER_LIST }, { text: TURN + STEP_1 }, { text: TURN + STEPS_2_3 }], 'What are the steps of a chat turn?');
     expect(text).toContain('1. `chat/routes.ts`');

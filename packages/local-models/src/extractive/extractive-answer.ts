@@ -10,7 +10,7 @@ import { choosePassages, stemsOf, writeAnswer, type ScoredUnit } from './compose
 import { hasAnswerType, hasCount, questionShape, type QuestionShape } from './question.js';
 import { parsePrompt } from './quotes.js';
 import { segmentQuote, type Unit } from './segment.js';
-import { hasCjk, splitSentences, termMatch, terms } from './text.js';
+import { hasCjk, SENTENCE_END, splitSentences, termMatch, terms } from './text.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find an answer to that in the provided knowledge.';
 export const NO_QUESTION_ANSWER = 'I could not find a question to answer in the last user message.';
@@ -69,6 +69,7 @@ export async function answerFromPrompt(
     })),
   );
   markTails(units);
+  stitchCutUnits(units);
   // "How many beds" is answered only by a sentence that counts beds (its neighbours may still join it).
   if (shape.wantsCount) for (const u of units) if (!hasCount(u.text, shape.counted)) u.anchorable = false;
   const candidates = units.filter((u) => u.answerable);
@@ -119,6 +120,43 @@ function markTails(units: Unit[]): void {
     const continues = units.some((o) => o.cut && o.quote !== u.quote && flat.get(o)!.endsWith(` ${firstToken}`));
     if (lowerStart || inside || continues) u.answerable = false;
   }
+}
+
+/**
+ * A sentence longer than a chunk is cut by the chunker at a clause, and the
+ * next chunk opens with that clause again (its overlap) and goes on. When
+ * both quotes are here, the cut unit and the rest make the whole sentence
+ * again: it is quoted whole, citing both quotes. Up to three pieces.
+ */
+function stitchCutUnits(units: ScoredUnit[]): void {
+  const flat = (u: Unit) => u.text.replace(/\s+/g, ' ');
+  for (const u of units) {
+    if (!u.cut) continue;
+    let text = flat(u);
+    const markers = [u.marker];
+    let piece: Unit = u;
+    for (let hop = 0; hop < 2 && !SENTENCE_END.test(text); hop++) {
+      const rest = units.find((v) => v.opening && v.quote !== piece.quote && v.quote !== u.quote && overlapOf(text, flat(v)) > 0);
+      if (!rest) break;
+      const restText = flat(rest);
+      text += ' ' + restText.slice(overlapOf(text, restText));
+      markers.push((rest as ScoredUnit).marker);
+      piece = rest;
+      // The rest goes on past its first sentence only when the whole quote is that one cut sentence.
+      if (!SENTENCE_END.test(text) && !rest.cut) break;
+    }
+    if (markers.length > 1 && SENTENCE_END.test(text)) Object.assign(u, { text, answerable: true, cut: false, marker: markers.join('] [') });
+  }
+}
+
+/** Where `next` goes on after its longest start (two words at least) that `text` ends with (the overlap); 0 if none. */
+function overlapOf(text: string, next: string): number {
+  const words = next.split(' ');
+  for (let n = Math.min(words.length - 1, 40); n >= 2; n--) {
+    const start = words.slice(0, n).join(' ');
+    if (text.endsWith(` ${start}`)) return start.length + 1;
+  }
+  return 0;
 }
 
 /** The idf-weighted share of the question's terms a unit holds (its context's at `contextWeight` of its quote). */

@@ -145,8 +145,9 @@ export function segmentQuote(text: string, quote: number): Unit[] {
         // The whole sentences before the cut still answer (beyond a bold title alone); the unfinished one does not.
         const unfinished = splitSentences(item).at(-1)!;
         const whole = item.slice(0, item.lastIndexOf(unfinished)).trimEnd();
-        if (whole.replace(ITEM_MARKER, '').replace(/^\*\*[^*]*(\*\*|$)/, '').trim()) push({ block: blockIndex, kind: 'item', text: whole, answerable: true, list: blockIndex });
-        push({ block: blockIndex, kind: 'item', text: whole ? unfinished : item, answerable: false, list: blockIndex, cut });
+        const split = whole.replace(ITEM_MARKER, '').replace(/^\*\*[^*]*(\*\*|$)/, '').trim() !== '';
+        if (split) push({ block: blockIndex, kind: 'item', text: whole, answerable: true, list: blockIndex });
+        push({ block: blockIndex, kind: 'item', text: split ? unfinished : item, answerable: false, list: blockIndex, cut });
       });
     } else if (b.kind === 'table') {
       const hasHeader = b.lines.length >= 2 && TABLE_SEPARATOR.test(b.lines[1]!);
