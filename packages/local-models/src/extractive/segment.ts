@@ -7,8 +7,12 @@
 // a sentence.
 //
 // A unit that may not be whole is kept out of answers: a sentence without
-// its end (a paragraph cut by the chunker, a heading-like line) and a
-// sentence ending in a colon unless a list follows it. The first sentence of
+// its end (a paragraph cut by the chunker, a heading-like line), a quote's
+// last list item that looks cut (mayBeCut; its whole sentences before the cut
+// stay in), the rest of a cut item opening a quote glued to the next item,
+// and a sentence ending in a colon unless a list follows it. A cut unit is
+// marked `cut`: extractive-answer.ts mends it when the next quotes hold the
+// rest. The first sentence of
 // a quote is marked `opening`: a chunk's overlap is often the tail of the
 // previous chunk's last sentence, which only the other quotes can tell
 // (extractive-answer.ts decides). Units kept out still give context (a
