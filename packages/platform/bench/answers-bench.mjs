@@ -12,6 +12,8 @@
 // sentence, list item or table row boundary; refusals are not counted), and
 // the share of right "no answer" replies on questions the documents do not
 // cover. Targets (issue 16): >= 90% facts, 100% whole sentences, >= 90% no answer.
+// An answer with a fact also must not hold the question's `not` strings
+// (another list's steps glued on, the wrong item of two alike).
 //
 // BENCH_BASELINE_DIR=<a built kbchat checkout> runs the same bench against
 // that checkout's `kbchat start` first (e.g. main: `git worktree add
@@ -127,7 +129,9 @@ function brokenPieces(answer, blocks) {
 function evaluate(run, blocks) {
   const answered = run.answers.filter((a) => !a.none);
   const refused = (a) => a.answer.includes(NOT_FOUND);
-  const hasFact = (a) => [a.fact].flat().every((f) => norm(stripMarkers(a.answer)).toLowerCase().includes(f.toLowerCase()));
+  const says = (a, f) => norm(stripMarkers(a.answer)).toLowerCase().includes(f.toLowerCase());
+  // The expected facts, and none of what would make the answer a collage or the wrong item (`not`).
+  const hasFact = (a) => [a.fact].flat().every((f) => says(a, f)) && !(a.not ?? []).some((f) => says(a, f));
   const given = run.answers.filter((a) => !refused(a));
   const broken = given.map((a) => ({ a, bad: brokenPieces(a.answer, blocks) })).filter((x) => x.bad.length);
   const none = run.answers.filter((a) => a.none);
@@ -153,7 +157,7 @@ function report(label, run, e) {
   console.log(`  answers with the expected fact:     ${pct(e.facts).padStart(6)} (${Math.round(e.facts * e.counts.answered)}/${e.counts.answered}; ${e.wrongRefusals} refused)   target >= ${pct(TARGETS.facts)}: ${e.facts >= TARGETS.facts ? 'MET' : 'NOT MET'}`);
   console.log(`  answers made only of whole sentences: ${pct(e.whole).padStart(6)} (${e.counts.given - e.broken.length}/${e.counts.given} answers that were not refusals)   target ${pct(TARGETS.whole)}: ${e.whole >= TARGETS.whole ? 'MET' : 'NOT MET'}`);
   console.log(`  right "no answer" on uncovered questions: ${pct(e.none).padStart(6)} (${Math.round(e.none * e.counts.none)}/${e.counts.none})   target >= ${pct(TARGETS.none)}: ${e.none >= TARGETS.none ? 'MET' : 'NOT MET'}`);
-  for (const a of e.factMisses) console.log(`    fact missing (${[a.fact].flat().join(', ')}): ${a.q}\n      -> ${oneLine(a.answer)}`);
+  for (const a of e.factMisses) console.log(`    fact missing (${[a.fact].flat().join(', ')}${a.not ? `; not: ${a.not.join(', ')}` : ''}): ${a.q}\n      -> ${oneLine(a.answer)}`);
   for (const { a, bad } of e.broken) console.log(`    not whole: ${a.q}\n      -> ${bad.map((b) => JSON.stringify(b)).join(' ')}`);
   for (const a of e.noneMisses) console.log(`    answered, should not have: ${a.q}\n      -> ${oneLine(a.answer)}`);
   if (VERBOSE) for (const a of run.answers) console.log(`    ${a.q}\n      -> ${oneLine(a.answer)}`);

@@ -54,8 +54,8 @@ export function choosePassages(units: ScoredUnit[], shape: QuestionShape, option
 
   // An introduction ("Visitors should bring:") is nothing without its list.
   const introduces = anchor.kind === 'sentence' && anchor.list !== undefined;
-  const list = (shape.wantsList || introduces) && bestList(units, anchor, options.maxListItems);
-  if (list) return [list];
+  const list = (shape.wantsList || introduces) && bestList(units, anchor, options.maxListItems, shape.wantsList);
+  if (list) return list;
 
   if (anchor.kind === 'row' || anchor.kind === 'record') {
     const rows = [anchor];
@@ -106,6 +106,8 @@ export function choosePassages(units: ScoredUnit[], shape: QuestionShape, option
         !chosen.includes(u) &&
         u.kind !== 'row' &&
         u.kind !== 'record' &&
+        // Items of another list glued to this answer read as one list that does not exist (a collage of steps).
+        !(u.kind === 'item' && (shape.wantsList || anchor.kind === 'item')) &&
         !(u.kind === 'sentence' && LEANS_BACK.test(u.text)) &&
         !chosen.some((c) => nearDuplicate(c, u)),
     );
@@ -114,29 +116,67 @@ export function choosePassages(units: ScoredUnit[], shape: QuestionShape, option
   return passagesOf(chosen);
 }
 
-/** The list that answers: the anchor's own, else the best-scoring one close to the anchor's score; with its introduction. */
-function bestList(units: ScoredUnit[], anchor: ScoredUnit, maxItems: number): Passage | undefined {
+/**
+ * The list that answers: the anchor's own, else the best-scoring one close to
+ * the anchor's score; with its introduction, and with its continuation in
+ * other quotes (the chunker cuts a long list), never items of another list.
+ * For a list question the anchor's list may have one item in its quote.
+ */
+function bestList(units: ScoredUnit[], anchor: ScoredUnit, maxItems: number, wantsList: boolean): Passage[] | undefined {
   const key = (u: Unit) => `${u.quote}/${u.list}`;
   const lists = new Map<string, ScoredUnit[]>();
   for (const u of units) if (u.list !== undefined && u.answerable) lists.set(key(u), [...(lists.get(key(u)) ?? []), u]);
+  const withItems = (members: ScoredUnit[]) => members.filter((m) => m.kind === 'item').length;
   let best: ScoredUnit[] | undefined;
   let bestScore = -1;
   for (const members of lists.values()) {
-    const items = members.filter((m) => m.kind === 'item');
-    if (items.length < 2) continue;
+    if (withItems(members) < 2) continue;
     const score = Math.max(...members.map((m) => m.score));
     if (score > bestScore) {
       best = members;
       bestScore = score;
     }
   }
-  if (!best) return undefined;
-  const ownList = anchor.list !== undefined && lists.get(key(anchor)) === best;
-  if (!ownList && bestScore < anchor.score * 0.85) return undefined;
-  const ordered = best.sort((a, b) => a.pos - b.pos);
+  const own = anchor.list !== undefined ? lists.get(key(anchor)) : undefined;
+  if (own && (own === best || (wantsList && withItems(own) >= 1))) best = own;
+  else if (!best || bestScore < anchor.score * 0.85) return undefined;
+  const ordered = [...best].sort((a, b) => a.pos - b.pos);
   const intro = ordered.filter((u) => u.kind !== 'item');
-  return { marker: best[0]!.marker, units: [...intro, ...ordered.filter((u) => u.kind === 'item').slice(0, maxItems)] };
+  const items = ordered.filter((u) => u.kind === 'item');
+  const passages: Passage[] = [{ marker: best[0]!.marker, units: [...intro, ...items] }];
+  // Numbered items of the same list (same headings) in other quotes, before and after this quote's: the chunker cuts a long list.
+  const sameListIn = (near: ScoredUnit, n: number) => units.find((u) => u.kind === 'item' && u.answerable && u.quote !== near.quote && u.context === near.context && itemNumber(u) === n);
+  const runOf = (u: ScoredUnit) => units.filter((x) => x.quote === u.quote && x.list === u.list && x.kind === 'item' && x.answerable).sort((a, b) => a.pos - b.pos);
+  let count = items.length;
+  for (let first = items[0]!, n = itemNumber(first); n !== undefined && n > 1 && count < maxItems; n = itemNumber(first)) {
+    const want = n - 1;
+    const prev = sameListIn(first, want);
+    if (!prev) break;
+    const run = runOf(prev).filter((u) => u.pos <= prev.pos).reverse();
+    const before = run.filter((u, i) => itemNumber(u) === want - i).reverse();
+    passages.unshift({ marker: prev.marker, units: before });
+    count += before.length;
+    first = before[0]!;
+  }
+  for (let last = items.at(-1)!, n = itemNumber(last); n !== undefined && count < maxItems; n = itemNumber(last)) {
+    const want = n + 1;
+    const next = sameListIn(last, want);
+    if (!next) break;
+    const after = runOf(next).filter((u) => u.pos >= next.pos).filter((u, i) => itemNumber(u) === want + i);
+    passages.push({ marker: next.marker, units: after });
+    count += after.length;
+    last = after.at(-1)!;
+  }
+  let room = maxItems;
+  return passages
+    .map((p) => ({ ...p, units: p.units.filter((u) => u.kind !== 'item' || room-- > 0) }))
+    .filter((p) => p.units.length > 0);
 }
+
+const itemNumber = (u: Unit) => {
+  const m = /^\s*(\d{1,3})[.)]\s/.exec(u.text);
+  return m ? Number(m[1]) : undefined;
+};
 
 function passagesOf(chosen: ScoredUnit[]): Passage[] {
   // In reading order within a quote; quotes in the order of their best unit.

@@ -10,7 +10,7 @@ import { choosePassages, stemsOf, writeAnswer, type ScoredUnit } from './compose
 import { hasAnswerType, hasCount, questionShape, type QuestionShape } from './question.js';
 import { parsePrompt } from './quotes.js';
 import { segmentQuote, type Unit } from './segment.js';
-import { hasCjk, termMatch, terms } from './text.js';
+import { hasCjk, SENTENCE_END, splitSentences, termMatch, terms } from './text.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find an answer to that in the provided knowledge.';
 export const NO_QUESTION_ANSWER = 'I could not find a question to answer in the last user message.';
@@ -69,6 +69,7 @@ export async function answerFromPrompt(
     })),
   );
   markTails(units);
+  stitchCutUnits(units);
   // "How many beds" is answered only by a sentence that counts beds (its neighbours may still join it).
   if (shape.wantsCount) for (const u of units) if (!hasCount(u.text, shape.counted)) u.anchorable = false;
   const candidates = units.filter((u) => u.answerable);
@@ -79,7 +80,7 @@ export async function answerFromPrompt(
   if (shape.yesNo && shape.absent.size > 0) return { text: NOT_FOUND_ANSWER, picked: [] };
   // USE-lite is an English model: its cosines say nothing about CJK text.
   if (!hasCjk(question)) await scoreDense(question, candidates, pool, options.maxEmbedded);
-  for (const u of candidates) u.score = combine(u);
+  for (const u of candidates) u.score = combine(u, phraseShare(u, shape));
 
   const anchors = candidates.filter((u) => u.anchorable !== false);
   if (anchors.length === 0) return { text: NOT_FOUND_ANSWER, picked: [] };
@@ -114,8 +115,48 @@ function markTails(units: Unit[]): void {
     // A name written in lower case ("kbchat is ...") is never capitalised, and the knowledge uses it more than once.
     const lowerStart = firstWord !== undefined && (capitalised.has(firstWord) || terms(firstWord).length === 0 || (lower.get(firstWord) ?? 0) < 2);
     const inside = units.some((o) => o !== u && flat.get(o)!.length > text.length && flat.get(o)!.includes(text));
-    if (lowerStart || inside) u.answerable = false;
+    // The chunker's overlap repeats the last words of a cut sentence: another quote that ends cut on this one's first word.
+    const firstToken = text.split(' ')[0]!;
+    const continues = units.some((o) => o.cut && o.quote !== u.quote && flat.get(o)!.endsWith(` ${firstToken}`));
+    if (lowerStart || inside || continues) u.answerable = false;
   }
+}
+
+/**
+ * A sentence longer than a chunk is cut by the chunker at a clause, and the
+ * next chunk opens with that clause again (its overlap) and goes on. When
+ * both quotes are here, the cut unit and the rest make the whole sentence
+ * again: it is quoted whole, citing both quotes. Up to three pieces.
+ */
+function stitchCutUnits(units: ScoredUnit[]): void {
+  const flat = (u: Unit) => u.text.replace(/\s+/g, ' ');
+  for (const u of units) {
+    if (!u.cut) continue;
+    let text = flat(u);
+    const markers = [u.marker];
+    let piece: Unit = u;
+    for (let hop = 0; hop < 2 && !SENTENCE_END.test(text); hop++) {
+      const rest = units.find((v) => v.opening && v.quote !== piece.quote && v.quote !== u.quote && overlapOf(text, flat(v)) > 0);
+      if (!rest) break;
+      const restText = flat(rest);
+      text += ' ' + restText.slice(overlapOf(text, restText));
+      markers.push((rest as ScoredUnit).marker);
+      piece = rest;
+      // The rest goes on past its first sentence only when the whole quote is that one cut sentence.
+      if (!SENTENCE_END.test(text) && !rest.cut) break;
+    }
+    if (markers.length > 1 && SENTENCE_END.test(text)) Object.assign(u, { text, answerable: true, cut: false, marker: markers.join('] [') });
+  }
+}
+
+/** Where `next` goes on after its longest start (two words at least) that `text` ends with (the overlap); 0 if none. */
+function overlapOf(text: string, next: string): number {
+  const words = next.split(' ');
+  for (let n = Math.min(words.length - 1, 40); n >= 2; n--) {
+    const start = words.slice(0, n).join(' ');
+    if (text.endsWith(` ${start}`)) return start.length + 1;
+  }
+  return 0;
 }
 
 /** The idf-weighted share of the question's terms a unit holds (its context's at `contextWeight` of its quote). */
@@ -123,7 +164,7 @@ function scoreLexical(shape: QuestionShape, units: ScoredUnit[], contextWeight: 
   if (shape.terms.length === 0) return;
   const contextStems = new Map<ScoredUnit, Set<string>>(units.map((u) => [u, new Set(terms(u.context))]));
   const matches = units.map((u) =>
-    shape.terms.map((t) => Math.max(termMatch(t, stemsOf(u), u.text), contextWeight[u.quote]! * termMatch(t, contextStems.get(u)!, u.context))),
+    shape.terms.map((t) => Math.max(ownMatch(t, u, shape), contextWeight[u.quote]! * termMatch(t, contextStems.get(u)!, u.context))),
   );
   const n = units.length;
   const idf = shape.terms.map((_, i) => {
@@ -160,6 +201,40 @@ function scoreLexical(shape: QuestionShape, units: ScoredUnit[], contextWeight: 
   });
 }
 
+/**
+ * A term in the unit's own text: a word of the same stem but another form
+ * than the question's ("embedded" for "embedding"; a plural is the same form)
+ * counts 0.9, so that of two units with the same terms the one in the
+ * question's words wins.
+ */
+function ownMatch(term: string, u: Unit, shape: QuestionShape): number {
+  const m = termMatch(term, stemsOf(u), u.text);
+  if (m < 1 || hasCjk(term)) return m;
+  const forms = shape.surface.get(term);
+  if (!forms) return m;
+  const words = new Set((u.text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? []).map(singular));
+  return [...forms].some((f) => words.has(singular(f))) ? 1 : 0.9;
+}
+
+const singular = (w: string) => (w.length > 3 ? w.replace(/(?<=[^s])s$/, '') : w);
+
+/**
+ * The share of the question's neighbouring term pairs ("worker thread",
+ * "embedding worker") that stand next to each other in one sentence of the
+ * unit (a list item is read sentence by sentence): the unit then says it in
+ * the question's words, not just somewhere in a long item.
+ */
+function phraseShare(u: Unit, shape: QuestionShape): number {
+  if (shape.pairs.length === 0 || u.kind === 'row' || u.kind === 'record') return 0;
+  let best = 0;
+  for (const sentence of splitSentences(u.text)) {
+    const seq = terms(sentence);
+    const adjacent = new Set(seq.slice(1).map((t, i) => `${seq[i]} ${t}`));
+    best = Math.max(best, shape.pairs.filter(([a, b]) => adjacent.has(`${a} ${b}`)).length / shape.pairs.length);
+  }
+  return best;
+}
+
 /** The share of a row's or record's first field's terms that the question holds. */
 function subjectPrecision(u: Unit, shape: QuestionShape): number {
   const first = u.kind === 'record' ? u.text.split('\n')[0]!.replace(/^[^:]*:/, '') : (u.text.split('|')[1] ?? '');
@@ -185,15 +260,16 @@ async function scoreDense(question: string, candidates: ScoredUnit[], pool: Embe
 }
 
 /**
- * Words decide, the embedding nudges (USE-lite alone ranks poorly) and the
- * search's ranking breaks near-ties. A row or a record is scored by its
+ * Words decide, the embedding and the question's word pairs in a row
+ * (phraseShare) nudge (USE-lite alone ranks poorly) and the search's ranking
+ * breaks near-ties. A row or a record is scored by its
  * words, with an ordinary sentence's cosine: its own embedding is mostly its
  * column names.
  */
-function combine(u: ScoredUnit): number {
-  const dense = 0.3 * (u.kind === 'record' || u.kind === 'row' ? TYPICAL_DENSE : u.dense);
-  u.content = 0.6 * u.ownLexical + dense;
-  return 0.6 * u.lexical + dense + 0.1 / (1 + 0.15 * u.quote);
+function combine(u: ScoredUnit, phrase: number): number {
+  const nudge = 0.3 * (u.kind === 'record' || u.kind === 'row' ? TYPICAL_DENSE : u.dense) + 0.1 * phrase;
+  u.content = 0.6 * u.ownLexical + nudge;
+  return 0.6 * u.lexical + nudge + 0.1 / (1 + 0.15 * u.quote);
 }
 
 /** About what a sentence on the question's topic gets from USE-lite (scaled), for units whose embedding says little. */

@@ -19,6 +19,10 @@ export interface QuestionShape {
   wantsTime: boolean;
   yesNo: boolean;
   wantsList: boolean;
+  /** The question's words as written (lower case) for each term: a unit with the same form matches better than an inflection. */
+  surface: Map<string, Set<string>>;
+  /** Pairs of terms next to each other in the question ("worker thread"): a unit that has them next to each other says the same thing. */
+  pairs: [string, string][];
 }
 
 const COUNT = /\bhow\s+many\b|多少个|几个|几[个天年次位]|何個|몇/i;
@@ -30,7 +34,15 @@ const LIST =
   /\b(list|enumerate|steps?|stages?|procedure|checklist|requirements|tasks|what\s+(should|must|do|can)\s+(i|we|you|one|visitors?|users?|employees?)\b(?!\s+(be|have)\b)|which\s+\w+\s+(are|must|should)\s+(i|we|you))\b|步骤|哪些|列出|清单|流程|手順|一覧|단계|목록/i;
 
 export function questionShape(question: string): QuestionShape {
+  const surface = new Map<string, Set<string>>();
+  for (const word of question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}-]*/gu) ?? []) {
+    for (const t of terms(word)) surface.set(t, new Set([...(surface.get(t) ?? []), word]));
+  }
+  const ordered = terms(question);
+  const pairs = ordered.slice(1).map((t, i): [string, string] => [ordered[i]!, t]).filter(([a, b]) => a !== b);
   return {
+    surface,
+    pairs,
     terms: [...new Set(terms(question))],
     weights: new Map(),
     absent: new Set(),

@@ -7,8 +7,12 @@
 // a sentence.
 //
 // A unit that may not be whole is kept out of answers: a sentence without
-// its end (a paragraph cut by the chunker, a heading-like line) and a
-// sentence ending in a colon unless a list follows it. The first sentence of
+// its end (a paragraph cut by the chunker, a heading-like line), a quote's
+// last list item that looks cut (mayBeCut; its whole sentences before the cut
+// stay in), the rest of a cut item opening a quote glued to the next item,
+// and a sentence ending in a colon unless a list follows it. A cut unit is
+// marked `cut`: extractive-answer.ts mends it when the next quotes hold the
+// rest. The first sentence of
 // a quote is marked `opening`: a chunk's overlap is often the tail of the
 // previous chunk's last sentence, which only the other quotes can tell
 // (extractive-answer.ts decides). Units kept out still give context (a
@@ -36,6 +40,8 @@ export interface Unit {
   header?: string[];
   /** The quote's first sentence, which may be the tail of a sentence cut in the previous chunk. */
   opening?: boolean;
+  /** The quote's last unit, without a sentence end, that looks cut short by the chunker (its tail opens the next chunk). */
+  cut?: boolean;
 }
 
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -49,7 +55,8 @@ type Block =
   | { kind: 'heading'; text: string }
   | { kind: 'code' }
   | { kind: 'table'; lines: string[] }
-  | { kind: 'list'; items: string[] }
+  // `glued`: the list's first item stood on the line right under a paragraph line (no blank line between).
+  | { kind: 'list'; items: string[]; glued?: boolean }
   | { kind: 'paragraph'; lines: string[] };
 
 function readBlocks(text: string): Block[] {
@@ -75,7 +82,7 @@ function readBlocks(text: string): Block[] {
       if (current?.kind !== 'table') blocks.push((current = { kind: 'table', lines: [] }));
       current.lines.push(line.trim());
     } else if (ITEM.test(line)) {
-      if (current?.kind !== 'list') blocks.push((current = { kind: 'list', items: [] }));
+      if (current?.kind !== 'list') blocks.push((current = { kind: 'list', items: [], glued: current?.kind === 'paragraph' }));
       current.items.push(line.trim());
     } else if (current?.kind === 'list' && (/^\s/.test(line) || lines[i - 1]?.trim())) {
       // An indented line, or one right under an item, continues the item.
@@ -103,6 +110,26 @@ function recordLines(lines: string[]): string[] | undefined {
 /** A short line with no sentence end standing alone (a PDF's heading, a caption): context, not an answer. */
 const headingLike = (lines: string[], text: string) => lines.length === 1 && !SENTENCE_END.test(text) && !/[:：]$/.test(text) && !/[,;，；]/.test(text) && text.split(/\s+/).length <= 12;
 
+const ITEM_MARKER = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
+
+/**
+ * Whether a quote's last list item, which has no sentence end, may be cut
+ * short: the list's other items end with one, the item holds sentences
+ * before its unfinished last one, it ends on a comma, a dash or an open
+ * bracket, or it is as long as a sentence, not a list entry ("rubber boots").
+ * Also when it is the list's only item: the chunker cuts a long item alone.
+ */
+function mayBeCut(item: string, items: string[]): boolean {
+  if (SENTENCE_END.test(item)) return false;
+  const body = item.replace(ITEM_MARKER, '');
+  return (
+    items.slice(0, -1).some((x) => SENTENCE_END.test(x)) ||
+    splitSentences(body).length > 1 ||
+    /[,;(\[–—-]$/.test(body) ||
+    body.split(/\s+/).length >= 16
+  );
+}
+
 /** The units of one quote's text. */
 export function segmentQuote(text: string, quote: number): Unit[] {
   const units: Unit[] = [];
@@ -117,9 +144,14 @@ export function segmentQuote(text: string, quote: number): Unit[] {
       headings.push(b.text);
     } else if (b.kind === 'list') {
       b.items.forEach((item, i) => {
-        // A quote's last item without a sentence end, among items that have one, may be cut short.
-        const cut = blockIndex === blocks.length - 1 && i === b.items.length - 1 && !SENTENCE_END.test(item) && b.items.slice(0, -1).some((x) => SENTENCE_END.test(x));
-        push({ block: blockIndex, kind: 'item', text: item, answerable: !cut, list: blockIndex });
+        const cut = blockIndex === blocks.length - 1 && i === b.items.length - 1 && mayBeCut(item, b.items);
+        if (!cut) return push({ block: blockIndex, kind: 'item', text: item, answerable: true, list: blockIndex });
+        // The whole sentences before the cut still answer (beyond a bold title alone); the unfinished one does not.
+        const unfinished = splitSentences(item).at(-1)!;
+        const whole = item.slice(0, item.lastIndexOf(unfinished)).trimEnd();
+        const split = whole.replace(ITEM_MARKER, '').replace(/^\*\*[^*]*(\*\*|$)/, '').trim() !== '';
+        if (split) push({ block: blockIndex, kind: 'item', text: whole, answerable: true, list: blockIndex });
+        push({ block: blockIndex, kind: 'item', text: split ? unfinished : item, answerable: false, list: blockIndex, cut });
       });
     } else if (b.kind === 'table') {
       const hasHeader = b.lines.length >= 2 && TABLE_SEPARATOR.test(b.lines[1]!);
@@ -139,10 +171,13 @@ export function segmentQuote(text: string, quote: number): Unit[] {
         return;
       }
       const sentences = splitSentences(paragraph);
+      // A quote that opens with a line glued to a list, with no colon to introduce it, opens with the rest of a list item cut in the previous chunk.
+      const itemTail = first && next?.kind === 'list' && next.glued === true && !/[:：]$/.test(paragraph);
       sentences.forEach((s, i) => {
         const introducesList = s.endsWith(':') && i === sentences.length - 1 && next?.kind === 'list';
-        const whole = SENTENCE_END.test(s) || introducesList;
-        push({ block: blockIndex, kind: 'sentence', text: s, answerable: whole, ...(introducesList ? { list: blockIndex + 1 } : {}), ...(first && i === 0 ? { opening: true } : {}) });
+        const whole = (SENTENCE_END.test(s) || introducesList) && !itemTail;
+        const cut = !SENTENCE_END.test(s) && blockIndex === blocks.length - 1 && i === sentences.length - 1;
+        push({ block: blockIndex, kind: 'sentence', text: s, answerable: whole, ...(introducesList ? { list: blockIndex + 1 } : {}), ...(first && i === 0 ? { opening: true } : {}), ...(cut ? { cut } : {}) });
       });
     }
   });

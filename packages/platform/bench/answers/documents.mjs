@@ -1,4 +1,4 @@
-// The answers bench's documents: three Markdown files and a CSV committed
+// The answers bench's documents: four Markdown files and a CSV committed
 // beside this file, and a PDF and a Word document built here at bench time
 // (a PDF written by hand, line by line as a word processor lays it out; a
 // .docx zipped with jszip). Each document also gives its text as blocks
@@ -188,7 +188,7 @@ function unwrap(lines) {
 /** The documents as uploaded (name, bytes) and the blocks of their text. */
 export async function loadDocuments() {
   const docs = [];
-  for (const name of ['kbchat-guide.md', 'field-station.md', 'faq-zh.md']) {
+  for (const name of ['kbchat-guide.md', 'field-station.md', 'faq-zh.md', 'relay-notes.md']) {
     const text = readFileSync(here(name), 'utf8');
     docs.push({ name, bytes: Buffer.from(text), blocks: markdownBlocks(text) });
   }

@@ -1,5 +1,6 @@
 // The answers bench's questions. `fact`: what a right answer must contain
-// (case-insensitive; a list: all of them); `none`: a question the documents
+// (case-insensitive; a list: all of them); `not`: what it must not contain
+// (another list's items, the wrong item); `none`: a question the documents
 // do not answer, whose right answer is the "no answer" reply.
 export const ANSWERABLE = [
   // kbchat-guide.md (Markdown wrapped at 80 columns, a table)
@@ -70,6 +71,17 @@ export const ANSWERABLE = [
   { doc: 'products.csv', q: 'Which warranty does the Zorblax 3000 Pro have?', fact: '3 years' },
   { doc: 'products.csv', q: 'Which Zorblax printer has Ethernet?', fact: '3000 Pro' },
   { doc: 'products.csv', q: 'What does the Zorblax Dock do?', fact: 'two printers' },
+  // relay-notes.md (issue 16's audit of docs/architecture.md at 100-token chunks: two numbered lists in two sections,
+  // list items longer than a chunk, two items with the same terms in different forms, a paragraph over a chunk)
+  { doc: 'relay-notes.md', q: 'What are the steps of a shipment request?', fact: ['intake/routes.ts', 'intake/planner.ts', 'DispatchSink', 'voyageId'], not: ['billing/routes.ts', 'Invoices are held back'] },
+  { doc: 'relay-notes.md', q: 'What are the steps of a billing request?', fact: ['billing/routes.ts', 'batches of 200', 'receipt'], not: ['intake/'] },
+  { doc: 'relay-notes.md', q: 'What priority does the compression worker thread run at?', fact: 'nice 19', not: ['compressed archive store'] },
+  { doc: 'relay-notes.md', q: 'How does the relay handle cache memory?', fact: '64 MB' },
+  { doc: 'relay-notes.md', q: 'How much memory does a cache shard keep?', fact: '64 MB' },
+  { doc: 'relay-notes.md', q: 'How many times is an unacknowledged radio message sent again?', fact: 'five times' },
+  { doc: 'relay-notes.md', q: 'How many cranes work at each berth at night?', fact: 'one crane' },
+  { doc: 'relay-notes.md', q: 'What is the night tariff?', fact: 'one and a half times' },
+  { doc: 'relay-notes.md', q: 'Which weight of a manifest is rejected?', fact: '40 tonnes' },
   // faq-zh.md (Chinese)
   { doc: 'faq-zh.md', q: '退款需要多久？', fact: '七个工作日' },
   { doc: 'faq-zh.md', q: '多少钱的订单免运费？', fact: '两百元' },

@@ -10,8 +10,10 @@
 //   half the budget is cut to its last heading, then dropped.
 // - Blocks (paragraphs, lists, code fences, tables) are packed whole, greedily.
 //   A block over the budget is split: code by lines (each piece re-fenced),
-//   tables by rows (each piece repeats the header row), text by lines, then
-//   sentences, then words, then code points: the indivisible unit is one code
+//   tables by rows (each piece repeats the header row), text by lines (not at
+//   a hard wrap), then sentences, then clauses (a sentence longer than a chunk
+//   ends a chunk at a comma, not mid-clause: the answerer can tell a cut
+//   there), then words, then code points: the indivisible unit is one code
 //   point, so EVERY chunk is <= chunkSize tokens (chunkSize >= 16).
 // - Overlap: a chunk cut for size (not at a heading or splitter) starts with
 //   the previous chunk's trailing sentences, up to `overlap` tokens, taken only

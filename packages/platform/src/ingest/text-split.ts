@@ -1,5 +1,5 @@
 // Splitting text that is over the token budget, finest level last:
-// lines -> sentences -> words -> code points. Each piece keeps the separator
+// lines -> sentences (Intl.Segmenter) -> clauses -> words -> code points. Each piece keeps the separator
 // that stood before it in the original, so joining pieces gives the text back.
 // A code point is the one indivisible unit (no tokenizer makes more than a few
 // tokens of one), so every piece fits any budget of at least 4 tokens.
@@ -34,26 +34,44 @@ function splitKeepingSeparators(text: string, pattern: RegExp): { text: string; 
   return out;
 }
 
-const LINE = /\n+/g;
-// Sentence ends: Western punctuation followed by whitespace, or CJK full stops (no space follows them).
-const SENTENCE = /([.!?…]+["'”’)\]]*)\s+|([。！？；]+["'”’」』)]*)\s*/g;
+// A line break before a lower-case word is a hard wrap inside a sentence, not a cut point.
+const LINE = /\n+(?![ \t]*\p{Ll})/gu;
+// A clause ends at a comma, semicolon or colon before a space (not "3,000" or "10:30"), or at their CJK forms.
+const CLAUSE = /(?<=[,;:])\s+|(?<=[，；：、])/g;
 const WORD = /\s+/g;
 
+// Sentence ends the segmenter does not take when a lower-case word follows ("… done. kbchat then …"):
+// Western punctuation followed by whitespace, or CJK full stops (no space follows them).
+const SENTENCE = /[.!?…]+["'”’)\]]*(\s+)|[。！？]+["'”’」』)]*(\s*)/g;
+// Abbreviations after which a sentence goes on ("e.g. the", "Dr. Smith", "J. Doe").
+const ABBREVIATION = /(?:^|[^\p{L}.])(e\.g|i\.e|vs|etc|mr|mrs|ms|dr|prof|st|no|nr|fig|approx|cf|incl|\p{Lu})\.["'”’)\]]*\s*$/iu;
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/**
+ * Sentences: where Intl.Segmenter (Unicode sentence rules) ends one, and
+ * after a full stop before a lower-case word, which it does not, but never
+ * after an abbreviation. Each keeps the whitespace before it as its
+ * separator. Line breaks are read as spaces: a hard-wrapped line end is no
+ * sentence end.
+ */
 function sentenceSplit(text: string): { text: string; sep: string }[] {
-  // Group 2 (CJK) also stays with the text before: normalise both groups into group 1.
+  const flat = text.replace(/\n/g, ' '); // same length: offsets are the text's
+  const starts = new Set<number>();
+  for (const { index } of sentenceSegmenter.segment(flat)) if (index > 0) starts.add(index);
+  for (const m of flat.matchAll(SENTENCE)) starts.add(m.index + m[0].length);
   const out: { text: string; sep: string }[] = [];
-  let last = 0;
+  let from = 0;
   let sep = '';
-  for (const m of text.matchAll(SENTENCE)) {
-    const kept = m[1] ?? m[2] ?? '';
-    const cut = m.index + kept.length;
-    const end = m.index + m[0].length;
-    if (cut <= last || end >= text.length) continue;
-    out.push({ text: text.slice(last, cut), sep });
-    sep = text.slice(cut, end);
-    last = end;
+  for (const at of [...starts].sort((a, b) => a - b)) {
+    if (at >= text.length || ABBREVIATION.test(flat.slice(from, at))) continue;
+    const piece = text.slice(from, at);
+    const body = piece.trimEnd();
+    if (!body.trim()) continue;
+    out.push({ text: body, sep });
+    sep = piece.slice(body.length);
+    from = at;
   }
-  if (last < text.length) out.push({ text: text.slice(last), sep });
+  if (from < text.length) out.push({ text: text.slice(from), sep });
   return out;
 }
 
@@ -109,9 +127,11 @@ function keepMarkerWithText(parts: { text: string; sep: string }[]): { text: str
  */
 export function splitToBudget(text: string, budget: number, firstSep = '', textTokens?: number): Piece[] {
   const out: Piece[] = [];
+  // A sentence over the budget is cut at its clauses before its words, so that a chunk ends at a comma rather than anywhere.
   const levels = [
     (t: string) => splitKeepingSeparators(t, LINE),
     sentenceSplit,
+    (t: string) => splitKeepingSeparators(t, CLAUSE),
     (t: string) => splitKeepingSeparators(t, WORD),
   ];
   const visit = (t: string, sep: string, level: number, known?: number): void => {
@@ -144,7 +164,16 @@ export function tailForOverlap(text: string, budget: number): string {
     tail = candidate;
   }
   if (tail) return tail;
-  const words = (sentences[sentences.length - 1]?.text ?? '').split(/\s+/);
+  // The last sentence is too long: its trailing clauses, else its trailing words.
+  const last = sentences[sentences.length - 1]?.text ?? '';
+  const clauses = splitKeepingSeparators(last, CLAUSE);
+  for (let i = clauses.length - 1; i >= 1; i--) {
+    const candidate = clauses.slice(i).map((c, k) => (k ? c.sep : '') + c.text).join('');
+    if (countTokens(candidate) > budget) break;
+    tail = candidate;
+  }
+  if (tail) return tail;
+  const words = last.split(/\s+/);
   for (let i = words.length - 1; i >= 0; i--) {
     const candidate = words[i] + (tail ? ' ' + tail : '');
     if (countTokens(candidate) > budget) break;
