@@ -51,6 +51,8 @@ export interface GatewayConfig {
   localGgufPath?: string;
   /** Worker threads for local-embed (default: the package's choice). */
   localEmbedWorkers?: number;
+  /** local-embed's interactive lane (LOCAL_EMBED_PRIORITY, on/off; anything else refused at start). */
+  localEmbedPriority: boolean;
   /** The built web app whose console.html is served at / (packages/web/dist). */
   webDir: string;
   /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
@@ -111,6 +113,7 @@ export function loadGatewayConfig(
     localWarmup: onOff(env, 'LOCAL_MODELS_WARMUP', true),
     localGgufPath: env.LOCAL_GGUF_PATH || undefined,
     localEmbedWorkers: env.LOCAL_EMBED_WORKERS ? num(env, 'LOCAL_EMBED_WORKERS', 1, 1) : undefined,
+    localEmbedPriority: onOff(env, 'LOCAL_EMBED_PRIORITY', true),
     // From src/ and dist/ alike: packages/gateway/<src|dist>/config.js -> packages/web/dist.
     webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
     metricsToken: env.METRICS_TOKEN || undefined,

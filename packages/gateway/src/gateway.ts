@@ -63,7 +63,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const local = config.localModels
-    ? await startLocalModels({ ggufPath: config.localGgufPath, embedWorkers: config.localEmbedWorkers, warmup: config.localWarmup })
+    ? await startLocalModels({ ggufPath: config.localGgufPath, embedWorkers: config.localEmbedWorkers, embedPriority: config.localEmbedPriority, warmup: config.localWarmup })
     : undefined;
   const registry = new ChannelRegistry(channelsStore, keyBox, new Map(local ? [[local.provider.type, local.provider]] : []));
   const health = new ChannelHealth(channelsStore, registry, { threshold: config.disableThreshold, windowMs: config.disableWindowMs });

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatQuotesForPrompt } from '@kbchat/local-models';
 import { startTestGateway, type TestGateway } from './helpers.js';
+import { loadGatewayConfig } from '../src/index.js';
 
 describe('local models channel', () => {
   let t: TestGateway;
@@ -50,6 +51,22 @@ describe('local models channel', () => {
     const body = await res.json();
     expect(body.error.message).toMatch(/input/);
     expect(body.error.message).toMatch(/request id: /);
+  });
+
+  it('X-Kbchat-Priority reaches the local model server (which checks it), and no other upstream', async () => {
+    const embed = (model: string, priority: string) =>
+      t.api('/v1/embeddings', { method: 'POST', json: { model, input: ['one chunk to index'] }, headers: { 'X-Kbchat-Priority': priority } });
+    expect((await embed('local-embed', 'bulk')).status).toBe(200);
+    // The gateway does not read the value itself: the local server's 400 shows the header got there.
+    const bad = await embed('local-embed', 'urgent');
+    expect(bad.status).toBe(400);
+    const error = (await bad.json()).error;
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.message).toMatch(/X-Kbchat-Priority.*'bulk' or 'interactive'.*"urgent"/);
+    // An OpenAI-type upstream (the simulator's channel) gets the request without it.
+    const sim = await embed('sim-embed-384', 'bulk');
+    expect(sim.status).toBe(200);
+    expect(t.sim.stats().lastRequest).toMatchObject({ path: '/v1/embeddings', model: 'sim-embed-384', kbchatPriority: null });
   });
 
   it("the local server's limits are the caller's errors with their number, not an upstream failure", async () => {
@@ -142,4 +159,10 @@ describe('local models channel', () => {
       await off.close();
     }
   });
+});
+
+it('LOCAL_EMBED_PRIORITY: a typo is refused at start (naming the variable and the values), not taken for "on"', () => {
+  expect(() => loadGatewayConfig({ LOCAL_EMBED_PRIORITY: 'of' })).toThrow('LOCAL_EMBED_PRIORITY must be on or off (got "of")');
+  expect(loadGatewayConfig({ LOCAL_EMBED_PRIORITY: 'off' }).localEmbedPriority).toBe(false);
+  expect(loadGatewayConfig({}).localEmbedPriority).toBe(true);
 });

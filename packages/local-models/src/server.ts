@@ -8,7 +8,7 @@ import { ExtractiveEngine } from './chat/extractive-engine.js';
 import { handleChat } from './chat/chat-route.js';
 import type { ChatEngine } from './chat/chat-engine.js';
 import { EmbedPool } from './embeddings/embed-pool.js';
-import { handleEmbeddings } from './embeddings/embeddings-route.js';
+import { declaredPriority, handleEmbeddings, PRIORITY_HEADER } from './embeddings/embeddings-route.js';
 import { DEFAULT_EXTRACTIVE_OPTIONS, type ExtractiveOptions } from './extractive/extractive-answer.js';
 import { findGguf, GgufEngine } from './gguf/gguf-engine.js';
 import { LocalModelError, modelNotFound, readJsonBody, sendError, sendJson } from './http-util.js';
@@ -24,9 +24,12 @@ export interface LocalModelsOptions {
   /** Most inputs per model call; default 32 (env LOCAL_EMBED_MAX_BATCH). */
   embedMaxBatch?: number;
   /**
-   * Interactive embeddings (requests of at most embedInteractiveMaxInputs inputs, and
-   * local-extractive's own) go ahead of indexing, whose batches shrink while someone
-   * chats; default true (env LOCAL_EMBED_PRIORITY=off: one lane, as before).
+   * Interactive embeddings (requests marked `X-Kbchat-Priority: interactive`, or
+   * unmarked ones of at most embedInteractiveMaxInputs inputs, and
+   * local-extractive's own) go ahead of indexing (`X-Kbchat-Priority: bulk`, or
+   * larger), whose batches shrink while someone chats; default true (env
+   * LOCAL_EMBED_PRIORITY=off: one lane, as before; a value other than on/off
+   * and their synonyms is refused at start).
    */
   embedPriority?: boolean;
   /** Embeddings requests of at most this many inputs are interactive; default 8. */
@@ -60,7 +63,7 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
   const pool = new EmbedPool({
     workers: positive(options.embedWorkers ?? env.LOCAL_EMBED_WORKERS, 1),
     maxBatch: positive(options.embedMaxBatch ?? env.LOCAL_EMBED_MAX_BATCH, 32),
-    enabled: options.embedPriority ?? !/^(off|false|0|no)$/i.test(env.LOCAL_EMBED_PRIORITY ?? ''),
+    enabled: options.embedPriority ?? onOff(env, 'LOCAL_EMBED_PRIORITY', true),
   });
   const limits = {
     maxInputs: options.maxEmbeddingInputs ?? 2048,
@@ -107,7 +110,7 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
         if (engines.has(model)) throw new LocalModelError(400, `The model '${model}' is a chat model; use ${LOCAL_EMBED_MODEL} for embeddings.`, 'invalid_model', 'model');
         throw modelNotFound(model, modelIds);
       }
-      await handleEmbeddings(body, res, pool, limits);
+      await handleEmbeddings(body, res, pool, limits, declaredPriority(req.headers[PRIORITY_HEADER]));
       return;
     }
     const engine = engines.get(model);
@@ -136,6 +139,15 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
       await Promise.all([pool.close(), ggufEngine?.close()]);
     },
   };
+}
+
+/** An on/off setting; anything else is refused (a typo must not silently mean "on"). */
+export function onOff(env: Record<string, string | undefined>, name: string, dflt: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return dflt;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off (also true/false, 1/0, yes/no); got "${env[name]}"`);
 }
 
 function positive(value: number | string | undefined, fallback: number): number {

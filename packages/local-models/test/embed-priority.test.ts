@@ -108,6 +108,60 @@ describe('local-embed over HTTP with the lane', () => {
   });
 });
 
+describe('X-Kbchat-Priority: the lane a request asks for', () => {
+  /** 24 one-text requests (each small enough to pass for a question), then a one-text question: how many of the 24 were answered before it. */
+  async function answeredBeforeQuestion(lm: LocalModels, headers: Record<string, string>): Promise<number> {
+    let answered = 0;
+    const indexing = Array.from({ length: 24 }, (_, i) =>
+      postJson(lm.baseUrl, '/embeddings', { model: 'local-embed', input: [sentence(i)] }, headers).then((r) => {
+        expect(r.status, r.text).toBe(200);
+        answered++;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    let before = -1;
+    const question = postJson(lm.baseUrl, '/embeddings', { model: 'local-embed', input: ['How high is the mountain?'] }).then((r) => {
+      expect(r.status, r.text).toBe(200);
+      before = answered;
+    });
+    await Promise.all([...indexing, question]);
+    return before;
+  }
+
+  it('a small request marked bulk waits behind a question; unmarked, its size makes it interactive', async () => {
+    const lm = await startLocalModels({ warmup: true, embedMaxBatch: 4 });
+    servers.push(lm);
+    const marked = await answeredBeforeQuestion(lm, { 'X-Kbchat-Priority': 'bulk' });
+    const unmarked = await answeredBeforeQuestion(lm, {});
+    console.log(`one-text indexing requests answered before the question: ${marked} marked bulk, ${unmarked} unmarked`);
+    expect(marked).toBeLessThanOrEqual(8); // the batch in the worker when it came, at most one more
+    expect(unmarked).toBeGreaterThanOrEqual(16); // the same lane, first come first served
+  });
+
+  it('refuses another value with a 400 naming the header', async () => {
+    const lm = await startLocalModels({ embedMaxBatch: 4 });
+    servers.push(lm);
+    const r = await postJson(lm.baseUrl, '/embeddings', { model: 'local-embed', input: ['a'] }, { 'X-Kbchat-Priority': 'urgent' });
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ type: 'invalid_request_error', param: 'X-Kbchat-Priority' });
+    expect(r.json.error.message).toMatch(/'bulk' or 'interactive'.*"urgent"/);
+  });
+
+  it('LOCAL_EMBED_PRIORITY: a value other than on/off (a typo) is refused at start, naming the variable and the values', async () => {
+    const saved = process.env.LOCAL_EMBED_PRIORITY;
+    try {
+      process.env.LOCAL_EMBED_PRIORITY = 'of';
+      await expect(startLocalModels()).rejects.toThrow(/^LOCAL_EMBED_PRIORITY must be on or off \(also true\/false, 1\/0, yes\/no\); got "of"$/);
+      process.env.LOCAL_EMBED_PRIORITY = 'OFF';
+      const lm = await startLocalModels();
+      servers.push(lm);
+    } finally {
+      if (saved === undefined) delete process.env.LOCAL_EMBED_PRIORITY;
+      else process.env.LOCAL_EMBED_PRIORITY = saved;
+    }
+  });
+});
+
 describe('the lanes themselves', () => {
   const job = (priority: EmbedPriority, count: number, chars = 400): LaneJob => ({ texts: Array.from({ length: count }, () => 'x'.repeat(chars)), priority, next: 0 });
   const options = { enabled: true, maxBatch: 32, bulkBatchMs: 1000, busyBatchMs: 150 };

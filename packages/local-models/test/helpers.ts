@@ -1,8 +1,8 @@
 // Talks to a started local-models server over real HTTP, as the gateway does.
-export async function postJson(baseUrl: string, path: string, body: unknown): Promise<{ status: number; json: any; text: string }> {
+export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(baseUrl + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();

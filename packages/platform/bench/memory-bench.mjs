@@ -66,6 +66,15 @@ function status(pid) {
   }
 }
 
+function parentPid(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0; // exited meanwhile
+  }
+}
+
 /** Every descendant pid of `pid` (kbchat start may run initdb or a model server as a child). */
 function descendants(pid) {
   const parentOf = new Map();
@@ -258,19 +267,30 @@ const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-memory-bench-'));
 console.log(`memory bench: kbchat start (embedded default, no provider key) on ${dataDir}; ${CHUNKS} chunks, ${CHATS} chats${Object.keys(EXTRA_ENV).length ? `; env ${JSON.stringify(EXTRA_ENV)}` : ''}`);
 const rows = [];
 const t0 = performance.now();
-// The start's peak: kbchat start and what it runs (a new data dir is created by a short-lived initdb child).
+// The start's peak: kbchat's own process (this script's child: the launcher
+// execs node), and with what it runs (a new data dir is created by a
+// short-lived initdb child, once per data dir: reported, not judged).
 let startPeak = 0;
+let startPeakWithChildren = 0;
 const startSampler = setInterval(() => {
-  let rss = 0;
-  for (const p of descendants(process.pid)) rss += status(p)?.rss ?? 0;
-  startPeak = Math.max(startPeak, rss);
+  let own = 0;
+  let withChildren = 0;
+  const all = descendants(process.pid);
+  const direct = new Set(all.filter((p) => parentPid(p) === process.pid));
+  for (const p of all) {
+    const rss = status(p)?.rss ?? 0;
+    withChildren += rss;
+    if (direct.has(p)) own += rss;
+  }
+  startPeak = Math.max(startPeak, own);
+  startPeakWithChildren = Math.max(startPeakWithChildren, withChildren);
 }, 250);
 const kb = await startKbchat({ dataDir, key: KEY, env: { KBCHAT_MEMORY_DIAG: '1', ...EXTRA_ENV } }).finally(() => clearInterval(startSampler));
 const startS = (performance.now() - t0) / 1000;
 class Done extends Error {}
 try {
   const api = client(kb.url, KEY);
-  rows.push(await measure(kb, 'start', startS, startPeak, `ready, then ${SETTLE_MS} ms idle`));
+  rows.push(await measure(kb, 'start', startS, startPeak, `ready, then ${SETTLE_MS} ms idle; peak with the initdb child of a new data dir ${f1(startPeakWithChildren)}`));
   if (START_ONLY) throw new Done();
   const idx = await sampled(kb.pid, () => indexChunks(api, kb.url));
   rows.push(await measure(kb, 'indexed', idx.s, idx.peak, `${idx.result.chunks} chunks, ${(idx.result.chunks / idx.s).toFixed(1)} chunks/s`));
@@ -289,5 +309,13 @@ for (const r of rows) {
   console.log(`| ${r.stage} | ${r.took.toFixed(0)} s | ${mb(r.rss).toFixed(0)} MB | ${mb(r.hwm).toFixed(0)} MB | ${mb(r.kids).toFixed(0)} MB | ${mb(r.g.wasm).toFixed(0)} MB (${r.wasm.map((w) => mb(w.rss).toFixed(0)).join(' + ')}) | ` +
     `${mb(r.g.heap + r.g.arenas).toFixed(0)} MB | ${mb(r.g.anon).toFixed(0)} MB | ${mb(r.g.node + r.g.libs + r.g.files).toFixed(0)} MB | ${r.self ? `${v8Total(r.self).toFixed(0)} MB (${r.self.mainHeapTotalMB.toFixed(0)})` : '-'} |`);
 }
-const worst = Math.max(...rows.map((r) => r.total));
-console.log(`\nhighest resident total at a stage: ${f1(worst)} (target < ${LIMIT_MB} MB: ${mb(worst) < LIMIT_MB ? 'MET' : 'NOT MET'}); peak VmHWM ${f1(Math.max(...rows.map((r) => r.hwm)))}`);
+// Judged twice against the limit: where it settles after each stage, and the
+// highest it went (the lifetime VmHWM, and the peak sampled every second with
+// children after the start); a promise of "under
+// 600 MB" that holds only between stages is not kept.
+const verdict = (kb) => (mb(kb) < LIMIT_MB ? 'MET' : 'NOT MET');
+const settled = Math.max(...rows.map((r) => r.total));
+const hwm = Math.max(...rows.map((r) => r.hwm));
+const sampledPeak = Math.max(...rows.map((r) => r.peakKb ?? 0));
+console.log(`\nsettled: highest resident total at a stage ${f1(settled)}: target < ${LIMIT_MB} MB ${verdict(settled)}`);
+console.log(`peak: VmHWM ${f1(hwm)} ${verdict(hwm)}; peak sampled during the stages (with children) ${f1(sampledPeak)} ${verdict(sampledPeak)} (the start's initdb child, once per data dir, not counted: ${f1(startPeakWithChildren)} with it)`);

@@ -64,6 +64,21 @@ describe('Hnsw', () => {
     expect(found / 500).toBeGreaterThan(0.95);
   });
 
+  it('reserves room for a known count: the same graph, no doubled arrays', () => {
+    const vectors = Array.from({ length: 2500 }, clustered);
+    const grown = new Hnsw(DIMS, { exactBelow: 0 }), reserved = new Hnsw(DIMS, { exactBelow: 0 });
+    reserved.reserve(vectors.length);
+    for (const v of vectors) grown.add(v), reserved.add(v);
+    expect(grown.capacity).toBe(4096); // doubled from 1024: 1,596 nodes' room unused
+    expect(reserved.capacity).toBe(2500);
+    for (let q = 0; q < 10; q++) {
+      const query = clustered();
+      expect(reserved.search(query, 10, 40)).toEqual(grown.search(query, 10, 40));
+    }
+    reserved.add(clustered()); // past the reservation it grows as before
+    expect(reserved.capacity).toBe(5000);
+  });
+
   it('never returns a removed node, and still routes through it', () => {
     const g = new Hnsw(DIMS, { exactBelow: 0 });
     const vectors = Array.from({ length: 500 }, clustered);

@@ -44,6 +44,8 @@ class SimState {
   lastPath = '';
   lastModel: unknown = undefined;
   lastAuthorization = false;
+  /** The last request's X-Kbchat-Priority: kbchat's own header, which a third party must never get. */
+  lastKbchatPriority: string | undefined = undefined;
   flaky = new Map<string, number>();
   /** Anthropic prompt-cache prefixes written (claude-sim-*). */
   promptCache = new Set<string>();
@@ -63,6 +65,7 @@ class SimState {
     this.lastModel = as;
     const h = req.headers;
     this.lastAuthorization = h.authorization !== undefined || h['x-api-key'] !== undefined || h['x-goog-api-key'] !== undefined;
+    this.lastKbchatPriority = h['x-kbchat-priority'] as string | undefined;
   }
 
   reset(): void {
@@ -74,6 +77,7 @@ class SimState {
     this.lastPath = '';
     this.lastModel = undefined;
     this.lastAuthorization = false;
+    this.lastKbchatPriority = undefined;
     this.flaky.clear();
     this.promptCache.clear();
   }
@@ -85,7 +89,7 @@ class SimState {
       byPath: { ...this.byPath },
       lastBody: { ...this.lastBody },
       lastRequest: this.lastPath
-        ? { method: this.lastMethod, path: this.lastPath, model: this.lastModel, authorization: this.lastAuthorization }
+        ? { method: this.lastMethod, path: this.lastPath, model: this.lastModel, authorization: this.lastAuthorization, kbchatPriority: this.lastKbchatPriority ?? null }
         : null,
     };
   }

@@ -319,7 +319,7 @@ describe('stats, key and lifecycle', () => {
     expect(s.byModel).toEqual({ 'sim-chat': 2, 'sim-embed-8': 1 });
     expect(s.byPath).toEqual({ '/v1/chat/completions': 2, '/v1/embeddings': 1 });
     expect(s.lastBody['sim-chat']).toEqual({ model: 'sim-chat', messages: user('b') });
-    expect(s.lastRequest).toEqual({ method: 'POST', path: '/v1/embeddings', model: 'sim-embed-8', authorization: false });
+    expect(s.lastRequest).toEqual({ method: 'POST', path: '/v1/embeddings', model: 'sim-embed-8', authorization: false, kbchatPriority: null });
     const over = await (await fetch(`${sim.url}/sim/stats`)).json();
     expect(over.total).toBe(3);
     expect(JSON.stringify(over)).not.toContain('secret');

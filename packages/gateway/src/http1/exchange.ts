@@ -50,6 +50,8 @@ export interface Exchange {
   readonly authorization: string | undefined;
   /** X-Api-Key (Anthropic's clients send their key there). */
   readonly apiKey: string | undefined;
+  /** X-Kbchat-Priority (bulk or interactive), which the relay passes to kbchat's local models only. */
+  readonly priority: string | undefined;
   readonly contentType: string | undefined;
   /** The Content-Length the client declared, if any. */
   readonly declaredLength: number | undefined;

@@ -27,6 +27,8 @@ export interface LeanHead<R> {
   forwardedFor: string | undefined;
   /** The caller's X-Request-Id, as sent (LeanExchange takes it when well formed). */
   requestId: string | undefined;
+  /** X-Kbchat-Priority, as sent (relayed to kbchat's local models only). */
+  priority: string | undefined;
   /** The client sent `Connection: close`. */
   close: boolean;
 }
@@ -59,6 +61,7 @@ const FORWARDED_FOR = 4;
 const CONNECTION = 5;
 const REQUEST_ID = 6;
 const API_KEY = 7;
+const PRIORITY = 8;
 const HEADER_INDEX = new Map([
   ['host', HOST],
   ['authorization', AUTHORIZATION],
@@ -68,6 +71,7 @@ const HEADER_INDEX = new Map([
   ['connection', CONNECTION],
   ['x-request-id', REQUEST_ID],
   ['x-api-key', API_KEY],
+  ['x-kbchat-priority', PRIORITY],
   ['transfer-encoding', -1],
   ['expect', -1],
   ['upgrade', -1],
@@ -83,7 +87,7 @@ export function parseHead<R>(text: string, route: (url: string) => R | undefined
   let lineEnd = text.indexOf('\r\n');
   const served = route(text.slice(REQUEST_LINE_START, lineEnd - ' HTTP/1.1'.length));
   if (served === undefined) return undefined;
-  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+  const values: (string | undefined)[] = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   for (let at = lineEnd + 2; at < text.length; at = lineEnd + 2) {
     lineEnd = text.indexOf('\r\n', at);
     const colon = text.indexOf(':', at);
@@ -106,6 +110,7 @@ export function parseHead<R>(text: string, route: (url: string) => R | undefined
     contentLength: Number(length),
     forwardedFor: values[FORWARDED_FOR],
     requestId: values[REQUEST_ID],
+    priority: values[PRIORITY],
     close: connection === 'close',
   };
 }

@@ -76,6 +76,10 @@ export class LeanExchange implements Exchange, Responder {
     return this.head.apiKey;
   }
 
+  get priority(): string | undefined {
+    return this.head.priority;
+  }
+
   get contentType(): string | undefined {
     return this.head.contentType;
   }

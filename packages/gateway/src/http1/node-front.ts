@@ -56,6 +56,11 @@ class ResponseExchange implements Exchange, Responder {
     return Array.isArray(key) ? key[0] : key;
   }
 
+  get priority(): string | undefined {
+    const priority = this.req.headers['x-kbchat-priority'];
+    return Array.isArray(priority) ? priority.join(',') : priority;
+  }
+
   get contentType(): string | undefined {
     return this.req.headers['content-type'];
   }

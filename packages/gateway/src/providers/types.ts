@@ -25,6 +25,13 @@ export interface Provider {
    * model server, whose limits are then the gateway's edge for those models.
    */
   requestErrorsAreCallers?: boolean;
+  /**
+   * The caller's X-Kbchat-Priority (bulk or interactive: the platform marks its
+   * indexing calls bulk) goes with embeddings requests to it. Set for kbchat's
+   * own local model server only, which picks its queue by it; a third party
+   * gets no header of kbchat's.
+   */
+  relaysPriority?: boolean;
 }
 
 /** What kind of model a name is, when the channel does not say. */

@@ -34,6 +34,8 @@ export interface RelayContext {
   signal: ClientSignal;
   /** The request body as received, when it was JSON text (sent upstream as is where nothing changes). */
   rawBody?: string;
+  /** The caller's X-Kbchat-Priority, for embeddings on kbchat's local models (Provider.relaysPriority). */
+  priority?: string;
   /** The run settled and told the metrics (RelayRun.finish): the front does not count the request again. */
   recorded: boolean;
 }

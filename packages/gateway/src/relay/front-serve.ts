@@ -77,7 +77,7 @@ export async function serveRelay(deps: RelayDeps, auth: TokenAuthenticator, opts
     const text = await x.readBody(opts.bodyLimit);
     const body = parseBody(x.contentType, text);
     const rawBody = typeof body === 'string' ? undefined : text;
-    ctx = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody, recorded: false };
+    ctx = { requestId, caller, startedAt: Date.now(), signal: x.signal, rawBody, priority: x.priority, recorded: false };
     await route.handle(deps, ctx, body, responder);
   } catch (err) {
     let status = 499; // the client is gone: nothing can be answered

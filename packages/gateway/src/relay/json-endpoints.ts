@@ -36,6 +36,13 @@ const rerank: JsonEndpoint = {
   },
 };
 
+/**
+ * The caller's lane on kbchat's local models (Provider.relaysPriority):
+ * indexing says bulk. The local server checks the value (a 400 naming the
+ * header, the caller's error); other upstreams never get it.
+ */
+const PRIORITY_HEADER = 'x-kbchat-priority';
+
 export const relayEmbeddings = (deps: RelayDeps, ctx: RelayContext, raw: unknown, r: Responder) => relayJson(embeddings, deps, ctx, raw, r);
 export const relayRerank = (deps: RelayDeps, ctx: RelayContext, raw: unknown, r: Responder) => relayJson(rerank, deps, ctx, raw, r);
 
@@ -52,7 +59,9 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
       // Only embeddings have a wire translation; the registry picks no wire channel for rerank (its endpoints).
       if (channel.provider.wire?.embeddings) return embedThroughWire(deps, ctx, channel.provider.wire, channel, upstreamModel, body);
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
-      const answer = await deps.upstream.postForText(channel.provider.target(spec.endpoint, upstreamModel, channel), sent, ctx.signal);
+      let target = channel.provider.target(spec.endpoint, upstreamModel, channel);
+      if (ctx.priority !== undefined && channel.provider.relaysPriority) target = { ...target, headers: { ...target.headers, [PRIORITY_HEADER]: ctx.priority } };
+      const answer = await deps.upstream.postForText(target, sent, ctx.signal);
       return { text: answer.text, json: usageOnly(answer.text) ?? parseAnswer(answer.text) };
     });
     Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });

@@ -4,6 +4,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { countTextTokens } from '@kbchat/shared';
 import { invalidField, LocalModelError } from '../http-util.js';
 import { LOCAL_EMBED_MODEL } from '../models.js';
+import type { EmbedPriority } from './embed-lanes.js';
 import type { EmbedPool } from './embed-pool.js';
 import { prepareForEmbedding } from './prepare.js';
 
@@ -15,9 +16,24 @@ export interface EmbeddingLimits {
   /**
    * Requests of at most this many inputs are interactive (a search's question
    * and its extension queries: at most 6 from the platform) and go ahead of
-   * larger ones (indexing sends 64 a call).
+   * larger ones (indexing sends 64 a call), unless PRIORITY_HEADER says.
    */
   interactiveMaxInputs: number;
+}
+
+/**
+ * The header a caller states its lane in (`bulk`: indexing; `interactive`:
+ * someone waits). The platform marks its indexing calls, so that a small
+ * indexing batch does not pass as a question; without it the size decides.
+ */
+export const PRIORITY_HEADER = 'x-kbchat-priority';
+
+/** The lane a request asked for in PRIORITY_HEADER; undefined when it did not say. 400 naming the header on another value. */
+export function declaredPriority(value: string | string[] | undefined): EmbedPriority | undefined {
+  if (value === undefined) return undefined;
+  const v = (Array.isArray(value) ? value.join(',') : value).trim().toLowerCase();
+  if (v === 'bulk' || v === 'interactive') return v;
+  throw new LocalModelError(400, `Invalid 'X-Kbchat-Priority' header: must be 'bulk' or 'interactive', got ${JSON.stringify(value)}.`, 'invalid_header', 'X-Kbchat-Priority');
 }
 
 export async function handleEmbeddings(
@@ -25,6 +41,7 @@ export async function handleEmbeddings(
   res: ServerResponse,
   pool: EmbedPool,
   limits: EmbeddingLimits,
+  declared?: EmbedPriority,
 ): Promise<void> {
   const inputs = readInputs(body.input, limits);
   const format = body.encoding_format ?? 'float';
@@ -35,7 +52,7 @@ export async function handleEmbeddings(
     throw invalidField('dimensions', `Invalid 'dimensions': ${LOCAL_EMBED_MODEL} produces 512-dimensional vectors only.`);
   }
 
-  const priority = inputs.length <= limits.interactiveMaxInputs ? 'interactive' : 'bulk';
+  const priority = declared ?? (inputs.length <= limits.interactiveMaxInputs ? 'interactive' : 'bulk');
   const { vectors, json } = await pool.embed(inputs.map(prepareForEmbedding), priority);
 
   // The vectors' JSON text comes from the worker; counting tokens is done a

@@ -100,10 +100,15 @@ export class GatewayClient {
     return scoped;
   }
 
-  /** Embeds `inputs` in one call; vectors come back in input order. */
-  async embeddings(model: string, inputs: string[]): Promise<EmbeddingsResult> {
+  /**
+   * Embeds `inputs` in one call; vectors come back in input order.
+   * `priority` goes as X-Kbchat-Priority: kbchat's local models queue bulk
+   * (indexing) behind interactive work (a question); other upstreams never
+   * see it (the gateway relays it to the local channel only).
+   */
+  async embeddings(model: string, inputs: string[], opts: { priority?: 'bulk' | 'interactive' } = {}): Promise<EmbeddingsResult> {
     const body = JSON.stringify({ model, input: inputs, encoding_format: 'base64' });
-    const { json, requestId } = await this.postJson('/v1/embeddings', body);
+    const { json, requestId } = await this.postJson('/v1/embeddings', body, undefined, opts.priority && { 'x-kbchat-priority': opts.priority });
     const data = Array.isArray(json?.data) ? (json.data as { index?: number; embedding?: unknown }[]) : [];
     if (data.length !== inputs.length) {
       throw this.badResponse(`the gateway returned ${data.length} embeddings for ${inputs.length} inputs`, requestId, body);
@@ -235,16 +240,16 @@ export class GatewayClient {
     return this.parse(text, headerOf(res.headers, 'x-request-id'), undefined);
   }
 
-  private async postJson(path: string, body: string, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {
-    const res = await this.send('POST', path, body, signal);
+  private async postJson(path: string, body: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<{ json: any; requestId: string | undefined }> {
+    const res = await this.send('POST', path, body, signal, extraHeaders);
     const text = await this.readText(res, body);
     const requestId = headerOf(res.headers, 'x-request-id');
     if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, text, body);
     return { json: this.parse(text, requestId, body), requestId };
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     // A client for one platform request (forRequest): the gateway takes this as its request id (logs, request log, errors).
     if (this.request) headers['x-request-id'] = `${this.request.id}-${++this.request.calls}`;

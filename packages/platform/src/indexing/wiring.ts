@@ -35,7 +35,8 @@ export function createIndexingWorker(
     return hit;
   };
   const chunk = indexChunks({
-    embed: vectorModels.size ? (model, texts) => gateway.embeddings(model, texts) : undefined,
+    // Marked bulk: a small indexing batch (a short upload's last chunks) must not pass for a question on the local model.
+    embed: vectorModels.size ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined,
     vectorModelOf: async (datasetId) => {
       const m = (await modelsOf(datasetId))?.vector;
       return m && vectorModels.has(m) ? m : undefined;

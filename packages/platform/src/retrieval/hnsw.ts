@@ -119,6 +119,11 @@ export class Hnsw {
     return this.nodes;
   }
 
+  /** Nodes the arrays have room for. */
+  get capacity(): number {
+    return this.dead.length;
+  }
+
   get live(): number {
     return this.liveNodes;
   }
@@ -199,9 +204,18 @@ export class Hnsw {
     return (this.rng + 1) / 4294967297;
   }
 
-  private grow(n: number): void {
+  /**
+   * Room for n nodes at once: a copy's first load knows its count, and
+   * doubling to it would hold the old arrays beside the new (at 10,000
+   * 512-dim vectors, 16 MB beside 32) and leave up to half unused.
+   */
+  reserve(n: number): void {
+    this.grow(n, n);
+  }
+
+  private grow(n: number, exact?: number): void {
     if (n <= this.dead.length) return;
-    const cap = Math.max(1024, this.dead.length * 2, n);
+    const cap = exact ?? Math.max(1024, this.dead.length * 2, n);
     const vectors = new Float32Array(cap * this.dims);
     vectors.set(this.vectors);
     const links0 = new Int32Array(cap * (this.m0 + 1));

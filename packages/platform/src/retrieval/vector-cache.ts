@@ -148,6 +148,7 @@ export class VectorCache {
 
   private async catchUp(copy: Copy, st: VectorStats, dims: number): Promise<void> {
     const slice = new Slicer();
+    if (!copy.loaded) copy.graph.reserve(st.count);
     while (copy.lastSeq < st.lastSeq) {
       const page = await loadVectors(this.db, dims, st.datasetId, { afterSeq: copy.lastSeq, limit: LOAD_PAGE });
       for (const v of page) {

@@ -42,8 +42,10 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
   if (!url || url.startsWith('pglite:') || url === 'memory://') {
     const { vector } = await import('@electric-sql/pglite-pgvector');
     const target = pgliteTarget(url, dataDir, 'platform-db');
-    // Vectors and their HNSW graphs want more buffer than the gateway's rows.
-    const pg = await openPGlite(target, { sharedBuffers: '32MB', extensions: { vector } });
+    // 16 MB like the gateway's store: searches go to the in-memory copies
+    // (vector-cache.ts, fulltext-cache.ts), so 32 MB bought no speed and cost
+    // up to 16 MB resident (docs/benchmarks.md, "Memory of kbchat start").
+    const pg = await openPGlite(target, { sharedBuffers: '16MB', extensions: { vector } });
     const db = new Kysely<PlatformTables>({ dialect: new PGliteDialect(pg) });
     return { db, kind: 'pglite', description: `PGlite with pgvector (${target})`, close: () => db.destroy() };
   }

@@ -18,6 +18,7 @@ export function localProvider(baseUrl: string): Provider {
     streamUsageDefault: true,
     endpoints: ['chat', 'embeddings'],
     requestErrorsAreCallers: true,
+    relaysPriority: true,
     target(endpoint) {
       return { url: joinUrl(baseUrl, endpointPath[endpoint]), headers: { 'content-type': 'application/json' } };
     },
@@ -34,9 +35,9 @@ export interface LocalModelsHandle {
  * Starts this process's local model server. The package is imported only
  * here, so that a gateway with LOCAL_MODELS=off never loads the model runtime.
  */
-export async function startLocalModels(options: { ggufPath?: string; embedWorkers?: number; warmup: boolean }): Promise<LocalModelsHandle> {
+export async function startLocalModels(options: { ggufPath?: string; embedWorkers?: number; embedPriority?: boolean; warmup: boolean }): Promise<LocalModelsHandle> {
   const local = await import('@kbchat/local-models');
-  const server = await local.startLocalModels({ ggufPath: options.ggufPath, embedWorkers: options.embedWorkers });
+  const server = await local.startLocalModels({ ggufPath: options.ggufPath, embedWorkers: options.embedWorkers, embedPriority: options.embedPriority });
   if (options.warmup) await server.warmup();
   return { provider: localProvider(server.baseUrl), models: server.models.map((m) => ({ ...m })), close: () => server.close() };
 }
