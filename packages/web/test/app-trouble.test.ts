@@ -5,69 +5,31 @@
 // gateway disables it, then "not served" with its message; a gateway that is
 // down is said once, plainly; a platform that does not answer is said on the
 // sign-in page. Screenshots go to test-output/web/.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig, startGateway } from '@kbchat/gateway';
-import { startUpstreamSim } from '@kbchat/upstream-sim';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
-import { launch, noBrowser, openPage } from './browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { noBrowser, openPage } from './browser.js';
 import { asPage } from './chat-fixtures.js';
 import { SHOTS } from './kbchat-start.js';
+import { signInRoot, simPlatformSuite } from './sim-platform.js';
 
-const KEY = 'kbchat-trouble-test-key-0123456789';
-const TOKEN = 'sk-trouble-test-token';
-const ROOT_PASSWORD = 'trouble-test-root-password';
 const MISSING = 'ffffffffffffffffffffffff';
 
 if (noBrowser) console.warn(`[skip] trouble-in-place browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () => {
-  let sim: Awaited<ReturnType<typeof startUpstreamSim>>;
-  let gw: Awaited<ReturnType<typeof startGateway>>;
-  let p: RunningPlatform;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    const dir = mkdtempSync(join(tmpdir(), 'kbchat-trouble-'));
-    mkdirSync(join(dir, 'platform'));
-    sim = await startUpstreamSim({ port: 0 });
-    // Three failures in a row disable a channel model: the test sees "failing" first, then "not served".
-    gw = await startGateway(
-      loadGatewayConfig(
-        { INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384,sim-503', LOCAL_MODELS: 'off', LOG_LEVEL: 'warn', CHANNEL_DISABLE_THRESHOLD: '3' },
-        { host: '127.0.0.1', port: 0, dataDir: join(dir, 'gw') },
-      ),
-      () => {},
-    );
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'sim-503' }], vectorModels: [{ model: 'sim-embed-384' }] }));
-    p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY, ROOT_PASSWORD }, { host: '127.0.0.1', port: 0, dataDir: join(dir, 'platform'), databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: TOKEN, logLevel: 'warn' }),
-    );
-    browser = await launch();
-  }, 90_000);
-  afterAll(async () => {
-    await browser?.close();
-    await p?.close();
-    await gw?.close().catch(() => {});
-    await sim?.close();
+  // Three failures in a row disable a channel model: the test sees "failing" first, then "not served".
+  const suite = simPlatformSuite({
+    simModels: 'sim-chat,sim-embed-384,sim-503',
+    config: { llmModels: [{ model: 'sim-chat' }, { model: 'sim-503' }], vectorModels: [{ model: 'sim-embed-384' }] },
+    gatewayEnv: { CHANNEL_DISABLE_THRESHOLD: '3' },
   });
-
-  async function signIn(page: Page) {
-    await page.goto(`${p.url}/`);
-    await page.getByLabel('Username').fill('root');
-    await page.getByLabel('Password').fill(ROOT_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'main' }).waitFor();
-  }
+  const signIn = (page: Page) => signInRoot(page, suite.p.url);
 
   it('shows a missing knowledge base or application as not found, and the next page after it', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US' });
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US' });
     await signIn(page);
-    await page.goto(`${p.url}/datasets/${MISSING}`);
+    await page.goto(`${suite.p.url}/datasets/${MISSING}`);
     const alert = page.getByRole('main').getByRole('alert');
     await expect.poll(() => alert.textContent()).toContain('Not found');
     expect(await alert.textContent()).toContain(MISSING);
@@ -80,20 +42,20 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
     expect(await page.getByRole('main').getByRole('alert').count()).toBe(0);
 
     // Within one area too: a missing application, then the list.
-    await page.goto(`${p.url}/apps/${MISSING}`);
+    await page.goto(`${suite.p.url}/apps/${MISSING}`);
     await expect.poll(() => alert.textContent()).toContain('Not found');
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Applications' }).click();
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
-    await page.goto(`${p.url}/chat?appId=${MISSING}`);
+    await page.goto(`${suite.p.url}/chat?appId=${MISSING}`);
     await expect.poll(() => alert.textContent()).toContain('Not found');
     expect(errors).toEqual([]);
     await context.close();
   });
 
   it('says a model is failing before the gateway disables it, then that it is not served', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US' });
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US' });
     await signIn(page);
-    const call = await asPage(page, p.url);
+    const call = await asPage(page, suite.p.url);
     const appId = await call<string>('/api/core/app/create', { name: 'On a failing model', model: 'sim-503' });
     const chat = () => call(`/api/v1/chat/completions?appId=${appId}`, { messages: [{ role: 'user', content: 'hello' }] }).then(
       () => 200,
@@ -130,9 +92,9 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
   });
 
   it('says on the sign-in page that the platform did not answer', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US' });
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US' });
     await page.route('**/api/auth/me', (route) => route.abort('connectionrefused'));
-    await page.goto(`${p.url}/`);
+    await page.goto(`${suite.p.url}/`);
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('The platform did not answer: is kbchat running?');
     await page.screenshot({ path: join(SHOTS, 'trouble-platform-unreachable.png') });
     expect(errors).toEqual([]);
@@ -141,17 +103,17 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
 
   // Last: it stops the gateway.
   it('says once, plainly, that the gateway does not answer, on the checklist and the models page', async () => {
-    const { context, page, errors } = await openPage(browser, { locale: 'en-US' });
+    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US' });
     await signIn(page);
-    await gw.close();
-    await page.goto(`${p.url}/models`);
+    await suite.gw.close();
+    await page.goto(`${suite.p.url}/models`);
     const checklist = page.getByRole('complementary', { name: 'Before you start' });
-    await expect.poll(() => checklist.textContent()).toContain(`The gateway at ${gw.url} did not answer`);
+    await expect.poll(() => checklist.textContent()).toContain(`The gateway at ${suite.gw.url} did not answer`);
     const said = (await checklist.textContent())!;
     expect(said.match(/did not answer/g)).toHaveLength(1);
-    expect(said).not.toContain(`${gw.url}: `);
+    expect(said).not.toContain(`${suite.gw.url}: `);
     const alert = page.getByRole('main').getByRole('alert');
-    await expect.poll(() => alert.textContent()).toContain(`The gateway at ${gw.url} did not answer`);
+    await expect.poll(() => alert.textContent()).toContain(`The gateway at ${suite.gw.url} did not answer`);
     // The configured models are still listed, each not served.
     expect(await page.getByRole('row').filter({ hasText: 'sim-chat' }).textContent()).toContain('not served');
     await page.screenshot({ path: join(SHOTS, 'trouble-gateway-down.png'), fullPage: true });
