@@ -78,6 +78,7 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
     await page.reload();
     const checklist = page.getByRole('complementary', { name: 'Before you start' });
     await expect.poll(() => checklist.textContent()).toContain('Model sim-503 is failing');
+    await expect.poll(() => row.textContent()).toContain('failing');
     await page.screenshot({ path: join(SHOTS, 'trouble-model-failing.png'), fullPage: true });
 
     // More failures: the gateway disables the channel model and stops listing it.
