@@ -36,6 +36,17 @@ describe('the web app at the platform root', () => {
         expect(r.status, path).toBe(200);
         expect(await r.text(), path).toBe(html);
       }
+      // A broken %-escape in a page's address: a page that says so (Fastify refuses it before any route); the API keeps its JSON.
+      const broken = await fetch(`${p.url}/datasets/%E0%A4%A`, { headers: { accept: 'text/html,application/xhtml+xml' } });
+      expect(broken.status).toBe(400);
+      expect(broken.headers.get('content-type')).toMatch(/^text\/html/);
+      const said = await broken.text();
+      expect(said).toContain('This address is not valid');
+      expect(said).toContain('/datasets/%E0%A4%A');
+      expect(said).toContain('<a href="/">Open kbchat</a>');
+      const api = await fetch(`${p.url}/api/core/dataset/detail/%E0%A4%A`, { headers: { accept: 'text/html' } });
+      expect(api.status).toBe(400);
+      expect(api.headers.get('content-type')).toMatch(/^application\/json/);
       const share = await fetch(`${p.url}/chat/share?shareId=abc`);
       expect(share.status).toBe(200);
       const shareHtml = await share.text();

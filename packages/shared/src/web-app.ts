@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface WebAppEntry {
   /** The HTML file in the dist folder, e.g. index.html. */
@@ -55,5 +55,25 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * A browser's page address that is not valid percent-encoding
+ * (/datasets/%E0%A4%A): Fastify refuses it before any route matches
+ * (FST_ERR_BAD_URL). A service's `frameworkErrors` offers it here first: a
+ * page navigation (GET, HTML accepted, outside `apiPrefixes`) gets a short
+ * page that says so and links to the app, not the API's JSON; true when it
+ * answered.
+ */
+export function answerBadPageAddress(err: { code?: string }, req: FastifyRequest, reply: FastifyReply, opts: { title: string; apiPrefixes: string[] }): boolean {
+  if (err.code !== 'FST_ERR_BAD_URL' || req.method !== 'GET' || !String(req.headers.accept ?? '').includes('text/html')) return false;
+  if (opts.apiPrefixes.some((prefix) => req.url.startsWith(prefix))) return false;
+  const page =
+    `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(opts.title)}</title>` +
+    `<main style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">` +
+    `<h1>This address is not valid</h1><p><code style="overflow-wrap: anywhere">${escapeHtml(req.url)}</code> holds a % that does not start a valid escape (a special character copied in part?).</p>` +
+    `<p><a href="/">Open ${escapeHtml(opts.title)}</a></p></main>`;
+  void reply.code(400).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  return true;
 }

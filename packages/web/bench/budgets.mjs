@@ -26,6 +26,8 @@ const DIST = new URL('../dist/', import.meta.url).pathname;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAINTS = Number(process.env.BENCH_PAINTS ?? 10);
 const TOKENS = 2000;
+/** Stored turns of the long chat (3b): 2 x this many messages above the streamed answer. */
+const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? 50);
 const KEY = 'kbchat-bench-web-key';
 const TOKEN = 'sk-bench-web';
 const ROOT_PASSWORD = 'bench-web-root-password';
@@ -95,12 +97,38 @@ try {
   staticServer.close();
   console.log(`2. share page first contentful paint: median ${shareFp.toFixed(0)} ms, worst ${Math.max(...sharePaints).toFixed(0)} ms over ${PAINTS} (budget 500 ms); a static page: ${staticFp.toFixed(0)} ms (ratio ${(shareFp / staticFp).toFixed(2)})`);
 
-  // 3. The stream, as the page reads it and as the screen shows it.
+  // 3. The stream, as the page reads it and as the screen shows it: on a new
+  // chat, and (3b) on a long one: a visitor's chat of LONG_TURNS stored turns
+  // (2 x LONG_TURNS messages, each answer 2,000 words) opened from the history,
+  // where a streamed piece must still re-render only the live answer. DOM
+  // mutations outside the live answer while it streams are counted too: the
+  // history's nodes must stay untouched.
+  await streamCase('3.', shareUrl);
+  const visitor = 'visitor-bench-long';
+  const chatId = 'bench-long-chat';
+  for (let i = 0; i < LONG_TURNS; i++) {
+    const res = await fetch(`${platform.url}/api/v1/chat/completions?shareId=${encodeURIComponent(shareId)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ shareId, outLinkUid: visitor, chatId, stream: false, messages: [{ role: 'user', content: `Stored question ${i + 1}` }] }),
+    });
+    if (res.status !== 200) throw new Error(`seeding the long chat: ${res.status} ${await res.text()}`);
+  }
+  await streamCase('3b.', shareUrl, { visitor, shareId, storedTurns: LONG_TURNS });
+} finally {
+  await browser.close();
+  await platform.close();
+  await stack.close();
+}
+
+/** Streams one 2,000-token answer on the share page and prints its render delays (a long chat: `long` opened first). */
+async function streamCase(label, url, long) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
+  if (long) await page.addInitScript(([key, uid]) => localStorage.setItem(key, uid), [`kbchat.outLinkUid.${long.shareId}`, long.visitor]);
   await page.addInitScript(() => {
     const w = window;
-    w.__bench = { arrivals: [], renders: [], longTasks: [], shifts: 0, lag: 0 };
+    w.__bench = { arrivals: [], renders: [], longTasks: [], shifts: 0, lag: 0, outside: [], watching: false };
     const words = (s) => (s.match(/\S+/g) ?? []).length;
     const realFetch = w.fetch;
     w.fetch = async (input, init) => {
@@ -137,6 +165,11 @@ try {
       requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
+    // Mutations outside the live answer and the Message box while it streams (the history's messages must not be touched).
+    new MutationObserver((records) => {
+      if (!w.__bench.watching) return;
+      for (const r of records) if (!(r.target instanceof Element ? r.target : r.target.parentElement)?.closest('.streaming, form')) w.__bench.outside.push(performance.now());
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     // Event-loop stalls: a 10 ms timer that fires late.
     let expected = performance.now() + 10;
     setInterval(() => {
@@ -145,12 +178,19 @@ try {
       expected = now + 10;
     }, 10);
   });
-  await page.goto(shareUrl);
+  await page.goto(url);
+  if (long) {
+    await page.getByRole('button', { name: 'Stored question 1', exact: true }).click();
+    await page.getByText(`Stored question ${long.storedTurns}`, { exact: true }).waitFor();
+  }
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill('Tell me a long story');
   const started = Date.now();
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByRole('button', { name: 'Stop' }).waitFor();
+  // From the first words on: the question and the answer's frame are added before.
+  await page.locator('.streaming .markdown').waitFor();
+  await page.evaluate(() => (window.__bench.watching = true));
   // Type while it streams: the box must keep up.
   let typed = '';
   while (await page.getByRole('button', { name: 'Stop' }).isVisible()) {
@@ -162,7 +202,11 @@ try {
     if (Date.now() - started > 60_000) throw new Error('the stream did not end within 60 s');
   }
   const kept = (await box.inputValue()).length;
-  const b = await page.evaluate(() => window.__bench);
+  const b = await page.evaluate(() => ((window.__bench.watching = false), window.__bench));
+  const messages = await page.locator('.msg').count();
+  // Until the live answer's last words: the finished answer then replaces it (a mutation outside by design).
+  const lastRender = b.renders.at(-1)?.t ?? 0;
+  const outside = b.outside.filter((t) => t < lastRender).length;
   const streamMs = Date.now() - started;
   // For each piece that brings words (not the status events before the answer): when did the screen first hold them?
   const delays = [];
@@ -176,14 +220,10 @@ try {
   const over = delays.filter((d) => d > 50).length;
   const overAt = delays.flatMap((d, i) => (d > 50 ? [`piece ${i + 1}: ${d.toFixed(0)} ms`] : []));
   console.log(
-    `3. ${TOKENS}-token answer at 200 tokens/s: ${b.arrivals.length} pieces read by the page (${delays.length} with words; ${finalWords} words) in ${(streamMs / 1000).toFixed(1)} s; ` +
+    `${label} ${long ? `long chat (${messages} messages on the page, ${long.storedTurns} stored turns before): ` : ''}${TOKENS}-token answer at 200 tokens/s: ${b.arrivals.length} pieces read by the page (${delays.length} with words; ${finalWords} words) in ${(streamMs / 1000).toFixed(1)} s; ` +
       `render delay p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${Math.max(...delays).toFixed(1)} ms, ${over} of ${delays.length} over the 50 ms budget${over ? ` (${overAt.slice(0, 5).join(', ')})` : ''}; ` +
       `long tasks over 50 ms: ${b.longTasks.filter((d) => d > 50).length} (longest ${Math.max(0, ...b.longTasks).toFixed(0)} ms); largest event-loop stall ${b.lag.toFixed(0)} ms; ` +
-      `typed during the stream: ${kept} of ${typed.length} keys kept; layout shift ${b.shifts.toFixed(3)}`,
+      `typed during the stream: ${kept} of ${typed.length} keys kept; layout shift ${b.shifts.toFixed(3)}; DOM mutations outside the live answer while it streamed: ${outside}`,
   );
   await context.close();
-} finally {
-  await browser.close();
-  await platform.close();
-  await stack.close();
 }

@@ -1,7 +1,7 @@
 // The signed-in shell: header, navigation and one route per area, each area
 // loaded on first visit and inside its own error boundary.
-import { lazy, Suspense } from 'react';
-import { Redirect, Route, Switch } from 'wouter';
+import { lazy, Suspense, type ReactNode } from 'react';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, setCsrfToken, type PublicUser } from './api';
 import { useLang } from './i18n';
 import { SetupChecklist } from './settings/SetupChecklist';
@@ -57,36 +57,58 @@ function Pages({ user, onSignOut }: { user: PublicUser; onSignOut: () => void })
       <Boundary>
         <SetupChecklist />
       </Boundary>
-      <Boundary>
-        <Suspense fallback={<Loading />}>
-          <Switch>
-            <Route path="/">
-              <Redirect to="/datasets" replace />
-            </Route>
-            <Route path="/datasets" nest>
-              <DatasetRoutes />
-            </Route>
-            <Route path="/apps" nest>
-              <AppRoutes />
-            </Route>
-            <Route path="/chat" nest>
-              <ChatRoutes />
-            </Route>
-            <Route path="/keys">
-              <KeysPage />
-            </Route>
-            <Route path="/models">
-              <ModelsPage />
-            </Route>
-            <Route path="/team">
-              <TeamPage user={user} />
-            </Route>
-            <Route>
-              <NotFound />
-            </Route>
-          </Switch>
-        </Suspense>
-      </Boundary>
+      <Switch>
+        <Route path="/">
+          <Redirect to="/datasets" replace />
+        </Route>
+        <Route path="/datasets" nest>
+          <Page>
+            <DatasetRoutes />
+          </Page>
+        </Route>
+        <Route path="/apps" nest>
+          <Page>
+            <AppRoutes />
+          </Page>
+        </Route>
+        <Route path="/chat" nest>
+          <Page>
+            <ChatRoutes />
+          </Page>
+        </Route>
+        <Route path="/keys">
+          <Page>
+            <KeysPage />
+          </Page>
+        </Route>
+        <Route path="/models">
+          <Page>
+            <ModelsPage />
+          </Page>
+        </Route>
+        <Route path="/team">
+          <Page>
+            <TeamPage user={user} />
+          </Page>
+        </Route>
+        <Route>
+          <NotFound />
+        </Route>
+      </Switch>
     </Shell>
+  );
+}
+
+/**
+ * One route's page inside its own boundary, loaded on first visit. The
+ * boundary forgets its error when the address changes, so that leaving a
+ * broken or missing page shows the next one.
+ */
+function Page({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
+  return (
+    <Boundary resetKey={location}>
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </Boundary>
   );
 }

@@ -1,10 +1,18 @@
 // One boundary per page and per widget: a failure shows its message in place,
-// with a way to try again, and the rest of the app keeps working.
+// with a way to try again, and the rest of the app keeps working. A page's
+// boundary is given the address as `resetKey`: leaving the page clears its
+// error (the next page must not inherit it). A 404 from the service (a
+// knowledge base or application that does not exist) is a "not found" page,
+// not a failure.
 import { Component, type ReactNode } from 'react';
 
 interface Props {
   title: string;
   retry: string;
+  /** The title of a 404's page. */
+  notFoundTitle?: string;
+  /** Clears a shown error when it changes (the page's address). */
+  resetKey?: string;
   children: ReactNode;
 }
 
@@ -15,14 +23,34 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
     return { error };
   }
 
+  componentDidUpdate(prev: Props) {
+    if (this.state.error && prev.resetKey !== this.props.resetKey) this.setState({ error: null });
+  }
+
   render() {
-    if (!this.state.error) return this.props.children;
+    const { error } = this.state;
+    if (!error) return this.props.children;
+    if ((error as { status?: number }).status === 404 && this.props.notFoundTitle)
+      return (
+        <div role="alert" className="notice not-found">
+          <strong>
+            <span>{this.props.notFoundTitle}</span>
+          </strong>
+          <p>
+            <span>{error.message}</span>
+          </p>
+        </div>
+      );
     return (
       <div role="alert" className="error">
-        <strong>{this.props.title}</strong>
-        <p>{this.state.error.message}</p>
+        <strong>
+          <span>{this.props.title}</span>
+        </strong>
+        <p>
+          <span>{error.message}</span>
+        </p>
         <button type="button" onClick={() => this.setState({ error: null })}>
-          {this.props.retry}
+          <span>{this.props.retry}</span>
         </button>
       </div>
     );

@@ -36,6 +36,7 @@ export const en = {
   'error.unreachable': 'The platform did not answer: is kbchat running?',
   'error.network': 'The server did not answer: check that kbchat is running, then try again.',
   'error.notFound': 'There is no page at this address.',
+  'error.notFoundTitle': 'Not found',
   'lang.switch': '中文',
 } as const;
 
@@ -75,5 +76,6 @@ export const zh: Record<keyof typeof en, string> = {
   'error.unreachable': '平台没有响应：kbchat 是否在运行？',
   'error.network': '服务器没有响应：请确认 kbchat 正在运行，然后重试。',
   'error.notFound': '这个地址没有页面。',
+  'error.notFoundTitle': '未找到',
   'lang.switch': 'English',
 };

@@ -6,11 +6,11 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import { ErrorBoundary } from './ErrorBoundary';
 import { useLang } from './i18n';
 
-/** One error boundary, with the messages in the reader's language. */
-export function Boundary({ children }: { children: ReactNode }) {
+/** One error boundary, with the messages in the reader's language; `resetKey` (a page's address) clears its error when it changes. */
+export function Boundary({ children, resetKey }: { children: ReactNode; resetKey?: string }) {
   const { t } = useLang();
   return (
-    <ErrorBoundary title={t('error.title')} retry={t('error.retry')}>
+    <ErrorBoundary title={t('error.title')} retry={t('error.retry')} notFoundTitle={t('error.notFoundTitle')} resetKey={resetKey}>
       {children}
     </ErrorBoundary>
   );

@@ -6,10 +6,13 @@
 // search test that finds a fact with its scores, and show a failed
 // collection's exact error with a working Retry. Screenshots go to
 // test-output/web/datasets-*.png.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
+import { asPage } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -34,7 +37,8 @@ async function dropFiles(page: Page, files: typeof FILES) {
 }
 
 describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
-  const suite = browserSuite('datasets');
+  // The link import reads a page this test serves on loopback, which the platform refuses unless told.
+  const suite = browserSuite('datasets', { LINK_ALLOW_PRIVATE: 'true' });
   let datasetUrl = '';
 
   it('creates a knowledge base, imports files and text, edits a chunk, and search-tests it', async () => {
@@ -168,6 +172,36 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it('imports a page by its link, named by its title, and indexes it', async () => {
+    const served = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Harbour rules / 港口</title></head><body><nav>Menu</nav><main><h1>Harbour rules</h1><p>The harbour master rings the brass bell at noon on weekdays.</p></main></body></html>'),
+    );
+    await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
+    const link = `http://127.0.0.1:${(served.address() as AddressInfo).port}/rules?lang=en&x=%E0`;
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    try {
+      await signIn(page, suite.k.url);
+      const call = await asPage(page, suite.k.url);
+      const datasetId = await call<string>('/api/core/dataset/create', { name: 'Linked pages', vectorModel: 'local-embed' });
+      await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
+      await page.getByRole('radiogroup').getByText('Link', { exact: true }).click();
+      expect(await page.getByRole('radio', { name: 'Link' }).isChecked()).toBe(true);
+      await page.getByLabel('Address of the page').fill(link);
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const status = page.getByRole('status').first();
+      await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/Imported “Harbour rules \/ 港口”, chunks: 1\..*Indexed/);
+      await page.screenshot({ path: join(SHOTS, 'datasets-link-import.png'), fullPage: true });
+      // The page's text, without its navigation, is the chunk.
+      await status.getByRole('link', { name: 'Open its chunks' }).click();
+      await expect.poll(() => page.getByRole('main').textContent()).toContain('The harbour master rings the brass bell at noon on weekdays.');
+      expect(await page.getByRole('main').textContent()).not.toContain('Menu');
+    } finally {
+      await page.close();
+      served.close();
+    }
+  }, 90_000);
+
   it('shows a failed collection\'s exact error, and Retry asks for it again', async () => {
     const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
@@ -219,9 +253,12 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     const model = page.getByLabel('Vector model');
     await expect.poll(() => model.inputValue()).toBe('local-embed');
     expect(await model.locator('option').allTextContents()).toEqual(['text-embedding-3-large (not served by the gateway)', expect.stringMatching(/^local-embed \(/)]);
-    expect(await page.getByText(why).count()).toBe(0);
+    // The setup checklist names it; the create form says nothing until it is chosen.
+    const checklist = page.getByRole('complementary', { name: 'Before you start' });
+    await expect.poll(() => checklist.textContent()).toContain(`Model text-embedding-3-large is not served: ${why}`);
+    expect(await page.getByText(why).count()).toBe(1);
     await model.selectOption('text-embedding-3-large');
-    await page.getByText(why).waitFor();
+    await expect.poll(() => page.getByText(why).count()).toBe(2);
 
     // An upload the platform refuses: its message in place, and Retry sends it again.
     let refused = 0;

@@ -21,10 +21,11 @@ export interface KbchatForBrowser {
   close(): Promise<void>;
 }
 
-export async function startKbchatForBrowser(): Promise<KbchatForBrowser> {
+/** `env`: more settings for `kbchat start` (LINK_ALLOW_PRIVATE for a page served by the test, say). */
+export async function startKbchatForBrowser(env: Record<string, string> = {}): Promise<KbchatForBrowser> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-browser-'));
   const [port, gatewayPort] = await freePorts();
-  const started = await startKbchat(['start'], plainEnv({ DATA_DIR: dataDir, PORT: String(port), GATEWAY_PORT: String(gatewayPort), ROOT_PASSWORD }));
+  const started = await startKbchat(['start'], plainEnv({ ...env, DATA_DIR: dataDir, PORT: String(port), GATEWAY_PORT: String(gatewayPort), ROOT_PASSWORD }));
   return {
     url: `http://127.0.0.1:${port}`,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
@@ -51,11 +52,11 @@ export interface BrowserSuite {
  * before its tests and closed after them; a failed test's `onFail` page is
  * saved under SHOTS as <name>-FAILED.png.
  */
-export function browserSuite(name: string): BrowserSuite {
+export function browserSuite(name: string, env: Record<string, string> = {}): BrowserSuite {
   const suite = {} as BrowserSuite;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    [suite.k, suite.browser] = await Promise.all([startKbchatForBrowser(), launch()]);
+    [suite.k, suite.browser] = await Promise.all([startKbchatForBrowser(env), launch()]);
   }, 120_000);
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed()) await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });

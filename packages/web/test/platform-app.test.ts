@@ -72,6 +72,28 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     expect(background).toBe('rgb(22, 22, 24)');
     await page.screenshot({ path: join(SHOTS, 'datasets-zh-phone-dark.png') });
+    // Every entry of the navigation on screen (none hidden past the edge without a cue).
+    const links = page.getByRole('navigation', { name: 'main' }).getByRole('link');
+    expect(await links.count()).toBe(5);
+    for (const box of await Promise.all((await links.all()).map((l) => l.boundingBox()))) expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+
+    // The chat's Send button says 发送 on one line.
+    const appId = await page.evaluate(async () => {
+      const me = await (await fetch('/api/auth/me')).json();
+      const res = await fetch('/api/core/app/create', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': me.data.csrfToken }, body: JSON.stringify({ name: 'Phone chat', model: 'local-extractive' }) });
+      return (await res.json()).data as string;
+    });
+    await page.goto(`${p.url}/chat?appId=${appId}`);
+    const send = page.getByRole('button', { name: '发送' });
+    await send.waitFor();
+    expect(await send.locator('span').evaluate((s) => s.getClientRects().length)).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'chat-zh-phone-dark.png') });
+    // In English the entries are wider: the navigation wraps, each entry whole and on screen.
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    for (const box of await Promise.all((await links.all()).map((l) => l.boundingBox()))) expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, 'chat-en-phone-dark.png') });
     await context.close();
   });
 });

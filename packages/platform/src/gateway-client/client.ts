@@ -5,7 +5,8 @@
 // names the address, so the operator knows which setting to fix.
 import { createSseReader } from '@kbchat/shared';
 import { Agent, request, type Dispatcher } from 'undici';
-import { errorFromResponse, GatewayError } from './errors.js';
+import { errorFromResponse, GatewayError, isGatewayError } from './errors.js';
+import { ModelFailures } from './model-failures.js';
 
 export interface GatewayClientOptions {
   /** The gateway root (http://host:3001); a trailing "/v1" is accepted too. */
@@ -70,6 +71,8 @@ export class GatewayClient {
   private readonly agent: Agent;
   /** Set on a client made by forRequest(): the platform request its calls belong to, and how many it made. */
   private request: { id: string; calls: number } | undefined;
+  /** Each model's failed calls since its last success (shared with the forRequest() clients). */
+  readonly failures = new ModelFailures();
 
   constructor(opts: GatewayClientOptions) {
     this.url = opts.url.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -106,7 +109,11 @@ export class GatewayClient {
    * (indexing) behind interactive work (a question); other upstreams never
    * see it (the gateway relays it to the local channel only).
    */
-  async embeddings(model: string, inputs: string[], opts: { priority?: 'bulk' | 'interactive' } = {}): Promise<EmbeddingsResult> {
+  embeddings(model: string, inputs: string[], opts: { priority?: 'bulk' | 'interactive' } = {}): Promise<EmbeddingsResult> {
+    return this.watched(model, undefined, () => this.embeddingsCall(model, inputs, opts));
+  }
+
+  private async embeddingsCall(model: string, inputs: string[], opts: { priority?: 'bulk' | 'interactive' }): Promise<EmbeddingsResult> {
     const body = JSON.stringify({ model, input: inputs, encoding_format: 'base64' });
     const { json, requestId } = await this.postJson('/v1/embeddings', body, undefined, opts.priority && { 'x-kbchat-priority': opts.priority });
     const data = Array.isArray(json?.data) ? (json.data as { index?: number; embedding?: unknown }[]) : [];
@@ -126,12 +133,16 @@ export class GatewayClient {
   }
 
   /** A non-stream chat completion; `body` is the OpenAI request (stream is forced off). */
-  async chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {
-    return this.postJson('/v1/chat/completions', JSON.stringify({ ...body, stream: false }), signal);
+  chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ json: any; requestId: string | undefined }> {
+    return this.watched(body.model, signal, () => this.postJson('/v1/chat/completions', JSON.stringify({ ...body, stream: false }), signal));
   }
 
   /** A streamed chat completion: `onDelta` gets each piece of content as it arrives. */
-  async chatStream(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void, signal?: AbortSignal): Promise<ChatStreamResult> {
+  chatStream(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void, signal?: AbortSignal): Promise<ChatStreamResult> {
+    return this.watched(body.model, signal, () => this.chatStreamCall(body, onDelta, signal));
+  }
+
+  private async chatStreamCall(body: Record<string, unknown>, onDelta: (text: string, chunk: any) => void, signal?: AbortSignal): Promise<ChatStreamResult> {
     const sent = JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } });
     const res = await this.send('POST', '/v1/chat/completions', sent, signal);
     const requestId = headerOf(res.headers, 'x-request-id');
@@ -171,7 +182,7 @@ export class GatewayClient {
 
   async rerank(model: string, query: string, documents: string[], topN?: number): Promise<RerankResult> {
     const body = JSON.stringify({ model, query, documents, ...(topN ? { top_n: topN } : {}) });
-    const { json, requestId } = await this.postJson('/v1/rerank', body);
+    const { json, requestId } = await this.watched(model, undefined, () => this.postJson('/v1/rerank', body));
     const results = Array.isArray(json?.results) ? json.results : [];
     return {
       results: results.map((r: { index: number; relevance_score: number }) => ({ index: r.index, relevanceScore: r.relevance_score })),
@@ -231,6 +242,18 @@ export class GatewayClient {
 
   close(): Promise<void> {
     return this.agent.close();
+  }
+
+  /** A model call, its outcome noted in `failures` (a call the caller aborted is neither). */
+  private async watched<T>(model: unknown, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    try {
+      const result = await call();
+      if (typeof model === 'string') this.failures.noteSuccess(model);
+      return result;
+    } catch (err) {
+      if (typeof model === 'string' && !signal?.aborted && isGatewayError(err)) this.failures.noteFailure(model, err.status, err.message);
+      throw err;
+    }
   }
 
   private async getJson(path: string): Promise<any> {

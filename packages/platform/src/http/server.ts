@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerOnSocket, clientErrorAnswer, lacksHost, newRequestId, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
+import { answerBadPageAddress } from '@kbchat/shared/web-app';
 import { errors, PlatformError } from './errors.js';
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -51,7 +52,8 @@ export function buildHttpApp(opts: { logLevel: string; bodyLimit?: number; reque
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Shutdown closes every client connection instead of waiting up to the keep-alive timeout on one that is mid-request.
     forceCloseConnections: true,
-    frameworkErrors: (err, req, reply) => sendError(err, req, reply),
+    // A page address with a broken %-escape gets a page that says so, not JSON; the API's the envelope.
+    frameworkErrors: (err, req, reply) => void (answerBadPageAddress(err, req, reply, { title: 'kbchat', apiPrefixes: ['/api/'] }) || sendError(err, req, reply)),
   });
   watchBodyStalls(app.server);
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
-import type { GatewayClient } from '../gateway-client/index.js';
+import { isGatewayError, type GatewayClient } from '../gateway-client/index.js';
+import type { ModelFailing } from '../gateway-client/model-failures.js';
 import type { ModelConfig } from './config-file.js';
 
 export type ModelKind = 'llm' | 'embedding' | 'rerank';
@@ -17,6 +18,11 @@ export interface ModelStatus {
   served: boolean;
   /** Why not, in the gateway's own words where it gave some. */
   message?: string;
+  /**
+   * Served, but the platform's recent calls to it failed on the gateway's
+   * side (a failing channel, before the gateway auto-disables it).
+   */
+  failing?: ModelFailing;
   maxContext?: number;
   maxResponse?: number;
   /** LLMs: the highest temperature the chat sends it (a higher setting is capped there). */
@@ -36,12 +42,13 @@ export async function modelStatus(models: ModelConfig, gateway: GatewayClient): 
   try {
     served = new Set(await gateway.models());
   } catch (err) {
-    failure = `The gateway at ${gateway.url} did not answer: ${(err as Error).message}`;
+    failure = gatewayFailure(gateway.url, err);
   }
   const status = (kind: ModelKind, m: { model: string; name?: string }, extra: Partial<ModelStatus> = {}): ModelStatus => {
     const isServed = served?.has(m.model) ?? false;
     const message = failure ?? (isServed ? undefined : `No available channel for model ${m.model}: the gateway has no enabled channel that serves it (add one in the gateway, or remove the model from config.json)`);
-    return { kind, model: m.model, name: m.name ?? m.model, served: isServed, ...(message ? { message } : {}), ...extra };
+    const failing = isServed ? gateway.failures.failing(m.model) : undefined;
+    return { kind, model: m.model, name: m.name ?? m.model, served: isServed, ...(message ? { message } : {}), ...(failing ? { failing } : {}), ...extra };
   };
   return {
     gateway: { url: gateway.url, reachable: !failure, ...(failure ? { message: failure } : {}) },
@@ -51,6 +58,13 @@ export async function modelStatus(models: ModelConfig, gateway: GatewayClient): 
       ...models.reRankModels.map((m) => status('rerank', m)),
     ],
   };
+}
+
+/** One sentence that names the gateway and what went wrong (the client's own message names the address too: said once). */
+function gatewayFailure(url: string, err: unknown): string {
+  const message = (err as Error).message.replace(`${url}: `, '');
+  if (isGatewayError(err) && (err.code === 'connection_error' || err.code === 'timeout')) return `The gateway at ${url} did not answer: ${message}`;
+  return `The gateway at ${url} refused the model list: ${message}`;
 }
 
 export function modelRoutes(app: FastifyInstance, deps: { models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }): void {

@@ -2,7 +2,7 @@
 // settings the API takes (shared by the three, set once above them).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, type ModelList, type PublicDataset } from '../api';
+import { api, withQuery, type ModelList, type PublicCollection, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
 import { useLoad } from '../ui';
 import { ActionError } from '../actions';
@@ -54,12 +54,14 @@ function useCreate() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [created, setCreated] = useState<{ id: string; name: string; chunks: number } | null>(null);
-  async function create(path: string, body: object, name: string): Promise<boolean> {
+  /** `name` unknown (a link named by its page's title): the platform's name for it is asked for. */
+  async function create(path: string, body: object, name: string | undefined): Promise<boolean> {
     setBusy(true);
     setError(null);
     try {
       const r = await api<Created>(path, { json: body });
-      setCreated({ id: r.collectionId, name, chunks: r.results.insertLen });
+      const named = name ?? (await api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: r.collectionId })).catch(() => undefined))?.name ?? r.collectionId;
+      setCreated({ id: r.collectionId, name: named, chunks: r.results.insertLen });
       training.changed();
       return true;
     } catch (err) {
@@ -110,7 +112,7 @@ function LinkImport({ datasetId, settings }: { datasetId: string; settings: Retu
   const c = useCreate();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await c.create('/api/core/dataset/collection/create/link', { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings }, name.trim() || link.trim())) {
+    if (await c.create('/api/core/dataset/collection/create/link', { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings }, name.trim() || undefined)) {
       setLink('');
       setName('');
     }

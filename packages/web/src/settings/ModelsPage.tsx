@@ -2,10 +2,10 @@
 // seed's "channel for a model not found" is seen here before anyone chats.
 import { api, type ModelList } from '../api';
 import { useLang } from '../i18n';
-import { Loading, Table, useLoad } from '../ui';
+import { formatClock, Loading, Table, useLoad } from '../ui';
 
 export default function ModelsPage() {
-  const { t } = useLang();
+  const { t, lang } = useLang();
   const { data } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
   return (
     <section className="stack">
@@ -51,7 +51,12 @@ export default function ModelsPage() {
                   header: t('models.status'),
                   cell: (m) => (
                     <>
-                      <span className={`badge ${m.served ? 'ok' : 'bad'}`}>{m.served ? t('models.served') : t('models.notServed')}</span>
+                      <span className={`badge ${m.served && !m.failing ? 'ok' : 'bad'}`}>{!m.served ? t('models.notServed') : m.failing ? t('models.failing') : t('models.served')}</span>
+                      {m.failing && (
+                        <div className="error">
+                          <span>{t('models.failingWhy', { count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError })}</span>
+                        </div>
+                      )}
                       {m.message && (
                         <div className="error">
                           <span>{m.message}</span>

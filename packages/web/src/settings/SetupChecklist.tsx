@@ -33,10 +33,15 @@ export function SetupChecklist() {
   if (!data) return null;
   const served = (kind: string) => data.models.models.some((m) => m.kind === kind && m.served);
   const items: { key: string; text: string }[] = [];
-  if (!data.models.gateway.reachable) items.push({ key: 'gateway', text: t('setup.gateway', { message: data.models.gateway.message ?? '' }) });
+  // The platform's message names the gateway and the cause: shown as it is.
+  if (!data.models.gateway.reachable) items.push({ key: 'gateway', text: data.models.gateway.message || t('models.gatewayDown') });
   else {
     if (!served('llm')) items.push({ key: 'llm', text: t('setup.noLlm') });
     if (!served('embedding')) items.push({ key: 'embedding', text: t('setup.noVector') });
+    for (const m of data.models.models) {
+      if (!m.served) items.push({ key: `model:${m.model}`, text: t('setup.modelNotServed', { model: m.model, message: m.message ?? '' }) });
+      else if (m.failing) items.push({ key: `model:${m.model}`, text: t('setup.modelFailing', { model: m.model, count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError }) });
+    }
   }
   for (const { dataset, progress } of data.indexing) {
     if (progress.failed > 0) items.push({ key: `failed:${dataset.id}`, text: t('setup.failed', { count: progress.failed, name: dataset.name }) });
@@ -60,7 +65,7 @@ export function SetupChecklist() {
           </li>
         )}
       </ul>
-      {items.some((i) => i.key === 'llm' || i.key === 'embedding') && (
+      {items.some((i) => i.key === 'llm' || i.key === 'embedding' || i.key.startsWith('model:')) && (
         <Link href="~/models">
           <span>{t('setup.seeModels')}</span>
         </Link>
