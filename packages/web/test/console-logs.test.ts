@@ -233,7 +233,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // A deterministic failure: the replay fails the same way, under a new id.
     await page.goto(`${suite.url}/logs/${ids.failed}`);
     await page.getByRole('heading', { name: `Request ${ids.failed}` }).waitFor();
-    const body = page.getByLabel('Body sent upstream');
+    const body = page.getByLabel('Request body kept for replay');
     expect(JSON.parse((await body.textContent())!)).toMatchObject({ model: 'sim-500', messages: ask('this fails upstream') });
     expect(await body.textContent()).toContain('\n  "model": "sim-500"'); // pretty JSON
     expect(await body.textContent()).not.toContain(SIM_KEY);
@@ -277,7 +277,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
 
     // A stream: the payloads joined into the answer's text; the raw payloads behind a toggle.
     await page.goto(`${suite.url}/logs/${ids.flakyStream}`);
-    expect(JSON.parse((await page.getByLabel('Body sent upstream').textContent())!)).toMatchObject({ stream: true });
+    expect(JSON.parse((await page.getByLabel('Request body kept for replay').textContent())!)).toMatchObject({ stream: true });
     await page.getByRole('button', { name: 'Replay' }).click();
     await after.waitFor();
     expect(await after.textContent()).toContain('stream');
