@@ -103,6 +103,10 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
     await danaGroupRow.waitFor();
     expect(await danaGroupRow.textContent()).toContain(`#${userId}`);
     expect(await danaGroupRow.getByTestId('requests').textContent()).toBe(String(danaGroup.totals.requests));
+    // p50 and p95 by user too, the API's own.
+    expect(danaGroup.totals.latency_p50_ms).not.toBeNull();
+    expect(await danaGroupRow.getByTestId('p50').textContent()).toBe(`${Number(danaGroup.totals.latency_p50_ms.toFixed(1)).toLocaleString('en-US')} ms`);
+    expect(await danaGroupRow.getByTestId('p95').textContent()).toBe(`${Number(danaGroup.totals.latency_p95_ms.toFixed(1)).toLocaleString('en-US')} ms`);
     await page.getByLabel('Range', { exact: true }).selectOption('hour');
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('hour');
     expect(new URL(page.url()).searchParams.get('group_by')).toBe('user');
