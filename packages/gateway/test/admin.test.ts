@@ -208,6 +208,21 @@ describe('admin API', () => {
       expect((await call('/api/tokens', { method: 'POST', json: { user_id: 99999, name: 'x' } })).status).toBe(404);
     });
 
+    it('searches users and tokens by name on the server (?q=), any case, wildcards taken literally', async () => {
+      const a = await call('/api/users', { method: 'POST', json: { username: 'Search_Target', password: 'target-password' } });
+      await call('/api/users', { method: 'POST', json: { username: 'searchXtarget', password: 'other-password' } });
+      await call('/api/tokens', { method: 'POST', json: { user_id: a.body.id, name: 'Laptop 100%' } });
+      await call('/api/tokens', { method: 'POST', json: { user_id: a.body.id, name: 'laptop 1000' } });
+      const users = await call('/api/users?q=search_t');
+      expect(users.body).toMatchObject({ total: 1, data: [{ username: 'Search_Target' }] });
+      expect((await call('/api/users?q=SEARCH')).body.total).toBe(2);
+      expect((await call(`/api/tokens?q=${encodeURIComponent('100%')}`)).body.data.map((x: any) => x.name)).toEqual(['Laptop 100%']);
+      const both = await call(`/api/tokens?q=LAPTOP&user_id=${a.body.id}`);
+      expect([both.body.total, both.body.data.map((x: any) => x.name)]).toEqual([2, ['Laptop 100%', 'laptop 1000']]);
+      expect((await call('/api/tokens?q=nothing-like-it')).body).toMatchObject({ total: 0, data: [] });
+      expectBadField(await call(`/api/users?q=${'x'.repeat(101)}`), 'q');
+    });
+
     it('names the field of bad quota, expiry, models and ip_allow', async () => {
       const post = (json: unknown) => call('/api/tokens', { method: 'POST', json });
       expectBadField(await post({ name: 'x', ip_allow: '10.0.0.300/8' }), 'ip_allow');

@@ -156,7 +156,12 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
       [String(ann!.id), 'ann', annRows.length],
       [String(bob!.id), 'bob', bobRows.length],
     ]);
-    expect(byUser.body.groups[0].totals.latency_p50_ms).toBeNull(); // token and user rollups keep no histogram
+    // Token and user rollups keep no histogram: their groups' percentiles come from their log rows.
+    for (const [g, mine] of [[byUser.body.groups[0], annRows], [byUser.body.groups[1], bobRows]] as const) {
+      expectWithinBound(g.totals.latency_p50_ms, nearestRank(mine.map((r) => r.latency_ms), 0.5));
+      expectWithinBound(g.totals.latency_p95_ms, nearestRank(mine.map((r) => r.latency_ms), 0.95));
+      expect(g.points.every((p: any) => p.latency_p50_ms === null)).toBe(true);
+    }
     const spend = (rs: any[]) => rs.reduce((n, r) => n + r.cost_micros, 0);
     expect(spend(bobRows)).toBeGreaterThan(spend(annRows));
     expect(byUser.body.top_users.map((u: any) => [u.username, u.cost_micros, u.requests])).toEqual([
@@ -166,6 +171,16 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
     // A token is named with its owner: many users name theirs alike.
     const byToken = await call(`/api/dashboard?${range}&group_by=token`);
     expect(byToken.body.groups.map((g: any) => g.label).sort()).toEqual(['ann token (ann)', 'bob token (bob)']);
+    // The top token by requests, and "other" (everything else: the other token, and requests with none) from the range's histogram minus it.
+    const byTopToken = await call(`/api/dashboard?${range}&group_by=token&top=1`);
+    const [topToken, otherTokens] = byTopToken.body.groups;
+    expect(otherTokens).toMatchObject({ other: true });
+    const topRows = rows.filter((r) => String(r.token_id) === topToken.key);
+    const otherRows = rows.filter((r) => String(r.token_id) !== topToken.key);
+    expect([topToken.totals.requests, otherTokens.totals.requests]).toEqual([topRows.length, otherRows.length]);
+    expectWithinBound(topToken.totals.latency_p95_ms, nearestRank(topRows.map((r) => r.latency_ms), 0.95));
+    expectWithinBound(otherTokens.totals.latency_p50_ms, nearestRank(otherRows.map((r) => r.latency_ms), 0.5));
+    expectWithinBound(otherTokens.totals.latency_p95_ms, nearestRank(otherRows.map((r) => r.latency_ms), 0.95));
     const byChannel = await call(`/api/dashboard?${range}&group_by=channel`);
     // The requests refused after the model was disabled never reached a channel: '' is "no channel".
     expect(byChannel.body.groups.reduce((n: number, g: any) => n + g.totals.requests, 0)).toBe(25);

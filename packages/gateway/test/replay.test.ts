@@ -89,6 +89,32 @@ describe('replay', () => {
     await call(`/api/channels/${ch.body.id}`, { method: 'DELETE' });
   });
 
+  it("keeps the client's OpenAI-format body when a translated (Gemini) channel failed last, and replays it", async () => {
+    // Tried first: an OpenAI channel that answers 503 (retried elsewhere); then a Gemini channel that answers 400.
+    const openaiCh = await call('/api/channels', {
+      method: 'POST',
+      json: { type: 'openai', base_url: `${t.sim.url}/v1`, key: 'sk-sim-upstream-key', priority: 10, models: ['mixed-wire'], model_mapping: { 'mixed-wire': 'sim-503' } },
+    });
+    const geminiCh = await call('/api/channels', {
+      method: 'POST',
+      json: { type: 'gemini', base_url: t.sim.url, key: 'sk-sim-upstream-key', priority: 0, models: ['mixed-wire'], model_mapping: { 'mixed-wire': 'gemini-sim-400' } },
+    });
+    expect([openaiCh.status, geminiCh.status]).toEqual([201, 201]);
+    const failed = await chat({ model: 'mixed-wire', temperature: 0.25 });
+    expect(failed.status).toBe(400);
+    const detail = await call(`/api/logs/${failed.id}`);
+    expect(detail.body).toMatchObject({ channel_id: geminiCh.body.id, upstream_model: 'gemini-sim-400', attempts: 2, replayable: true });
+    // Not the OpenAI channel's body from the first attempt (model sim-503), not Gemini's wire (contents): the client's own.
+    expect(JSON.parse(detail.body.request_body)).toEqual({ model: 'mixed-wire', temperature: 0.25, messages: [{ role: 'user', content: 'replay me' }] });
+
+    const r = await call(`/api/logs/${failed.id}/replay`, { method: 'POST' });
+    expect(r.body).toMatchObject({ status: 400, stream: false });
+    expect(r.body.response.error.message).toContain('Request contains an invalid argument.');
+    const logged = await call(`/api/logs?request_id=${r.body.request_id}`);
+    expect(logged.body.data[0]).toMatchObject({ model: 'mixed-wire', upstream_model: 'gemini-sim-400', channel_id: geminiCh.body.id });
+    for (const ch of [openaiCh, geminiCh]) await call(`/api/channels/${ch.body.id}`, { method: 'DELETE' });
+  });
+
   it('returns the answer when the replay succeeds, as JSON or as stream payloads', async () => {
     const failed = await chat({ model: 'sim-flaky-1' });
     expect(failed.status).toBe(503);

@@ -103,6 +103,10 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
     await danaGroupRow.waitFor();
     expect(await danaGroupRow.textContent()).toContain(`#${userId}`);
     expect(await danaGroupRow.getByTestId('requests').textContent()).toBe(String(danaGroup.totals.requests));
+    // p50 and p95 by user too, the API's own.
+    expect(danaGroup.totals.latency_p50_ms).not.toBeNull();
+    expect(await danaGroupRow.getByTestId('p50').textContent()).toBe(`${Number(danaGroup.totals.latency_p50_ms.toFixed(1)).toLocaleString('en-US')} ms`);
+    expect(await danaGroupRow.getByTestId('p95').textContent()).toBe(`${Number(danaGroup.totals.latency_p95_ms.toFixed(1)).toLocaleString('en-US')} ms`);
     await page.getByLabel('Range', { exact: true }).selectOption('hour');
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('hour');
     expect(new URL(page.url()).searchParams.get('group_by')).toBe('user');
@@ -133,6 +137,30 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it("a link with unreadable ends shows the gateway's message in place; the controls stay usable", async () => {
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    await page.goto(`${suite.url}/dashboard?range=custom&from=%E0&to=x`);
+    await page.getByRole('alert').waitFor();
+    // The gateway names the first field it cannot read ('to' here); never the browser's "Invalid time value".
+    expect(await page.getByRole('alert').textContent()).toContain("Invalid 'to'");
+    expect(await page.locator('main').textContent()).not.toContain('Invalid time value');
+    await page.goto(`${suite.url}/dashboard?range=custom&from=%E0&to=2030-01-02T00:00:00.000Z`);
+    await page.getByRole('alert').filter({ hasText: "Invalid 'from'" }).waitFor();
+    // The range's fields are empty (not a crash), and the page is still the dashboard's.
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('');
+    await page.screenshot({ path: join(SHOTS, 'console-dashboard-bad-link.png'), fullPage: true });
+    await page.getByLabel('From', { exact: true }).fill('2030-01-01T00:00');
+    await page.getByLabel('To', { exact: true }).fill('2030-01-02T00:00');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByTestId('covers').waitFor();
+    await page.getByLabel('Range', { exact: true }).selectOption('week');
+    await page.getByTestId('covers').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
 
   it('fits a phone in dark mode, and reads in Chinese', async () => {
     const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 800 }, colorScheme: 'dark' });

@@ -22,7 +22,11 @@ const WRONG_MODEL = 'sim-chat:wrong-key';
 
 describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
   const suite = consoleSuite('console-e2e');
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `console-e2e-${name}.png`), fullPage: true });
+  /** A page's screenshot once nothing on it is still loading (a shot of "Loading…" shows nothing). */
+  const shot = async (page: Page, name: string) => {
+    await expect.poll(() => page.getByText('Loading…').count(), { timeout: 30_000 }).toBe(0);
+    await page.screenshot({ path: join(SHOTS, `console-e2e-${name}.png`), fullPage: true });
+  };
   const channelRow = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByText(name, { exact: true }) });
 
   it('balance, channels, a token used by the openai client, the request in the logs, a failed request replayed', async () => {
@@ -73,6 +77,7 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
     await page.getByRole('form', { name: 'New token' }).getByLabel('Name').fill('openai client');
     await page.getByRole('button', { name: 'Create token' }).click();
     const key = (await page.getByTestId('new-key').textContent())!;
+    await page.getByRole('row').filter({ hasText: 'openai client' }).waitFor();
     await shot(page, 'tokens');
     const client = new OpenAI({ apiKey: key, baseURL: `${suite.url}/v1`, maxRetries: 0 });
     const { data: answer, response } = await client.chat.completions.create({ model: 'sim-chat', messages: [{ role: 'user', content: 'hello from the console test' }] }).withResponse();
@@ -105,7 +110,7 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
     await page.getByLabel('Request ID').fill(failedId);
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByRole('heading', { name: `Request ${failedId}` }).waitFor();
-    expect(JSON.parse((await page.getByLabel('Body sent upstream').textContent())!)).toMatchObject({ model: WRONG_MODEL });
+    expect(JSON.parse((await page.getByLabel('Request body kept for replay').textContent())!)).toMatchObject({ model: WRONG_MODEL });
     await page.getByRole('button', { name: 'Replay' }).click();
     const before = page.getByRole('article', { name: 'Before: the original request' });
     const after = page.getByRole('article', { name: 'Now: the replay' });
@@ -119,10 +124,11 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.getByText('Requests', { exact: true }).first().waitFor();
-    await expect.poll(() => page.getByText('Loading…').count(), { timeout: 30_000 }).toBe(0); // the charts are drawn
+    await expect.poll(() => page.locator('.chart canvas').count(), { timeout: 30_000 }).toBeGreaterThan(0); // the charts are drawn
     await shot(page, 'dashboard');
     await page.getByRole('link', { name: 'Prices' }).click();
     await page.getByRole('heading', { name: 'Prices' }).waitFor();
+    await page.getByTestId('model').getByText('sim-chat', { exact: true }).waitFor();
     await shot(page, 'prices');
     expect(errors).toEqual([]);
     await context.close();

@@ -148,8 +148,8 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
 
     // Filters by name; the URL holds ids; the rows are what the API gives for them.
     const filters = page.getByRole('form', { name: 'Filters' });
-    await filters.getByLabel('User').selectOption({ label: 'logs.ann' });
-    await filters.getByLabel('Token').selectOption({ label: 'ann laptop · logs.ann' });
+    await filters.getByLabel(/^User/).selectOption({ label: 'logs.ann' });
+    await filters.getByLabel(/^Token/).selectOption({ label: 'ann laptop · logs.ann' });
     await filters.getByLabel('Model').fill('sim-chat');
     await filters.getByLabel('Status').selectOption({ label: 'Succeeded' });
     await filters.getByRole('button', { name: 'Apply' }).click();
@@ -179,10 +179,22 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     await other.page.goto(shared);
     await expect.poll(() => shownIds(other.page)).toEqual([ids.flakyStream, ids.wrongKey, ids.flaky, ids.failed]);
     const otherFilters = other.page.getByRole('form', { name: 'Filters' });
-    expect(await otherFilters.getByLabel('User').inputValue()).toBe(String(user.id));
+    expect(await otherFilters.getByLabel(/^User/).inputValue()).toBe(String(user.id));
     expect(await otherFilters.getByLabel('Status').inputValue()).toBe('error');
     expect(other.errors).toEqual([]);
     await other.context.close();
+
+    // The pickers search names on the gateway (?q=), so every user and token can be reached, not only a first page.
+    await suite.api('/api/users', { method: 'POST', json: { username: 'logs.zed', password: 'logs-zed-password' } });
+    await filters.getByLabel('Find a user by name').fill('LOGS.');
+    await expect.poll(() => filters.getByLabel(/^User/).locator('option').allTextContents()).toEqual(['Any user', 'logs.ann', 'logs.zed']);
+    await filters.getByLabel('Find a user by name').fill('zed');
+    // The chosen user stays listed while the search shows another.
+    await expect.poll(() => filters.getByLabel(/^User/).locator('option').allTextContents()).toEqual(['Any user', 'logs.zed', 'logs.ann']);
+    await filters.getByLabel('Find a token by name').fill('LAPTOP');
+    await expect.poll(() => filters.getByLabel(/^Token/).locator('option').allTextContents()).toEqual(['Any token', 'ann laptop · logs.ann']);
+    await filters.getByLabel('Find a user by name').fill('');
+    await filters.getByLabel('Find a token by name').fill('');
 
     // A range before these requests: none.
     await filters.getByLabel('To', { exact: true }).fill('2020-01-01T00:00');
@@ -191,7 +203,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
 
     // Paging by cursor: the batch token's 53 requests are 50 and 3.
     await page.getByRole('button', { name: 'Clear filters' }).click();
-    await filters.getByLabel('Token').selectOption({ label: 'ann batch · logs.ann' });
+    await filters.getByLabel(/^Token/).selectOption({ label: 'ann batch · logs.ann' });
     await filters.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(new RegExp(`token_id=${batch.id}`));
     await expect.poll(() => page.getByRole('status').textContent()).toBe('53 requests');
@@ -233,7 +245,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // A deterministic failure: the replay fails the same way, under a new id.
     await page.goto(`${suite.url}/logs/${ids.failed}`);
     await page.getByRole('heading', { name: `Request ${ids.failed}` }).waitFor();
-    const body = page.getByLabel('Body sent upstream');
+    const body = page.getByLabel('Request body kept for replay');
     expect(JSON.parse((await body.textContent())!)).toMatchObject({ model: 'sim-500', messages: ask('this fails upstream') });
     expect(await body.textContent()).toContain('\n  "model": "sim-500"'); // pretty JSON
     expect(await body.textContent()).not.toContain(SIM_KEY);
@@ -277,7 +289,7 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
 
     // A stream: the payloads joined into the answer's text; the raw payloads behind a toggle.
     await page.goto(`${suite.url}/logs/${ids.flakyStream}`);
-    expect(JSON.parse((await page.getByLabel('Body sent upstream').textContent())!)).toMatchObject({ stream: true });
+    expect(JSON.parse((await page.getByLabel('Request body kept for replay').textContent())!)).toMatchObject({ stream: true });
     await page.getByRole('button', { name: 'Replay' }).click();
     await after.waitFor();
     expect(await after.textContent()).toContain('stream');

@@ -81,6 +81,49 @@ describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
     await context.close();
   }, 60_000);
 
+  it("disables and re-enables a user and makes it an admin, each read back from the API; on a phone each user's actions are in view", async () => {
+    const created = await suite.api('/api/users', { json: { username: 'erin', password: 'erin-password', balance: 3 } });
+    const erin = () => suite.api(`/api/users/${created.id}`);
+    const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    await page.goto(`${suite.url}/users`);
+    await page.getByRole('button', { name: 'Disable erin' }).click();
+    await page.getByRole('button', { name: 'Enable erin' }).waitFor();
+    expect((await erin()).status).toBe('disabled');
+    // A disabled user cannot sign in.
+    const login = await fetch(`${suite.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'erin', password: 'erin-password' }) });
+    expect(login.status).toBeGreaterThanOrEqual(400);
+    await page.getByRole('button', { name: 'Enable erin' }).click();
+    await page.getByRole('button', { name: 'Disable erin' }).waitFor();
+    expect((await erin()).status).toBe('enabled');
+
+    // The role button names its user: root's own row has none.
+    await page.getByRole('button', { name: 'Make erin an admin' }).click();
+    await page.getByRole('button', { name: 'Make erin a plain user' }).waitFor();
+    expect((await erin()).role).toBe('admin');
+    const erinRow = page.getByRole('row').filter({ hasText: 'erin' });
+    expect(await erinRow.textContent()).toContain('admin');
+    expect(await page.getByRole('button', { name: /^Make root/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Make erin a plain user' }).click();
+    await page.getByRole('button', { name: 'Make erin an admin' }).waitFor();
+    expect((await erin()).role).toBe('user');
+
+    // A phone: the page does not scroll sideways, and erin's actions lie inside the viewport (a card, not a cell off to the right).
+    await page.setViewportSize({ width: 375, height: 780 });
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
+    for (const name of ['Edit balance of erin', 'Disable erin', 'Make erin an admin']) {
+      const box = (await page.getByRole('button', { name }).boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+    }
+    expect(await page.locator('.users-table').evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, 'console-users-phone.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Disable erin' }).click();
+    await page.getByRole('button', { name: 'Enable erin' }).waitFor();
+    expect((await erin()).status).toBe('disabled');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it('fits a phone in dark mode, in Chinese, under a page translator', async () => {
     const { context, page, errors } = await openConsole(suite, { locale: 'en-US', viewport: { width: 375, height: 780 }, colorScheme: 'dark' });
     await page.goto(`${suite.url}/users`);

@@ -1,6 +1,6 @@
 // SQL for users, tokens and sessions. Balances and token quotas change only
 // through the ledger's store (ledger-store.ts), which keeps leases with them.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { GatewayTables, TokenRow, UserRow } from '../store/schema.js';
 
 export type NewUser = Pick<UserRow, 'username' | 'password_hash' | 'role' | 'group_name' | 'balance'>;
@@ -36,13 +36,22 @@ export class AccountsStore {
     return this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
   }
 
-  listUsers(offset: number, limit: number): Promise<UserRow[]> {
-    return this.db.selectFrom('users').selectAll().orderBy('id').offset(offset).limit(limit).execute();
+  /** A page of the users, oldest first; with `search`, only those whose name contains it (any case). */
+  listUsers(offset: number, limit: number, search?: string): Promise<UserRow[]> {
+    return this.matching(this.db.selectFrom('users'), 'username', search).selectAll().orderBy('id').offset(offset).limit(limit).execute();
   }
 
-  async countUsers(): Promise<number> {
-    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  async countUsers(search?: string): Promise<number> {
+    const r = await this.matching(this.db.selectFrom('users'), 'username', search).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
+  }
+
+  /** Rows whose `column` contains `search`, any case; LIKE's wildcards in it are matched literally. */
+  private matching<Q extends { where: (...args: any[]) => Q }>(q: Q, column: 'username' | 'name', search: string | undefined): Q {
+    if (!search) return q;
+    // '!' escapes: a backslash reads differently in PostgreSQL's and MySQL's string literals.
+    const pattern = `%${search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    return q.where(sql`lower(${sql.ref(column)})`, 'like', sql`${pattern} escape '!'`);
   }
 
   async updateUser(id: number, patch: UserPatch): Promise<boolean> {
@@ -76,13 +85,13 @@ export class AccountsStore {
     return this.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** A page of the tokens in `scope`, oldest first. */
-  listTokens(scope: TokenScope, offset: number, limit: number): Promise<TokenRow[]> {
-    return this.scoped(scope).selectAll().orderBy('id').offset(offset).limit(limit).execute();
+  /** A page of the tokens in `scope`, oldest first; with `search`, only those whose name contains it (any case). */
+  listTokens(scope: TokenScope, offset: number, limit: number, search?: string): Promise<TokenRow[]> {
+    return this.matching(this.scoped(scope), 'name', search).selectAll().orderBy('id').offset(offset).limit(limit).execute();
   }
 
-  async countTokens(scope: TokenScope): Promise<number> {
-    const r = await this.scoped(scope).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  async countTokens(scope: TokenScope, search?: string): Promise<number> {
+    const r = await this.matching(this.scoped(scope), 'name', search).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);
   }
 

@@ -75,6 +75,13 @@ export function queryString(raw: unknown, name: string): string | undefined {
   return raw;
 }
 
+/** `?q=`, a name search of a list (users, tokens): up to 100 characters, trimmed; undefined when empty. */
+export function searchOf(raw: unknown): string | undefined {
+  const s = queryString(raw, 'q')?.trim();
+  if (s && s.length > 100) throw errors.badField('q', `Invalid 'q': at most 100 characters (got ${s.length})`);
+  return s || undefined;
+}
+
 /** An optional time as epoch milliseconds or an ISO 8601 date / date-time. */
 export function queryTime(raw: unknown, name: string): number | undefined {
   const s = queryString(raw, name);

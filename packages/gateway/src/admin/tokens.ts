@@ -13,7 +13,7 @@ import type { GatewayServices } from '../gateway.js';
 import type { TokenScope } from '../accounts/store.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage, rolesManagedBy } from './auth.js';
-import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf } from './input.js';
+import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf, searchOf } from './input.js';
 
 const fields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -97,8 +97,9 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     const q = queryOf(req);
     const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
     const { offset, limit } = paging(q);
+    const search = searchOf(q.q);
     const scope = await scopeOf(actorOf(req).user, userId);
-    const [rows, total] = await Promise.all([accountsStore.listTokens(scope, offset, limit), accountsStore.countTokens(scope)]);
+    const [rows, total] = await Promise.all([accountsStore.listTokens(scope, offset, limit, search), accountsStore.countTokens(scope, search)]);
     return { data: await accounts.publicTokens(rows), total, offset, limit };
   });
 

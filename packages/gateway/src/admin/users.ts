@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage } from './auth.js';
-import { MAX_UNITS, paging, parseBody, pathId, queryOf } from './input.js';
+import { MAX_UNITS, paging, parseBody, pathId, queryOf, searchOf } from './input.js';
 
 const username = z
   .string()
@@ -45,9 +45,11 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
   };
 
   app.get('/users', async (req) => {
-    const { offset, limit } = paging(queryOf(req));
+    const q = queryOf(req);
+    const { offset, limit } = paging(q);
+    const search = searchOf(q.q);
     await services.ledger.flush();
-    const [rows, total] = await Promise.all([accountsStore.listUsers(offset, limit), accountsStore.countUsers()]);
+    const [rows, total] = await Promise.all([accountsStore.listUsers(offset, limit, search), accountsStore.countUsers(search)]);
     return { data: await accounts.publicUsers(rows), total, offset, limit };
   });
 

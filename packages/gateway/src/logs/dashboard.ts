@@ -9,6 +9,13 @@ import {
   addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
 } from './rollup.js';
 
+/**
+ * The most log rows read for the p50 / p95 of token and user groups (their
+ * rollups keep no histogram): ~3.4 µs a row on PGlite on a loaded 2-core
+ * machine, so at most ~170 ms (docs/benchmarks.md, the console).
+ */
+export const PERCENTILE_ROWS_MAX = 50_000;
+
 /** The most points a series has (give or take the two partial buckets at the ends). */
 export const MAX_POINTS = 200;
 
@@ -128,7 +135,8 @@ export class DashboardService {
     const shown = (await this.rollups.topKeys({ ...range, dim }, 'requests', top)).map((k) => k.dim_key);
     const rows = await this.rollups.series({ ...range, dim }, shown);
     const labels = await this.labels(dim, shown);
-    // Token and user rollups keep no histogram (rollup.ts HIST_DIMS): their groups have no percentiles.
+    // Token and user rollups keep no histogram (rollup.ts HIST_DIMS): their groups' points have no
+    // percentiles, and their totals' come from the log rows of the groups shown (logPercentiles).
     const pct = HIST_DIMS.has(dim);
     const out = shown.map((k) => this.group(buckets, rows.filter((r) => r.dim_key === k), k, labels.get(k) ?? k, false, pct));
     // "other" is everything minus the shown groups, bucket by bucket: histograms subtract too.
@@ -140,7 +148,37 @@ export class DashboardService {
     }
     const restRows = [...rest.values()].filter((r) => r.requests > 0);
     if (restRows.length > 0) out.push(this.group(buckets, restRows, 'other', 'other', true, pct));
+    if (!pct) await this.logPercentiles(dim as 'token' | 'user', range, out, allRows);
     return out;
+  }
+
+  /**
+   * p50 and p95 of each shown token or user group over the whole range, from
+   * its log rows' latencies; "other"'s from the range's histogram (the 'all'
+   * rollup's) minus theirs. Exact counts, the same buckets and error bound as
+   * the rollups' percentiles.
+   */
+  private async logPercentiles(dim: 'token' | 'user', range: { from: number; to: number }, groups: Group[], allRows: KeyedSums[]): Promise<void> {
+    // The read is bounded: the smallest groups first, while their rows fit PERCENTILE_ROWS_MAX;
+    // a group past it keeps null percentiles (and so does "other", which needs them all).
+    const shown = groups.filter((g) => !g.other).sort((a, b) => a.totals.requests - b.totals.requests);
+    const read: Group[] = [];
+    let rows = 0;
+    for (const g of shown) {
+      if (rows + g.totals.requests > PERCENTILE_ROWS_MAX) break;
+      rows += g.totals.requests;
+      read.push(g);
+    }
+    const hists = await this.rollups.latencyHistograms(dim, read.map((g) => g.key), range.from, range.to);
+    const rest = emptySums();
+    for (const r of allRows) addSums(rest, r);
+    for (const g of read) addSums(rest, { ...emptySums(), hist: hists.get(g.key)! }, -1);
+    for (const g of groups) {
+      const hist = g.other ? (read.length === shown.length ? rest.hist : undefined) : hists.get(g.key);
+      if (!hist) continue;
+      g.totals.latency_p50_ms = histPercentile(hist, 0.5);
+      g.totals.latency_p95_ms = histPercentile(hist, 0.95);
+    }
   }
 
   private async labels(dim: Dimension, keys: string[]): Promise<Map<string, string>> {

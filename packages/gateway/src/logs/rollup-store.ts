@@ -126,6 +126,31 @@ export class RollupStore {
   }
 
   /**
+   * Latency histograms of the log rows of these tokens or users in [from, to)
+   * ('' for rows without one), read from the log itself: their rollups keep
+   * no histogram (rollup.ts HIST_DIMS). One query a key, each a range of
+   * that dimension's (id, created_at, id) index, bucketed in SQL as
+   * latencyBucket does (HIST_EDGES), so that only 60 counts come back. Its
+   * cost grows with the key's rows in range (docs/benchmarks.md, the console).
+   */
+  async latencyHistograms(dim: 'token' | 'user', keys: string[], from: number, to: number): Promise<Map<string, number[]>> {
+    const column = sql.ref(dim === 'token' ? 'token_id' : 'user_id');
+    const bucket = this.mysql
+      ? sql`case ${sql.join(HIST_EDGES.map((edge, k) => sql`when latency_ms >= ${sql.lit(edge)} then ${sql.lit(k)}`).slice(1).reverse(), sql` `)} else 0 end`
+      : sql`width_bucket(latency_ms::bigint, ${sql.raw(`array[${HIST_EDGES.slice(1).join(',')}]::bigint[]`)})`;
+    const out = new Map<string, number[]>();
+    for (const key of keys) {
+      const which = key === '' ? sql`${column} is null` : sql`${column} = ${Number(key)}`;
+      const rows = await sql<{ k: number; n: number }>`select ${bucket} as k, count(*) as n from logs
+        where ${which} and created_at >= ${from} and created_at < ${to} group by 1`.execute(this.db);
+      const hist = emptySums().hist;
+      for (const r of rows.rows) hist[Math.min(HIST_BUCKETS - 1, Math.max(0, Number(r.k)))]! += Number(r.n);
+      out.set(key, hist);
+    }
+    return out;
+  }
+
+  /**
    * The models that were ever charged for tokens (within log retention),
    * from the day rollups: a few rows per model and day. Requests refused
    * before they reached a model (a name nobody serves) used no tokens and

@@ -39,8 +39,12 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   try {
     if (!stream) {
       const a = await withAttempts(deps, ctx, 'chat', body.model, async (channel, upstreamModel) => {
-        // A provider with its own wire format translates both ways (the client's body is what a replay needs).
-        if (channel.provider.wire) return completeThroughWire(deps, ctx, channel, upstreamModel, body);
+        // A provider with its own wire format translates both ways. A replay goes through the relay in
+        // OpenAI format, so the client's body is kept for it (not the translation, nor an earlier attempt's body).
+        if (channel.provider.wire) {
+          sent = '';
+          return completeThroughWire(deps, ctx, channel, upstreamModel, body);
+        }
         // Nothing to change: the client's own bytes go up, untouched and unserialised.
         sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
         return deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
@@ -58,6 +62,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       body.model,
       (channel, upstreamModel) => {
         if (channel.provider.wire) {
+          sent = ''; // the client's body is kept, as for non-stream above
           const localUsage = (text: string) => ({ prompt_tokens: localPrompt(), completion_tokens: countTextTokens(text) });
           return streamThroughWire(deps, ctx, channel, upstreamModel, body, { responder, clientWantsUsage, localUsage });
         }

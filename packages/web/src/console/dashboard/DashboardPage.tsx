@@ -138,9 +138,9 @@ function Body({ view }: { view: View }) {
           <h2>{t(`dashboard.by.${view.group}`)}</h2>
           <GroupChart data={data} dim={view.group} />
           <GroupsTable groups={data.groups ?? []} dim={view.group} />
-          {(view.group === 'token' || view.group === 'user') && (
-            <p className="muted">
-              <span>{t('dashboard.noPercentiles')}</span>
+          {(data.groups ?? []).some((g) => !g.other && g.totals.requests > 0 && g.totals.latency_p50_ms === null) && (
+            <p className="muted" data-testid="percentiles-capped">
+              <span>{t('dashboard.percentilesCapped')}</span>
             </p>
           )}
         </>

@@ -74,8 +74,8 @@ export function GroupsTable({ groups, dim }: { groups: DashboardGroup[]; dim: Da
         { header: t('dashboard.tokensOut'), cell: (g) => <span>{formatCount(g.totals.completion_tokens)}</span> },
         { header: t('dashboard.spend'), cell: (g) => <span data-testid="spend">{formatUnits(g.totals.cost)}</span> },
         { header: t('dashboard.latencyAvg'), cell: (g) => <span>{ms(g.totals.latency_avg_ms)}</span> },
-        { header: t('dashboard.col.p50'), cell: (g) => <span>{ms(g.totals.latency_p50_ms)}</span> },
-        { header: t('dashboard.col.p95'), cell: (g) => <span>{ms(g.totals.latency_p95_ms)}</span> },
+        { header: t('dashboard.col.p50'), cell: (g) => <span data-testid="p50">{ms(g.totals.latency_p50_ms)}</span> },
+        { header: t('dashboard.col.p95'), cell: (g) => <span data-testid="p95">{ms(g.totals.latency_p95_ms)}</span> },
       ]}
     />
   );

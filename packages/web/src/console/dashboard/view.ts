@@ -41,8 +41,9 @@ export function windowOf(view: View, now = Date.now()): { from?: string | number
   return { from: now - RANGE_MS[view.range], to: now };
 }
 
-/** A time as a datetime-local input holds it (local time, to the minute). */
+/** A time as a datetime-local input holds it (local time, to the minute); '' for no time (a hand-edited link's `from=x`). */
 export function toLocalInput(ms: number): string {
+  if (!Number.isFinite(ms)) return '';
   const d = new Date(ms);
   return new Date(ms - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }

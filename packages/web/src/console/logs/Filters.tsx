@@ -1,6 +1,7 @@
-// The log list's filters: picked by name (users, tokens and channels are
-// listed once, when the page opens), kept in the URL by id. Nothing is sent
-// until Apply (or a quick time range), so a half-made filter never loads.
+// The log list's filters: picked by name, kept in the URL by id. Users and
+// tokens are searched by name on the gateway (?q=), so a picker reaches every
+// one, not only a first page; channels are few and listed once. Nothing is
+// sent until Apply (or a quick time range), so a half-made filter never loads.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { PublicChannel } from '@kbchat/gateway';
 import { withQuery } from '../../api';
@@ -8,46 +9,54 @@ import { useLang, type MessageKey } from '../../i18n';
 import { gatewayApi, type GatewayToken, type GatewayUser } from '../gateway-api';
 import { isFiltered, isoOfLocalInput, localInputOf, STATUSES, type LogFilters, type StatusFilter } from './query';
 
-export interface Pickers {
-  users: GatewayUser[];
-  tokens: GatewayToken[];
-  channels: PublicChannel[];
-  error?: Error;
-}
+/** How many users or tokens a picker lists for one search; a name typed in "Find" narrows it. */
+const PICKER_LIMIT = 100;
+/** Typing pauses this long before a search is sent. */
+const SEARCH_DELAY_MS = 250;
 
-/** How many users and tokens a picker lists (one page of each list API); an id beyond them still filters, shown as #id. */
-const PICKER_LIMIT = 500;
-
-/** The users, tokens and channels to pick from: three calls when the page opens, none per row. */
-export function usePickers(): Pickers {
-  const [pickers, setPickers] = useState<Pickers>({ users: [], tokens: [], channels: [] });
+/** The result of a list call that follows its inputs (searched after a pause in typing); [] until it answers. */
+function useSearched<T>(path: string | null, delay: number): { items: T[]; error?: Error } {
+  const [state, setState] = useState<{ items: T[]; error?: Error }>({ items: [] });
   useEffect(() => {
-    Promise.all([
-      gatewayApi<{ data: GatewayUser[] }>(withQuery('/api/users', { limit: PICKER_LIMIT })),
-      gatewayApi<{ data: GatewayToken[] }>(withQuery('/api/tokens', { limit: PICKER_LIMIT })),
-      gatewayApi<{ data: PublicChannel[] }>('/api/channels'),
-    ]).then(
-      ([users, tokens, channels]) => setPickers({ users: users.data, tokens: tokens.data, channels: channels.data }),
-      (error: Error) => setPickers((p) => ({ ...p, error })),
-    );
-  }, []);
-  return pickers;
+    if (path === null) return;
+    let current = true;
+    const timer = setTimeout(() => {
+      gatewayApi<{ data: T[] }>(path).then(
+        (r) => current && setState({ items: r.data }),
+        (error: Error) => current && setState((s) => ({ ...s, error })),
+      );
+    }, delay);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [path, delay]);
+  return state;
 }
-
 const RANGES = [
   { label: 'requestLogs.lastHour', ms: 3_600_000 },
   { label: 'requestLogs.lastDay', ms: 86_400_000 },
   { label: 'requestLogs.lastWeek', ms: 7 * 86_400_000 },
 ] as const;
 
-/** The options of a picker, with the chosen id added when the list lacks it (beyond its first page, or deleted). */
-function options(items: { id: number; label: string }[], chosen: string | undefined) {
-  if (chosen && !items.some((i) => String(i.id) === chosen)) return [...items, { id: Number(chosen), label: `#${chosen}` }];
+/**
+ * The options of a picker, with the chosen id added when the list lacks it
+ * (another search shown, or deleted): by the name it had in an earlier list
+ * (`seen`, which this adds to), else as #id.
+ */
+function options(items: { id: number; label: string }[], chosen: string | undefined, seen: Map<string, string>) {
+  for (const i of items) seen.set(String(i.id), i.label);
+  if (chosen && !items.some((i) => String(i.id) === chosen)) return [...items, { id: Number(chosen), label: seen.get(chosen) ?? `#${chosen}` }];
   return items;
 }
 
-export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pickers: Pickers; onApply: (f: LogFilters) => void }) {
+export function Filters({ applied, onApply }: { applied: LogFilters; onApply: (f: LogFilters) => void }) {
   const { t } = useLang();
+  const [userSearch, setUserSearch] = useState('');
+  const [tokenSearch, setTokenSearch] = useState('');
+  // Names of the users and tokens listed so far, for a chosen one another search leaves out.
+  const [seenUsers] = useState(() => new Map<string, string>());
+  const [seenTokens] = useState(() => new Map<string, string>());
   // Times as the inputs hold them (local, maybe half typed) until applied.
   const draftOf = (f: LogFilters) => ({ ...f, from: localInputOf(f.from), to: localInputOf(f.to) });
   const [draft, setDraft] = useState<LogFilters>(() => draftOf(applied));
@@ -59,16 +68,25 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
   const timeOfDraft = (shown: string | undefined, exact: string | undefined) => (shown === localInputOf(exact) ? exact : isoOfLocalInput(shown ?? ''));
   const filtersOfDraft = (): LogFilters => ({ ...draft, model: draft.model?.trim() || undefined, from: timeOfDraft(draft.from, applied.from), to: timeOfDraft(draft.to, applied.to) });
 
-  const usernames = new Map(pickers.users.map((u) => [u.id, u.username]));
-  const userOptions = options(pickers.users.map((u) => ({ id: u.id, label: u.username })), draft.user_id);
-  const tokenOptions = options(
-    pickers.tokens
-      .filter((k) => !draft.user_id || String(k.user_id) === draft.user_id)
-      .map((k) => ({ id: k.id, label: usernames.has(k.user_id) ? `${k.name} · ${usernames.get(k.user_id)}` : k.name })),
-    draft.token_id,
+  const users = useSearched<GatewayUser>(withQuery('/api/users', { q: userSearch.trim() || undefined, limit: PICKER_LIMIT }), userSearch ? SEARCH_DELAY_MS : 0);
+  // A chosen user's tokens are that user's (all of them, searched on the gateway too).
+  const tokens = useSearched<GatewayToken>(
+    withQuery('/api/tokens', { q: tokenSearch.trim() || undefined, user_id: draft.user_id, limit: PICKER_LIMIT }),
+    tokenSearch ? SEARCH_DELAY_MS : 0,
   );
-  const channelOptions = options(pickers.channels.map((c) => ({ id: c.id, label: c.name })), draft.channel_id);
-  const models = [...new Set(pickers.channels.flatMap((c) => c.models))].sort();
+  const channels = useSearched<PublicChannel>('/api/channels', 0);
+  const pickersError = users.error ?? tokens.error ?? channels.error;
+
+  const usernames = new Map([...seenUsers].map(([id, name]) => [Number(id), name]));
+  for (const u of users.items) usernames.set(u.id, u.username);
+  const userOptions = options(users.items.map((u) => ({ id: u.id, label: u.username })), draft.user_id, seenUsers);
+  const tokenOptions = options(
+    tokens.items.map((k) => ({ id: k.id, label: usernames.has(k.user_id) ? `${k.name} · ${usernames.get(k.user_id)}` : k.name })),
+    draft.token_id,
+    seenTokens,
+  );
+  const channelOptions = options(channels.items.map((c) => ({ id: c.id, label: c.name })), draft.channel_id, new Map());
+  const models = [...new Set(channels.items.flatMap((c) => c.models))].sort();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -99,8 +117,14 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
           <span>{t('requestLogs.to')}</span>
           <input type="datetime-local" value={draft.to ?? ''} onChange={(e) => set({ to: e.target.value })} />
         </label>
-        {select('requestLogs.user', 'requestLogs.anyUser', draft.user_id, userOptions, (user_id) => set({ user_id, token_id: undefined }))}
-        {select('requestLogs.token', 'requestLogs.anyToken', draft.token_id, tokenOptions, (token_id) => set({ token_id }))}
+        <div className="logs-picker">
+          {select('requestLogs.user', 'requestLogs.anyUser', draft.user_id, userOptions, (user_id) => set({ user_id, token_id: undefined }))}
+          <input type="search" aria-label={t('requestLogs.findUser')} placeholder={t('requestLogs.findUser')} value={userSearch} onChange={(e) => setUserSearch(e.target.value)} />
+        </div>
+        <div className="logs-picker">
+          {select('requestLogs.token', 'requestLogs.anyToken', draft.token_id, tokenOptions, (token_id) => set({ token_id }))}
+          <input type="search" aria-label={t('requestLogs.findToken')} placeholder={t('requestLogs.findToken')} value={tokenSearch} onChange={(e) => setTokenSearch(e.target.value)} />
+        </div>
         {select('requestLogs.channel', 'requestLogs.anyChannel', draft.channel_id, channelOptions, (channel_id) => set({ channel_id }))}
         <label>
           <span>{t('requestLogs.model')}</span>
@@ -138,9 +162,9 @@ export function Filters({ applied, pickers, onApply }: { applied: LogFilters; pi
           </button>
         )}
       </div>
-      {pickers.error && (
+      {pickersError && (
         <p role="alert" className="error">
-          <span>{t('requestLogs.pickersFailed', { message: pickers.error.message })}</span>
+          <span>{t('requestLogs.pickersFailed', { message: pickersError.message })}</span>
         </p>
       )}
     </form>

@@ -1,5 +1,6 @@
-// /logs/<requestId>: every field of one request; for a failed one the exact
-// body it sent upstream and a Replay that shows the new answer beside the old
+// /logs/<requestId>: every field of one request; for a failed one the body
+// kept for replay (what went upstream, or before translation for an Anthropic
+// or Gemini channel) and a Replay that shows the new answer beside the old
 // error. The address is the request's own, so it can be shared.
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
@@ -106,6 +107,9 @@ export function LogDetail({ requestId }: { requestId: string }) {
           <pre className="logs-pre" aria-label={t('requestLogs.body.title')} tabIndex={0} translate="no">
             <code>{prettyJson(r.request_body)}</code>
           </pre>
+          <p className="muted">
+            <span>{t('requestLogs.body.hint')}</span>
+          </p>
           <Replay log={r} />
         </div>
       ) : (

@@ -8,7 +8,7 @@ import { ActionError } from '../../actions';
 import { useLang, type Translate } from '../../i18n';
 import { Boundary, CopyButton, Loading, Table, useLoad } from '../../ui';
 import { formatUnits, gatewayApi } from '../gateway-api';
-import { Filters, usePickers } from './Filters';
+import { Filters } from './Filters';
 import { cursorOf, filtersOf, isFiltered, queryOf, rememberListQuery, rememberNext, trailOf, type LogFilters } from './query';
 import { failed, formatLogTime, NameOf } from './parts';
 
@@ -24,7 +24,6 @@ export function LogList() {
   rememberListQuery(search);
   const filters = filtersOf(search);
   const cursor = cursorOf(search) ?? '';
-  const pickers = usePickers();
   const show = (f: LogFilters, at?: string) => navigate(`~/logs${queryOf(f, at)}`);
 
   return (
@@ -33,7 +32,7 @@ export function LogList() {
         <h1>{t('requestLogs.title')}</h1>
         <FindRequest />
       </div>
-      <Filters applied={filters} pickers={pickers} onApply={(f) => show(f)} />
+      <Filters applied={filters} onApply={(f) => show(f)} />
       <Boundary key={search}>
         <Rows filters={filters} cursor={cursor} show={show} />
       </Boundary>

@@ -2,7 +2,7 @@
 // manage (filtered by owner, kept in the URL) and create tokens for them; a
 // plain user sees and manages only its own (the API scopes both). The key is
 // shown once, at creation. Paged by the gateway.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { ActionError, DeleteButton } from '../../actions';
 import { withQuery } from '../../api';
@@ -20,7 +20,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   const { t, lang } = useLang();
   const admin = isAdmin(me);
   const [params, setParams] = useSearchParams();
-  const owner = params.get('user') ?? '';
+  // A hand-edited ?user= that is not an id is dropped (as the logs' filters do), not sent for the API's 400.
+  const owner = /^[1-9]\d{0,9}$/.test(params.get('user') ?? '') ? params.get('user')! : '';
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const [version, setVersion] = useState(0);
   const [editing, setEditing] = useState<GatewayToken | 'new' | null>(null);
@@ -32,7 +33,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
     () => gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined })),
     [offset, owner, version],
   );
-  const nameOf = (id: number) => users?.find((u) => u.id === id)?.username ?? t('tokens.userN', { id });
+  const nameOf = (id: number) => users?.find((u) => u.id === id)?.username ?? found?.find((u) => u.id === id)?.username ?? t('tokens.userN', { id });
   const setQuery = (next: Record<string, string>) => setParams(Object.fromEntries(Object.entries({ user: owner, offset: String(offset), ...next }).filter(([, v]) => v && v !== '0')));
 
   const patch = async (token: GatewayToken, change: Record<string, unknown>) => {
@@ -50,7 +51,30 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
     setNotice(saved.key ? { key: saved.key } : { saved: t('tokens.saved', { name: saved.token.name }) });
     setVersion((v) => v + 1);
   };
-  const manageableOwners = users?.filter((u) => u.id === me.id || me.role === 'root' || u.role === 'user');
+  const manageable = (u: GatewayUser) => u.id === me.id || me.role === 'root' || u.role === 'user';
+  const manageableOwners = users?.filter(manageable);
+  // The owner filter searches users by name on the gateway (every user, not only the first page).
+  const [ownerSearch, setOwnerSearch] = useState('');
+  const [found, setFound] = useState<GatewayUser[] | null>(null);
+  useEffect(() => {
+    const q = ownerSearch.trim();
+    if (!admin || !q) return setFound(null);
+    let current = true;
+    const timer = setTimeout(() => {
+      gatewayApi<{ data: GatewayUser[] }>(withQuery('/api/users', { q, limit: 100 })).then(
+        (r) => current && setFound(r.data.filter(manageable)),
+        (err) => current && setError(err),
+      );
+    }, 250);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ownerSearch, admin]);
+  const chosenOwner = owner ? (users?.find((u) => String(u.id) === owner) ?? found?.find((u) => String(u.id) === owner)) : undefined;
+  const ownerOptions = [...(found ?? manageableOwners ?? [])];
+  if (owner && !ownerOptions.some((u) => String(u.id) === owner)) ownerOptions.push(chosenOwner ?? ({ id: Number(owner), username: `#${owner}` } as GatewayUser));
 
   return (
     <section className="stack">
@@ -73,17 +97,20 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
             <span>{t('tokens.new')}</span>
           </button>
           {admin && users && (
-            <label className="row">
-              <span>{t('tokens.ownerFilter')}</span>
-              <select value={owner} onChange={(e) => setQuery({ user: e.target.value, offset: '' })}>
-                <option value="">{t('tokens.everyone')}</option>
-                {manageableOwners!.map((u) => (
-                  <option key={u.id} value={u.id}>
-                    {u.username}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <>
+              <label className="row">
+                <span>{t('tokens.ownerFilter')}</span>
+                <select value={owner} onChange={(e) => setQuery({ user: e.target.value, offset: '' })}>
+                  <option value="">{t('tokens.everyone')}</option>
+                  {ownerOptions.map((u) => (
+                    <option key={u.id} value={u.id}>
+                      {u.username}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <input type="search" className="tokens-owner-search" aria-label={t('tokens.findOwner')} placeholder={t('tokens.findOwner')} value={ownerSearch} onChange={(e) => setOwnerSearch(e.target.value)} />
+            </>
           )}
         </div>
       )}

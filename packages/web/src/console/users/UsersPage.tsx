@@ -6,9 +6,10 @@ import { useState, type FormEvent } from 'react';
 import { withQuery } from '../../api';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
-import { formatTime, Loading, Pager, Table, useLoad } from '../../ui';
+import { formatTime, Loading, Pager, Table, useLoad, type Column } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import '../console.css';
+import './users.css';
 
 const PAGE = 20;
 const MICROS = 1_000_000;
@@ -63,10 +64,10 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
             <span>{t('users.count', { n: data.total })}</span>
           </p>
           <Table
-            className="console-table"
+            className="console-table users-table"
             rows={data.data}
             rowKey={(u) => String(u.id)}
-            columns={[
+            columns={labelled<GatewayUser>([
               { header: t('users.username'), cell: (u) => <span>{u.username}</span> },
               { header: t('users.role'), cell: (u) => <span>{t(`users.role.${u.role as 'root' | 'admin' | 'user'}`)}</span> },
               { header: t('users.status'), cell: (u) => <span className={`badge ${u.status === 'enabled' ? 'ok' : 'bad'}`}>{t(`users.status.${u.status as 'enabled' | 'disabled'}`)}</span> },
@@ -106,20 +107,43 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
                       </button>
                     )}
                     {manageable(u) && me.role === 'root' && (
-                      <button type="button" className="secondary" onClick={() => patch(u, { role: u.role === 'admin' ? 'user' : 'admin' })}>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={t(u.role === 'admin' ? 'users.makeUserNamed' : 'users.makeAdminNamed', { name: u.username })}
+                        onClick={() => patch(u, { role: u.role === 'admin' ? 'user' : 'admin' })}
+                      >
                         <span>{t(u.role === 'admin' ? 'users.makeUser' : 'users.makeAdmin')}</span>
                       </button>
                     )}
                   </div>
                 ),
               },
-            ]}
+            ])}
           />
           <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={setOffset} />
         </>
       )}
     </section>
   );
+}
+
+/**
+ * Each cell with its column's name before it, shown only on a phone, where
+ * the table becomes one card per user (users.css) and has no header row.
+ */
+function labelled<T>(columns: Column<T>[]): Column<T>[] {
+  return columns.map((c) => ({
+    header: c.header,
+    cell: (row: T) => (
+      <>
+        <span className="users-cell-label" aria-hidden="true">
+          {c.header}
+        </span>
+        {c.cell(row)}
+      </>
+    ),
+  }));
 }
 
 type Mode = 'set' | 'add' | 'subtract';

@@ -32,6 +32,8 @@ export const en = {
   'users.enableNamed': 'Enable {name}',
   'users.makeAdmin': 'Make admin',
   'users.makeUser': 'Make user',
+  'users.makeAdminNamed': 'Make {name} an admin',
+  'users.makeUserNamed': 'Make {name} a plain user',
   'users.leased': '{units} held for requests in flight',
   'users.badAmount': 'Enter a number of units (0 or more).',
 } as const;
@@ -69,6 +71,8 @@ export const zh: Record<keyof typeof en, string> = {
   'users.enableNamed': '启用 {name}',
   'users.makeAdmin': '设为管理员',
   'users.makeUser': '设为普通用户',
+  'users.makeAdminNamed': '将 {name} 设为管理员',
+  'users.makeUserNamed': '将 {name} 设为普通用户',
   'users.leased': '其中 {units} 为进行中的请求预留',
   'users.badAmount': '请输入单位数（0 或更多）。',
 };
