@@ -4,11 +4,10 @@
 // a steps question is answered with one list (and its continuation), not a
 // collage of two lists; and of two items with the question's terms, the one
 // in the question's own words wins over a better-ranked inflected one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatQuotesForPrompt, startLocalModels, type LocalModels, type QuoteInput } from '@kbchat/local-models';
+import { describe, expect, it } from 'vitest';
 import { segmentQuote } from '../src/extractive/segment.js';
 import { SENTENCE_END } from '../src/extractive/text.js';
-import { postJson } from './helpers.js';
+import { extractiveAnswerer } from './helpers.js';
 
 const HEAD = '# kbchat architecture\n## Decisions worth knowing\n';
 // The chunk that ends inside the PGlite item, and the next one, as the chunker made them (100 tokens).
@@ -42,19 +41,7 @@ describe('segmenting a quote cut inside a list item', () => {
   });
 });
 
-let lm: LocalModels;
-beforeAll(async () => {
-  lm = await startLocalModels({ warmup: true });
-});
-afterAll(async () => {
-  await lm?.close();
-});
-
-async function answer(quotes: QuoteInput[], question: string): Promise<string> {
-  const r = await postJson(lm.baseUrl, '/chat/completions', { model: 'local-extractive', messages: [{ role: 'user', content: formatQuotesForPrompt(quotes, question) }] });
-  expect(r.status, r.text).toBe(200);
-  return r.json.choices[0].message.content;
-}
+const { server, answer } = extractiveAnswerer();
 
 const pieces = (text: string) => text.split(/\s*\[[^\]]+\]\s*|\n+/).map((p) => p.trim()).filter(Boolean);
 

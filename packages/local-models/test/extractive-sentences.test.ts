@@ -4,11 +4,11 @@
 // lists whole, rows and records whole, and the "no answer" reply when nothing
 // fits. Segmentation is checked directly; answers over HTTP from a started
 // server with the real local-embed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatQuotesForPrompt, NOT_FOUND_ANSWER, startLocalModels, type LocalModels, type QuoteInput } from '@kbchat/local-models';
+import { describe, expect, it } from 'vitest';
+import { formatQuotesForPrompt, NOT_FOUND_ANSWER } from '@kbchat/local-models';
 import { segmentQuote } from '../src/extractive/segment.js';
 import { splitSentences, terms } from '../src/extractive/text.js';
-import { postJson, sseEvents } from './helpers.js';
+import { extractiveAnswerer, postJson, sseEvents } from './helpers.js';
 
 /** Words wrapped at 80 columns, as a hand-written Markdown file is. */
 function wrap80(text: string): string {
@@ -85,19 +85,7 @@ describe('segmenting a quote', () => {
   });
 });
 
-let lm: LocalModels;
-beforeAll(async () => {
-  lm = await startLocalModels({ warmup: true });
-});
-afterAll(async () => {
-  await lm?.close();
-});
-
-async function answer(quotes: QuoteInput[], question: string): Promise<string> {
-  const r = await postJson(lm.baseUrl, '/chat/completions', { model: 'local-extractive', messages: [{ role: 'user', content: formatQuotesForPrompt(quotes, question) }] });
-  expect(r.status, r.text).toBe(200);
-  return r.json.choices[0].message.content;
-}
+const { server, answer } = extractiveAnswerer();
 
 /** The answer's sentences without markers, one per marker. */
 const cited = (text: string) => text.split(/\s*\[[^\]]+\]\s*/).filter(Boolean);
@@ -150,7 +138,7 @@ describe('local-extractive answers', () => {
     expect(await answer(quotes, '订单什么时候发货？')).toBe('订单在付款后四十八小时内发货。[2]');
     expect(await answer(quotes, '会员可以把积分转让给别人吗？')).toBe(NOT_FOUND_ANSWER);
     // Streamed, a cited sentence is a piece of its own, though no space follows its marker.
-    const r = await postJson(lm.baseUrl, '/chat/completions', {
+    const r = await postJson(server().baseUrl, '/chat/completions', {
       model: 'local-extractive',
       stream: true,
       messages: [{ role: 'user', content: formatQuotesForPrompt([{ text: '订单在付款后四十八小时内发货。订单发货后会短信通知。' }], '订单什么时候发货？') }],
