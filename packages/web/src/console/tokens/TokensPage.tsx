@@ -9,6 +9,7 @@ import { withQuery } from '../../api';
 import { useLang } from '../../i18n';
 import { formatTime, Loading, Pager, SecretShownOnce, Table, useLoad } from '../../ui';
 import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { OwnBalance } from './OwnBalance';
 import { TokenForm, type Saved } from './TokenForm';
 import '../console.css';
 import './tokens.css';
@@ -82,6 +83,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
       <p className="muted">
         <span>{admin ? t('tokens.introAdmin') : t('tokens.introUser')}</span>
       </p>
+      <OwnBalance version={version} />
       {notice.key && <SecretShownOnce secret={notice.key} message={t('tokens.created')} onClose={() => setNotice({})} />}
       {notice.saved && (
         <p role="status" className="notice ok">
@@ -148,7 +150,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                 cell: (k) => (
                   <span data-testid="quota">
                     {k.quota_limit_micros === null
-                      ? t('tokens.usedNoLimit', { used: formatUnits(k.quota_used_micros / MICROS) })
+                      ? t('tokens.usedNoLimit')
                       : t('tokens.usedOf', { used: formatUnits(k.quota_used_micros / MICROS), limit: formatUnits(k.quota_limit_micros / MICROS) })}
                   </span>
                 ),

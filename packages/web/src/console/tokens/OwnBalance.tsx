@@ -1,0 +1,19 @@
+// The signed-in user's own balance above their tokens, read afresh from
+// /api/auth/me (the session's copy is from sign-in). Post-consume can take a
+// balance below zero; it is shown as it is, with what that means.
+import { useLang } from '../../i18n';
+import { useLoad } from '../../ui';
+import { formatUnits, me } from '../gateway-api';
+
+export function OwnBalance({ version }: { version: number }) {
+  const { t } = useLang();
+  const { data: user } = useLoad(me, [version]);
+  if (!user) return null;
+  const negative = user.balance < 0;
+  return (
+    <p className={negative ? 'notice error' : 'muted'} data-testid="own-balance">
+      <span>{t('tokens.ownBalance', { balance: formatUnits(user.balance) })}</span>
+      {negative && <span> {t('tokens.ownBalanceNegative')}</span>}
+    </p>
+  );
+}
