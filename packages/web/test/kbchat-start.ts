@@ -69,10 +69,10 @@ export function browserSuite(name: string, env: Record<string, string> = {}): Br
 }
 
 /** Signs in as root through the sign-in form and waits for the app's navigation. */
-export async function signIn(page: Page, url: string): Promise<void> {
+export async function signIn(page: Page, url: string, password = ROOT_PASSWORD): Promise<void> {
   await page.goto(`${url}/`);
   await page.getByLabel('Username').fill('root');
-  await page.getByLabel('Password').fill(ROOT_PASSWORD);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'main' }).waitFor();
 }

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
 import { launch } from './browser.js';
-import { SHOTS } from './kbchat-start.js';
+import { SHOTS, signIn } from './kbchat-start.js';
 
 export const SIM_ROOT_PASSWORD = 'sim-platform-root-password';
 const TOKEN = 'sk-sim-platform-token';
@@ -53,11 +53,5 @@ export function simPlatformSuite(opts: { simModels: string; config: unknown; gat
   return suite;
 }
 
-/** Signs in as root through the form and waits for the app's navigation. */
-export async function signInRoot(page: Page, url: string): Promise<void> {
-  await page.goto(`${url}/`);
-  await page.getByLabel('Username').fill('root');
-  await page.getByLabel('Password').fill(SIM_ROOT_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'main' }).waitFor();
-}
+/** Signs in as root (this suite's password) through the form and waits for the app's navigation. */
+export const signInRoot = (page: Page, url: string): Promise<void> => signIn(page, url, SIM_ROOT_PASSWORD);

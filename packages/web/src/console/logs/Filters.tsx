@@ -6,33 +6,12 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { PublicChannel } from '@kbchat/gateway';
 import { withQuery } from '../../api';
 import { useLang, type MessageKey } from '../../i18n';
-import { gatewayApi, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { type GatewayToken, type GatewayUser } from '../gateway-api';
+import { SEARCH_DELAY_MS, useSearched } from '../searched';
 import { isFiltered, isoOfLocalInput, localInputOf, STATUSES, type LogFilters, type StatusFilter } from './query';
 
 /** How many users or tokens a picker lists for one search; a name typed in "Find" narrows it. */
 const PICKER_LIMIT = 100;
-/** Typing pauses this long before a search is sent. */
-const SEARCH_DELAY_MS = 250;
-
-/** The result of a list call that follows its inputs (searched after a pause in typing); [] until it answers. */
-function useSearched<T>(path: string | null, delay: number): { items: T[]; error?: Error } {
-  const [state, setState] = useState<{ items: T[]; error?: Error }>({ items: [] });
-  useEffect(() => {
-    if (path === null) return;
-    let current = true;
-    const timer = setTimeout(() => {
-      gatewayApi<{ data: T[] }>(path).then(
-        (r) => current && setState({ items: r.data }),
-        (error: Error) => current && setState((s) => ({ ...s, error })),
-      );
-    }, delay);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [path, delay]);
-  return state;
-}
 const RANGES = [
   { label: 'requestLogs.lastHour', ms: 3_600_000 },
   { label: 'requestLogs.lastDay', ms: 86_400_000 },

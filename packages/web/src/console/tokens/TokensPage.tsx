@@ -2,7 +2,7 @@
 // manage (filtered by owner, kept in the URL) and create tokens for them; a
 // plain user sees and manages only its own (the API scopes both). The key is
 // shown once, at creation. Paged by the gateway.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { ActionError, DeleteButton } from '../../actions';
 import { withQuery } from '../../api';
@@ -11,6 +11,7 @@ import { formatTime, Loading, Pager, SecretShownOnce, Table, useLoad } from '../
 import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
 import { OwnBalance } from './OwnBalance';
 import { TokenForm, type Saved } from './TokenForm';
+import { SEARCH_DELAY_MS, useSearched } from '../searched';
 import '../console.css';
 import './tokens.css';
 
@@ -56,23 +57,9 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   const manageableOwners = users?.filter(manageable);
   // The owner filter searches users by name on the gateway (every user, not only the first page).
   const [ownerSearch, setOwnerSearch] = useState('');
-  const [found, setFound] = useState<GatewayUser[] | null>(null);
-  useEffect(() => {
-    const q = ownerSearch.trim();
-    if (!admin || !q) return setFound(null);
-    let current = true;
-    const timer = setTimeout(() => {
-      gatewayApi<{ data: GatewayUser[] }>(withQuery('/api/users', { q, limit: 100 })).then(
-        (r) => current && setFound(r.data.filter(manageable)),
-        (err) => current && setError(err),
-      );
-    }, 250);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ownerSearch, admin]);
+  const ownerQuery = ownerSearch.trim();
+  const searched = useSearched<GatewayUser>(admin && ownerQuery ? withQuery('/api/users', { q: ownerQuery, limit: 100 }) : null, SEARCH_DELAY_MS);
+  const found = admin && ownerQuery ? searched.items.filter(manageable) : null;
   const chosenOwner = owner ? (users?.find((u) => String(u.id) === owner) ?? found?.find((u) => String(u.id) === owner)) : undefined;
   const ownerOptions = [...(found ?? manageableOwners ?? [])];
   if (owner && !ownerOptions.some((u) => String(u.id) === owner)) ownerOptions.push(chosenOwner ?? ({ id: Number(owner), username: `#${owner}` } as GatewayUser));
@@ -90,7 +77,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
           <span>{notice.saved}</span>
         </p>
       )}
-      <ActionError error={error} />
+      <ActionError error={error ?? searched.error} />
       {editing ? (
         <TokenForm key={editing === 'new' ? 'new' : editing.id} token={editing === 'new' ? undefined : editing} owners={admin ? manageableOwners : undefined} me={me} onDone={done} />
       ) : (
