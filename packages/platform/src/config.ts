@@ -32,6 +32,11 @@ export interface PlatformConfig {
   /** A request's head must arrive within this, and its body may not pause this long, or the connection closes with 408 (ms). */
   requestStallTimeoutMs: number;
   logLevel: string;
+  /**
+   * What happens to a stored chat's answer when its client goes away (CHAT_ON_DISCONNECT): 'finish'
+   * (the default) makes and stores it, 'stop' stops the model call and stores what was made, as stopped.
+   */
+  chatOnDisconnect: 'finish' | 'stop';
   /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
   metricsToken?: string;
 }
@@ -42,6 +47,13 @@ function num(env: Record<string, string | undefined>, name: string, dflt: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number >= ${min} (got "${raw}")`);
   return n;
+}
+
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, values: readonly T[], dflt: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+  return raw as T;
 }
 
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<PlatformConfig> = {}): PlatformConfig {
@@ -63,6 +75,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     logLevel: env.LOG_LEVEL || 'warn',
     metricsToken: env.METRICS_TOKEN || undefined,
+    chatOnDisconnect: oneOf(env, 'CHAT_ON_DISCONNECT', ['finish', 'stop'] as const, 'finish'),
     ...overrides,
   };
 }

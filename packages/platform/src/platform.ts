@@ -13,6 +13,7 @@ import { appMigrations } from './apps/migration.js';
 import { appRoutes } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
+import { RunningAnswers } from './chat/answer-recorder.js';
 import { ChatHistoryStore } from './chat/history-store.js';
 import { chatHistoryRoutes } from './chat/history-routes.js';
 import { chatLogRoutes } from './chat/log-routes.js';
@@ -73,6 +74,8 @@ export interface PlatformServices {
   keyService: KeysService;
   chat: ChatService;
   chatHistory: ChatHistoryStore;
+  /** The stored chats' answers this process is making. */
+  runningAnswers: RunningAnswers;
   share: ShareService;
   checks: RetrievalChecksService;
   gateway: GatewayClient;
@@ -155,7 +158,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, share, checks, gateway, worker, metrics, rootTeamId: root.teamId, startupNotes,
+    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, runningAnswers: new RunningAnswers(), share, checks, gateway, worker, metrics, rootTeamId: root.teamId, startupNotes,
     async close() {
       uploads.close();
       await worker?.stop();
@@ -191,8 +194,11 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     appRoutes(app, services.apps, services.requestAuth);
     keyRoutes(app, services.keyService, services.requestAuth);
     modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
-    chatRoutes(app, { auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share });
-    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share });
+    chatRoutes(app, {
+      auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
+      stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
+    });
+    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
     chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
     traceRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
     shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });

@@ -8,7 +8,8 @@ import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { ShareService } from '../share/service.js';
-import type { ChatHistoryStore, ChatItemRow, ChatRow, Visitor } from './history-store.js';
+import { STALE_AFTER_MS, type RunningAnswers } from './answer-recorder.js';
+import type { ChatHistoryStore, ChatItemRow, ChatRow, ItemStatus, Visitor } from './history-store.js';
 import { isAnonymous } from './routes.js';
 
 /** These bodies are a few ids and numbers: more is not read. */
@@ -16,9 +17,30 @@ const BODY_LIMIT = 64 * 1024;
 const id = z.string().min(1).max(64);
 const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 
+/**
+ * An item's state as a reader sees it: a running answer whose heartbeat
+ * stopped (its process died) is 'interrupted'.
+ */
+export function itemStatus(i: Pick<ChatItemRow, 'status' | 'updated_at' | 'created_at'>): ItemStatus | 'interrupted' {
+  if (i.status !== 'running') return i.status;
+  return Date.now() - Number(i.updated_at ?? i.created_at) > STALE_AFTER_MS ? 'interrupted' : 'running';
+}
+
+function parseError(json: string | null): { message: string; code: string; requestId?: string } | undefined {
+  if (!json) return undefined;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return { message: json, code: 'failed' };
+  }
+}
+
 export function publicItem(i: ChatItemRow) {
+  const error = parseError(i.error);
   return {
     _id: String(i.id), dataId: i.data_id, obj: i.role === 'user' ? 'Human' : 'AI', value: [{ type: 'text', text: { content: i.content } }],
+    // kbchat's own: an answer's state (running, done, stopped, failed, interrupted) and a failed one's error.
+    status: itemStatus(i), ...(error ? { error } : {}),
     time: new Date(Number(i.created_at)).toISOString(), ...(i.response_data ? { responseData: JSON.parse(i.response_data) } : {}),
     ...(i.user_good_feedback ? { userGoodFeedback: i.user_good_feedback } : {}), ...(i.user_bad_feedback ? { userBadFeedback: i.user_bad_feedback } : {}),
   };
@@ -40,12 +62,13 @@ const historiesBody = z.object({ ...who, ...page, source: z.enum(['online', 'api
 const chatQuery = z.object({ ...who, chatId: id });
 const recordsBody = z.object({ ...who, chatId: id, ...page });
 const itemQuery = z.object({ ...who, chatId: id, contentId: id });
+const stopBody = z.object({ ...who, chatId: id, dataId: id });
 const clearQuery = z.object({ appId: id.optional() });
 const feedbackBody = z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() });
 /** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
 const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}];
 
-export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService }): void {
+export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService; running: RunningAnswers }): void {
   /**
    * The caller's team and the application it may read: an app key's own,
    * (general key or session) the named one of its team, or (a share link's
@@ -112,6 +135,22 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
     const q = parseInput(clearQuery, req.query);
     const s = await scope(req, q);
     return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
+  });
+
+  // Stops a running answer of the caller's own chat (the web app's Stop): what it made is kept, marked
+  // stopped, with its question. An answer that already ended is left as it is ({stopped: false}).
+  app.post('/api/core/chat/item/stop', { bodyLimit: BODY_LIMIT, schema: { body: stopBody, security: readers, summary: 'Stop a running answer (kept as stopped, with what it made)' } }, async (req) => {
+    const b = parseInput(stopBody, req.body);
+    const s = await scope(req, b);
+    const ref = { ...s, chatId: b.chatId };
+    const chatPk = await deps.history.requestStop(ref, b.dataId);
+    if (chatPk !== undefined) {
+      deps.running.stop(chatPk, b.dataId);
+      return ok({ stopped: true, status: 'stopped' });
+    }
+    const item = await deps.history.item(ref, b.dataId);
+    if (!item || item.role !== 'assistant') throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
+    return ok({ stopped: false, status: itemStatus(item) });
   });
 
   // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.

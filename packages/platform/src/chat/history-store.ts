@@ -21,6 +21,14 @@ export interface ChatRow {
 /** Where a chat was started: the web app signed in, an application key, or a share link's visitor. */
 export type ChatSource = 'online' | 'api' | 'share';
 
+/**
+ * An answer's state: 'running' from the moment its question is stored until
+ * it ends; 'stopped' by its asker (or, when the operator chose so, by the
+ * client leaving), with what was made; 'failed' with its error. A question
+ * is always 'done'.
+ */
+export type ItemStatus = 'running' | 'done' | 'stopped' | 'failed';
+
 export interface ChatItemRow {
   id: number;
   chat_pk: number;
@@ -31,6 +39,21 @@ export interface ChatItemRow {
   created_at: number;
   user_good_feedback?: string | null;
   user_bad_feedback?: string | null;
+  status: ItemStatus;
+  /** A failed answer's error, as JSON: {message, code, requestId}. */
+  error: string | null;
+  /** A running answer's last heartbeat (epoch ms): one that stopped beating was cut off by a process that died. */
+  updated_at: number | null;
+}
+
+/** What a turn's answer ends as. */
+export interface AnswerOutcome {
+  status: Exclude<ItemStatus, 'running'>;
+  content: string;
+  responseData?: unknown;
+  error?: { message: string; code: string; requestId?: string };
+  /** The chat's variables after the turn. */
+  variables?: Record<string, unknown>;
 }
 
 interface ChatTables {
@@ -101,7 +124,9 @@ export class ChatHistoryStore {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return { items: rows.reverse() as ChatItemRow[], variables: parseVariables(chat.variables) };
+    // An answer still running (another turn's) or that made nothing is no history for the model.
+    const items = (rows.reverse() as ChatItemRow[]).filter((i) => i.role === 'user' || (i.status !== 'running' && i.content));
+    return { items, variables: parseVariables(chat.variables) };
   }
 
   /** The chat as the caller may read it (the team: any of its app's; a visitor: their own), or undefined. */
@@ -111,19 +136,21 @@ export class ChatHistoryStore {
   }
 
   /**
-   * Appends a turn, creating the chat on its first one. A chatId already
-   * owned by someone else (another visitor, or the team when a visitor asks)
-   * is refused: nobody appends to, or reads from, a chat that is not theirs.
+   * Stores a turn as its question arrives: the chat (made on its first turn),
+   * the question, and its answer as 'running' with nothing in it yet. A
+   * chatId already owned by someone else (another visitor, or the team when a
+   * visitor asks) is refused: nobody appends to, or reads from, a chat that is
+   * not theirs. Returns the chat's row id, for the answer's later writes.
    */
-  async appendTurn(ref: ChatRef, title: string, items: Omit<ChatItemRow, 'id' | 'chat_pk'>[], variables: Record<string, unknown> = {}): Promise<void> {
+  async beginTurn(ref: ChatRef, turn: { title: string; question: string; questionId: string; answerId: string; variables: Record<string, unknown> }): Promise<number> {
     const now = Date.now();
-    const vars = JSON.stringify(variables);
+    const vars = JSON.stringify(turn.variables);
     const shareId = ref.visitor?.shareId ?? null;
     const uid = ref.visitor?.outLinkUid ?? null;
-    await this.db.transaction().execute(async (tx) => {
+    return this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars } as never)
+        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title: turn.title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars } as never)
         .onConflict((c) =>
           c
             .columns(['app_id', 'chat_id'])
@@ -134,8 +161,73 @@ export class ChatHistoryStore {
         .returning('id')
         .executeTakeFirst();
       if (!chat) throw new ChatTakenError(ref.chatId);
-      await tx.insertInto('chat_items').values(items.map((i) => ({ ...i, chat_pk: chat.id })) as never).execute();
+      const item = { chat_pk: chat.id, response_data: null, created_at: now, error: null };
+      await tx
+        .insertInto('chat_items')
+        .values([
+          { ...item, data_id: turn.questionId, role: 'user', content: turn.question, status: 'done', updated_at: null },
+          { ...item, data_id: turn.answerId, role: 'assistant', content: '', status: 'running', updated_at: now },
+        ] as never)
+        .execute();
+      return chat.id;
     });
+  }
+
+  /**
+   * A running answer's heartbeat, with what it has made so far (`content`,
+   * when it changed). False when the answer is no longer running: its asker
+   * stopped it (requestStop), perhaps through another process.
+   */
+  async beatAnswer(chatPk: number, dataId: string, content?: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('chat_items')
+      .set({ updated_at: Date.now(), ...(content === undefined ? {} : { content }) })
+      .where('chat_pk', '=', chatPk)
+      .where('data_id', '=', dataId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Writes how a turn's answer ended, and touches its chat (it moves to the top of the lists). */
+  async finishAnswer(chatPk: number, dataId: string, outcome: AnswerOutcome): Promise<void> {
+    const now = Date.now();
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('chat_items')
+        .set({
+          status: outcome.status, content: outcome.content, updated_at: now,
+          response_data: outcome.responseData === undefined ? null : JSON.stringify(outcome.responseData),
+          error: outcome.error ? JSON.stringify(outcome.error) : null,
+        })
+        .where('chat_pk', '=', chatPk)
+        .where('data_id', '=', dataId)
+        .execute();
+      await tx
+        .updateTable('chats')
+        .set({ updated_at: now, ...(outcome.variables ? { variables: JSON.stringify(outcome.variables) } : {}) })
+        .where('id', '=', chatPk)
+        .execute();
+    });
+  }
+
+  /**
+   * The asker stops a running answer of their own chat: it is marked
+   * 'stopped' at once (the process making it sees that at its next heartbeat
+   * and writes what it made). Answers the chat's row id, or undefined when no
+   * such answer was running.
+   */
+  async requestStop(ref: ChatRef, dataId: string): Promise<number | undefined> {
+    const row = await this.db
+      .updateTable('chat_items')
+      .set({ status: 'stopped', updated_at: Date.now() })
+      .where('chat_pk', '=', this.ownChatPk(ref))
+      .where('data_id', '=', dataId)
+      .where('role', '=', 'assistant')
+      .where('status', '=', 'running')
+      .returning('chat_pk')
+      .executeTakeFirst();
+    return row?.chat_pk;
   }
 
   async listChats(teamId: string, appId: string, offset: number, limit: number, visitor?: Visitor, source?: ChatSource): Promise<{ rows: ChatRow[]; total: number }> {

@@ -9,4 +9,15 @@ export const chatMigrations: Record<string, Migration> = {
       await db.schema.alterTable('chats').addColumn('variables', 'text').execute();
     },
   },
+  // A turn is stored when its question arrives, its answer as 'running' until
+  // it ends (done, stopped or failed): a question is never lost to a client
+  // that leaves. updated_at is the running answer's heartbeat (a process that
+  // died leaves one that stops beating); error is the failure as JSON.
+  '9001_chat_item_status': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('chat_items').addColumn('status', 'varchar(16)', (c) => c.notNull().defaultTo('done')).execute();
+      await db.schema.alterTable('chat_items').addColumn('error', 'text').execute();
+      await db.schema.alterTable('chat_items').addColumn('updated_at', 'bigint').execute();
+    },
+  },
 };

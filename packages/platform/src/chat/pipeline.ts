@@ -68,7 +68,7 @@ export class ChatService {
     let datasetIds = s.datasets;
     let categoryPrompt = '';
     const model = this.llm(s.model);
-    const answerTokens = s.maxToken ?? model.maxResponse ?? 2000;
+    const answerTokens = this.answerTokens(app, model);
     this.checkQuestionFits(input.question, model, answerTokens);
 
     if (s.classify) {
@@ -211,6 +211,16 @@ export class ChatService {
       ...cutRecord(fitted.inputCut), ...(r.requestId ? { requestId: r.requestId } : {}), ...stepCalls('contentExtract', r),
     };
     return { variables: { ...input.variables, ...r.fields }, record };
+  }
+
+  /** Refuses (400) a question the application's model cannot read, before anything of the turn is stored. */
+  checkQuestion(app: App, question: string): void {
+    const model = this.llm(app.settings.model);
+    this.checkQuestionFits(question, model, this.answerTokens(app, model));
+  }
+
+  private answerTokens(app: App, model: LlmModel): number {
+    return app.settings.maxToken ?? model.maxResponse ?? 2000;
   }
 
   /**

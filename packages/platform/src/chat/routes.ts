@@ -15,6 +15,7 @@ import type { ChatHistoryStore, Visitor } from './history-store.js';
 import type { ChatService, ChatSink } from './pipeline.js';
 import type { ChatTurn } from './prompt.js';
 import { ChatEventStream } from './sse.js';
+import { AnswerRecorder, type RunningAnswers } from './answer-recorder.js';
 
 /** The text FastGPT clients already look for. */
 export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
@@ -118,7 +119,19 @@ export async function appCaller(auth: RequestAuth, apps: AppsService, req: Fasti
 
 const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
 
-export function chatRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; chat: ChatService; history: ChatHistoryStore; share: ShareService }): void {
+export interface ChatRouteDeps {
+  auth: RequestAuth;
+  apps: AppsService;
+  chat: ChatService;
+  history: ChatHistoryStore;
+  share: ShareService;
+  /** The answers this process is making (a stop request aborts one here). */
+  running: RunningAnswers;
+  /** CHAT_ON_DISCONNECT=stop: a stored chat's answer stops when its client leaves (by default it is finished and stored). */
+  stopOnDisconnect: boolean;
+}
+
+export function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
   app.register(async (scope) => {
     scope.setErrorHandler((err: unknown, req, reply) => {
       const e = chatError(err, req);
@@ -152,7 +165,7 @@ function modelEntry(app: App) {
   return { id: app.id, object: 'model', created: Math.floor(app.createdAt / 1000), owned_by: 'kbchat', name: app.name };
 }
 
-async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCaller, req: FastifyRequest, reply: FastifyReply) {
+async function completions(deps: ChatRouteDeps, caller: AppCaller, req: FastifyRequest, reply: FastifyReply) {
   const b = parseInput(chatBody, req.body);
   const last = b.messages.length - 1;
   const question = textOf(b.messages[last]!.content).trim();
@@ -171,27 +184,30 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
   const variables = { ...stored?.variables, ...b.variables };
   const id = chatId ?? `chatcmpl-${newId()}`;
   const stream = b.stream ? new ChatEventStream(reply.raw, { id, model: app.settings.model, detail: b.detail, includeUsage: b.stream_options?.include_usage === true, requestId: req.id }) : undefined;
+  // A stored chat's question is kept before any model is called (once it is known the model can read it), and its answer recorded as it is made.
+  deps.chat.checkQuestion(app, question);
+  const answerId = b.responseChatItemId ?? newId();
+  const chatPk = ref ? await deps.history.beginTurn(ref, { title: question.slice(0, 100), question, questionId: newId(), answerId, variables }) : undefined;
+  const onWriteError = (err: unknown) => req.log.warn({ requestId: req.id, err }, 'chat: the running answer could not be written');
+  const recorder = chatPk === undefined ? undefined : new AnswerRecorder(stream ?? noopSink, deps.history, deps.running, chatPk, answerId, onWriteError);
   if (stream) reply.hijack();
-  // A client that leaves cancels the answer's model call (and so its cost at the gateway).
-  const left = new AbortController();
+  // The answer's model call is cancelled when its asker stops it, and when the client goes away from a
+  // chat that is not stored (nobody could read the answer) or where the operator chose so (CHAT_ON_DISCONNECT=stop).
+  const cancel = new AbortController();
+  recorder?.signal.addEventListener('abort', () => cancel.abort(), { once: true });
   reply.raw.on('close', () => {
     if (reply.raw.writableFinished) return;
-    left.abort();
+    if (!recorder) cancel.abort();
+    else if (deps.stopOnDisconnect) recorder.stop();
     // A half-closed socket would otherwise wait for an answer nobody reads (and hold up shutdown).
     reply.raw.socket?.destroy();
   });
   try {
     const result = await deps.chat.forRequest(req.id).run(caller, app, {
-      question, history, variables, stream: !!stream, signal: left.signal,
+      question, history, variables, stream: !!stream, signal: cancel.signal,
       onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
-    }, stream ?? noopSink);
-    if (ref) {
-      const now = Date.now();
-      await deps.history.appendTurn(ref, question.slice(0, 100), [
-        { data_id: newId(), role: 'user', content: question, response_data: null, created_at: now },
-        { data_id: b.responseChatItemId ?? newId(), role: 'assistant', content: result.content, response_data: JSON.stringify(result.responseData), created_at: now },
-      ], result.newVariables);
-    }
+    }, recorder?.start() ?? stream ?? noopSink);
+    await recorder?.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables });
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
       id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: result.model, usage: result.usage,
@@ -199,8 +215,18 @@ async function completions(deps: Parameters<typeof chatRoutes>[1], caller: AppCa
       ...(b.detail ? { responseData: result.responseData, newVariables: result.newVariables } : {}),
     };
   } catch (err) {
-    if (!stream) throw err;
+    if (recorder?.signal.aborted) {
+      // Stopped by its asker: what was made is kept, and a client still reading gets it as the answer.
+      await recorder.finish({ status: 'stopped', content: recorder.text });
+      if (stream) return stream.finish({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, []);
+      return {
+        id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: app.settings.model, stopped: true,
+        choices: [{ message: { role: 'assistant', content: recorder.text }, finish_reason: 'stop', index: 0 }],
+      };
+    }
     const e = chatError(err, req);
+    await recorder?.finish({ status: 'failed', content: recorder.text, error: { message: e.message, code: e.statusText, requestId: req.id } });
+    if (!stream) throw err;
     if (stream.started) return stream.fail(chatErrorBody(e));
     reply.raw.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id });
     reply.raw.end(JSON.stringify(chatErrorBody(e)));
