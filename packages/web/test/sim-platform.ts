@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadGatewayConfig, startGateway } from '@kbchat/gateway';
-import { startUpstreamSim } from '@kbchat/upstream-sim';
+import { startUpstreamSim, type UpstreamSimOptions } from '@kbchat/upstream-sim';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
@@ -23,14 +23,17 @@ export interface SimPlatformSuite {
   browser: Browser;
 }
 
-/** `simModels`: the gateway's sim channel (SIM_MODELS); `config`: the platform's config.json; `gatewayEnv`: more gateway settings. */
-export function simPlatformSuite(opts: { simModels: string; config: unknown; gatewayEnv?: Record<string, string> }): SimPlatformSuite {
+/**
+ * `simModels`: the gateway's sim channel (SIM_MODELS); `config`: the platform's config.json; `gatewayEnv`: more gateway
+ * settings; `sim`: the simulator's (tokens and tokenDelayMs make an answer that takes a while).
+ */
+export function simPlatformSuite(opts: { simModels: string; config: unknown; gatewayEnv?: Record<string, string>; sim?: UpstreamSimOptions }): SimPlatformSuite {
   const suite = {} as SimPlatformSuite;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-sim-web-'));
     mkdirSync(join(dir, 'platform'));
-    suite.sim = await startUpstreamSim({ port: 0 });
+    suite.sim = await startUpstreamSim({ ...opts.sim, port: 0 });
     suite.gw = await startGateway(
       loadGatewayConfig(
         { INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${suite.sim.url}/v1`, SIM_MODELS: opts.simModels, LOCAL_MODELS: 'off', LOG_LEVEL: 'warn', ...opts.gatewayEnv },

@@ -38,6 +38,8 @@ function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
   const current = chatId || fresh;
   if (!app) return <Loading />;
   const variableNames = appVariables(app);
+  // Once the platform has the question, the chat is in the address (a reload reopens it) and in the list.
+  const listed = () => (chatId ? undefined : open(current), setHistoryVersion((v) => v + 1));
   return (
     <div className={`chat-page${showHistory ? ' history-open' : ''}`}>
       <div className="chat-head row">
@@ -53,13 +55,18 @@ function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
           <span>{t('chat.settings')}</span>
         </Link>
       </div>
+      {app.intro && (
+        <p className="muted chat-intro">
+          <span>{app.intro}</span>
+        </p>
+      )}
       <aside className="chat-history" aria-label={t('chat.history')}>
         <Boundary>
           <History transport={transport} current={current} version={historyVersion} onOpen={(id) => (setShowHistory(false), open(id))} onDeleted={(id) => id === current && navigate(withQuery('/', { appId, chatId: newId() }))} />
         </Boundary>
       </aside>
       <Boundary>
-        <StoredChat key={current} transport={transport} chatId={current} isNew={!chatId} variableNames={variableNames} onTurn={() => (chatId ? undefined : open(current), setHistoryVersion((v) => v + 1))} />
+        <StoredChat key={current} transport={transport} chatId={current} isNew={!chatId} variableNames={variableNames} onSent={listed} onTurn={listed} />
       </Boundary>
     </div>
   );

@@ -1,12 +1,13 @@
 // The chat with one of the team's applications, as the signed-in user, on its
-// own: what the application's settings page shows as its test pane. It keeps
-// its chat in its own state (New chat starts another); the chat page at /chat
-// uses the same conversation with the chat list and the chatId in the URL.
+// own: what the application's settings page shows as its test pane. Its chat
+// is kept for the tab (a reload reopens it; New chat starts another); the chat
+// page at /chat uses the same conversation with the chat list and the chatId
+// in the URL.
 import { useMemo, useState } from 'react';
 import { api, withQuery, type PublicApp } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, Loading, useLoad } from '../ui';
-import { Conversation } from './Conversation';
+import { StoredChat } from './History';
 import { appVariables, newId } from './messages-model';
 import { sessionTransport } from './transport';
 
@@ -26,12 +27,26 @@ export function ChatPanel(props: ChatPanelProps) {
   );
 }
 
-function AppConversation({ appId, compact, onNewChat }: ChatPanelProps) {
-  const { t } = useLang();
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
-  const transport = useMemo(() => sessionTransport(appId), [appId]);
-  const [chatId, setChatId] = useState(newId);
+function AppConversation(props: ChatPanelProps) {
+  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId: props.appId })), [props.appId]);
   if (!app) return <Loading />;
+  return <TestChat {...props} app={app} />;
+}
+
+/**
+ * The test chat is kept for the tab, so that a reload reopens it (its turns
+ * are stored as they are asked); per application and its variables, so that
+ * changed variables start a new one.
+ */
+function TestChat({ appId, app, compact, onNewChat }: ChatPanelProps & { app: PublicApp }) {
+  const { t } = useLang();
+  const transport = useMemo(() => sessionTransport(appId), [appId]);
+  const variableNames = appVariables(app);
+  const storageKey = `kbchat.testChat.${appId}.${variableNames.join(',')}`;
+  const [chat, setChat] = useState(() => {
+    const kept = sessionStorage.getItem(storageKey);
+    return { id: kept ?? newId(), isNew: !kept };
+  });
   return (
     <div className="chat-panel-wrap">
       <div className="row chat-panel-bar">
@@ -39,7 +54,8 @@ function AppConversation({ appId, compact, onNewChat }: ChatPanelProps) {
           type="button"
           className="secondary"
           onClick={() => {
-            setChatId(newId());
+            sessionStorage.removeItem(storageKey);
+            setChat({ id: newId(), isNew: true });
             onNewChat?.();
           }}
         >
@@ -47,7 +63,7 @@ function AppConversation({ appId, compact, onNewChat }: ChatPanelProps) {
         </button>
       </div>
       <Boundary>
-        <Conversation key={chatId} transport={transport} chatId={chatId} variableNames={appVariables(app)} compact={compact} />
+        <StoredChat key={chat.id} transport={transport} chatId={chat.id} isNew={chat.isNew} variableNames={variableNames} compact={compact} onSent={() => sessionStorage.setItem(storageKey, chat.id)} />
       </Boundary>
     </div>
   );

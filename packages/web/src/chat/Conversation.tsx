@@ -1,7 +1,7 @@
 // One conversation: messages, the streamed answer, the input. Finished
 // messages are memoised and the streaming answer lives in its own small
 // store, so a token re-renders only that answer, however long the chat.
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { StepRecord } from '../api';
 import { useLang, type MessageKey } from '../i18n';
 import { Boundary } from '../ui';
@@ -67,42 +67,94 @@ export interface ConversationProps {
   variableNames?: string[];
   /** A stored chat's variables (the platform keeps them with the chat). */
   initialVariables?: Record<string, string>;
+  /** A question was taken by the platform (stored, with its chat): the chat can be named in the address and listed. */
+  onSent?: () => void;
   /** After each turn (the history list may have a new or renamed chat). */
   onTurn?: () => void;
   compact?: boolean;
 }
 
-export function Conversation({ transport, chatId, initial, variableNames = [], initialVariables, onTurn, compact }: ConversationProps) {
+/** A click on Stop this soon after Send, or the second click of a double click, belongs to the Send. */
+const SAME_GESTURE_MS = 600;
+/** How often a reopened chat whose answer is still being made reads it again. */
+const RUNNING_POLL_MS = 1500;
+
+export function Conversation({ transport, chatId, initial, variableNames = [], initialVariables, onSent, onTurn, compact }: ConversationProps) {
   const { t } = useLang();
   const [messages, setMessages] = useState<ChatMessage[]>(initial ?? []);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [variables, setVariables] = useState<Record<string, string>>(initialVariables ?? {});
   const live = useRef(new LiveAnswer()).current;
-  const abort = useRef<AbortController | null>(null);
+  // The page's callbacks as of its last render (they are new functions on every render).
+  const callbacks = useRef({ onSent, onTurn });
+  callbacks.current = { onSent, onTurn };
+  /** The turn this page is reading: its request, its answer's id, and whether Stop was asked. */
+  const turn = useRef<{ controller: AbortController; answerId: string; stopAsked: boolean } | null>(null);
+  /** When Send was last clicked: Stop takes its place, and a click on it that soon belongs to the Send. */
+  const sendClickedAt = useRef(-Infinity);
   const list = useRef<HTMLDivElement>(null);
-
-  // Follow the answer as it grows, unless the reader scrolled up to read.
-  useEffect(() => {
+  /** The reader is at the end of the chat: new messages and a growing answer keep it there. */
+  const pinned = useRef(true);
+  const form = useRef<HTMLFormElement>(null);
+  /** A question was just sent: the page, too, scrolls as little as it must to show the chat's end (where its answer comes). */
+  const reveal = useRef(false);
+  const toEnd = useCallback(() => {
+    const el = list.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, []);
+  // Follow the chat as it grows, unless the reader scrolled up to read (a question sent brings the view back).
+  useLayoutEffect(() => {
+    const revealing = reveal.current;
+    reveal.current = false;
     const follow = () => {
-      const el = list.current;
-      if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 120) el.scrollTop = el.scrollHeight;
+      toEnd();
+      if (revealing) form.current?.scrollIntoView({ block: 'nearest' });
     };
     follow();
-    return live.subscribe(follow);
-  }, [live, messages]);
-  useEffect(() => () => abort.current?.abort(), []);
+    // Messages are laid out late when they come into view (content-visibility): follow again once they have their size.
+    let frame = requestAnimationFrame(() => {
+      follow();
+      frame = requestAnimationFrame(follow);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [messages, busy, toEnd]);
+  useEffect(() => live.subscribe(toEnd), [live, toEnd]);
+  const onScroll = () => {
+    const el = list.current;
+    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+  };
+  useEffect(() => () => turn.current?.controller.abort(), []);
+
+  // A reopened chat whose answer is still being made (the page was reloaded, or another tab asked): read it until it ends.
+  const runningStored = !busy && messages.some((m) => m.running);
+  useEffect(() => {
+    if (!runningStored) return;
+    const timer = setInterval(async () => {
+      try {
+        const fresh = await transport.records(chatId);
+        setMessages(fresh);
+        if (!fresh.some((m) => m.running)) callbacks.current.onTurn?.();
+      } catch {
+        // Read again at the next tick.
+      }
+    }, RUNNING_POLL_MS);
+    return () => clearInterval(timer);
+  }, [runningStored, transport, chatId]);
 
   const ask = useCallback(
     /** `prepare` runs once the turn shows as under way (its failure is the answer's error). */
     async (question: string, history: ChatMessage[], prepare?: () => Promise<void>) => {
       const user: ChatMessage = { id: newId(), role: 'user', text: question };
       const answerId = newId();
+      const controller = new AbortController();
+      const current = { controller, answerId, stopAsked: false };
+      turn.current = current;
+      pinned.current = true;
+      reveal.current = true;
       setMessages([...history, user]);
       setBusy(true);
       live.reset();
-      const controller = new AbortController();
-      abort.current = controller;
       let records: StepRecord[] | undefined;
       const done = (extra: Partial<ChatMessage>) => setMessages([...history, user, { id: answerId, role: 'assistant', text: live.text, records, ...extra }]);
       try {
@@ -111,29 +163,55 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
           { chatId, stream: true, detail: true, messages: [{ role: 'user', content: question }], variables, responseChatItemId: answerId },
           controller.signal,
         );
+        if (res.ok) callbacks.current.onSent?.();
         await readChatStream(res, (e) => {
           if (e.type === 'answer') live.update({ append: e.text, step: '' });
           else if (e.type === 'status') live.update({ step: e.name });
           else if (e.type === 'responseData') records = e.records as StepRecord[];
         });
-        done({});
+        // A stopped answer's stream ends normally, with what was made.
+        done(current.stopAsked ? { stopped: true } : {});
       } catch (err) {
-        if (controller.signal.aborted) done({ stopped: true });
+        if (current.stopAsked || controller.signal.aborted) done({ stopped: true });
         else done({ error: { message: (err as Error).message || String(err), requestId: err instanceof ChatStreamError ? err.requestId : null } });
       } finally {
         live.reset();
-        abort.current = null;
+        turn.current = null;
         setBusy(false);
-        onTurn?.();
+        callbacks.current.onTurn?.();
       }
     },
-    [transport, chatId, variables, live, onTurn],
+    [transport, chatId, variables, live],
   );
+
+  /**
+   * Stop: the platform is asked to stop the answer (it keeps what was made,
+   * as stopped, with its question), then the stream is let go. Only letting
+   * go would not stop it: the platform finishes the answer of a client that
+   * leaves, so that a reload loses nothing.
+   */
+  const stop = useCallback(async () => {
+    const current = turn.current;
+    if (current) {
+      if (current.stopAsked) return;
+      current.stopAsked = true;
+      await transport.stop(chatId, current.answerId).catch(() => {});
+      current.controller.abort();
+      return;
+    }
+    const running = messages.find((m) => m.running);
+    if (!running) return;
+    await transport.stop(chatId, running.id).catch(() => {});
+    setMessages(await transport.records(chatId));
+  }, [transport, chatId, messages]);
 
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
     const question = draft.trim();
-    if (!question || busy) return;
+    // turn.current is set at once: a second Enter or click before the page re-renders sends nothing.
+    if (!question || busy || turn.current || runningStored) return;
+    // Sent by a click on Send (not by Enter): the click's own second half must not land on Stop.
+    if ((e?.nativeEvent as SubmitEvent | undefined)?.submitter) sendClickedAt.current = performance.now();
     setDraft('');
     void ask(question, messages);
   };
@@ -141,20 +219,24 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
     // Enter sends; Shift+Enter is a new line; Enter that ends an IME composition (Chinese input) is not a send.
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
   };
+  const onStop = (e: MouseEvent<HTMLButtonElement>) => {
+    // Stop stands where Send was: the second click of a double click on Send, or one right after it, is not a Stop.
+    if (e.detail > 1 || performance.now() - sendClickedAt.current < SAME_GESTURE_MS) return;
+    void stop();
+  };
   const regenerate = useCallback(() => {
     const at = messages.map((m) => m.role).lastIndexOf('user');
-    if (at < 0 || busy) return;
+    if (at < 0 || busy || turn.current) return;
     const answer = messages[at + 1];
     void ask(messages[at]!.text, messages.slice(0, at), async () => {
       if (!answer) return;
       // The stored turn goes, so that the chat's history does not hold the question twice.
-      // The answer is stored under the id this page gave it (none when it was stopped or
-      // failed: nothing to remove); its question, just before it, under the platform's.
+      // The answer is stored under the id this page gave it; its question, just before it, under the platform's.
       const stored = await transport.records(chatId);
       const i = stored.findIndex((m) => m.id === answer.id);
       if (i < 0) return;
-      const turn = stored[i - 1]?.role === 'user' ? [stored[i - 1]!, stored[i]!] : [stored[i]!];
-      for (const m of turn) await transport.removeItem(chatId, m.id);
+      const pair = stored[i - 1]?.role === 'user' ? [stored[i - 1]!, stored[i]!] : [stored[i]!];
+      for (const m of pair) await transport.removeItem(chatId, m.id);
     });
   }, [messages, busy, ask, transport, chatId]);
   const feedback = useCallback(
@@ -164,9 +246,9 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
     },
     [transport, chatId],
   );
-  // Only a stored answer has a trace: a stopped or failed one was never stored.
   const trace = useCallback((m: ChatMessage) => transport.modelCalls(chatId, m.id), [transport, chatId]);
-  const lastAnswer = busy ? undefined : [...messages].reverse().find((m) => m.role === 'assistant');
+  const working = busy || runningStored;
+  const lastAnswer = working ? undefined : [...messages].reverse().find((m) => m.role === 'assistant');
 
   return (
     <section className={`chat-panel${compact ? ' compact' : ''}`}>
@@ -185,28 +267,28 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
           </div>
         </details>
       )}
-      <div className="chat-messages" ref={list}>
+      <div className="chat-messages" ref={list} onScroll={onScroll}>
         {messages.length === 0 && !busy && (
           <p className="muted chat-empty">
             <span>{t('chat.empty')}</span>
           </p>
         )}
-        {/* Feedback is about a stored answer: none for a stopped or failed one. */}
+        {/* Feedback is about a finished answer: none for a stopped, failed or unfinished one. */}
         {messages.map((m) => (
           <Boundary key={m.id}>
-            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped ? feedback : undefined} onTrace={trace} />
+            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped && !m.running && !m.interrupted ? feedback : undefined} onTrace={trace} />
           </Boundary>
         ))}
         {busy && <StreamingAnswer live={live} />}
       </div>
-      <form className="chat-input" onSubmit={submit}>
+      <form className="chat-input" onSubmit={submit} ref={form}>
         <textarea aria-label={t('chat.message')} placeholder={t('chat.message')} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKey} rows={compact ? 2 : 3} />
-        {busy ? (
-          <button type="button" className="danger" onClick={() => abort.current?.abort()}>
+        {working ? (
+          <button key="stop" type="button" className="danger" onClick={onStop}>
             <span>{t('chat.stop')}</span>
           </button>
         ) : (
-          <button type="submit" disabled={!draft.trim()}>
+          <button key="send" type="submit" disabled={!draft.trim()}>
             <span>{t('chat.send')}</span>
           </button>
         )}

@@ -9,7 +9,7 @@ import type { ChatTransport } from './transport';
 const HISTORY_PAGE = 30;
 
 /** A chat with its stored messages loaded first (none for a new one). */
-export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onTurn: () => void }) {
+export function StoredChat({ transport, chatId, isNew, variableNames, onSent, onTurn, compact }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onSent?: () => void; onTurn?: () => void; compact?: boolean }) {
   const { data: stored } = useLoad(
     async () => {
       if (isNew) return { messages: [], variables: {} };
@@ -19,7 +19,7 @@ export function StoredChat({ transport, chatId, isNew, variableNames, onTurn }: 
     [chatId],
   );
   if (!stored) return <Loading />;
-  return <Conversation transport={transport} chatId={chatId} initial={stored.messages} initialVariables={stored.variables} variableNames={variableNames} onTurn={onTurn} />;
+  return <Conversation transport={transport} chatId={chatId} initial={stored.messages} initialVariables={stored.variables} variableNames={variableNames} onSent={onSent} onTurn={onTurn} compact={compact} />;
 }
 
 export function History({ transport, current, version, onOpen, onDeleted }: { transport: ChatTransport; current: string; version: number; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {

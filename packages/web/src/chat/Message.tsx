@@ -106,6 +106,16 @@ export const MessageView = memo(function MessageView({ message, onRegenerate, on
             <span>{t('chat.stopped')}</span>
           </p>
         )}
+        {message.running && (
+          <p className="muted" role="status">
+            <span className="typing">{t('chat.running')}</span>
+          </p>
+        )}
+        {message.interrupted && (
+          <p className="muted">
+            <span>{t('chat.interrupted')}</span>
+          </p>
+        )}
         {message.error && (
           <p role="alert" className="error">
             <span>{message.error.message}</span>

@@ -48,15 +48,29 @@ function SharedChat({ shareId }: { shareId: string }) {
   const { t } = useLang();
   const { data } = useLoad(() => anonymousApi<ShareInit>(withQuery('/api/support/outLink/init', { shareId })), [shareId]);
   const transport = useMemo(() => shareTransport(shareId, visitorId(shareId)), [shareId]);
-  const [chatId, setChatId] = useState(newId);
-  const [stored, setStored] = useState(false);
+  // The chat in the address (?chatId=), so that a reload reopens it.
+  const [chatId, setChatId] = useState(() => new URLSearchParams(location.search).get('chatId') || newId());
+  const [stored, setStored] = useState(() => new URLSearchParams(location.search).has('chatId'));
   const [version, setVersion] = useState(0);
   const [showHistory, setShowHistory] = useState(false);
-  const open = useCallback((id: string) => {
+  const show = useCallback((id: string, isStored: boolean) => {
     setChatId(id);
-    setStored(true);
-    setShowHistory(false);
+    setStored(isStored);
+    const url = new URL(location.href);
+    if (isStored) url.searchParams.set('chatId', id);
+    else url.searchParams.delete('chatId');
+    history.replaceState(null, '', url);
   }, []);
+  const open = useCallback((id: string) => {
+    show(id, true);
+    setShowHistory(false);
+  }, [show]);
+  const sent = useCallback(() => {
+    const url = new URL(location.href);
+    url.searchParams.set('chatId', chatId);
+    history.replaceState(null, '', url);
+    setVersion((v) => v + 1);
+  }, [chatId]);
   if (!data) return <Loading />;
   return (
     <div className={`chat-page${showHistory ? ' history-open' : ''}`}>
@@ -66,22 +80,22 @@ function SharedChat({ shareId }: { shareId: string }) {
         <button type="button" className="secondary history-toggle" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>
           <span>{t('chat.history')}</span>
         </button>
-        <button type="button" className="secondary" onClick={() => (setChatId(newId()), setStored(false))}>
+        <button type="button" className="secondary" onClick={() => show(newId(), false)}>
           <span>{t('chat.newChat')}</span>
         </button>
       </div>
       {data.app.intro && (
-        <p className="muted share-intro">
+        <p className="muted chat-intro">
           <span>{data.app.intro}</span>
         </p>
       )}
       <aside className="chat-history" aria-label={t('chat.history')}>
         <Boundary>
-          <History transport={transport} current={chatId} version={version} onOpen={open} onDeleted={(id) => id === chatId && (setChatId(newId()), setStored(false))} />
+          <History transport={transport} current={chatId} version={version} onOpen={open} onDeleted={(id) => id === chatId && show(newId(), false)} />
         </Boundary>
       </aside>
       <Boundary>
-        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onTurn={() => setVersion((v) => v + 1)} />
+        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onSent={sent} onTurn={() => setVersion((v) => v + 1)} />
       </Boundary>
     </div>
   );

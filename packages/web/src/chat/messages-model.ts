@@ -20,6 +20,10 @@ export interface ChatMessage {
   error?: { message: string; requestId: string | null };
   /** Stopped by the user before its end. */
   stopped?: boolean;
+  /** Still being made on the platform (a reopened chat whose answer has not ended yet). */
+  running?: boolean;
+  /** Cut off: the platform stopped while making it. */
+  interrupted?: boolean;
   feedback?: { good?: string; bad?: string };
 }
 

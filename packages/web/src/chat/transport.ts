@@ -22,6 +22,8 @@ export interface ChatTransport {
   remove(chatId: string): Promise<void>;
   removeItem(chatId: string, dataId: string): Promise<void>;
   feedback(chatId: string, dataId: string, feedback: { good?: string; bad?: string }): Promise<void>;
+  /** Stops a running answer; what it made is kept, as stopped. */
+  stop(chatId: string, dataId: string): Promise<void>;
   /** The gateway's record of a stored answer's model calls (channel, latency, cost): the team's, never a visitor's. */
   modelCalls(chatId: string, dataId: string): Promise<GatewayCalls>;
 }
@@ -33,6 +35,8 @@ interface StoredItem {
   responseData?: unknown[];
   userGoodFeedback?: string;
   userBadFeedback?: string;
+  status?: 'running' | 'done' | 'stopped' | 'failed' | 'interrupted';
+  error?: { message: string; requestId?: string };
 }
 
 function toMessage(i: StoredItem): ChatMessage {
@@ -43,6 +47,10 @@ function toMessage(i: StoredItem): ChatMessage {
     text,
     records: Array.isArray(i.responseData) ? (i.responseData as ChatMessage['records']) : undefined,
     feedback: i.userGoodFeedback ? { good: i.userGoodFeedback } : i.userBadFeedback ? { bad: i.userBadFeedback } : undefined,
+    ...(i.status === 'running' ? { running: true } : {}),
+    ...(i.status === 'stopped' ? { stopped: true } : {}),
+    ...(i.status === 'interrupted' ? { interrupted: true } : {}),
+    ...(i.status === 'failed' ? { error: { message: i.error?.message ?? '', requestId: i.error?.requestId ?? null } } : {}),
   };
 }
 
@@ -72,6 +80,7 @@ function transport(who: Record<string, string>, chatPath: string, call: Call, au
     removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
     feedback: (chatId, dataId, f) =>
       call('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } }).then(() => undefined),
+    stop: (chatId, dataId) => call('/api/core/chat/item/stop', { json: { ...who, chatId, dataId } }).then(() => undefined),
   };
 }
 
