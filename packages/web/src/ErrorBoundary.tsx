@@ -1,5 +1,6 @@
 // One boundary per page and per widget: a failure shows its message in place,
-// with a way to try again, and the rest of the app keeps working. A page's
+// with a way to try again where trying again can help (not for a refused
+// request: a 4xx other than 408 and 429), and the rest of the app keeps working. A page's
 // boundary is given the address as `resetKey`: leaving the page clears its
 // error (the next page must not inherit it). A 404 from the service (a
 // knowledge base or application that does not exist) is a "not found" page,
@@ -29,8 +30,9 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
 
   render() {
     const { error } = this.state;
+    const status = (error as { status?: number } | null)?.status;
     if (!error) return this.props.children;
-    if ((error as { status?: number }).status === 404 && this.props.notFoundTitle)
+    if (status === 404 && this.props.notFoundTitle)
       return (
         <div role="alert" className="notice not-found">
           <strong>
@@ -49,10 +51,17 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
         <p>
           <span>{error.message}</span>
         </p>
-        <button type="button" onClick={() => this.setState({ error: null })}>
-          <span>{this.props.retry}</span>
-        </button>
+        {retryable(status) && (
+          <button type="button" onClick={() => this.setState({ error: null })}>
+            <span>{this.props.retry}</span>
+          </button>
+        )}
       </div>
     );
   }
+}
+
+/** Whether the same request may succeed later: no answer at all (network), a timeout, a rate limit, a server's failure. */
+export function retryable(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 429 || status >= 500;
 }

@@ -48,6 +48,11 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
     await page.goto(`${suite.p.url}/chat?appId=${MISSING}`);
     await expect.poll(() => alert.textContent()).toContain('Not found');
+
+    // A request the platform refuses (400: an id longer than any) says why, and offers no Retry that could not help.
+    await page.goto(`${suite.p.url}/datasets/${'x'.repeat(80)}`);
+    await expect.poll(() => alert.textContent()).toMatch(/Invalid 'datasetId'|Invalid 'id'/);
+    expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
   });
