@@ -2,6 +2,7 @@
 // only what the gateway itself relies on and pass every other field through
 // untouched (looseObject), so new OpenAI fields keep working without a release.
 import { z } from 'zod';
+import { refusedField } from './field-messages.js';
 
 // Model names end up in log columns and URLs: printable, and not absurdly long.
 const modelName = z
@@ -55,12 +56,6 @@ export const rerankRequestSchema = z.looseObject({
 });
 export type RerankRequest = z.infer<typeof rerankRequestSchema>;
 
-/** `messages[0].role` style path of a validation issue. */
-export function issuePath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out;
-}
 
 export interface FieldProblem {
   field: string;
@@ -71,7 +66,6 @@ export interface FieldProblem {
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown): { ok: true; value: T } | { ok: false; problem: FieldProblem } {
   const r = schema.safeParse(value);
   if (r.success) return { ok: true, value: r.data };
-  const issue = r.error.issues[0]!;
-  const field = issuePath(issue.path) || '(body)';
-  return { ok: false, problem: { field, message: `Invalid '${field}': ${issue.message}` } };
+  const { field, need } = refusedField(r.error.issues[0]!, value);
+  return { ok: false, problem: { field, message: `Invalid '${field}': ${need}` } };
 }

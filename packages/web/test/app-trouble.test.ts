@@ -52,6 +52,7 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
     // A request the platform refuses (400: an id longer than any) says why, and offers no Retry that could not help.
     await page.goto(`${suite.p.url}/datasets/${'x'.repeat(80)}`);
     await expect.poll(() => alert.textContent()).toMatch(/Invalid 'datasetId'|Invalid 'id'/);
+    await page.screenshot({ path: join(SHOTS, 'trouble-refused.png') });
     expect(await alert.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();

@@ -1,6 +1,6 @@
 // Input checks shared by the admin routes: JSON bodies through zod, query and
 // path parameters by hand. Every problem is a 400 that names the field.
-import { issuePath } from '@kbchat/shared';
+import { issuePath, refusedField } from '@kbchat/shared';
 import type { z } from 'zod';
 import { errors } from '../errors.js';
 
@@ -30,23 +30,8 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
   }
   const r = schema.safeParse(value === undefined || value === null ? {} : value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const field = issuePath([...issue.path, issue.keys[0]!]);
-    throw errors.badField(field, `Invalid '${field}': unknown field`);
-  }
-  const field = issuePath(issue.path) || '(body)';
-  const missing = issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(value, issue.path) === undefined;
-  throw errors.badField(field, `Invalid '${field}': ${missing ? 'required' : issue.message}`);
-}
-
-function valueAt(value: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let v = value;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
+  const { field, need } = refusedField(r.error.issues[0]!, value);
+  throw errors.badField(field, `Invalid '${field}': ${need}`);
 }
 
 export interface IntOptions {
