@@ -5,16 +5,17 @@
 // it; a streamed piece renders only the block it grows); its citation buttons
 // open the quote they point at, on hover, focus or tap.
 import DOMPurify from 'dompurify';
-import { memo, useMemo, useState, type MouseEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { GatewayCalls } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, copyText } from '../ui';
 import { markdownBlocks, markdownToHtml } from './markdown';
 import { quotesOf, type ChatMessage, type Quote } from './messages-model';
-import { ScoreList, Steps } from './Steps';
+import { QuotePopover } from './QuotePopover';
+import { Steps } from './Steps';
 
-/** The quote popover's width (chat.css .cite-popover), to keep it inside the answer. */
-const POPOVER_WIDTH = 340;
+/** How long a quote stays open after the pointer leaves, so that the pointer can cross to it (to scroll a long one). */
+const CLOSE_DELAY_MS = 300;
 
 /** One top-level block of an answer: rendered again only when its own source changes. */
 const MarkdownBlock = memo(function MarkdownBlock({ source, quoteCount }: { source: string; quoteCount: number }) {
@@ -29,46 +30,59 @@ const MarkdownBlock = memo(function MarkdownBlock({ source, quoteCount }: { sour
 });
 
 export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
-  const { t } = useLang();
   const blocks = useMemo(() => markdownBlocks(text), [text]);
-  const [open, setOpen] = useState<{ n: number; top: number; left: number } | null>(null);
+  const [open, setOpen] = useState<{ n: number; cite: HTMLElement } | null>(null);
+  const wrap = useRef<HTMLDivElement>(null);
+  const popover = useRef<HTMLDivElement | null>(null);
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const keep = () => clearTimeout(closing.current);
+  const hide = useCallback(() => {
+    clearTimeout(closing.current);
+    setOpen(null);
+  }, []);
+  const hideSoon = () => {
+    clearTimeout(closing.current);
+    closing.current = setTimeout(hide, CLOSE_DELAY_MS);
+  };
   const show = (e: MouseEvent | React.FocusEvent) => {
-    const target = (e.target as HTMLElement).closest?.('button.cite') as HTMLElement | null;
-    if (!target) return;
-    const box = e.currentTarget.getBoundingClientRect();
-    const at = target.getBoundingClientRect();
-    setOpen({ n: Number(target.dataset.cite), top: at.bottom - box.top + 4, left: Math.max(0, Math.min(at.left - box.left, box.width - POPOVER_WIDTH)) });
+    const cite = (e.target as HTMLElement).closest?.('button.cite') as HTMLElement | null;
+    if (!cite || !wrap.current?.contains(cite)) return;
+    keep();
+    setOpen((o) => (o?.cite === cite ? o : { n: Number(cite.dataset.cite), cite }));
   };
-  // Closed when the pointer leaves, when focus leaves the answer (a tap elsewhere), and on Escape.
-  const hide = () => setOpen(null);
+  const inside = (node: Node | null) => Boolean(node && (wrap.current?.contains(node) || popover.current?.contains(node)));
+  // Closed when focus leaves the answer and its quote; a tap elsewhere and Escape close it wherever focus is.
   const blur = (e: React.FocusEvent) => {
-    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) hide();
+    if (!inside(e.relatedTarget as Node | null)) hide();
   };
+  useEffect(() => {
+    if (!open) return;
+    const down = (e: PointerEvent) => !inside(e.target as Node) && hide();
+    const key = (e: KeyboardEvent) => e.key === 'Escape' && hide();
+    document.addEventListener('pointerdown', down);
+    document.addEventListener('keydown', key);
+    return () => {
+      document.removeEventListener('pointerdown', down);
+      document.removeEventListener('keydown', key);
+    };
+    // inside reads refs only
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open, hide]);
+  useEffect(() => () => clearTimeout(closing.current), []);
+  // A streamed piece renders its block anew: a citation replaced under an open quote closes it.
+  useEffect(() => {
+    if (open && !open.cite.isConnected) hide();
+  }, [blocks, open, hide]);
   const quote = open ? quotes[open.n - 1] : undefined;
+  // The popover is a React child of this wrap (in a portal): the pointer moving into it is no leaving.
   return (
-    <div className="markdown-wrap" onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={hide} onBlur={blur} onKeyDown={(e) => e.key === 'Escape' && hide()}>
+    <div className="markdown-wrap" ref={wrap} onMouseOver={show} onFocus={show} onClick={show} onMouseLeave={hideSoon} onMouseEnter={keep} onBlur={blur}>
       <div className="markdown">
         {blocks.map((source, i) => (
           <MarkdownBlock key={i} source={source} quoteCount={quotes.length} />
         ))}
       </div>
-      {open && quote && (
-        <div className="cite-popover card" role="dialog" aria-label={t('chat.source', { n: open.n })} style={{ top: open.top, left: open.left }}>
-          <div className="row">
-            <strong>{`[${open.n}]`}</strong>
-            <span className="muted">{quote.sourceName}</span>
-          </div>
-          <ScoreList score={quote.score} />
-          <p className="quote-text">
-            <span>{quote.q}</span>
-          </p>
-          {quote.a && (
-            <p className="quote-text muted">
-              <span>{quote.a}</span>
-            </p>
-          )}
-        </div>
-      )}
+      {open && quote && <QuotePopover n={open.n} quote={quote} cite={open.cite} popoverRef={popover} onMouseEnter={keep} />}
     </div>
   );
 }
