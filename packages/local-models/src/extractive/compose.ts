@@ -6,7 +6,9 @@
 // added only when it scores nearly as well, with as many of the question's
 // words, and covers a good part of the question the first does not. A list
 // question, or an anchor that introduces a list, is answered with the list's
-// items; a table row with its header; a record (a CSV row) whole.
+// items; a table row with its header; a record (a CSV row) whole; a code
+// block, or the sentence introducing one, with both (the command or snippet
+// is the answer to "How do I install it?").
 // Near-duplicates (the same sentence in two overlapping chunks) count once.
 // Every sentence ends with its quote's marker; a list, a row or a record
 // ends with one.
@@ -57,6 +59,9 @@ export function choosePassages(units: ScoredUnit[], shape: QuestionShape, option
   const list = (shape.wantsList || introduces) && bestList(units, anchor, options.maxListItems, shape.wantsList);
   if (list) return list;
 
+  const code = codePassage(units, anchor);
+  if (code) return [code];
+
   if (anchor.kind === 'row' || anchor.kind === 'record') {
     const rows = [anchor];
     if (shape.wantsList) {
@@ -100,12 +105,15 @@ export function choosePassages(units: ScoredUnit[], shape: QuestionShape, option
   if (chosen.length < options.maxSentences && covered.size < shape.terms.length) {
     const extra = ranked.find(
       (u) =>
+        u.anchorable !== false &&
         u.score >= anchor.score * 0.9 &&
         u.lexical >= anchor.lexical &&
         gain(u) >= 0.25 &&
         !chosen.includes(u) &&
         u.kind !== 'row' &&
         u.kind !== 'record' &&
+        u.kind !== 'code' &&
+        u.code === undefined &&
         // Items of another list glued to this answer read as one list that does not exist (a collage of steps).
         !(u.kind === 'item' && (shape.wantsList || anchor.kind === 'item')) &&
         !(u.kind === 'sentence' && LEANS_BACK.test(u.text)) &&
@@ -173,6 +181,16 @@ function bestList(units: ScoredUnit[], anchor: ScoredUnit, maxItems: number, wan
     .filter((p) => p.units.length > 0);
 }
 
+/** A code block anchoring the answer, or introduced by the anchor: the introduction, then the block as written. */
+function codePassage(units: ScoredUnit[], anchor: ScoredUnit): Passage | undefined {
+  if (anchor.code === undefined) return undefined;
+  const ofBlock = (kind: Unit['kind']) => units.find((u) => u.quote === anchor.quote && u.kind === kind && u.code === anchor.code && u.answerable);
+  const block = anchor.kind === 'code' ? anchor : ofBlock('code');
+  if (!block) return undefined;
+  const intro = anchor.kind === 'sentence' ? anchor : ofBlock('sentence');
+  return { marker: anchor.marker, units: intro ? [intro, block] : [block] };
+}
+
 const itemNumber = (u: Unit) => {
   const m = /^\s*(\d{1,3})[.)]\s/.exec(u.text);
   return m ? Number(m[1]) : undefined;
@@ -203,8 +221,9 @@ function passagesOf(chosen: ScoredUnit[]): Passage[] {
 /**
  * The text of an answer. Each sentence is followed by its quote's marker; a
  * list (with its introduction), a record or a table row is one block, line by
- * line, with the marker after its last line (below a table, after a blank
- * line, so that the table stays a table).
+ * line, with the marker after its last line (below a table or a code block,
+ * after a blank line, so that the table stays a table and the code is only
+ * the code).
  */
 export function writeAnswer(passages: Passage[]): string {
   const cite = (text: string, marker: string) => `${text}${CJK_END.test(text) ? '' : ' '}[${marker}]`;
@@ -212,6 +231,7 @@ export function writeAnswer(passages: Passage[]): string {
     const [first] = p.units;
     // A line right under a table would be read as one more row (GFM): the marker stands apart.
     if (first!.kind === 'row') return [...(first!.header ?? []), ...p.units.map((u) => u.text)].join('\n') + `\n\n[${p.marker}]`;
+    if (p.units.some((u) => u.kind === 'code')) return p.units.map((u) => u.text).join('\n') + `\n\n[${p.marker}]`;
     if (p.units.some((u) => u.kind !== 'sentence')) return cite(p.units.map((u) => u.text).join('\n'), p.marker);
     return p.units.map((u) => cite(u.text, p.marker)).reduce((a, b) => a + (/[。！？]\[[^\]]+\]$/.test(a) && hasCjk(b[0]!) ? '' : ' ') + b);
   });

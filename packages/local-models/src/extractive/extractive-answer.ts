@@ -8,7 +8,7 @@ import type { EmbedPool } from '../embeddings/embed-pool.js';
 import { cosine, prepareForEmbedding } from '../embeddings/prepare.js';
 import { choosePassages, stemsOf, writeAnswer, type ScoredUnit } from './compose.js';
 import { hasAnswerType, hasCount, questionShape, type QuestionShape } from './question.js';
-import { parsePrompt } from './quotes.js';
+import { parsePrompt, type ParsedQuote } from './quotes.js';
 import { segmentQuote, type Unit } from './segment.js';
 import { hasCjk, SENTENCE_END, splitSentences, termMatch, terms } from './text.js';
 
@@ -78,6 +78,7 @@ export async function answerFromPrompt(
   scoreLexical(shape, units, quotes.map((q) => (q.question ? 1 : 0.5)));
   // A yes/no question about something the knowledge never mentions ("Does it support SAML?") has no answer in it.
   if (shape.yesNo && shape.absent.size > 0) return { text: NOT_FOUND_ANSWER, picked: [] };
+  keepToQuestionSubject(shape, quotes, units);
   // USE-lite is an English model: its cosines say nothing about CJK text.
   if (!hasCjk(question)) await scoreDense(question, candidates, pool, options.maxEmbedded);
   for (const u of candidates) u.score = combine(u, phraseShare(u, shape));
@@ -88,6 +89,31 @@ export async function answerFromPrompt(
   if (best.score < options.minScore || best.lexical < options.minLexical) return { text: NOT_FOUND_ANSWER, picked: [], best: picked(best) };
   const passages = choosePassages(units, shape, options);
   return { text: writeAnswer(passages), picked: passages.flatMap((p) => p.units).map(picked), best: picked(best) };
+}
+
+/**
+ * What the question is about decides which units may anchor its answer.
+ * A name it gives ("How do I install Fastify?") that the knowledge holds:
+ * a unit of a quote that never names it (not in its text, its headings, its
+ * QA question or its source's name) is about something else, however well
+ * it holds the other words ("Each application … will install a single XML
+ * file"). And when the knowledge holds more of the question than the names
+ * most quotes hold (its subject), a unit must hold some of that more:
+ * "Version 3 of Fastify is EOL" does not say how to install it. Names and
+ * words the knowledge never holds are left to the scores.
+ */
+function keepToQuestionSubject(shape: QuestionShape, quotes: ParsedQuote[], units: ScoredUnit[]): void {
+  if (shape.names.length === 0) return;
+  const texts = quotes.map((q) => `${q.sourceName ?? ''} ${q.question ?? ''} ${q.text}`);
+  const stems = texts.map((t) => new Set(terms(t)));
+  const names = (i: number, term: string) => termMatch(term, stems[i]!, texts[i]!) > 0;
+  const quotesNaming = (term: string) => quotes.filter((_, i) => names(i, term)).length;
+  const held = shape.names.filter((name) => quotesNaming(name) > 0);
+  const subject = new Set(held.filter((name) => quotesNaming(name) * 2 >= quotes.length));
+  const rest = shape.terms.filter((t) => !subject.has(t) && quotesNaming(t) > 0);
+  const holdsRest = (u: ScoredUnit) =>
+    rest.some((t) => termMatch(t, stemsOf(u), u.text) > 0 || termMatch(t, new Set(terms(u.context)), u.context) > 0) || hasAnswerType(shape, u.text) === true;
+  for (const u of units) if (!held.every((name) => names(u.quote, name)) || (rest.length > 0 && !holdsRest(u))) u.anchorable = false;
 }
 
 /**
@@ -225,7 +251,7 @@ const singular = (w: string) => (w.length > 3 ? w.replace(/(?<=[^s])s$/, '') : w
  * the question's words, not just somewhere in a long item.
  */
 function phraseShare(u: Unit, shape: QuestionShape): number {
-  if (shape.pairs.length === 0 || u.kind === 'row' || u.kind === 'record') return 0;
+  if (shape.pairs.length === 0 || u.kind === 'row' || u.kind === 'record' || u.kind === 'code') return 0;
   let best = 0;
   for (const sentence of splitSentences(u.text)) {
     const seq = terms(sentence);

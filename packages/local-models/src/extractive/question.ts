@@ -3,7 +3,8 @@
 // number can answer it), a quantity or a time (a sentence with a number is
 // likelier to answer it); whether it is a yes/no question (then the thing
 // it asks about must be in the knowledge at all); and whether it wants a
-// list or steps (the answer is then the list found, whole).
+// list or steps (the answer is then the list found, whole); and the names
+// it gives (an answer must come from a quote that names them).
 import { termMatch, terms } from './text.js';
 
 export interface QuestionShape {
@@ -23,6 +24,8 @@ export interface QuestionShape {
   surface: Map<string, Set<string>>;
   /** Pairs of terms next to each other in the question ("worker thread"): a unit that has them next to each other says the same thing. */
   pairs: [string, string][];
+  /** Terms of the names the question gives: capitalised words after its first ("Fastify", "Zorblax", "iPhone"). */
+  names: string[];
 }
 
 const COUNT = /\bhow\s+many\b|多少个|几个|几[个天年次位]|何個|몇/i;
@@ -40,9 +43,12 @@ export function questionShape(question: string): QuestionShape {
   }
   const ordered = terms(question);
   const pairs = ordered.slice(1).map((t, i): [string, string] => [ordered[i]!, t]).filter(([a, b]) => a !== b);
+  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}.+#'’-]*/gu) ?? [];
+  const names = words.slice(1).filter((w) => /^\p{Lu}|\p{Ll}\p{Lu}/u.test(w)).flatMap((w) => terms(w));
   return {
     surface,
     pairs,
+    names: [...new Set(names)],
     terms: [...new Set(terms(question))],
     weights: new Map(),
     absent: new Set(),

@@ -1,6 +1,8 @@
 // A quote's text as the units an answer may be made of: whole sentences of
-// its paragraphs, whole list items, whole table rows and whole records (a
-// block of "column: value" lines, as the platform writes CSV rows). The
+// its paragraphs, whole list items, whole table rows, whole records (a
+// block of "column: value" lines, as the platform writes CSV rows) and whole
+// code blocks (fenced, as written; the sentence introducing one, "To
+// install it as a dependency:", is its context too). The
 // structure is read from the lines first (headings, fences, tables, lists,
 // records); only then is a paragraph's text unwrapped (a single line break
 // is a space) and cut into sentences, so hard-wrapped text never yields half
@@ -19,7 +21,7 @@
 // heading's words count for the units under it).
 import { SENTENCE_END, splitSentences, unwrapLines } from './text.js';
 
-export type UnitKind = 'sentence' | 'item' | 'row' | 'record';
+export type UnitKind = 'sentence' | 'item' | 'row' | 'record' | 'code';
 
 export interface Unit {
   /** The quote's index in the prompt (0 = first, the best-ranked for the platform's prompt). */
@@ -36,6 +38,8 @@ export interface Unit {
   answerable: boolean;
   /** For a list item, its list (a block id); for a sentence ending in a colon, the list right after it. */
   list?: number;
+  /** For a sentence ending in a colon, the code block right after it (a block id); for a code block, its own. */
+  code?: number;
   /** For a table row: the header row and the separator row to print above it. */
   header?: string[];
   /** The quote's first sentence, which may be the tail of a sentence cut in the previous chunk. */
@@ -44,7 +48,7 @@ export interface Unit {
   cut?: boolean;
 }
 
-const FENCE = /^\s{0,3}(```|~~~)/;
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 const TABLE_LINE = /^\s*\|.*\|\s*$/;
 const TABLE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
@@ -53,7 +57,8 @@ const FIELD = /^[^:\s][^:\n]{0,58}:\s+\S/;
 
 type Block =
   | { kind: 'heading'; text: string }
-  | { kind: 'code' }
+  // `closed`: the block has its closing fence (one cut open is not quoted).
+  | { kind: 'code'; text: string; closed: boolean }
   | { kind: 'table'; lines: string[] }
   // `glued`: the list's first item stood on the line right under a paragraph line (no blank line between).
   | { kind: 'list'; items: string[]; glued?: boolean }
@@ -68,9 +73,13 @@ function readBlocks(text: string): Block[] {
     const line = lines[i]!;
     if (FENCE.test(line)) {
       const fence = FENCE.exec(line)![1]!;
-      while (i + 1 < lines.length && !lines[i + 1]!.trimStart().startsWith(fence)) i++;
+      const start = i;
+      // Closed by a line of the same fence character, at least as long (a longer fence may hold a shorter one).
+      const closing = new RegExp(`^\\s{0,3}${fence[0] === '`' ? '`' : '~'}{${fence.length},}\\s*$`);
+      while (i + 1 < lines.length && !closing.test(lines[i + 1]!)) i++;
       i++;
-      blocks.push({ kind: 'code' });
+      const closed = i < lines.length;
+      blocks.push({ kind: 'code', text: lines.slice(start, i + 1).join('\n').trim(), closed });
       close();
     } else if (!line.trim()) {
       // A blank line ends a paragraph; a list goes on if its next item follows.
@@ -142,6 +151,10 @@ export function segmentQuote(text: string, quote: number): Unit[] {
     const next = blocks[blockIndex + 1];
     if (b.kind === 'heading') {
       headings.push(b.text);
+    } else if (b.kind === 'code') {
+      // The sentence right before, when it introduces the block ("… as a dependency:"), says what the code is for.
+      const intro = units.at(-1)?.code === blockIndex ? units.at(-1)!.text : '';
+      push({ block: blockIndex, kind: 'code', text: b.text, answerable: b.closed, code: blockIndex }, [...headings, intro].join(' ').trim());
     } else if (b.kind === 'list') {
       b.items.forEach((item, i) => {
         const cut = blockIndex === blocks.length - 1 && i === b.items.length - 1 && mayBeCut(item, b.items);
@@ -174,10 +187,21 @@ export function segmentQuote(text: string, quote: number): Unit[] {
       // A quote that opens with a line glued to a list, with no colon to introduce it, opens with the rest of a list item cut in the previous chunk.
       const itemTail = first && next?.kind === 'list' && next.glued === true && !/[:：]$/.test(paragraph);
       sentences.forEach((s, i) => {
-        const introducesList = s.endsWith(':') && i === sentences.length - 1 && next?.kind === 'list';
-        const whole = (SENTENCE_END.test(s) || introducesList) && !itemTail;
+        const introduces = s.endsWith(':') && i === sentences.length - 1 ? next?.kind : undefined;
+        const introducesList = introduces === 'list';
+        const introducesCode = introduces === 'code' && next?.kind === 'code' && next.closed;
+        const whole = (SENTENCE_END.test(s) || introducesList || introducesCode) && !itemTail;
         const cut = !SENTENCE_END.test(s) && blockIndex === blocks.length - 1 && i === sentences.length - 1;
-        push({ block: blockIndex, kind: 'sentence', text: s, answerable: whole, ...(introducesList ? { list: blockIndex + 1 } : {}), ...(first && i === 0 ? { opening: true } : {}), ...(cut ? { cut } : {}) });
+        push({
+          block: blockIndex,
+          kind: 'sentence',
+          text: s,
+          answerable: whole,
+          ...(introducesList ? { list: blockIndex + 1 } : {}),
+          ...(introducesCode ? { code: blockIndex + 1 } : {}),
+          ...(first && i === 0 ? { opening: true } : {}),
+          ...(cut ? { cut } : {}),
+        });
       });
     }
   });

@@ -4,6 +4,7 @@
 // unwrap-text.ts, pdf.ts).
 
 import { IngestError } from '../errors.js';
+import { fenceCommentLines } from './comment-lines.js';
 import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
@@ -130,8 +131,9 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
     case 'txt':
     case 'md': {
       // Hard-wrapped lines back into paragraphs: a wrap must never read as a sentence end.
+      // Plain text is no Markdown: its "#" comment lines are code, not headings (comment-lines.ts).
       const text = normalizeNewlines(decodeText(data, { charset, filename }));
-      return { format, text: (format === 'md' ? unwrapMarkdown(text) : unwrapPlainText(text)).trim() };
+      return { format, text: (format === 'md' ? unwrapMarkdown(text) : fenceCommentLines(unwrapPlainText(text), { headings: true })).trim() };
     }
     case 'csv': {
       const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;

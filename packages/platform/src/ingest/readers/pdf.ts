@@ -5,12 +5,18 @@
 // sorting by coordinates instead would interleave the columns of a two-column
 // page. A larger vertical gap starts a new paragraph; inside one, lines that
 // were only wrapped are joined into one line (see linesToText), so a line end
-// is never read as a sentence end.
+// is never read as a sentence end. Running headers, footers and page numbers
+// go first (pdf-running-lines.ts); a paragraph cut by a page break is joined
+// again. Lines set in a monospaced font, in a document whose text is not,
+// are code: fenced, line by line as set (comment lines, "# ...", never become
+// headings: comment-lines.ts).
 
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { IngestError } from '../errors.js';
-import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker } from './line-joins.js';
+import { fenceCommentLines } from './comment-lines.js';
+import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker, wrapJoint } from './line-joins.js';
+import { withoutRunningLines } from './pdf-running-lines.js';
 
 export interface PdfReadOptions {
   filename?: string;
@@ -32,6 +38,7 @@ export interface PdfTextItem {
   height: number;
   width: number;
   hasEOL?: boolean;
+  fontName?: string;
 }
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -59,25 +66,33 @@ export interface PdfLine {
   endX: number;
   y: number;
   height: number;
+  /** Every character of the line is set in a monospaced font (code, in a document whose text is not). */
+  mono?: boolean;
 }
 
-/** Groups one page's text items into lines by baseline, in content-stream order. */
-export function pageLines(items: PdfTextItem[]): PdfLine[] {
+/**
+ * Groups one page's text items into lines by baseline, in content-stream
+ * order. `monoFonts`: the page's monospaced fonts (pdf.js's font names); a
+ * line set only in them is `mono`.
+ */
+export function pageLines(items: PdfTextItem[], monoFonts: ReadonlySet<string> = new Set()): PdfLine[] {
   const lines: PdfLine[] = [];
   let current: PdfLine | undefined;
   for (const item of items) {
     const x = item.transform[4];
     const y = item.transform[5];
     const height = Math.abs(item.height) || Math.abs(item.transform[3]) || 10;
+    const mono = !item.str.trim() || monoFonts.has(item.fontName ?? '');
     if (current && Math.abs(y - current.y) <= height * 0.4) {
       // Same line: insert a space where the generator left a visible gap but no space character.
       const gap = x - current.endX;
       if (gap > height * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) current.text += ' ';
       current.text += item.str;
       current.endX = Math.max(current.endX, x + item.width);
+      current.mono &&= mono;
     } else {
       if (current) lines.push(current);
-      current = { text: item.str, x, y, height, endX: x + item.width };
+      current = { text: item.str, x, y, height, endX: x + item.width, mono };
     }
   }
   if (current) lines.push(current);
@@ -121,21 +136,89 @@ export function linesToText(lines: PdfLine[], words: DocumentWords): string {
   const out = new LineAssembler(words);
   const pageEdge = lines.reduce((max, l) => Math.max(max, l.endX), 0);
   let inItem = false;
+  let code: PdfLine[] = [];
   const start = (line: PdfLine, separator: string) => {
     out.line(line.text, separator);
     inItem = !!listMarker(line.text);
   };
+  const endCode = () => {
+    if (code.length) out.line(codeBlock(code), out.empty ? '' : '\n\n');
+    code = [];
+  };
   lines.forEach((line, i) => {
     const prev = lines[i - 1];
+    const gap = prev ? prev.y - line.y : 0;
+    const newBlock = !prev || gap > Math.max(prev.height, line.height) * 1.8 || gap < 0;
+    // Code starts a block of its own (a monospaced word that only wrapped onto a line of its own stays in its sentence).
+    if (line.mono && (code.length ? gap >= 0 : newBlock || /[:.!?]$/.test(prev!.text))) {
+      code.push(line);
+      return;
+    }
+    if (code.length) {
+      endCode();
+      return start(line, '\n\n');
+    }
     if (!prev) return start(line, '');
-    const gap = prev.y - line.y;
     const charWidth = (line.endX - line.x) / Math.max(1, Array.from(line.text).length);
-    if (gap > Math.max(prev.height, line.height) * 1.8 || gap < 0) start(line, '\n\n');
+    if (newBlock) start(line, '\n\n');
     else if (listMarker(line.text) || (!inItem && line.x > prev.x + 1.5 * charWidth)) start(line, '\n');
     else if (breaksWord(out.lastLine, line.text) || isFull(prev, line, columnEdge(prev, lines, pageEdge))) out.wrap(line.text);
     else start(line, '\n');
   });
+  endCode();
   return out.toString().replace(/\u00ad/g, '');
+}
+
+/**
+ * Lines of code as set: each line's indent from the block's left edge in
+ * characters of its font, an empty line where the gap holds one, in a fence
+ * longer than any backtick run inside.
+ */
+function codeBlock(lines: PdfLine[]): string {
+  const left = Math.min(...lines.map((l) => l.x));
+  const widths = lines.map((l) => (l.endX - l.x) / Math.max(1, Array.from(l.text).length)).sort((a, b) => a - b);
+  const charWidth = widths[Math.floor(widths.length / 2)]! || 1;
+  const body: string[] = [];
+  lines.forEach((line, i) => {
+    const prev = lines[i - 1];
+    if (prev && prev.y - line.y > Math.max(prev.height, line.height) * 1.8) body.push('');
+    body.push(' '.repeat(Math.max(0, Math.round((line.x - left) / charWidth))) + line.text);
+  });
+  const longest = body.reduce((max, line) => Math.max(max, ...(line.match(/`+/g) ?? []).map((run) => run.length)), 0);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [fence, ...body, fence].join('\n');
+}
+
+/**
+ * Whether a page's text goes on from the page before's last line: that line
+ * is not code, does not end a sentence and is full to its column's edge (or
+ * ends in a word broken by a hyphen), and the next page does not open with
+ * a list item.
+ */
+function continuesAcrossPages(before: PdfLine[], after: PdfLine[]): boolean {
+  const last = before.at(-1);
+  const first = after[0];
+  if (!last || !first || last.mono || first.mono || listMarker(first.text)) return false;
+  if (breaksWord(last.text, first.text)) return true;
+  const pageEdge = before.reduce((max, l) => Math.max(max, l.endX), 0);
+  return !/[.!?:;。！？：；]["'”’)\]]*$/.test(last.text) && isFull(last, first, columnEdge(last, before, pageEdge));
+}
+
+/** The pages' texts as one: a paragraph a page break cut is joined again (line-joins.ts), other pages are paragraphs apart. */
+function joinPages(pages: { lines: PdfLine[]; text: string }[], words: DocumentWords): string {
+  let text = '';
+  let before: PdfLine[] = [];
+  for (const page of pages) {
+    if (!page.text) continue;
+    if (text && continuesAcrossPages(before, page.lines)) {
+      const last = before.at(-1)!.text;
+      // A soft hyphen is gone from the page's text already (linesToText).
+      const { drop, glue } = last.endsWith('\u00ad') ? { drop: 0, glue: '' } : wrapJoint(last, page.lines[0]!.text, words);
+      text = text.slice(0, text.length - drop) + glue + page.text;
+    } else text += (text ? '\n\n' : '') + page.text;
+    before = page.lines;
+  }
+  return text;
 }
 
 /** Joins one page's text items into lines and paragraphs (the page's own words decide hyphens). */
@@ -174,20 +257,28 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     if (doc.numPages > maxPages) {
       throw new IngestError('too_many_pages', `${filename} has ${doc.numPages} pages; the limit is ${maxPages}. Split the document.`);
     }
-    const pageLineLists: PdfLine[][] = [];
+    let pageLineLists: PdfLine[][] = [];
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
       const content = await page.getTextContent();
-      pageLineLists.push(pageLines(content.items.filter((it) => 'str' in it) as PdfTextItem[]));
+      const monoFonts = new Set(Object.entries(content.styles).filter(([, style]) => style.fontFamily === 'monospace').map(([name]) => name));
+      pageLineLists.push(pageLines(content.items.filter((it) => 'str' in it) as PdfTextItem[], monoFonts));
       page.cleanup();
     }
+    pageLineLists = withoutRunningLines(pageLineLists);
+    // A document set in a monospaced font throughout (a typewriter face, a printed terminal) is text, not code.
+    const chars = (lines: PdfLine[]) => lines.reduce((n, l) => n + l.text.length, 0);
+    const all = pageLineLists.flat();
+    if (chars(all.filter((l) => l.mono)) * 2 > chars(all)) for (const line of all) line.mono = false;
     // Every page's words decide a hyphen at any line end ("exam-"/"ple" is "example" if the document says so).
     const words = new DocumentWords(pageLineLists.map((lines) => lines.map((l) => l.text).join('\n')).join('\n'), true);
-    const pages = pageLineLists.map((lines) => linesToText(lines, words));
+    const texts = pageLineLists.map((lines) => linesToText(lines, words));
+    const pages = texts.map((text) => fenceCommentLines(text, { headings: false }));
     const meta = await doc.getMetadata().catch(() => undefined);
     const rawTitle = (meta?.info as { Title?: unknown } | undefined)?.Title;
     const title = typeof rawTitle === 'string' && rawTitle.trim() ? rawTitle.trim() : undefined;
-    return { pages, text: pages.filter(Boolean).join('\n\n'), ...(title ? { title } : {}) };
+    const text = fenceCommentLines(joinPages(pageLineLists.map((lines, i) => ({ lines, text: texts[i]! })), words), { headings: false });
+    return { pages, text, ...(title ? { title } : {}) };
   })();
   try {
     return await withTimeout(work, opts.timeoutMs ?? 120_000, () => void task.destroy(), filename);

@@ -15,7 +15,8 @@
 //   reach 85% of M (slack for fill algorithms that balance lines instead of
 //   filling each, and for text out of proportional fonts). A line ending in a
 //   word broken by a hyphen is a wrap in any paragraph.
-// - Never a wrap: before a list item marker (`-`, `•`, `1.`, `a)`...), before
+// - Never a wrap: before a list item marker (`-`, `•`, `1.`, `a)`...) or a
+//   "#" line (a comment in an example, or a heading: comment-lines.ts), before
 //   or after a line of aligned columns (a tab, or three spaces inside) or of one
 //   long word (a URL, a CSV row), between lines of different quote depth (`>`),
 //   or where the indentation changes other than a first-line indent or a list
@@ -68,6 +69,7 @@ function describe(raw: string): Line {
 }
 
 const TABULAR = /\t|\S {3,}\S/;
+const HASH_LINE = /^#{1,6}\s/;
 const lonelyWord = (text: string) => !/\s/.test(text) && !Array.from(text).some(isWide) && text.length > 20;
 
 function firstWordWidth(text: string): number {
@@ -112,7 +114,7 @@ function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords):
     const a = lines[i];
     const b = lines[i + 1];
     let kind: Break;
-    if (b.itemColumn !== undefined || a.quote !== b.quote || TABULAR.test(raw[i].trim()) || TABULAR.test(raw[i + 1].trim())) kind = 'structure';
+    if (b.itemColumn !== undefined || HASH_LINE.test(b.text) || a.quote !== b.quote || TABULAR.test(raw[i].trim()) || TABULAR.test(raw[i + 1].trim())) kind = 'structure';
     else if (breaksWord(a.text, b.text)) kind = 'wrap';
     else if (lonelyWord(a.text) || lonelyWord(b.text)) kind = 'structure';
     else if (continuation !== undefined ? b.indent !== continuation : b.indent > lines[logicalStart].indent) kind = 'structure';
