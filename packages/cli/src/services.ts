@@ -151,7 +151,7 @@ export async function runEverything(env: Env): Promise<Running> {
   // now, which each service shows if it creates its root with it (first start).
   const rootPassword = env.ROOT_PASSWORD || randomSecret('', 12);
   const root = { rootPassword, rootPasswordGenerated: !env.ROOT_PASSWORD };
-  const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token });
+  const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token, platformToken: env.GATEWAY_TOKEN || token });
   let platform: RunningPlatform;
   try {
     const providerModels = providerModelsOf(gw);
@@ -163,7 +163,7 @@ export async function runEverything(env: Env): Promise<Running> {
       ...platformConfig,
       ...root,
       gatewayUrl: gw.url,
-      gatewayToken: env.GATEWAY_TOKEN || token,
+      gatewayToken: env.GATEWAY_TOKEN || token, // the gateway's platformToken above: the console names it
       embeddedModels: { localModels: gatewayConfig.localModels, providerModels },
     });
   } catch (err) {
