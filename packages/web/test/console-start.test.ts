@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { noBrowser, openPage } from './browser.js';
-import { browserSuite, ROOT_PASSWORD, SHOTS } from './kbchat-start.js';
+import { browserSuite, ROOT_PASSWORD, SHOTS, signIn } from './kbchat-start.js';
 import { signInToConsole } from './console-suite.js';
 
 /** The admin API with a root session, as a script calls it. */
@@ -81,6 +81,44 @@ describe.skipIf(Boolean(noBrowser))("kbchat start: the gateway's port serves the
     await del.getByRole('button', { name: 'Cancel' }).click();
     await del.waitFor({ state: 'detached' });
     expect(await statusOf()).toBe('enabled');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('no page logs a console error: both ports answer the icon the pages link', async () => {
+    for (const base of [suite.k.url, suite.k.gatewayUrl]) {
+      for (const path of ['/favicon.ico', '/favicon.svg']) {
+        const res = await fetch(`${base}${path}`);
+        expect(res.status, `${base}${path}`).toBe(200);
+        expect(res.headers.get('content-type')).toBe('image/svg+xml');
+        expect(await res.text()).toMatch(/^<svg /);
+      }
+    }
+    // Signed in to both (the sign-in pages' own "who am I" answers 401, which Chromium logs), then each page loaded afresh.
+    const { context, page: signing, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    await signIn(signing, suite.k.url);
+    await signInToConsole(signing, suite.k.gatewayUrl, 'root', ROOT_PASSWORD);
+    await signing.close();
+    const page = await context.newPage();
+    suite.onFail = page;
+    page.on('pageerror', (e) => errors.push(e.message));
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
+    const icons: string[] = [];
+    page.on('response', (r) => /\/favicon\.(ico|svg)$/.test(r.url()) && icons.push(`${r.status()} ${r.url()}`));
+    for (const [base, path, heading] of [
+      [suite.k.url, '/datasets', 'Knowledge bases'],
+      [suite.k.url, '/keys', 'API keys'],
+      [suite.k.gatewayUrl, '/', 'Dashboard'],
+      [suite.k.gatewayUrl, '/logs', 'Logs'],
+    ]) {
+      await page.goto(`${base}${path}`);
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      // The browser fetches the icon on its own time: each page's load has asked for it before the next.
+      await expect.poll(() => icons.filter((i) => i.includes(base)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    }
+    expect(icons.filter((i) => !i.startsWith('200 '))).toEqual([]);
+    expect(consoleErrors).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
