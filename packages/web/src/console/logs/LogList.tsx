@@ -82,7 +82,7 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
         </p>
       ) : (
         // Table renders the rows in this order, one <tr> each: a row's place in the body is its place here.
-        <div onClick={openClickedRow(data.data, (id) => navigate(`/${encodeURIComponent(id)}`))}>
+        <div className="logs-rows" onClick={openClickedRow(data.data, (id) => navigate(`/${encodeURIComponent(id)}`))}>
           <Table
             className="console-table logs-table"
             rows={data.data}
