@@ -66,7 +66,7 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
 /** The app's icon in the build (Vite copies packages/web/public/ to the dist root). */
 const ICON = 'favicon.svg';
 /** Where it answers: what the HTML entries link, and what browsers ask for without a link (an SVG served as such; browsers read it by its type). */
-const ICON_PATHS = ['/favicon.svg', '/favicon.ico'];
+export const ICON_PATHS = ['/favicon.svg', '/favicon.ico'];
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
