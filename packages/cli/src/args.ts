@@ -31,8 +31,8 @@ Configuration is read from the environment: see README.md.`;
 export const DOCTOR_USAGE = `kbchat doctor [options]
 
 Checks, in order, one row each: both stores reachable; the platform's and the
-gateway's ports (free, or held by a running kbchat; taken by another program:
-the remap to use); the gateway (its admin API) and the platform token's
+gateway's ports (free, or held by a running kbchat, the data dir's found by its
+store locks; taken by another program: the remap to use); the gateway (its admin API) and the platform token's
 models and balance; config.json (CONFIG_PATH, else the embedded default) and
 its models the gateway does not serve; the platform and its key. Then every
 configured model in config.json's order, stopping at its first failure:
@@ -49,8 +49,10 @@ configured model in config.json's order, stopping at its first failure:
 Last, knowledge bases bound to a vector model config.json no longer has.
 
 Options:
-  --gateway-url <url>    the gateway (default GATEWAY_URL, else http://127.0.0.1:$GATEWAY_PORT)
-  --platform-url <url>   the platform (default http://127.0.0.1:$PORT)
+  --gateway-url <url>    the gateway (default GATEWAY_URL, else http://127.0.0.1:$GATEWAY_PORT,
+                         else where the data dir's running kbchat listens, else port 3001)
+  --platform-url <url>   the platform (default http://127.0.0.1:$PORT, else where the data
+                         dir's running kbchat listens, else port 3000)
   --token <token>        a root or admin token of the gateway (default GATEWAY_ADMIN_TOKEN,
                          INITIAL_ROOT_TOKEN, else <data-dir>/platform-gateway-token)
   --platform-key <key>   a general key of the platform (default PLATFORM_API_KEY, INITIAL_API_KEY)

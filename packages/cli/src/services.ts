@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { endpointOfModel, loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '@kbchat/gateway';
 import { loadModelConfig, loadPlatformConfig, startPlatform, startWorker, type PlatformConfig, type ProviderModels, type RunningPlatform } from '@kbchat/platform';
 import { randomSecret } from '@kbchat/shared';
+import { announceListening } from '@kbchat/shared/store-lock';
 import { checkPorts, checkStoresFree, embeddedStoreDir } from './preflight.js';
 
 export interface Running {
@@ -57,6 +58,8 @@ async function startGatewayLogged(config: GatewayConfig): Promise<RunningGateway
   const gw = await startGateway(config);
   for (const note of gw.services.startupNotes) console.log(`[gateway] ${note}`);
   console.log(`[gateway] store: ${gw.services.store.description}`);
+  // In the store locks this process holds (before the line that says it listens): kbchat doctor finds it by its data dir.
+  announceListening('gateway', { host: gw.listening.address, port: gw.listening.port });
   console.log(`[gateway] ${listeningLine(gw, '/v1', 'GATEWAY_HOST')}; console at ${gw.url}/`);
   return gw;
 }
@@ -64,6 +67,7 @@ async function startGatewayLogged(config: GatewayConfig): Promise<RunningGateway
 async function startPlatformLogged(config: PlatformConfig): Promise<RunningPlatform> {
   const p = await startPlatform(config);
   for (const note of p.services.startupNotes) console.log(`[platform] ${note}`);
+  announceListening('platform', { host: p.listening.address, port: p.listening.port });
   console.log(`[platform] ${listeningLine(p, '/api', 'HOST')}`);
   return p;
 }
@@ -147,7 +151,7 @@ export async function runEverything(env: Env): Promise<Running> {
   // now, which each service shows if it creates its root with it (first start).
   const rootPassword = env.ROOT_PASSWORD || randomSecret('', 12);
   const root = { rootPassword, rootPasswordGenerated: !env.ROOT_PASSWORD };
-  const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token });
+  const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token, platformToken: env.GATEWAY_TOKEN || token });
   let platform: RunningPlatform;
   try {
     const providerModels = providerModelsOf(gw);
@@ -159,7 +163,7 @@ export async function runEverything(env: Env): Promise<Running> {
       ...platformConfig,
       ...root,
       gatewayUrl: gw.url,
-      gatewayToken: env.GATEWAY_TOKEN || token,
+      gatewayToken: env.GATEWAY_TOKEN || token, // the gateway's platformToken above: the console names it
       embeddedModels: { localModels: gatewayConfig.localModels, providerModels },
     });
   } catch (err) {

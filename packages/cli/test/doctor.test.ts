@@ -107,8 +107,8 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     expect(code).toBe(1);
     expect(checks.slice(0, 4).map((c) => c.name)).toEqual(['gateway store', 'platform store', 'platform port', 'gateway port']);
     for (const name of ['gateway store', 'platform store']) expect(one(undefined, name).detail).toMatch(/embedded at .*open in kbchat \(pid \d+/);
-    expect(one(undefined, 'platform port')).toMatchObject({ status: 'ok', detail: `${ports[0]} on 127.0.0.1: held by a running kbchat` });
-    expect(one(undefined, 'gateway port')).toMatchObject({ status: 'ok', detail: `${ports[1]} on 127.0.0.1: held by a running kbchat` });
+    expect(one(undefined, 'platform port')).toMatchObject({ status: 'ok', detail: `${ports[0]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})` });
+    expect(one(undefined, 'gateway port')).toMatchObject({ status: 'ok', detail: `${ports[1]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})` });
     expect(one(undefined, 'gateway').status).toBe('ok');
     expect(one(undefined, 'platform token')).toMatchObject({ status: 'ok', detail: 'user root, balance 200.00' });
     expect(one(undefined, 'platform').status).toBe('ok');
@@ -116,6 +116,29 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     expect(printed).not.toContain(SIM_KEY);
     expect(printed).not.toContain(WRONG_KEY);
   });
+
+  it('finds the kbchat of the data dir by its store locks: names its process and checks its ports, none given', async () => {
+    const r = await doctor(['--json', '--data-dir', dataDir], env);
+    const found = JSON.parse(r.stdout).checks as Check[];
+    const row = (name: string) => found.find((c) => c.name === name && c.model === undefined)!;
+    const listening = `listening: gateway on 127.0.0.1:${ports[1]}, platform on 127.0.0.1:${ports[0]}`;
+    for (const name of ['gateway store', 'platform store']) expect(row(name).detail).toMatch(new RegExp(`open in kbchat \\(pid ${running!.pid}, .*\\), ${listening}$`));
+    const held = `held by the running kbchat of this data dir (pid ${running!.pid})`;
+    expect(row('platform port')).toMatchObject({ status: 'ok', detail: `${ports[0]} on 127.0.0.1: ${held}` });
+    expect(row('gateway port')).toMatchObject({ status: 'ok', detail: `${ports[1]} on 127.0.0.1: ${held}` });
+    expect(row('gateway')).toMatchObject({ status: 'ok' });
+    expect(row('gateway').detail).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${ports[1]}: pglite store`));
+    expect(row('platform token')).toMatchObject({ status: 'ok', detail: 'user root, balance 200.00' });
+    expect(row('platform')).toMatchObject({ status: 'ok' });
+    expect(row('platform').detail).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${ports[0]}: `));
+
+    // A port given that is not its own: the row says where the data dir's kbchat listens.
+    const [elsewhere] = await freePorts();
+    const given = JSON.parse((await doctor(['--json', '--data-dir', dataDir, '--port', String(elsewhere)], env)).stdout).checks as Check[];
+    const port = given.find((c) => c.name === 'platform port')!;
+    expect(port).toMatchObject({ status: 'warn', detail: `${elsewhere} on 127.0.0.1: free; the kbchat of this data dir (pid ${running!.pid}) listens on 127.0.0.1:${ports[0]}` });
+    expect(port.remedy).toBe(`to check that kbchat, leave the port out or give --port ${ports[0]}`);
+  }, 120_000);
 
   it('passes the models that work, every step of them', () => {
     expect(of('sim-tools').map((c) => [c.name, c.status])).toEqual([

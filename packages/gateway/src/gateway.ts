@@ -57,7 +57,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     exclusiveStore: store.kind === 'pglite',
     onError,
   });
-  const accounts = new AccountsService(accountsStore, ledger);
+  const accounts = new AccountsService(accountsStore, ledger, config.platformToken ?? config.initialRootToken);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
   const prices = new PriceBook(new PricesStore(store.db), { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);

@@ -199,6 +199,18 @@ describe('admin API', () => {
       expect((await call(`/api/tokens/${token.id}`)).status).toBe(404);
     });
 
+    it("marks the platform's token (INITIAL_ROOT_TOKEN's), and only it, in every answer", async () => {
+      const list = (await call('/api/tokens')).body.data as Array<{ id: number; name: string; key_hint: string; platform: boolean }>;
+      const marked = list.filter((x) => x.platform);
+      // The token INITIAL_ROOT_TOKEN made (ROOT_TOKEN), named for what it is.
+      expect(marked.map((x) => [x.name, x.key_hint])).toEqual([['kbchat platform', `${ROOT_TOKEN.slice(0, 3)}...${ROOT_TOKEN.slice(-4)}`]]);
+      expect((await call(`/api/tokens/${marked[0]!.id}`)).body.platform).toBe(true);
+      const other = await call('/api/tokens', { method: 'POST', json: { name: 'not the platform' } });
+      expect(other.body.token.platform).toBe(false);
+      expect((await call(`/api/tokens/${other.body.token.id}`, { method: 'PATCH', json: { name: 'still not' } })).body.platform).toBe(false);
+      await call(`/api/tokens/${other.body.token.id}`, { method: 'DELETE' });
+    });
+
     it('lists tokens of one user', async () => {
       const u = await call('/api/users', { method: 'POST', json: { username: 'tok-owner', password: 'owner-password' } });
       await call('/api/tokens', { method: 'POST', json: { user_id: u.body.id, name: 'a' } });

@@ -4,7 +4,7 @@
 // before Fastify; the document is valid OpenAPI 3.1 from the routes' own zod
 // schemas (a body the route refuses, the document refuses too), and /docs is
 // a page that needs nothing but the gateway.
-import { pagePaths } from '@kbchat/shared/web-app';
+import { ICON_PATHS, pagePaths } from '@kbchat/shared/web-app';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
@@ -21,7 +21,7 @@ vi.mock('fastify', async (importOriginal) => {
 
 /** Not API: the console's pages and hashed files, and the docs page with its files. */
 const PAGES = new Set(pagePaths({ html: 'console.html', paths: CONSOLE_PAGES }));
-const notApi = (url: string) => PAGES.has(url) || url === '/assets/*' || url === '/docs' || url.startsWith('/docs/');
+const notApi = (url: string) => PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/docs' || url.startsWith('/docs/');
 
 let t: TestGateway;
 let doc: OpenApiDocument;

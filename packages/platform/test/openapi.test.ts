@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pagePaths } from '@kbchat/shared/web-app';
+import { ICON_PATHS, pagePaths } from '@kbchat/shared/web-app';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
@@ -23,7 +23,7 @@ vi.mock('fastify', async (importOriginal) => {
 const KEY = 'kbchat-openapi-test-key-0123456789';
 /** Not API: the web app's pages and hashed files, the public folder's files (PUBLIC_DIR), and the docs page with its files. */
 const WEB_PAGES = new Set([...pagePaths({ html: 'index.html', paths: APP_PAGES }), SHARE_PAGE]);
-const notApi = (url: string) => WEB_PAGES.has(url) || url === '/assets/*' || url === '/:name' || url === '/docs' || url.startsWith('/docs/');
+const notApi = (url: string) => WEB_PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/:name' || url === '/docs' || url.startsWith('/docs/');
 
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let doc: OpenApiDocument;

@@ -14,6 +14,10 @@
 // also records the holder's start time and boot, so that its pid, reused by
 // another process (a restarted container's pids start over), is not taken
 // for it.
+//
+// Once the holder's services listen, the lock also says where
+// (announceListening): `kbchat doctor` finds the kbchat of a data dir, and
+// checks its ports, whatever ports it was started on.
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -27,6 +31,18 @@ export interface StoreHolder {
   startedAt: string;
   /** Linux: boot id and start time in clock ticks, which tell a pid's process from a later one with the same pid. */
   processId?: string;
+  /** Where the holder's services listen, once they do (the address they are bound to). */
+  listening?: Listening;
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface Listening {
+  gateway?: ListenAddress;
+  platform?: ListenAddress;
 }
 
 export class StoreInUseError extends Error {
@@ -64,6 +80,9 @@ function readProcessId(pid: number | 'self'): string | undefined {
 
 const myProcessId = readProcessId('self');
 
+/** Where this process's services listen, written into every lock it holds and takes. */
+const listeningHere: Listening = {};
+
 function me(): StoreHolder {
   return {
     pid: process.pid,
@@ -71,11 +90,12 @@ function me(): StoreHolder {
     command: process.argv.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ').slice(0, 300),
     startedAt: new Date(Date.now() - process.uptime() * 1000).toISOString(),
     processId: myProcessId,
+    ...(listeningHere.gateway || listeningHere.platform ? { listening: { ...listeningHere } } : {}),
   };
 }
 
-/** Stores this process holds: a second open of one of them here is refused as well. */
-const heldHere = new Set<string>();
+/** Stores this process holds, each with its lock's text as written: a second open of one of them here is refused as well. */
+const heldHere = new Map<string, string>();
 
 function isAlive(holder: StoreHolder, lockPath: string): boolean {
   if (holder.hostname !== hostname()) return true; // its processes cannot be seen from here
@@ -133,8 +153,8 @@ export function lockStore(store: string): StoreLock {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(draft, lockPath);
-        heldHere.add(lockPath);
-        return holding(lockPath, mine);
+        heldHere.set(lockPath, mine);
+        return holding(lockPath);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -170,9 +190,36 @@ function removeStale(lockPath: string, staleText: string): void {
   }
 }
 
-function holding(lockPath: string, mine: string): StoreLock {
+/**
+ * Records where one of this process's services listens, in every store lock it
+ * holds (and those it takes later). Each lock is rewritten whole under another
+ * name and renamed into place: a reader never sees it half-written.
+ */
+export function announceListening(service: keyof Listening, at: ListenAddress): void {
+  listeningHere[service] = { host: at.host, port: at.port };
+  for (const [lockPath, text] of heldHere) {
+    const next = JSON.stringify({ ...(JSON.parse(text) as StoreHolder), listening: { ...listeningHere } });
+    const draft = `${lockPath}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    try {
+      if (readFileSync(lockPath, 'utf8') !== text) continue; // not ours any more: left alone
+      writeFileSync(draft, next, { mode: 0o644 });
+      renameSync(draft, lockPath);
+      heldHere.set(lockPath, next);
+    } catch {
+      // The lock still names this process, without the ports: the doctor then checks the default ones.
+      try {
+        unlinkSync(draft);
+      } catch {
+        // not written
+      }
+    }
+  }
+}
+
+function holding(lockPath: string): StoreLock {
   const release = () => {
     process.off('exit', release);
+    const mine = heldHere.get(lockPath);
     if (!heldHere.delete(lockPath)) return;
     try {
       if (readFileSync(lockPath, 'utf8') === mine) unlinkSync(lockPath);

@@ -2,7 +2,10 @@
 // HTML entry at its pages (the browser routes within them), with no-cache so
 // that a rebuild is picked up, and the hashed assets under /assets/ cached for
 // a year. Where the build or an entry is missing, those pages answer 503 with
-// how to build it, instead of a 404. Used by the platform (its app) and the
+// how to build it, instead of a 404. The app's icon (public/favicon.svg in the
+// build) answers at /favicon.svg, which the entries link, and at /favicon.ico,
+// which browsers ask for on their own: a 404 there is a console error on
+// every page. Used by the platform (its app) and the
 // gateway (its console); a subpath of its own, so that services that serve no
 // pages do not load @fastify/static.
 import { existsSync, readFileSync } from 'node:fs';
@@ -52,7 +55,18 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
     for (const path of pagePaths(entry)) app.get(path, HIDDEN, page);
   }
   void app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', immutable: true, maxAge: '365d', decorateReply: false, index: false });
+  const iconFile = join(dir, ICON);
+  if (existsSync(iconFile)) {
+    const icon = readFileSync(iconFile);
+    const answer = async (_req: unknown, reply: FastifyReply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(icon);
+    for (const path of ICON_PATHS) app.get(path, HIDDEN, answer);
+  }
 }
+
+/** The app's icon in the build (Vite copies packages/web/public/ to the dist root). */
+const ICON = 'favicon.svg';
+/** Where it answers: what the HTML entries link, and what browsers ask for without a link (an SVG served as such; browsers read it by its type). */
+export const ICON_PATHS = ['/favicon.svg', '/favicon.ico'];
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

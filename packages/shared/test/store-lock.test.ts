@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPGlite } from '../src/pglite.js';
 import { PGliteThread } from '../src/pglite-thread.js';
-import { lockStore, storeHolder, StoreInUseError } from '../src/store-lock.js';
+import { announceListening, lockStore, storeHolder, StoreInUseError } from '../src/store-lock.js';
 
 const LOCK_MODULE = new URL('../dist/store-lock.js', import.meta.url).href;
 const children: ChildProcess[] = [];
@@ -76,6 +76,36 @@ describe('embedded store lock', () => {
     const lock = lockStore(store);
     expect(() => lockStore(store)).toThrow(/in use by process/);
     lock.release();
+  });
+
+  it('says where the holder listens, in the locks it holds and those it takes later, and still releases them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbchat-lock-'));
+    const code = [
+      `import { announceListening, lockStore } from ${JSON.stringify(LOCK_MODULE)};`,
+      `lockStore(process.argv[1] + '/gateway-db');`,
+      `announceListening('gateway', { host: '127.0.0.1', port: 43101 });`,
+      `lockStore(process.argv[1] + '/platform-db');`,
+      `announceListening('platform', { host: '0.0.0.0', port: 43100 });`,
+      `console.log('locked'); setInterval(() => {}, 1000);`,
+    ].join(' ');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => String(d).includes('locked') && resolve());
+      child.once('exit', (c) => reject(new Error(`the holder exited with ${c}`)));
+    });
+    const both = { gateway: { host: '127.0.0.1', port: 43101 }, platform: { host: '0.0.0.0', port: 43100 } };
+    expect(storeHolder(join(dir, 'gateway-db'))).toMatchObject({ pid: child.pid, listening: both });
+    expect(storeHolder(join(dir, 'platform-db'))).toMatchObject({ pid: child.pid, listening: both });
+
+    // Here: a lock rewritten with the address is still this process's, released on release().
+    const store = join(dir, 'here-db');
+    const lock = lockStore(store);
+    announceListening('gateway', { host: '127.0.0.1', port: 43201 });
+    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid, listening: { gateway: { port: 43201 } } });
+    expect(() => lockStore(store)).toThrow(StoreInUseError);
+    lock.release();
+    expect(existsSync(lock.path)).toBe(false);
   });
 
   it('openPGlite and PGliteThread hold the lock until close', async () => {

@@ -15,9 +15,10 @@ export type Lang = 'en' | 'zh';
 const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, zh };
 
 function initial(): Lang {
-  const saved = localStorage.getItem('kbchat.lang');
+  // Outside a browser (the messages' unit tests) there is neither: English.
+  const saved = globalThis.localStorage?.getItem('kbchat.lang');
   if (saved === 'en' || saved === 'zh') return saved;
-  return navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+  return globalThis.navigator?.language?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
 let lang: Lang = initial();
@@ -30,12 +31,22 @@ export function setLang(next: Lang): void {
   listeners.forEach((l) => l());
 }
 
-/** `{name}` in a message is replaced by vars.name. */
+/**
+ * `{name}` in a message is replaced by vars.name; `{name|one|other}` by the
+ * form the number vars.name takes in the language ("{n} {n|collection|collections}").
+ */
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+const pluralRules: Record<Lang, Intl.PluralRules> = { en: new Intl.PluralRules('en'), zh: new Intl.PluralRules('zh') };
 
 export function translate(current: Lang, key: MessageKey, vars?: Record<string, string | number>): string {
   const text = dictionaries[current][key] ?? key;
-  return vars ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)) : text;
+  if (!vars) return text;
+  return text
+    .replace(/\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g, (m, name: string, one: string, other: string) =>
+      name in vars ? (pluralRules[current].select(Number(vars[name])) === 'one' ? one : other) : m,
+    )
+    .replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
 export function useLang(): { lang: Lang; t: Translate } {

@@ -54,7 +54,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     expect(await envRow.textContent()).toContain('From OPENAI_API_KEY: a change of that variable takes effect at the next start.');
 
     await createInForm(page, { name: GOOD, key: SIM_KEY, models: 'sim-chat' });
-    expect(await page.getByRole('status').textContent()).toBe(`Saved “${GOOD}”: the gateway now holds 1 model(s), key set.`);
+    expect(await page.getByRole('status').textContent()).toBe(`Saved “${GOOD}”: the gateway now holds 1 model, key set.`);
     expect(await channelNamed(GOOD)).toMatchObject({ type: 'openai', base_url: `${suite.sim.url}/v1`, models: ['sim-chat'], key_set: true, source: 'admin' });
     await row(page, GOOD).getByText('not tested').waitFor();
     await row(page, GOOD).getByRole('button', { name: `Test all models of ${GOOD}` }).click();
@@ -88,7 +88,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     const summary = page.getByRole('region', { name: 'Test of all channels' });
     await summary.getByRole('status').waitFor({ timeout: 60_000 });
     const tested = ENV_MODELS.length + 2;
-    expect(await summary.getByRole('status').textContent()).toMatch(new RegExp(`^Tested ${tested} model\\(s\\) on 3 channel\\(s\\) in [\\d.]+ s: ${tested - 1} passed, 1 failed\\.$`));
+    expect(await summary.getByRole('status').textContent()).toMatch(new RegExp(`^Tested ${tested} models on 3 channels in [\\d.]+ s: ${tested - 1} passed, 1 failed\\.$`));
     const failures = await summary.getByRole('listitem').allTextContents();
     expect(failures).toHaveLength(1);
     expect(failures[0]).toContain(`${WRONG} (#${(await channelNamed(WRONG)).id}) · sim-chat`);
@@ -125,7 +125,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await form.getByLabel('Azure API version').waitFor();
     await form.getByLabel('Provider type').selectOption('openai');
     await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: `Saved “${GOOD}”: the gateway now holds 2 model(s), key set.` }).waitFor();
+    await page.getByRole('status').filter({ hasText: `Saved “${GOOD}”: the gateway now holds 2 models, key set.` }).waitFor();
     expect(await channelNamed(GOOD)).toMatchObject({ priority: 5, weight: 3, models: ['sim-chat', 'alias-chat'], model_mapping: { 'alias-chat': 'sim-chat' }, key_set: true, options: {} });
     const goodRow = row(page, GOOD);
     expect(await goodRow.locator('td').nth(2).textContent()).toBe('5');
@@ -165,7 +165,7 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
 
     const { context, page, errors } = await openChannels();
     const flaky = row(page, FLAKY);
-    await flaky.getByText('1 model(s) auto-disabled').waitFor();
+    await flaky.getByText('1 model auto-disabled').waitFor();
     await flaky.getByText('auto-disabled', { exact: true }).waitFor();
     // Times as the browser writes them (its clock format, not node's).
     const clock = (t: number) => page.evaluate((at) => new Date(at).toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' }), t);

@@ -3,7 +3,7 @@
 // client and an API token made through the admin API; the page finds one by
 // its request id (the x-request-id header) and by filters, a filtered view's
 // URL opened elsewhere shows the same rows, pages go forward and back by
-// cursor, and a failed request's detail shows the body sent upstream and
+// cursor, a click on a row opens its detail, and a failed request's detail shows the body sent upstream and
 // replays it: the same upstream error for sim-500, the answer beside the old
 // error for a model that failed once (as JSON and as a stream) and for a
 // channel whose wrong key was fixed through the API. Phone width,
@@ -220,6 +220,12 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // Into a detail and back: the way back is kept.
     await page.locator('table tbody tr td:first-child a').first().click();
     await page.getByRole('heading', { name: /^Request / }).waitFor();
+    await page.goBack();
+    await expect.poll(() => shownIds(page)).toHaveLength(3);
+    // A click anywhere on a row, not only on its time, opens that row's detail.
+    const second = (await shownIds(page))[1]!;
+    await page.locator('table tbody tr').nth(1).locator('td').nth(5).click(); // its tokens, plain text
+    await page.getByRole('heading', { name: `Request ${second}` }).waitFor();
     await page.goBack();
     await expect.poll(() => shownIds(page)).toHaveLength(3);
     await page.getByRole('button', { name: 'Previous' }).click();

@@ -78,7 +78,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'datasets-import-progress.png'), fullPage: true });
     release();
     for (const f of FILES) {
-      await expect.poll(() => row(f.name).textContent(), { timeout: 30_000 }).toMatch(/Indexed.*1 of 1 chunks indexed/);
+      await expect.poll(() => row(f.name).textContent(), { timeout: 30_000 }).toMatch(/Indexed.*1 of 1 chunk indexed/);
     }
     expect(await page.getByRole('progressbar', { name: 'Indexing of beta.txt' }).getAttribute('value')).toBe('1');
     expect(await page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
@@ -272,7 +272,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await row.getByRole('alert').filter({ hasText: 'zeta.md is larger than 50 MiB' }).waitFor();
     expect(await row.locator('.badge').textContent()).toBe('Upload failed');
     await row.getByRole('button', { name: 'Retry the upload of zeta.md' }).click();
-    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Indexed.*1 of 1 chunks indexed/);
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Indexed.*1 of 1 chunk indexed/);
     expect(refused).toBe(2);
     // Leave the dataset as the other tests expect it.
     await page.getByRole('link', { name: 'Collections', exact: true }).click();

@@ -110,7 +110,7 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
     await row(page, 'lunch.md').getByText(`3 rate-limited, next attempt at ${clock}`).waitFor();
     // The setup checklist above every page says so too.
     const checklist = page.getByRole('complementary', { name: 'Before you start' });
-    await expect.poll(() => checklist.textContent()).toContain(`is paused by a rate limit (6 item(s)); the next attempt is at ${clock}`);
+    await expect.poll(() => checklist.textContent()).toContain(`is paused by a rate limit (6 items); the next attempt is at ${clock}`);
     await page.screenshot({ path: join(SHOTS, 'indexing-errors-rate-limited.png'), fullPage: true });
     await page.unroute('**/api/core/dataset/trainingDetail?*');
     await page.reload();

@@ -2,6 +2,7 @@
 // messages.ts would merge silently, the later text shown in the earlier
 // area's page (the console's logs page once renamed the platform's "Chat log").
 import { describe, expect, it } from 'vitest';
+import { translate } from '../src/i18n';
 import { areas } from '../src/message-areas';
 
 describe('the messages of the web app', () => {
@@ -17,5 +18,26 @@ describe('the messages of the web app', () => {
     });
     expect(twice).toEqual([]);
     expect(seen.size).toBeGreaterThan(500);
+  });
+
+  it('counts in the form the number takes: one collection, two collections (and Chinese has one form)', () => {
+    expect(translate('en', 'datasets.collections.total', { n: 1 })).toBe('1 collection');
+    expect(translate('en', 'datasets.collections.total', { n: 2 })).toBe('2 collections');
+    expect(translate('en', 'datasets.collections.total', { n: 0 })).toBe('0 collections');
+    expect(translate('en', 'datasets.size', { collections: 1, chunks: 3 })).toBe('1 collection · 3 chunks');
+    expect(translate('en', 'datasets.progress.done', { done: 1, total: 1 })).toBe('1 of 1 chunk indexed');
+    expect(translate('en', 'setup.failed', { count: 1, name: 'Manuals' })).toBe('Indexing failed for 1 item in “Manuals”.');
+    expect(translate('en', 'channels.summary', { tested: 1, channels: 2, seconds: 3, ok: 1, failed: 0 })).toBe('Tested 1 model on 2 channels in 3 s: 1 passed, 0 failed.');
+    expect(translate('zh', 'datasets.collections.total', { n: 1 })).toBe('1 个集合');
+    expect(translate('zh', 'datasets.collections.total', { n: 2 })).toBe('2 个集合');
+  });
+
+  it('leaves no "(s)" for a plural in English (the chat area aside: not this change\'s)', () => {
+    const left = areas.flatMap((area) => Object.entries(area.en).filter(([key, text]) => !key.startsWith('chat.') && /\w\(s\)/.test(text)).map(([key]) => key));
+    expect(left).toEqual([]);
+    // Each plural form names a value its message is given elsewhere too, so the count is shown beside it.
+    for (const area of areas)
+      for (const [key, text] of Object.entries(area.en))
+        for (const [, name] of text.matchAll(/\{(\w+)\|[^|{}]*\|[^|{}]*\}/g)) expect(text, key).toContain(`{${name}}`);
   });
 });

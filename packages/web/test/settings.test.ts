@@ -1,6 +1,8 @@
 // The settings pages in Chromium against `kbchat start`: the setup checklist a
-// new install shows, the models the gateway serves, API keys (shown once,
-// working, deleted), and root adding a member who signs in and is removed.
+// new install shows (its first step gone as soon as a knowledge base is made),
+// the models the gateway serves, API keys (shown once, working, deleted, and
+// the base URL to use them with), and root adding a member who signs in and is
+// removed.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
@@ -21,6 +23,16 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await expect.poll(() => checklist.textContent()).toContain('Create your first knowledge base');
     // Both local models are served: the checklist names no missing model.
     expect(await checklist.textContent()).not.toContain('No chat model');
+
+    // Making a knowledge base takes the first step off at once, not at the checklist's next 15 s read.
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Knowledge bases' }).click();
+    const create = page.getByRole('form', { name: 'New knowledge base' });
+    await create.getByLabel('Name').fill('First steps');
+    await create.getByRole('button', { name: 'Create knowledge base' }).click();
+    await page.waitForURL(/\/datasets\/\w+$/);
+    const made = Date.now();
+    await expect.poll(() => page.getByText('Create your first knowledge base').count(), { timeout: 5_000, intervals: [100] }).toBe(0);
+    expect(Date.now() - made).toBeLessThan(5_000);
 
     await page.getByRole('link', { name: 'Models' }).click();
     await page.getByRole('heading', { name: 'Models' }).waitFor();
@@ -47,8 +59,19 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await shown.waitFor();
     const key = (await shown.textContent())!;
     expect(key).toMatch(/^\S{20,}$/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+    // The base URL to use it with: this platform's own address (the page's origin), and the API answers there.
+    const baseUrl = `${suite.k.url}/api/v1`;
+    const base = page.getByRole('region', { name: 'Base URL' });
+    expect(await base.getByTestId('base-url').textContent()).toBe(baseUrl);
+    await base.getByRole('button', { name: 'Copy URL' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(baseUrl);
+    // A general key at its /models: the chat API's own refusal (it wants an application key), not a 404.
+    const models = await fetch(`${baseUrl}/models`, { headers: { authorization: `Bearer ${key}` } });
+    expect(models.status).toBe(403);
+    expect(JSON.stringify(await models.json())).toContain('app key');
 
     // The key works as a general key, and the list shows only its hint.
     const listed = await fetch(`${suite.k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });

@@ -2,9 +2,10 @@
 // credentials (the platform's also for pgvector); an embedded store is looked
 // at on disk (opening it would take the lock of a running kbchat).
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { storeHolder } from '@kbchat/shared/store-lock';
+import { storeHolder, type StoreHolder } from '@kbchat/shared/store-lock';
 import { embeddedStoreDir } from '../preflight.js';
 import { fail, ok, type Check } from './check.js';
 import type { DoctorOptions } from './options.js';
@@ -56,6 +57,13 @@ async function checkMysql(url: string, timeoutMs: number): Promise<string> {
   }
 }
 
+/** Where the holder says its services listen (its lock has it once they do). */
+function listeningOf(holder: StoreHolder): string {
+  const at = Object.entries(holder.listening ?? {}).map(([service, a]) => `${service} on ${a.host}:${a.port}`);
+  const where = holder.hostname === hostname() ? '' : ` on host ${holder.hostname}`;
+  return at.length ? `, listening: ${at.join(', ')}${where}` : where;
+}
+
 async function checkStore(whose: 'gateway' | 'platform', url: string | undefined, opts: DoctorOptions): Promise<Check> {
   const name = `${whose} store`;
   const variable = whose === 'gateway' ? 'GATEWAY_DATABASE_URL' : 'DATABASE_URL';
@@ -64,7 +72,7 @@ async function checkStore(whose: 'gateway' | 'platform', url: string | undefined
     if (!dir) return ok(name, 'embedded, in memory');
     if (!existsSync(dir)) return ok(name, `embedded at ${dir}: not created yet (the first start creates it)`);
     const holder = storeHolder(dir);
-    return ok(name, `embedded at ${dir}: ${holder ? `open in kbchat (pid ${holder.pid}, ${holder.command})` : 'closed (no kbchat has it open)'}`);
+    return ok(name, `embedded at ${dir}: ${holder ? `open in kbchat (pid ${holder.pid}, ${holder.command})${listeningOf(holder)}` : 'closed (no kbchat has it open)'}`);
   }
   try {
     const what = url.startsWith('mysql') ? await checkMysql(url, opts.timeoutMs) : await checkPostgres(url, whose === 'platform', opts.timeoutMs);

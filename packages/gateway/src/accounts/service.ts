@@ -43,6 +43,8 @@ export interface PublicToken {
   ip_allow: string | null;
   created_at: number;
   last_used_at: number | null;
+  /** The token the platform of this installation calls the gateway with: disabling or deleting it stops chat and indexing. */
+  platform: boolean;
 }
 
 /** A user as the admin API shows it; `leased` is what gateway processes hold on the balance. */
@@ -64,7 +66,7 @@ export function publicUser(u: UserRow, leased = 0): PublicUser {
 }
 
 /** A token as the admin API shows it; `leased` is what gateway processes hold on its limit (not used yet). */
-export function publicToken(t: TokenRow, leased = 0): PublicToken {
+export function publicToken(t: TokenRow, leased = 0, platformTokenHash?: string): PublicToken {
   return {
     id: t.id,
     user_id: t.user_id,
@@ -78,6 +80,7 @@ export function publicToken(t: TokenRow, leased = 0): PublicToken {
     ip_allow: t.ip_allow,
     created_at: Number(t.created_at),
     last_used_at: t.last_used_at === null ? null : Number(t.last_used_at),
+    platform: platformTokenHash !== undefined && t.key_hash === platformTokenHash,
   };
 }
 
@@ -91,10 +94,16 @@ export interface TokenInput {
 }
 
 export class AccountsService {
+  /** The hash of the token the platform uses here, when the gateway is told it (GatewayConfig.platformToken). */
+  private readonly platformTokenHash?: string;
+
   constructor(
     private readonly store: AccountsStore,
     private readonly ledger: BalanceLedger,
-  ) {}
+    platformToken?: string,
+  ) {
+    this.platformTokenHash = platformToken ? hashKey(platformToken) : undefined;
+  }
 
   /** Users as the admin API shows them, with the leases held on their balances. */
   async publicUsers(rows: UserRow[]): Promise<PublicUser[]> {
@@ -104,7 +113,7 @@ export class AccountsService {
 
   async publicTokens(rows: TokenRow[]): Promise<PublicToken[]> {
     const leased = await this.ledger.leasedOn('token', rows.filter((t) => t.quota_limit !== null).map((t) => t.id));
-    return rows.map((t) => publicToken(t, leased.get(t.id)));
+    return rows.map((t) => publicToken(t, leased.get(t.id), this.platformTokenHash));
   }
 
   /** First start: creates root. Returns the generated password when one was made (print it once). */
@@ -132,7 +141,7 @@ export class AccountsService {
     if (opts.initialRootToken && root) {
       const existing = await this.store.tokenByHash(hashKey(opts.initialRootToken));
       if (!existing) {
-        await this.insertToken(root.id, opts.initialRootToken, { name: 'initial root token' }).catch((err) => {
+        await this.insertToken(root.id, opts.initialRootToken, { name: 'kbchat platform' }).catch((err) => {
           if (!isUniqueViolation(err)) throw err;
         });
       }

@@ -1,10 +1,12 @@
 // API keys: general (team-wide) or for one application. The key itself is in
-// the create answer only: shown once, with a copy button.
+// the create answer only: shown once, with a copy button. Above them, the base
+// URL a client uses them with, from this page's own address (the platform that
+// served it).
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, SecretShownOnce, Table, useLoad } from '../ui';
+import { Boundary, CopyButton, formatTime, Loading, SecretShownOnce, Table, useLoad } from '../ui';
 
 export default function KeysPage() {
   const { t } = useLang();
@@ -16,6 +18,7 @@ export default function KeysPage() {
       <p className="muted">
         <span>{t('keys.intro')}</span>
       </p>
+      <BaseUrl />
       <Boundary>
         <CreateKey
           onCreated={(key) => {
@@ -28,6 +31,24 @@ export default function KeysPage() {
       <Boundary>
         <KeyList version={version} />
       </Boundary>
+    </section>
+  );
+}
+
+/** Where clients send a key: this platform's OpenAI-compatible API. */
+function BaseUrl() {
+  const { t } = useLang();
+  const baseUrl = `${window.location.origin}/api/v1`;
+  return (
+    <section className="card stack keys-base-url" aria-labelledby="keys-base-url-title">
+      <h2 id="keys-base-url-title">{t('keys.baseUrl')}</h2>
+      <div className="row">
+        <code data-testid="base-url">{baseUrl}</code>
+        <CopyButton text={baseUrl} label={t('keys.copyBaseUrl')} />
+      </div>
+      <p className="muted">
+        <span>{t('keys.baseUrlHint')}</span>
+      </p>
     </section>
   );
 }

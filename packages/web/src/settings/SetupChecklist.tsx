@@ -1,7 +1,10 @@
 // What stands in the way, shown above every page while it does: no chat or
 // embedding model served, the gateway down, indexing that failed or waits on a
 // rate limit; and, on a new install, the first steps. Nothing when all is well.
-import { Link } from 'wouter';
+// Read every 15 s, and while the first step is shown also at each change of
+// address: making a knowledge base opens it, and the step goes at once.
+import { useEffect } from 'react';
+import { Link, useLocation } from 'wouter';
 import { api, withQuery, type DatasetProgress, type ModelList, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
 import { formatClock, usePoll, useLoad } from '../ui';
@@ -30,6 +33,12 @@ export function SetupChecklist() {
   const { t, lang } = useLang();
   const { data, reload } = useLoad(findProblems, []);
   usePoll(() => void reload(), 15_000, true);
+  const [location] = useLocation();
+  const firstSteps = data !== undefined && data.datasets.length === 0;
+  useEffect(() => {
+    if (firstSteps) void reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [location]);
   if (!data) return null;
   const served = (kind: string) => data.models.models.some((m) => m.kind === kind && m.served);
   const items: { key: string; text: string }[] = [];

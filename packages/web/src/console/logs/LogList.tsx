@@ -1,6 +1,6 @@
 // /logs: the filters, the request-id search (every row, by the API's
 // index), and one page of rows, newest first, paged by the API's cursor.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type MouseEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { LogPage, PublicLog } from '@kbchat/gateway';
 import { ApiError, withQuery } from '../../api';
@@ -40,8 +40,27 @@ export function LogList() {
   );
 }
 
+/**
+ * A click anywhere on a row opens its request's detail, as its time's link
+ * does (that link stays, for the keyboard and for a new tab); not a click on
+ * a link or button inside it, nor one that ends a text selection.
+ */
+function openClickedRow(rows: PublicLog[], open: (requestId: string) => void) {
+  return (e: MouseEvent<HTMLDivElement>) => {
+    const target = e.target as HTMLElement;
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    if (target.closest('a, button, input, select, textarea, summary, label')) return;
+    if (window.getSelection()?.toString()) return;
+    const tr = target.closest('tbody tr');
+    if (!tr?.parentElement) return;
+    const row = rows[Array.prototype.indexOf.call(tr.parentElement.children, tr)];
+    if (row) open(row.request_id);
+  };
+}
+
 function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; show: (f: LogFilters, cursor?: string) => void }) {
   const { t } = useLang();
+  const [, navigate] = useLocation();
   const filterKey = queryOf(filters);
   const { data } = useLoad(() => gatewayApi<LogPage>(withQuery('/api/logs', { ...filters, cursor: cursor || undefined, limit: PAGE })), [filterKey, cursor]);
   if (!data) return <Loading />;
@@ -62,32 +81,35 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
           <span>{t(isFiltered(filters) || cursor ? 'requestLogs.none' : 'requestLogs.noneYet')}</span>
         </p>
       ) : (
-        <Table
-          className="console-table logs-table"
-          rows={data.data}
-          rowKey={(r) => r.request_id}
-          rowClass={(r) => (failed(r) ? 'logs-failed' : undefined)}
-          columns={[
-            { header: t('requestLogs.col.time'), cell: (r) => <TimeCell row={r} /> },
-            {
-              header: t('requestLogs.col.userToken'),
-              cell: (r) => (
-                <>
-                  <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id), token_id: undefined }) : undefined} />
-                  <div className="logs-small">
-                    <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />
-                  </div>
-                </>
-              ),
-            },
-            { header: t('requestLogs.col.model'), cell: (r) => <ModelCell row={r} t={t} /> },
-            { header: t('requestLogs.col.channel'), cell: (r) => <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} /> },
-            { header: t('requestLogs.col.status'), cell: (r) => <StatusCell row={r} t={t} /> },
-            { header: t('requestLogs.col.tokens'), cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span> },
-            { header: t('requestLogs.col.cost'), cell: (r) => <span>{formatUnits(r.cost)}</span> },
-            { header: t('requestLogs.col.latency'), cell: (r) => <span>{`${t('requestLogs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('requestLogs.none.value') : t('requestLogs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span> },
-          ]}
-        />
+        // Table renders the rows in this order, one <tr> each: a row's place in the body is its place here.
+        <div className="logs-rows" onClick={openClickedRow(data.data, (id) => navigate(`/${encodeURIComponent(id)}`))}>
+          <Table
+            className="console-table logs-table"
+            rows={data.data}
+            rowKey={(r) => r.request_id}
+            rowClass={(r) => (failed(r) ? 'logs-failed' : undefined)}
+            columns={[
+              { header: t('requestLogs.col.time'), cell: (r) => <TimeCell row={r} /> },
+              {
+                header: t('requestLogs.col.userToken'),
+                cell: (r) => (
+                  <>
+                    <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id), token_id: undefined }) : undefined} />
+                    <div className="logs-small">
+                      <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />
+                    </div>
+                  </>
+                ),
+              },
+              { header: t('requestLogs.col.model'), cell: (r) => <ModelCell row={r} t={t} /> },
+              { header: t('requestLogs.col.channel'), cell: (r) => <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} /> },
+              { header: t('requestLogs.col.status'), cell: (r) => <StatusCell row={r} t={t} /> },
+              { header: t('requestLogs.col.tokens'), cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span> },
+              { header: t('requestLogs.col.cost'), cell: (r) => <span>{formatUnits(r.cost)}</span> },
+              { header: t('requestLogs.col.latency'), cell: (r) => <span>{`${t('requestLogs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('requestLogs.none.value') : t('requestLogs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span> },
+            ]}
+          />
+        </div>
       )}
       {(cursor || data.next_cursor) && (
         <nav className="pager" aria-label={t('requestLogs.title')}>

@@ -10,6 +10,7 @@ import { useLang } from '../../i18n';
 import { formatTime, Loading, Pager, SecretShownOnce, Table, useLoad } from '../../ui';
 import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
 import { OwnBalance } from './OwnBalance';
+import { PlatformTokenConfirm, PlatformTokenNote, type PlatformTokenAction } from './PlatformToken';
 import { TokenForm, type Saved } from './TokenForm';
 import { SEARCH_DELAY_MS, useSearched } from '../searched';
 import '../console.css';
@@ -29,6 +30,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   const [editing, setEditing] = useState<GatewayToken | 'new' | null>(null);
   const [notice, setNotice] = useState<{ saved?: string; key?: string }>({});
   const [error, setError] = useState<unknown>(null);
+  const [asking, setAsking] = useState<{ token: GatewayToken; action: PlatformTokenAction } | null>(null);
   // Owners by name: the users an administrator manages (one call, not one per row).
   const { data: users } = useLoad(() => (admin ? gatewayApi<{ data: GatewayUser[] }>('/api/users?limit=500').then((r) => r.data) : Promise.resolve([me])), [admin]);
   const { data } = useLoad(
@@ -46,6 +48,15 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
     } catch (err) {
       setError(err);
     }
+  };
+  /** As patch, for a caller that shows the failure itself. */
+  const patchOrThrow = async (token: GatewayToken, change: Record<string, unknown>) => {
+    await gatewayApi(`/api/tokens/${token.id}`, { method: 'PATCH', json: change });
+    setVersion((v) => v + 1);
+  };
+  const remove = async (token: GatewayToken) => {
+    await gatewayApi(`/api/tokens/${token.id}`, { method: 'DELETE' });
+    setVersion((v) => v + 1);
   };
   const done = (saved: Saved | null) => {
     setEditing(null);
@@ -78,6 +89,15 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
         </p>
       )}
       <ActionError error={error ?? searched.error} />
+      {asking && (
+        <PlatformTokenConfirm
+          key={`${asking.action}:${asking.token.id}`}
+          token={asking.token}
+          action={asking.action}
+          act={() => (asking.action === 'delete' ? remove(asking.token) : patchOrThrow(asking.token, { status: 'disabled' }))}
+          onClose={() => setAsking(null)}
+        />
+      )}
       {editing ? (
         <TokenForm key={editing === 'new' ? 'new' : editing.id} token={editing === 'new' ? undefined : editing} owners={admin ? manageableOwners : undefined} me={me} onDone={done} />
       ) : (
@@ -127,6 +147,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                     <div>
                       <code className="muted">{k.key_hint}</code>
                     </div>
+                    {k.platform && <PlatformTokenNote />}
                   </>
                 ),
               },
@@ -167,17 +188,19 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                       type="button"
                       className="secondary"
                       aria-label={t(k.status === 'enabled' ? 'tokens.disableNamed' : 'tokens.enableNamed', { name: k.name })}
-                      onClick={() => patch(k, { status: k.status === 'enabled' ? 'disabled' : 'enabled' })}
+                      onClick={() =>
+                        k.platform && k.status === 'enabled' ? setAsking({ token: k, action: 'disable' }) : patch(k, { status: k.status === 'enabled' ? 'disabled' : 'enabled' })
+                      }
                     >
                       <span>{t(k.status === 'enabled' ? 'tokens.disable' : 'tokens.enable')}</span>
                     </button>
-                    <DeleteButton
-                      name={k.name}
-                      onDelete={async () => {
-                        await gatewayApi(`/api/tokens/${k.id}`, { method: 'DELETE' });
-                        setVersion((v) => v + 1);
-                      }}
-                    />
+                    {k.platform ? (
+                      <button type="button" className="danger" aria-label={t('common.deleteNamed', { name: k.name })} onClick={() => setAsking({ token: k, action: 'delete' })}>
+                        <span>{t('common.delete')}</span>
+                      </button>
+                    ) : (
+                      <DeleteButton name={k.name} onDelete={() => remove(k)} />
+                    )}
                   </div>
                 ),
               },

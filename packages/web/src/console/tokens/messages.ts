@@ -49,6 +49,14 @@ export const en = {
   'tokens.badQuota': 'Enter a quota in units (0 or more), or leave it empty.',
   'tokens.badExpiry': 'Pick a time in the future, or leave it empty.',
   'tokens.userN': 'user {id}',
+  'tokens.platformBadge': 'Platform token',
+  'tokens.platformNote': 'The platform calls the gateway with this token: every chat answer and all indexing go through it.',
+  'tokens.platformDisableTitle': 'Disable “{name}”, the platform’s token?',
+  'tokens.platformDeleteTitle': 'Delete “{name}”, the platform’s token?',
+  'tokens.platformDisableAsk': 'Chat and indexing stop: the gateway refuses every call the platform makes until the token is enabled again.',
+  'tokens.platformDeleteAsk': 'Chat and indexing stop: the gateway refuses every call the platform makes until the gateway restarts, which makes this token again.',
+  'tokens.platformDisableYes': 'Disable: stop chat and indexing',
+  'tokens.platformDeleteYes': 'Delete: stop chat and indexing',
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -101,4 +109,12 @@ export const zh: Record<keyof typeof en, string> = {
   'tokens.badQuota': '请输入额度单位数（0 或更多），或留空。',
   'tokens.badExpiry': '请选择将来的时间，或留空。',
   'tokens.userN': '用户 {id}',
+  'tokens.platformBadge': '平台令牌',
+  'tokens.platformNote': '平台用这个令牌调用网关：所有聊天回答和索引都经过它。',
+  'tokens.platformDisableTitle': '禁用平台的令牌“{name}”？',
+  'tokens.platformDeleteTitle': '删除平台的令牌“{name}”？',
+  'tokens.platformDisableAsk': '聊天和索引会停止：在令牌重新启用之前，网关拒绝平台的每一次调用。',
+  'tokens.platformDeleteAsk': '聊天和索引会停止：在网关重启（重启时会重新创建这个令牌）之前，网关拒绝平台的每一次调用。',
+  'tokens.platformDisableYes': '禁用：停止聊天和索引',
+  'tokens.platformDeleteYes': '删除：停止聊天和索引',
 };
