@@ -74,7 +74,7 @@ describe('retrieval checks', () => {
       [{ question: '  ', expected: [{ text: 'Etna' }] }, /'question'/],
       [{ question: 'q', expected: [] }, /'expected'.*at least one/],
       [{ question: 'q', expected: [{ label: 'only a label' }] }, /'expected\[0\]\.text'/],
-      [{ question: 'q', expected: [{ text: 'Etna', colour: 'red' }] }, /'expected\[0\]'/],
+      [{ question: 'q', expected: [{ text: 'Etna', colour: 'red' }] }, /'expected\[0\]\.colour': unknown field/],
       [{ question: 'q', expected: [{ text: 'Etna' }], settings: { searchMode: 'psychic' } }, /'settings\.searchMode'/],
       [{ question: 'q', expected: [{ text: 'Etna' }], settings: { similarity: 2 } }, /'settings\.similarity'/],
       [{ question: 'q', expected: [{ text: 'Etna' }], settings: { usingReRank: true, rerankModel: 'nowhere' } }, /'settings\.rerankModel'.*nowhere/],
