@@ -38,7 +38,7 @@ export const en = {
   'chat.step.category': 'Category: {value}',
   'chat.step.queries': 'Searched for',
   'chat.step.searchUsed': 'mode {mode}, similarity ≥ {similarity}, token budget {limit}',
-  'chat.step.quotes': '{n} quote(s)',
+  'chat.step.quotes': '{n} {n|quote|quotes}',
   'chat.step.noQuotes': 'Nothing found above the threshold.',
   'chat.step.extracted': 'Extracted',
   'chat.step.error': 'Error: {message}',
