@@ -132,6 +132,6 @@ describe('an answer rendered', () => {
     expect(text).toMatch(/keeper\.md.*meaning 0\.812 #1.*keywords 2\.500 #2.*harbour\.md.*meaning 0\.610 #2/);
     expect(text).toContain('321 tokens in, 45 out');
     expect(text).toContain('1.25 s');
-    expect(text).toContain('2 quote(s)');
+    expect(text).toContain('2 quotes');
   });
 });
