@@ -33,7 +33,7 @@ import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, enqueueStatement, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
+import { enqueue, enqueueStatement, IndexingEstimates, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
@@ -144,7 +144,11 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   });
   // Deletes (and imports) a stopped process left unfinished are finished now.
   datasets.jobs.start();
-  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`));
+  // An estimate with nothing measured yet times one embeddings call of the file's chunks (marked bulk, as indexing's are).
+  const estimates = new IndexingEstimates(store.db, models.vectorModels.length ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined);
+  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`), {
+    indexing: estimates, confirmAboveSeconds: config.importConfirmSeconds,
+  });
   const search = new SearchService(store.db, datasetsStore, gateway, models, metrics);
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
