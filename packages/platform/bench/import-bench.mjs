@@ -11,7 +11,8 @@
 // and RSS back near idle once the collection is deleted.
 //
 // Knobs: BENCH_MB (30), BENCH_INDEX_S (120), BENCH_SETTLE_MS (5000),
-// BENCH_ENV (extra env for kbchat start), BENCH_KEEP_DIR=1.
+// BENCH_ENV (extra env for kbchat start), BENCH_KEEP_DIR=1, BENCH_SHOW_OUTPUT=1
+// (what kbchat printed, at the end).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +106,32 @@ async function where() {
     (self ? `, main V8 heap ${self.mainHeapUsedMB} of ${self.mainHeapTotalMB} MB, external ${self.mainExternalMB} MB` : '');
 }
 
+/**
+ * While `work` runs, a small request (a dataset's detail: authentication and a
+ * lookup, as every chat turn begins) is made one after another: how long the
+ * platform keeps other requests waiting. Its slowest and median answer.
+ */
+async function withLatency(url, path, work) {
+  const ms = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer());
+      ms.push(performance.now() - t0);
+    }
+  })();
+  try {
+    return await work();
+  } finally {
+    running = false;
+    await loop;
+    ms.sort((a, b) => a - b);
+    latency.push({ path, n: ms.length, p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms.at(-1) ?? 0 });
+  }
+}
+const latency = [];
+
 async function phase(name, work) {
   current = { name, peak: rssKb(kb.pid), t0: performance.now() };
   const result = await work();
@@ -131,21 +158,32 @@ try {
     return r.status === 200 ? r.body.data : null;
   });
   if (estimate) console.log(`estimate: ${JSON.stringify(estimate)}`);
-  const imported = await phase('import (parse, chunk, queue)', async () => {
+  const detail = `/api/core/dataset/detail?id=${datasetId}`;
+  const imported = await phase('import (parse, chunk, queue)', () => withLatency(kb.url, detail, async () => {
     const r = await call(kb.url, '/api/core/dataset/collection/create/upload', { json: { uploadId } });
     if (r.status !== 200) throw new Error(`import: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data;
-  });
+  }));
   console.log(`imported: ${imported.results.insertLen} chunks; store ${fmtStore(storeSize())}`);
   const indexed = await phase(`indexing (${INDEX_S} s)`, async () => {
     const first = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-    await sleep(INDEX_S * 1000);
-    const last = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
+    const t0 = performance.now();
+    let last = first;
+    // Every 15 s: how far it got, and what the time left it shows implies (the rate it divides by).
+    for (let t = 15; t <= INDEX_S; t += 15) {
+      await sleep(Math.max(0, t * 1000 - (performance.now() - t0)));
+      last = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
+      const left = last.total - last.done;
+      console.log(`  ${t} s: ${last.done - first.done} chunks indexed (${((last.done - first.done) / t).toFixed(2)} a second)` +
+        (last.timeLeftSeconds ? `; time left shown ${last.timeLeftSeconds} s (${(left / last.timeLeftSeconds).toFixed(2)} chunks a second)` : '; no time left shown'));
+    }
+    await sleep(Math.max(0, INDEX_S * 1000 - (performance.now() - t0)));
+    last = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     return { done: last.done - first.done, last };
   });
-  console.log(`indexed ${indexed.done} chunks in ${INDEX_S} s (${(indexed.done / INDEX_S).toFixed(2)} chunks/s)${indexed.last.timeLeftSeconds !== undefined ? `; time left said ${indexed.last.timeLeftSeconds} s` : ''}`);
+  console.log(`indexed ${indexed.done} chunks in ${INDEX_S} s (${(indexed.done / INDEX_S).toFixed(2)} chunks/s)${indexed.last.timeLeftSeconds !== undefined ? `; time left shown at the end ${indexed.last.timeLeftSeconds} s` : ''}`);
   const before = storeSize();
-  const deleted = await phase('delete', async () => {
+  const deleted = await phase('delete', () => withLatency(kb.url, detail, async () => {
     const r = await call(kb.url, `/api/core/dataset/collection/delete?id=${imported.collectionId}`, { method: 'DELETE' });
     if (r.status !== 200) throw new Error(`delete: ${r.status} ${JSON.stringify(r.body)}`);
     // Deletion may go on after the answer: wait until the collection is gone from the list.
@@ -154,7 +192,7 @@ try {
       if (!list.list.length) return r.body.data;
       await sleep(250);
     }
-  });
+  }));
   await phase(`settle (${SETTLE_MS * 2} ms)`, () => sleep(SETTLE_MS * 2));
   const after = storeSize();
   console.log(`delete: store ${fmtStore(before)} before, ${fmtStore(after)} after${deleted ? `; answer ${JSON.stringify(deleted)}` : ''}`);
@@ -169,8 +207,12 @@ try {
   const endAbove = mb(phases.at(-1).end - idle);
   console.log(`\nidle ${mb(idle).toFixed(0)} MB; peak while importing and indexing ${peakAbove.toFixed(0)} MB above idle: target < ${TARGET_ABOVE_IDLE_MB} MB ${peakAbove < TARGET_ABOVE_IDLE_MB ? 'MET' : 'NOT MET'}`);
   console.log(`after the delete: ${endAbove.toFixed(0)} MB above idle; store ${fmtStore(before)} -> ${fmtStore(after)}`);
+  const [imp, del] = latency;
+  console.log(`a dataset's detail, asked again and again meanwhile: while importing ${imp.n} answers, median ${imp.p50.toFixed(0)} ms, slowest ${imp.max.toFixed(0)} ms; ` +
+    `while deleting ${del.n} answers, median ${del.p50.toFixed(0)} ms, slowest ${del.max.toFixed(0)} ms`);
 } finally {
   clearInterval(sampler);
+  if (process.env.BENCH_SHOW_OUTPUT === '1') console.log(`\nkbchat's output:\n${kb.output()}`);
   await kb.stop();
   if (process.env.BENCH_KEEP_DIR !== '1') rmSync(dataDir, { recursive: true, force: true });
 }

@@ -133,6 +133,7 @@ export class CollectionJobs {
   /** A dataset's data in steps (no job row: nothing shows a dataset's delete), then the dataset. */
   async deleteDataset(teamId: string, datasetId: string): Promise<boolean> {
     const total = await this.store.countData({ datasetId });
+    if (total > this.o.batchRows) await this.store.analyzeForDelete();
     if (total > this.o.batchRows) while ((await this.store.deleteDataBatch({ datasetId }, this.o.batchRows)) > 0) await letOthersIn();
     const deleted = await this.store.deleteDataset(teamId, datasetId);
     if (total >= this.o.vacuumAfterRows) await this.vacuum();
@@ -143,6 +144,7 @@ export class CollectionJobs {
     const total = await this.store.countData({ collectionId: c.id });
     if (total > this.o.batchRows) {
       await this.store.startJob({ collectionId: c.id, teamId: c.team_id, datasetId: c.dataset_id, kind: 'delete', total, owner: this.owner });
+      await this.store.analyzeForDelete();
       while ((await this.store.deleteDataBatch({ collectionId: c.id }, this.o.batchRows)) > 0) {
         if (this.stopping) throw new JobsStoppingError();
         await letOthersIn();

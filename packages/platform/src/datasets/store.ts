@@ -176,6 +176,20 @@ export class DatasetsStore {
   }
 
   /**
+   * Fresh statistics for the tables a delete of data rows cascades into.
+   * PGlite never analyzes by itself, and statistics taken while they were
+   * empty (the worker's quiet-time VACUUM ANALYZE at start) made the first
+   * step of deleting 1,000 indexed chunks take 2-6 s instead of 0.1 s (plans
+   * for empty tables). ANALYZE only samples them.
+   */
+  async analyzeForDelete(): Promise<void> {
+    const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables
+      where schemaname = current_schema() and tablename ~ '^vectors_[0-9]+$'`.execute(this.db);
+    const tables = ['data', 'data_indexes', 'training_queue', 'search_docs', 'search_terms', ...rows.map((r) => r.name)];
+    await sql.raw(`analyze ${tables.join(', ')}`).execute(this.db);
+  }
+
+  /**
    * VACUUM of what a large delete emptied, so that the pages go back to the
    * free space map, and trailing empty pages back to the file system
    * (PGlite runs no autovacuum). Outside any transaction.
