@@ -57,6 +57,16 @@ export interface ImportPlan {
   agentModel: string | null;
   /** Up to PLAN_SAMPLE chunk texts spread through the file (what a speed probe embeds). */
   sample: string[];
+  /** The text and its chunks, for an import of the same file with the same chunking (createFileCollection). */
+  prepared: PreparedText;
+}
+
+/** A file's text chunked as an import would: given back to createFileCollection, it is not read and chunked again. */
+export interface PreparedText {
+  text: string;
+  chunks: Chunk[];
+  chunkSize: number;
+  chunkSplitter: string | undefined;
 }
 
 const PLAN_SAMPLE = 16;
@@ -156,10 +166,14 @@ export class DatasetsService {
     return d;
   }
 
-  async createTextCollection(caller: KeyCaller, input: TextCollectionInput): Promise<{ collectionId: string; insertLen: number }> {
+  /** `prepared`: the text already chunked (planFile), used when its chunking is the one asked for. */
+  async createTextCollection(caller: KeyCaller, input: TextCollectionInput, prepared?: PreparedText): Promise<{ collectionId: string; insertLen: number }> {
     const dataset = await this.uploadTarget(caller, input.datasetId);
     const chunkSize = this.chunkSizeFor(dataset.vector_model, input.chunkSize);
-    const chunks = await chunkMarkdown(input.text, { chunkSize, chunkSplitter: input.chunkSplitter || undefined });
+    const chunkSplitter = input.chunkSplitter || undefined;
+    const chunks = prepared && prepared.text === input.text && prepared.chunkSize === chunkSize && prepared.chunkSplitter === chunkSplitter
+      ? prepared.chunks
+      : await chunkMarkdown(input.text, { chunkSize, chunkSplitter });
     if (chunks.length === 0) throw errors.badField('text', 'there is no text to index');
     const collectionId = newId();
     const now = Date.now();
@@ -177,8 +191,12 @@ export class DatasetsService {
         await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(chunks, 0), input.trainingType, collection);
       } else {
         // Too large for one statement: written a batch a step, indexing starting on the first while the rest goes in.
-        await this.jobs.importInSteps(collection, chunks.length, (from, to, progress) =>
-          this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(chunks.slice(from, to), from), input.trainingType, undefined, progress));
+        await this.jobs.importInSteps(collection, chunks.length, (from, to, progress) => {
+          const step = itemsOf(chunks.slice(from, to), from);
+          // Written chunks are not read again: their memory can go while the rest goes in.
+          chunks.fill(undefined as unknown as Chunk, from, to);
+          return this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, step, input.trainingType, undefined, progress);
+        });
       }
     } catch (err) {
       if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
@@ -200,10 +218,14 @@ export class DatasetsService {
     const dataset = await this.dataset(caller, datasetId);
     const chunkSize = this.chunkSizeFor(dataset.vector_model, settings.chunkSize);
     const text = await this.readFile(file);
-    const chunks = await chunkMarkdown(text, { chunkSize, chunkSplitter: settings.chunkSplitter || undefined });
+    const chunkSplitter = settings.chunkSplitter || undefined;
+    const chunks = await chunkMarkdown(text, { chunkSize, chunkSplitter });
     const step = Math.max(1, Math.floor(chunks.length / PLAN_SAMPLE));
     const sample = chunks.filter((_, i) => i % step === 0).slice(0, PLAN_SAMPLE).map((c) => c.text);
-    return { chunks: chunks.length, chunkSize, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model, sample };
+    return {
+      chunks: chunks.length, chunkSize, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model, sample,
+      prepared: { text, chunks, chunkSize, chunkSplitter },
+    };
   }
 
   /** A file's text; a file with none is refused as the readers refuse (the upload that brought it is discarded). */
@@ -214,9 +236,10 @@ export class DatasetsService {
   }
 
   /** An uploaded file: read into structured text, then chunked like text. */
-  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }) {
-    const text = await this.readFile(file);
-    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text, type: 'file', source: file.filename });
+  /** `prepared`: what planFile made of these bytes, so that they are not read and chunked again. */
+  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, prepared?: PreparedText) {
+    const text = prepared?.text ?? (await this.readFile(file));
+    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text, type: 'file', source: file.filename }, prepared);
   }
 
   /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */

@@ -218,7 +218,10 @@ export class DatasetsStore {
     if (items.length === 0 && !collection) return;
     const rows = items.map((i) => i.row);
     const col = <K extends keyof DataRow>(k: K) => rows.map((r) => r[k]);
-    const idx = items.flatMap((i) => i.indexes.map((text, k) => ({ data_id: i.row.id, dataset_id: i.row.dataset_id, text, is_default: k === 0 })));
+    // Chunks of an import index exactly their text: those index rows are made from the data rows in SQL,
+    // so the statement carries each text once (half the parameters of a large import's statements).
+    const onlyQ = items.length > 0 && items.every((i) => i.indexes.length === 1 && i.indexes[0] === i.row.q);
+    const idx = onlyQ ? [] : items.flatMap((i) => i.indexes.map((text, k) => ({ data_id: i.row.id, dataset_id: i.row.dataset_id, text, is_default: k === 0 })));
     const withCollection = collection
       ? sql`c as (insert into collections (id, dataset_id, team_id, name, type, source, training_type, chunk_size, chunk_splitter, qa_prompt, metadata, raw_text, created_at, updated_at)
                 values (${collection.id}, ${collection.dataset_id}, ${collection.team_id}, ${collection.name}, ${collection.type}, ${collection.source}, ${collection.training_type},
@@ -227,10 +230,13 @@ export class DatasetsStore {
     await sql`with ${withCollection}
       d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, created_at, updated_at)
             select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
-                                 ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[]))
+                                 ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
+            returning id, dataset_id, q)
       ${alongside.length ? sql.join(alongside.map((a, i) => sql`, ${sql.raw(`alongside${i}`)} as (${a})`), sql``) : sql``}
       insert into data_indexes (data_id, dataset_id, text, is_default)
-      select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`.execute(db);
+      ${onlyQ
+        ? sql`select id, dataset_id, q, true from d`
+        : sql`select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`}`.execute(db);
   }
 
   async nextChunkIndex(collectionId: string, db: Db = this.db): Promise<number> {
