@@ -4,12 +4,15 @@
 // its progress readable while it runs (collection trainingDetail's job), and
 // afterwards the store is vacuumed (the tables shrink) and its WAL released; a job a dead process left is finished at the next start (an
 // import cut short is deleted).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+import { PG_ADMIN_URL } from './fixtures/indexing-stores.js';
 
 const KEY = 'kbchat-test-collection-jobs-key-0123456789';
 const BATCH = 40;
@@ -17,11 +20,41 @@ const BATCH = 40;
 const text = (n: number, tag: string) => Array.from({ length: n }, (_, i) =>
   `${tag} ${i + 1}: the dock at berth ${i % 9} took ${(i + 3) * 17} crates of wire, ${(i + 5) * 11} drums of oil and ${(i + 7) * 13} bales of cotton, counted by clerk ${i % 13} before noon.`).join('\n\n');
 
-describe('collections imported and deleted in steps', () => {
+/** A fresh database on the test PostgreSQL (with pgvector), or why there is none. */
+async function postgresDatabase(): Promise<{ url?: string; skip?: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    return { skip: `PostgreSQL not reachable at ${PG_ADMIN_URL}: ${(err as Error).message}`, drop: async () => {} };
+  }
+  // The platform itself needs pgvector (the indexing tests get by without it; this one starts the platform).
+  const vector = await admin.query(`select 1 from pg_available_extensions where name = 'vector'`);
+  if (!vector.rowCount) {
+    await admin.end();
+    return { skip: `PostgreSQL at ${PG_ADMIN_URL} has no pgvector`, drop: async () => {} };
+  }
+  const name = `kbchat_jobs_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  return {
+    url: Object.assign(new URL(PG_ADMIN_URL), { pathname: `/${name}` }).href,
+    async drop() {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+const postgres = await postgresDatabase();
+const stores = [{ name: 'pglite' as const }, { name: 'postgres' as const, url: postgres.url, skip: postgres.skip }];
+afterAll(() => postgres.drop());
+
+for (const store of stores) describe.skipIf(Boolean('skip' in store && store.skip))(`collections imported and deleted in steps on '${store.name}'`, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-jobs-'));
   let p: RunningPlatform;
   // No worker: what is measured is the import and the delete alone.
-  const start = () => startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY, PLATFORM_WORKER: 'off', COLLECTION_BATCH_ROWS: String(BATCH), GATEWAY_URL: 'http://127.0.0.1:9' }, { host: '127.0.0.1', port: 0, dataDir }));
+  const env = { INITIAL_API_KEY: KEY, PLATFORM_WORKER: 'off', COLLECTION_BATCH_ROWS: String(BATCH), GATEWAY_URL: 'http://127.0.0.1:9', ...('url' in store ? { DATABASE_URL: store.url } : {}) };
+  const start = () => startPlatform(loadPlatformConfig(env, { host: '127.0.0.1', port: 0, dataDir }));
   const call = async (path: string, init: { method?: string; json?: unknown } = {}) => {
     const res = await fetch(`${p.url}${path}`, {
       method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
@@ -99,12 +132,14 @@ describe('collections imported and deleted in steps', () => {
     const halfDeleted = await importText(datasetId, 'half deleted', text(BATCH * 2 + 1, 'Quay'));
     const cutShort = await importText(datasetId, 'cut short', text(BATCH + 1, 'Pier'));
     const kept = await importText(datasetId, 'kept', text(2, 'Kept'));
-    // What a process killed in the middle leaves: job rows of another owner, part of the work done.
+    // What a process killed in the middle leaves: job rows of another owner, part of the work done, its heartbeat stale.
     const teamId = (await sql<{ team_id: string }>`select team_id from datasets where id = ${datasetId}`.execute(db())).rows[0]!.team_id;
+    // On PostgreSQL another process may still be at it: only a job silent for 5 minutes is taken over (PGlite, one process, takes any).
+    const stale = Date.now() - 6 * 60_000;
     await sql`delete from data where id in (select id from data where collection_id = ${halfDeleted.collectionId} limit ${BATCH})`.execute(db());
     await sql`insert into collection_jobs (collection_id, team_id, dataset_id, kind, done, total, owner, heartbeat_at, created_at) values
-      (${halfDeleted.collectionId}, ${teamId}, ${datasetId}, 'delete', ${BATCH}, ${BATCH * 2 + 1}, 'dead-1', ${Date.now()}, ${Date.now()}),
-      (${cutShort.collectionId}, ${teamId}, ${datasetId}, 'import', ${BATCH}, ${BATCH * 3}, 'dead-1', ${Date.now()}, ${Date.now()})`.execute(db());
+      (${halfDeleted.collectionId}, ${teamId}, ${datasetId}, 'delete', ${BATCH}, ${BATCH * 2 + 1}, 'dead-1', ${stale}, ${stale}),
+      (${cutShort.collectionId}, ${teamId}, ${datasetId}, 'import', ${BATCH}, ${BATCH * 3}, 'dead-1', ${stale}, ${stale})`.execute(db());
     // Shown as under way meanwhile.
     const during = await call(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     expect(during.body.data.collections.find((c: { collectionId: string }) => c.collectionId === cutShort.collectionId).job).toEqual({ kind: 'import', done: BATCH, total: BATCH * 3 });
@@ -112,7 +147,7 @@ describe('collections imported and deleted in steps', () => {
     await p.close();
     p = await start();
     const list = async () => (await call('/api/core/dataset/collection/listV2', { json: { datasetId } })).body.data.list.map((c: { _id: string }) => c._id);
-    // The embedded store's one process finds them at start, however fresh their heartbeat.
+    // Found at start and finished.
     for (let i = 0; i < 100 && (await list()).length > 1; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await list()).toEqual([kept.collectionId]);
     expect((await sql`select * from collection_jobs`.execute(db())).rows).toEqual([]);
