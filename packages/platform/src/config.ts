@@ -39,6 +39,10 @@ export interface PlatformConfig {
   chatOnDisconnect: 'finish' | 'stop';
   /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
   metricsToken?: string;
+  /** Chunks a statement of a large import writes, and data rows a statement of a large delete removes (COLLECTION_BATCH_ROWS). */
+  collectionBatchRows: number;
+  /** A file whose indexing would take longer than this is "large": the web app asks before importing it (IMPORT_CONFIRM_SECONDS). */
+  importConfirmSeconds: number;
 }
 
 function num(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
@@ -76,6 +80,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     logLevel: env.LOG_LEVEL || 'warn',
     metricsToken: env.METRICS_TOKEN || undefined,
     chatOnDisconnect: oneOf(env, 'CHAT_ON_DISCONNECT', ['finish', 'stop'] as const, 'finish'),
+    collectionBatchRows: num(env, 'COLLECTION_BATCH_ROWS', 1000, 1),
+    importConfirmSeconds: num(env, 'IMPORT_CONFIRM_SECONDS', 600),
     ...overrides,
   };
 }

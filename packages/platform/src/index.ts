@@ -33,7 +33,7 @@ export type PublicRetrievalCheck = ReturnType<typeof import('./retrieval-checks/
 export type { Expectation as CheckExpectation, CheckSettings, CheckResult, ExpectationResult } from './retrieval-checks/evaluate.js';
 export type { Run as CheckRun, Chunking as CheckChunking } from './retrieval-checks/store.js';
 export type { RunDiff, CheckDiff, CheckChange, RankChange } from './retrieval-checks/diff.js';
-export type { UnfinishedUpload, UploadCheck, UploadImported } from './uploads/routes.js';
+export type { UnfinishedUpload, UploadCheck, UploadEstimate, UploadImported } from './uploads/routes.js';
 export type PublicChatLog = ReturnType<typeof import('./chat/log-routes.js').publicChatLog>;
 export type { ChatSource } from './chat/history-store.js';
 export type PublicChatHistory = ReturnType<typeof import('./chat/history-routes.js').publicHistory>;

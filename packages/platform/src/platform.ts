@@ -20,6 +20,7 @@ import { chatLogRoutes } from './chat/log-routes.js';
 import { traceRoutes } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatRoutes } from './chat/routes.js';
+import { datasetMigrations } from './datasets/migration.js';
 import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
@@ -33,7 +34,7 @@ import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
-import { enqueue, enqueueStatement, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
+import { enqueue, enqueueStatement, IndexingEstimates, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
@@ -42,7 +43,7 @@ import { shareRoutes } from './share/routes.js';
 import { ShareService } from './share/service.js';
 import { OutLinksStore } from './share/store.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
-import { retrievalMigrations } from './retrieval/index.js';
+import { retrievalMigrations, vacuumSearchTables } from './retrieval/index.js';
 import { searchRoutes } from './search/routes.js';
 import { SearchService } from './search/service.js';
 import { retrievalCheckMigrations } from './retrieval-checks/migration.js';
@@ -56,7 +57,7 @@ import { pendingMigrations } from './store/migrations.js';
 import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
 
 /** Every module's migrations, run after the store's own (and checked by /readyz). */
-const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations };
+const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations, ...datasetMigrations };
 
 export interface PlatformServices {
   config: PlatformConfig;
@@ -137,8 +138,20 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
       return new Map(list.map((p) => [p.collectionId, { waiting: p.queued + p.indexing, failed: p.failed }]));
     },
   };
-  const datasets = new DatasetsService(datasetsStore, models, indexing);
-  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`));
+  const datasets = new DatasetsService(datasetsStore, models, indexing, {
+    batchRows: config.collectionBatchRows,
+    vacuumAfterRows: config.collectionBatchRows,
+    embeddedStore: store.kind === 'pglite',
+    vacuumSearchTables: () => vacuumSearchTables(store.db),
+    onError: (err) => console.error(`kbchat platform: collections: ${(err as Error)?.message ?? err}`),
+  });
+  // Deletes (and imports) a stopped process left unfinished are finished now.
+  datasets.jobs.start();
+  // An estimate with nothing measured yet times one embeddings call of the file's chunks (marked bulk, as indexing's are).
+  const estimates = new IndexingEstimates(store.db, models.vectorModels.length ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined);
+  const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`), {
+    indexing: estimates, confirmAboveSeconds: config.importConfirmSeconds,
+  });
   const search = new SearchService(store.db, datasetsStore, gateway, models, metrics);
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
@@ -161,6 +174,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, runningAnswers: new RunningAnswers(), share, checks, gateway, worker, metrics, rootTeamId: root.teamId, startupNotes,
     async close() {
       uploads.close();
+      await datasets.jobs.stop();
       await worker?.stop();
       await checks.stop();
       await gateway.close();

@@ -31,7 +31,7 @@ function transpile(): string {
       else if (p.endsWith('.ts') && !p.endsWith('.d.ts')) files.push(p);
     }
   };
-  for (const d of ['src/indexing', 'src/gateway-client', 'src/store', 'src/ingest', 'test/fixtures']) walk(join(PLATFORM, d));
+  for (const d of ['src/indexing', 'src/gateway-client', 'src/store', 'src/ingest', 'src/datasets', 'test/fixtures']) walk(join(PLATFORM, d));
   for (const file of files) {
     const out = join(BUILD, relative(PLATFORM, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(out), { recursive: true });

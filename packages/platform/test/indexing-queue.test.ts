@@ -236,8 +236,8 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     expect(claimed).toHaveLength(2);
     const list = await progress(t.db, { datasetId: s.datasetId, collectionIds: [s.collectionId, idle.collectionId] });
     expect(list).toEqual([
-      { collectionId: s.collectionId, queued: 3, indexing: 2, failed: 0, done: 0, total: 5, lastError: null, rateLimited: 0, rateLimitedUntil: null },
-      { collectionId: idle.collectionId, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null },
+      { collectionId: s.collectionId, queued: 3, indexing: 2, failed: 0, done: 0, total: 5, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null },
+      { collectionId: idle.collectionId, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null },
     ]);
     // Deleting the collection removes its items with it.
     await t.db.deleteFrom('collections').where('id', '=', s.collectionId).execute();

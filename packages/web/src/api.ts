@@ -17,6 +17,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The platform's stable code (its envelope's statusText, e.g. empty_document), when it sent one. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -47,13 +49,13 @@ export async function apiJson<T>(path: string, init: CallOptions = {}): Promise<
     throw new ApiError(0, '');
   }
   const text = await res.text();
-  let body: { message?: string; error?: { message?: string } } | undefined;
+  let body: { message?: string; statusText?: string; error?: { message?: string } } | undefined;
   try {
     body = JSON.parse(text);
   } catch {
     body = undefined;
   }
-  if (!res.ok) throw new ApiError(res.status, body?.message || body?.error?.message || `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new ApiError(res.status, body?.message || body?.error?.message || `${res.status} ${res.statusText}`, body?.statusText || undefined);
   return body as T;
 }
 

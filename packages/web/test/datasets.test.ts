@@ -260,16 +260,16 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await model.selectOption('text-embedding-3-large');
     await expect.poll(() => page.getByText(why).count()).toBe(2);
 
-    // An upload the platform refuses: its message in place, and Retry sends it again.
+    // An upload refused for a passing reason (too many unfinished uploads for now): its message in place, and Retry sends it again.
     let refused = 0;
     await page.route('**/collection/upload/tus', async (route) => {
-      if (refused++ === 0) await route.fulfill({ status: 413, json: { code: 413, message: 'zeta.md is larger than 50 MiB' } });
+      if (refused++ === 0) await route.fulfill({ status: 429, json: { code: 429, statusText: 'too_many_uploads', message: 'This team has 20 unfinished uploads; finish or discard one first' } });
       else await route.continue();
     });
     await page.goto(`${datasetUrl}/import`);
     await page.locator('input[type=file]').setInputFiles({ name: 'zeta.md', mimeType: 'text/markdown', buffer: Buffer.from('Zeta pier is 240 metres long.') });
     const row = page.getByRole('listitem', { name: 'zeta.md' });
-    await row.getByRole('alert').filter({ hasText: 'zeta.md is larger than 50 MiB' }).waitFor();
+    await row.getByRole('alert').filter({ hasText: 'This team has 20 unfinished uploads; finish or discard one first' }).waitFor();
     expect(await row.locator('.badge').textContent()).toBe('Upload failed');
     await row.getByRole('button', { name: 'Retry the upload of zeta.md' }).click();
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toMatch(/Indexed.*1 of 1 chunk indexed/);

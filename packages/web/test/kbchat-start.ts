@@ -18,6 +18,8 @@ export interface KbchatForBrowser {
   /** The platform's address. */
   url: string;
   gatewayUrl: string;
+  /** Its data dir (removed by close). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startKbchatForBrowser(env: Record<string, string> = {}): P
   return {
     url: `http://127.0.0.1:${port}`,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    dataDir,
     async close() {
       const exited = new Promise((resolve) => started.child.once('exit', resolve));
       started.child.kill('SIGTERM');

@@ -2,11 +2,12 @@
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { countTextTokens } from '@kbchat/shared';
 import type { RawBuilder } from 'kysely';
-import { chunkMarkdown, fetchLink, readDocument } from '../ingest/index.js';
+import { chunkMarkdown, fetchLink, IngestError, readDocument, type Chunk } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
+import { CollectionJobs, ImportCancelledError, type CollectionJobsOptions } from './jobs.js';
 import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
 
 type QueueEntry = { teamId: string; datasetId: string; collectionId: string; dataId?: string; mode: 'chunk' | 'qa'; payload?: string };
@@ -47,6 +48,39 @@ export const MAX_PUSH = 200;
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
 const KNOWN_DATASETS_MAX = 10_000;
 
+/** What an import of a file would make: its chunks (counted by the real chunker) and the models that would index them. */
+export interface ImportPlan {
+  chunks: number;
+  chunkSize: number;
+  trainingType: 'chunk' | 'qa';
+  vectorModel: string;
+  agentModel: string | null;
+  /** Up to PLAN_SAMPLE chunk texts spread through the file (what a speed probe embeds). */
+  sample: string[];
+  /** The text and its chunks, for an import of the same file with the same chunking (createFileCollection). */
+  prepared: PreparedText;
+}
+
+/** A file's text chunked as an import would: given back to createFileCollection, it is not read and chunked again. */
+export interface PreparedText {
+  text: string;
+  chunks: Chunk[];
+  chunkSize: number;
+  chunkSplitter: string | undefined;
+}
+
+const PLAN_SAMPLE = 16;
+
+/**
+ * Collections keep their raw text up to this many characters (nothing reads
+ * it yet). Past it the chunks are the only copy: a 30 MB text as one value
+ * grew PGlite's memory (which never shrinks) by about 100 MB to write it.
+ */
+export const RAW_TEXT_MAX = 1_000_000;
+
+/** Default rows a statement of a large import or delete writes or removes (DELETE_BATCH_ROWS). */
+export const DEFAULT_BATCH_ROWS = 1000;
+
 /** PostgreSQL's foreign_key_violation. */
 const isForeignKeyViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23503';
 
@@ -59,11 +93,24 @@ export class DatasetsService {
    */
   private readonly knownDatasets = new Map<string, { teamId: string; vectorModel: string }>();
 
+  /** Large imports and deletes, in steps (jobs.ts). */
+  readonly jobs: CollectionJobs;
+
   constructor(
     private readonly store: DatasetsStore,
     private readonly models: ModelConfig,
     private readonly indexing: IndexingHooks,
-  ) {}
+    jobs: Partial<CollectionJobsOptions> = {},
+  ) {
+    this.jobs = new CollectionJobs(store, {
+      batchRows: DEFAULT_BATCH_ROWS,
+      vacuumAfterRows: DEFAULT_BATCH_ROWS,
+      embeddedStore: false,
+      vacuumSearchTables: async () => undefined,
+      onError: () => undefined,
+      ...jobs,
+    });
+  }
 
   async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string }): Promise<string> {
     const vectorModel = input.vectorModel ?? this.models.vectorModels[0]?.model;
@@ -96,7 +143,8 @@ export class DatasetsService {
 
   async deleteDataset(caller: KeyCaller, id: string): Promise<void> {
     this.knownDatasets.delete(id);
-    if (!(await this.store.deleteDataset(caller.teamId, id))) throw errors.notFound(`Dataset ${id}`);
+    await this.dataset(caller, id);
+    if (!(await this.jobs.deleteDataset(caller.teamId, id))) throw errors.notFound(`Dataset ${id}`);
   }
 
   /** Chunk size for a dataset: what the caller asks, else its vector model's default. */
@@ -118,38 +166,80 @@ export class DatasetsService {
     return d;
   }
 
-  async createTextCollection(caller: KeyCaller, input: TextCollectionInput): Promise<{ collectionId: string; insertLen: number }> {
+  /** `prepared`: the text already chunked (planFile), used when its chunking is the one asked for. */
+  async createTextCollection(caller: KeyCaller, input: TextCollectionInput, prepared?: PreparedText): Promise<{ collectionId: string; insertLen: number }> {
     const dataset = await this.uploadTarget(caller, input.datasetId);
     const chunkSize = this.chunkSizeFor(dataset.vector_model, input.chunkSize);
-    const chunks = await chunkMarkdown(input.text, { chunkSize, chunkSplitter: input.chunkSplitter || undefined });
+    const chunkSplitter = input.chunkSplitter || undefined;
+    const chunks = prepared && prepared.text === input.text && prepared.chunkSize === chunkSize && prepared.chunkSplitter === chunkSplitter
+      ? prepared.chunks
+      : await chunkMarkdown(input.text, { chunkSize, chunkSplitter });
     if (chunks.length === 0) throw errors.badField('text', 'there is no text to index');
     const collectionId = newId();
     const now = Date.now();
-    const items: NewDataItem[] = chunks.map((c, i) => ({
-      row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: c.text, a: '', chunk_index: i, title_path: JSON.stringify(c.titlePath), created_at: now, updated_at: now },
+    const itemsOf = (list: Chunk[], from: number): NewDataItem[] => list.map((c, k) => ({
+      row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: c.text, a: '', chunk_index: from + k, title_path: JSON.stringify(c.titlePath), created_at: now, updated_at: now },
       indexes: [c.text],
     }));
     const collection = {
       id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
       training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text, created_at: now, updated_at: now,
+      metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text.length <= RAW_TEXT_MAX ? input.text : null, created_at: now, updated_at: now,
     };
     try {
-      await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, items, input.trainingType, collection);
+      if (chunks.length <= this.jobs.batchRows) {
+        await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(chunks, 0), input.trainingType, collection);
+      } else {
+        // Too large for one statement: written a batch a step, indexing starting on the first while the rest goes in.
+        await this.jobs.importInSteps(collection, chunks.length, (from, to, progress) => {
+          const step = itemsOf(chunks.slice(from, to), from);
+          // Written chunks are not read again: their memory can go while the rest goes in.
+          chunks.fill(undefined as unknown as Chunk, from, to);
+          return this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, step, input.trainingType, undefined, progress);
+        });
+      }
     } catch (err) {
+      if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
       if (!isForeignKeyViolation(err)) throw err;
       // The dataset went away since it was looked up: 404 (or, if it is there after all, the error).
       this.knownDatasets.delete(dataset.id);
       await this.dataset(caller, dataset.id);
       throw err;
     }
-    return { collectionId, insertLen: items.length };
+    return { collectionId, insertLen: chunks.length };
+  }
+
+  /**
+   * What importing this file would make, without writing anything: read and
+   * chunked exactly as the import will (the same reader, chunker and chunk
+   * size), so the count is the import's. Refusals are the import's too.
+   */
+  async planFile(caller: KeyCaller, datasetId: string, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: { trainingType: 'chunk' | 'qa'; chunkSize?: number; chunkSplitter?: string }): Promise<ImportPlan> {
+    const dataset = await this.dataset(caller, datasetId);
+    const chunkSize = this.chunkSizeFor(dataset.vector_model, settings.chunkSize);
+    const text = await this.readFile(file);
+    const chunkSplitter = settings.chunkSplitter || undefined;
+    const chunks = await chunkMarkdown(text, { chunkSize, chunkSplitter });
+    const step = Math.max(1, Math.floor(chunks.length / PLAN_SAMPLE));
+    const sample = chunks.filter((_, i) => i % step === 0).slice(0, PLAN_SAMPLE).map((c) => c.text);
+    return {
+      chunks: chunks.length, chunkSize, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model, sample,
+      prepared: { text, chunks, chunkSize, chunkSplitter },
+    };
+  }
+
+  /** A file's text; a file with none is refused as the readers refuse (the upload that brought it is discarded). */
+  private async readFile(file: { data: Uint8Array; filename: string; mimeType?: string }): Promise<string> {
+    const doc = await readDocument({ data: file.data, filename: file.filename, mimeType: file.mimeType });
+    if (!doc.text.trim()) throw new IngestError('empty_document', `${file.filename} has no text to import.`);
+    return doc.text;
   }
 
   /** An uploaded file: read into structured text, then chunked like text. */
-  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }) {
-    const doc = await readDocument({ data: file.data, filename: file.filename, mimeType: file.mimeType });
-    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text: doc.text, type: 'file', source: file.filename });
+  /** `prepared`: what planFile made of these bytes, so that they are not read and chunked again. */
+  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, prepared?: PreparedText) {
+    const text = prepared?.text ?? (await this.readFile(file));
+    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text, type: 'file', source: file.filename }, prepared);
   }
 
   /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */
@@ -165,14 +255,15 @@ export class DatasetsService {
    * pairs it returns become the items (indexing/qa-processor.ts). Without `tx`,
    * in a transaction of its own (or none where one statement does it all).
    */
-  private async enqueueNew(tx: Db | undefined, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow): Promise<void> {
+  private async enqueueNew(tx: Db | undefined, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow, progress?: RawBuilder<unknown>): Promise<void> {
     if (mode === 'chunk' && this.indexing.enqueueStatement) {
       const queued = items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode }));
-      await this.store.insertData(items, tx, collection, this.indexing.enqueueStatement(queued));
+      await this.store.insertData(items, tx, collection, [this.indexing.enqueueStatement(queued), ...(progress ? [progress] : [])]);
       this.indexing.enqueued?.();
       return;
     }
-    if (!tx) return this.store.transaction((t) => this.enqueueNew(t, teamId, datasetId, collectionId, items, mode, collection));
+    if (!tx) return this.store.transaction((t) => this.enqueueNew(t, teamId, datasetId, collectionId, items, mode, collection, progress));
+    if (progress) await this.store.run(progress, tx);
     if (mode === 'qa') {
       if (collection) await this.store.insertCollection(collection, tx);
       const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });
@@ -196,8 +287,9 @@ export class DatasetsService {
     return { total: page.total, rows: page.rows.map((r) => ({ ...r, training_amount: progress.get(r.id)?.waiting ?? 0, error_amount: progress.get(r.id)?.failed ?? 0 })) };
   }
 
+  /** Answers once the collection is gone (a large one in steps: its job row shows how far; then the store is vacuumed). */
   async deleteCollection(caller: KeyCaller, id: string): Promise<void> {
-    if (!(await this.store.deleteCollection(caller.teamId, id))) throw errors.notFound(`Collection ${id}`);
+    await this.jobs.deleteCollection(await this.collection(caller, id));
   }
 
   async pushData(caller: KeyCaller, collectionId: string, data: PushDataItem[], trainingType: 'chunk' | 'qa' = 'chunk'): Promise<{ insertLen: number }> {

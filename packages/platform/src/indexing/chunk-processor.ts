@@ -42,12 +42,15 @@ export interface ChunkIndexingDeps {
   writePostings(tx: Transaction<any>, items: PostingItem[]): Promise<void>;
   /** Inputs per embeddings call (default EMBED_INPUTS_PER_CALL). */
   maxInputsPerCall?: number;
+  /** A batch of `items` was indexed with `model` from startedAt to now (its speed: rates.ts). */
+  indexed?(model: string, items: number, startedAt: number): void;
 }
 
 /** Inputs per embeddings call unless the deps say otherwise. */
 export const EMBED_INPUTS_PER_CALL = 64;
 
 interface Prepared {
+  model: string;
   vectors: VectorRow[];
   postings: PostingItem[];
 }
@@ -83,7 +86,7 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
           vectors.push({ dataId: r.dataId, indexId: r.indexId!, datasetId: r.datasetId, collectionId: r.collectionId, teamId: r.teamId, model, vector });
         });
       }
-      return { vectors, postings: [...postings.values()] };
+      return { model, vectors, postings: [...postings.values()] };
     },
     async commit(tx, items, prepared) {
       // Only the items this worker still owned: the others' data is someone else's to write.
@@ -92,6 +95,9 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
       if (!dataIds.length) return; // the data rows were deleted meanwhile
       await deps.writeVectors(tx, prepared.vectors.filter((v) => owned.has(v.dataId)), dataIds);
       await deps.writePostings(tx, prepared.postings.filter((p) => owned.has(p.dataId)));
+    },
+    settled(items, prepared, startedAt) {
+      deps.indexed?.(prepared.model, items.length, startedAt);
     },
   };
 }

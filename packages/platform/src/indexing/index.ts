@@ -15,3 +15,5 @@ export { listProblems, retryItem, PREVIEW_CHARS, type TrainingProblem, type Prob
 export { indexChunks, type ChunkIndexingDeps, type VectorRow, type PostingItem } from './chunk-processor.js';
 export { indexQa, type QaIndexingDeps, type QaPayload } from './qa-processor.js';
 export { loadIndexTexts, insertDataWithIndexes, type IndexText, type NewDataRow } from './data-store.js';
+export { IndexingEstimates, type IndexingEstimate } from './estimate.js';
+export { loadRates, saveRate, type IndexingRate } from './rate-store.js';

@@ -51,4 +51,22 @@ export const indexingMigrations: Record<string, Migration> = {
         where error is not null`.execute(db);
     },
   },
+  // How fast each worker indexed with each model lately (rate-store.ts): what
+  // an import's estimate and the time left of a collection are computed from.
+  '9003_indexing_rates': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('indexing_rates')
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('mode', 'varchar(8)', (c) => c.notNull())
+        // A worker's id, or 'probe': a timed call made for an estimate before anything was measured.
+        .addColumn('worker_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('items_per_second', 'float8', (c) => c.notNull())
+        .addColumn('items', 'integer', (c) => c.notNull())
+        .addColumn('busy_ms', 'bigint', (c) => c.notNull())
+        .addColumn('measured_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('indexing_rates_pk', ['model', 'mode', 'worker_id'])
+        .execute();
+    },
+  },
 };

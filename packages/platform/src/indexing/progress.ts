@@ -13,8 +13,16 @@
 //            error, "no vector model configured", a rate-limit wait), or null
 //   rateLimited     queued items held back by a rate limit, and
 //   rateLimitedUntil the earliest of their next attempts (ISO), or null
+//   timeLeftSeconds about how long until the collection's last open item is
+//            done: the open items of its mode queued up to it (any dataset's:
+//            the queue is worked in order) over the measured rate of its
+//            model (rate-store.ts); null when nothing is open or no rate was
+//            measured for that model and mode yet
+//   job      a large import or delete going on in steps (datasets/jobs.ts):
+//            its kind and how many of its chunks are written or removed
 import { sql } from 'kysely';
-import type { QueueDb } from './queue-store.js';
+import type { IndexingMode, QueueDb } from './queue-store.js';
+import { loadRates, rateKey } from './rate-store.js';
 
 export interface CollectionProgress {
   collectionId: string;
@@ -26,9 +34,11 @@ export interface CollectionProgress {
   lastError: string | null;
   rateLimited: number;
   rateLimitedUntil: string | null;
+  timeLeftSeconds: number | null;
+  job: { kind: 'import' | 'delete'; done: number; total: number } | null;
 }
 
-export type DatasetProgress = Omit<CollectionProgress, 'collectionId'>;
+export type DatasetProgress = Omit<CollectionProgress, 'collectionId' | 'job'>;
 
 export async function progress(
   db: QueueDb,
@@ -51,11 +61,12 @@ export async function progress(
     group by collection_id`.execute(db);
   const data = await sql<any>`select collection_id, count(*) as total from data
     where dataset_id = ${o.datasetId} ${only} group by collection_id`.execute(db);
+  const jobs = await sql<any>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
 
   const byId = new Map<string, CollectionProgress & { open: number }>();
   const entry = (id: string) => {
     let e = byId.get(id);
-    if (!e) byId.set(id, (e = { collectionId: id, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, open: 0 }));
+    if (!e) byId.set(id, (e = { collectionId: id, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null, open: 0 }));
     return e;
   };
   for (const id of o.collectionIds ?? []) entry(id);
@@ -70,12 +81,49 @@ export async function progress(
     e.rateLimitedUntil = r.rate_limited_until === null ? null : new Date(Number(r.rate_limited_until)).toISOString();
   }
   for (const r of data.rows) entry(r.collection_id).total = Number(r.total);
+  for (const r of jobs.rows) entry(r.collection_id).job = { kind: r.kind, done: Number(r.done), total: Number(r.total) };
+  if (queue.rows.some((r) => Number(r.queued) + Number(r.indexing) > 0)) {
+    for (const [id, seconds] of await timesLeft(db, o.datasetId, only)) entry(id).timeLeftSeconds = seconds;
+  }
   return [...byId.values()].map(({ open, ...e }) => ({ ...e, done: Math.max(0, e.total - open) }));
 }
 
-/** The sum over a dataset's collections (lastError: the first collection's that has one; rateLimitedUntil: the earliest). */
+/**
+ * Per collection with open items: the open items of each of its modes up to
+ * its last one, over the whole queue (it is worked in id order), divided by
+ * the rate of the dataset's model for that mode; the longest of its modes,
+ * or none when a mode has no rate yet.
+ */
+async function timesLeft(db: QueueDb, datasetId: string, only: ReturnType<typeof sql>): Promise<Map<string, number>> {
+  const ahead = await sql<{ collection_id: string; mode: IndexingMode; ahead: number }>`
+    with last as (select collection_id, mode, max(id) as last_id from training_queue
+                   where dataset_id = ${datasetId} and status <> 'failed' ${only} group by collection_id, mode)
+    select l.collection_id, l.mode,
+      (select count(*) from training_queue q where q.mode = l.mode and q.status <> 'failed' and q.id <= l.last_id)::int as ahead
+    from last l`.execute(db);
+  const models = await sql<{ vector_model: string; agent_model: string | null }>`select vector_model, agent_model from datasets where id = ${datasetId}`.execute(db);
+  const m = models.rows[0];
+  const out = new Map<string, number>();
+  if (!m) return out;
+  const modelOf = (mode: IndexingMode) => (mode === 'chunk' ? m.vector_model : m.agent_model);
+  const rates = await loadRates(db, (['chunk', 'qa'] as const).filter((mode) => modelOf(mode)).map((mode) => ({ mode, model: modelOf(mode)! })));
+  const unknown = new Set<string>();
+  for (const r of ahead.rows) {
+    const model = modelOf(r.mode);
+    const rate = model ? rates.get(rateKey(r.mode, model)) : undefined;
+    if (!rate) {
+      unknown.add(r.collection_id);
+      continue;
+    }
+    out.set(r.collection_id, Math.max(out.get(r.collection_id) ?? 0, Math.ceil(Number(r.ahead) / rate.itemsPerSecond)));
+  }
+  for (const id of unknown) out.delete(id);
+  return out;
+}
+
+/** The sum over a dataset's collections (lastError: the first collection's that has one; rateLimitedUntil: the earliest; timeLeftSeconds: the longest). */
 export function sumProgress(list: readonly CollectionProgress[]): DatasetProgress {
-  const sum: DatasetProgress = { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
+  const sum: DatasetProgress = { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null };
   for (const p of list) {
     sum.queued += p.queued;
     sum.indexing += p.indexing;
@@ -86,6 +134,8 @@ export function sumProgress(list: readonly CollectionProgress[]): DatasetProgres
     sum.rateLimited += p.rateLimited;
     // ISO times of one format compare as strings.
     if (p.rateLimitedUntil && (!sum.rateLimitedUntil || p.rateLimitedUntil < sum.rateLimitedUntil)) sum.rateLimitedUntil = p.rateLimitedUntil;
+    // The dataset is done when its last collection is.
+    if (p.timeLeftSeconds !== null) sum.timeLeftSeconds = Math.max(sum.timeLeftSeconds ?? 0, p.timeLeftSeconds);
   }
   return sum;
 }

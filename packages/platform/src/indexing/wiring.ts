@@ -9,6 +9,8 @@ import { buildVectorIndexes, indexForSearch, storeVectors, vacuumSearchTables } 
 import { newId } from '../keys/auth.js';
 import { EMBED_INPUTS_PER_CALL, indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
+import { saveRate } from './rate-store.js';
+import { RateRecorder } from './rates.js';
 import { IndexingWorker } from './worker.js';
 
 /** `embeddedStore`: the store is PGlite, which one process opens, so this worker is its only one. */
@@ -34,7 +36,11 @@ export function createIndexingWorker(
     }
     return hit;
   };
+  // The worker's id is known once it exists; rates are saved under it.
+  let workerId = '';
+  const rates = new RateRecorder((r) => void saveRate(db, { ...r, workerId }).catch(onError));
   const chunk = indexChunks({
+    indexed: (model, items, startedAt) => rates.record('chunk', model, items, startedAt, Date.now()),
     // Marked bulk: a small indexing batch (a short upload's last chunks) must not pass for a question on the local model.
     embed: vectorModels.size ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined,
     vectorModelOf: async (datasetId) => {
@@ -61,7 +67,7 @@ export function createIndexingWorker(
     },
     newId,
   });
-  return new IndexingWorker({
+  const worker = new IndexingWorker({
     db,
     concurrency: models.systemEnv.vectorMaxProcess,
     // A chunk batch is one embeddings call and one transaction; uploads arriving
@@ -77,8 +83,11 @@ export function createIndexingWorker(
     // A bulk load goes in without the HNSW graph, which is built once the queue
     // is quiet; then statistics and visibility maps (retrieval/store.ts).
     onQuiet: async () => {
+      rates.flush();
       await buildVectorIndexes(db);
       await vacuumSearchTables(db);
     },
   });
+  workerId = worker.workerId;
+  return worker;
 }

@@ -32,6 +32,8 @@ export interface BatchProcessor<P = unknown> {
   unavailable?: string;
   prepare(items: QueueItem[], db: Kysely<any>): Promise<P>;
   commit(tx: Transaction<any>, items: QueueItem[], prepared: P): Promise<void>;
+  /** After the commit: `items` (those committed) were done, in a batch that started at `startedAt` (epoch ms). */
+  settled?(items: QueueItem[], prepared: P, startedAt: number): void;
 }
 
 export interface IndexingWorkerOptions {
@@ -223,6 +225,7 @@ export class IndexingWorker {
     const processor = this.o.processors[items[0]!.mode]!;
     const ids = items.map((i) => i.id);
     this.stats.batches++;
+    const startedAt = Date.now();
     try {
       const prepared = await processor.prepare(items, this.o.db);
       const owned = await this.o.db.transaction().execute(async (tx) => {
@@ -230,6 +233,7 @@ export class IndexingWorker {
         if (mine.size) await processor.commit(tx, items.filter((i) => mine.has(i.id)), prepared);
         return mine;
       });
+      if (owned.size) processor.settled?.(items.filter((i) => owned.has(i.id)), prepared, startedAt);
       // Counted once committed: a reader that sees `done` must also see the items gone from the queue.
       this.stats.done += owned.size;
       this.o.metrics?.settled(items[0]!.mode, 'indexed', owned.size);

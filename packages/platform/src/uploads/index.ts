@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DatasetsService } from '../datasets/service.js';
+import type { IndexingEstimates } from '../indexing/estimate.js';
 import { UploadsService } from './service.js';
 import { UploadsStore } from './store.js';
 import { TusUploads } from './tus.js';
@@ -18,9 +19,10 @@ export interface Uploads {
   close(): void;
 }
 
-export function createUploads(db: Kysely<any>, datasets: DatasetsService, dataDir: string, onError: (err: unknown) => void): Uploads {
+/** `estimates`: what an upload's estimate reads the indexing rates with, and from how long an import counts as large. */
+export function createUploads(db: Kysely<any>, datasets: DatasetsService, dataDir: string, onError: (err: unknown) => void, estimates?: { indexing: IndexingEstimates; confirmAboveSeconds: number }): Uploads {
   const tus = new TusUploads(join(dataDir, 'uploads'));
-  const service = new UploadsService(new UploadsStore(db), datasets, tus);
+  const service = new UploadsService(new UploadsStore(db), datasets, tus, estimates);
   const sweep = () => void service.sweep().catch(onError);
   sweep();
   const timer = setInterval(sweep, SWEEP_MS);

@@ -21,6 +21,7 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex
 const allowDuplicate = z.boolean().optional();
 const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), sha256: sha256.optional(), idempotencyKey: z.string().min(8).max(128).optional(), allowDuplicate, ...chunkSettings });
 const fromUpload = z.object({ uploadId: id, name: z.string().trim().max(500).optional(), allowDuplicate, ...chunkSettings });
+const estimateUpload = z.object({ uploadId: id, trainingType: chunkSettings.trainingType, chunkSize: chunkSettings.chunkSize, chunkSplitter: chunkSettings.chunkSplitter });
 const check = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
 const tusMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
 const mib = MAX_FILE_BYTES / 1048576;
@@ -37,6 +38,7 @@ const localFileForm = z.object({
 export const imported = (r: ImportResult) => ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
 export type UploadImported = ReturnType<typeof imported>['data'];
 export type UploadCheck = Awaited<ReturnType<UploadsService['check']>>;
+export type { UploadEstimate } from './service.js';
 
 export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsService; tus: TusUploads; auth: RequestAuth }): void {
   const { uploads, tus } = deps;
@@ -73,6 +75,11 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
   app.delete('/api/core/dataset/collection/upload/delete', { schema: { querystring: idQuery } }, async (req) => {
     await uploads.discard(await caller(req), parseInput(idQuery, req.query).id);
     return ok(null);
+  });
+  // Before create/upload, optionally: how many chunks and about how long to index (nothing is written; a file the import would refuse is refused and discarded here).
+  app.post('/api/core/dataset/collection/upload/estimate', { schema: { body: estimateUpload } }, async (req) => {
+    const { uploadId, ...settings } = parseInput(estimateUpload, req.body);
+    return ok(await uploads.estimate(await caller(req), uploadId, settings));
   });
   app.post('/api/core/dataset/collection/create/upload', { schema: { body: fromUpload } }, async (req) => {
     const { uploadId, ...settings } = parseInput(fromUpload, req.body);

@@ -5,9 +5,10 @@
 // uploads keep their bytes in an UploadBytes store until they are imported
 // or expire. No HTTP here; the routes shape.
 import { createHash } from 'node:crypto';
-import type { DatasetsService, TextCollectionInput } from '../datasets/service.js';
-import { detectFormat, isIngestError } from '../ingest/index.js';
+import type { DatasetsService, PreparedText, TextCollectionInput } from '../datasets/service.js';
+import { detectFormat, IngestError, isIngestError } from '../ingest/index.js';
 import { errors, PlatformError } from '../http/errors.js';
+import type { IndexingEstimates } from '../indexing/estimate.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
 import type { UploadRow, UploadsStore } from './store.js';
 
@@ -17,6 +18,10 @@ export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /** Unfinished uploads a team may hold at once: with the size limit, at most 1 GiB of disk a team. */
 export const MAX_UNFINISHED_PER_TEAM = 20;
+/** A file of at most this many chunks is never "large", and its estimate probes no model. */
+export const NEVER_LARGE_CHUNKS = 100;
+/** How long the chunks an estimate made wait for the import that usually follows. */
+export const PLAN_KEEP_MS = 10 * 60_000;
 
 /** Where resumable uploads keep their bytes (the tus file store). */
 export interface UploadBytes {
@@ -36,6 +41,27 @@ export interface ImportResult {
   alreadyImported: boolean;
 }
 
+/** What importing an upload would cost, asked before importing it (the web app asks the user when `large`). */
+export interface UploadEstimate {
+  /** Chunks the import would make: the same reader and chunker, on these bytes. */
+  chunks: number;
+  trainingType: 'chunk' | 'qa';
+  /** The rate of the dataset's model (chunks a second), and where it came from: measured by the workers, or a probe of this file's chunks. */
+  chunksPerSecond: number | null;
+  rateSource: 'measured' | 'probe' | null;
+  /** Why there is no rate: the probe's failure (the model did not answer), else null. */
+  rateError: string | null;
+  /** Chunks already waiting to be indexed (of any dataset), which go first. */
+  queuedAhead: number;
+  /** Seconds to index this file's chunks at that rate; null without a rate. */
+  seconds: number | null;
+  /** Seconds until the last of them is indexed, after what is queued before them. */
+  secondsWithQueue: number | null;
+  /** Worth asking before importing: `seconds` reaches confirmAboveSeconds, or (no rate) over NEVER_LARGE_CHUNKS chunks. */
+  large: boolean;
+  confirmAboveSeconds: number;
+}
+
 export interface UnfinishedUpload {
   uploadId: string;
   fileName: string;
@@ -51,11 +77,19 @@ const sha256Of = (data: Uint8Array) => createHash('sha256').update(data).digest(
 export class UploadsService {
   /** One import at a time per dataset and content, so two identical requests cannot both create. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /**
+   * The last estimate's chunks, for its import (the web app imports right after,
+   * or once the user says so): a 30 MB file read and chunked twice took twice
+   * the 5 s, and the second pass on top of the first's garbage took the
+   * process 400 MB over idle. One upload's at a time, for PLAN_KEEP_MS.
+   */
+  private planned: { uploadId: string; sha256: string; prepared: PreparedText; timer: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly store: UploadsStore,
     private readonly datasets: DatasetsService,
     private readonly bytes: UploadBytes,
+    private readonly estimates?: { indexing: IndexingEstimates; confirmAboveSeconds: number },
   ) {}
 
   /** A resumable upload about to be created: checked, and its row made (its id names the bytes). */
@@ -110,33 +144,91 @@ export class UploadsService {
   }
 
   async discard(caller: KeyCaller, id: string): Promise<void> {
+    this.forgetPlan(id);
     const row = await this.upload(caller, id);
     if (row.collection_id) throw errors.conflict(`Upload ${id} is imported already (collection ${row.collection_id}); delete the collection instead`);
     await this.bytes.remove(id);
     await this.store.remove(caller.teamId, id);
   }
 
+  /**
+   * What importing a finished upload would make and cost, without importing
+   * it: its chunks counted by the real reader and chunker, the time at the
+   * dataset's measured rate. Content the import would refuse is refused here
+   * the same way, and the upload discarded.
+   */
+  async estimate(caller: KeyCaller, id: string, settings: Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter'>): Promise<UploadEstimate> {
+    const { row, data, sha256 } = await this.complete(caller, id);
+    this.forgetPlan();
+    const plan = await this.refusingContent(caller, id, () =>
+      this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings));
+    const timer = setTimeout(() => this.forgetPlan(id), PLAN_KEEP_MS);
+    timer.unref();
+    this.planned = { uploadId: id, sha256, prepared: plan.prepared, timer };
+    const confirmAboveSeconds = this.estimates?.confirmAboveSeconds ?? Infinity;
+    const model = plan.trainingType === 'qa' ? plan.agentModel : plan.vectorModel;
+    const probe = plan.chunks > NEVER_LARGE_CHUNKS ? plan.sample : [];
+    const e = this.estimates ? await this.estimates.indexing.estimate(plan.trainingType, model || null, probe) : { rate: null, rateError: null, queuedAhead: 0 };
+    const perSecond = e.rate?.itemsPerSecond ?? null;
+    const seconds = perSecond ? Math.ceil(plan.chunks / perSecond) : null;
+    return {
+      chunks: plan.chunks, trainingType: plan.trainingType, chunksPerSecond: perSecond, rateSource: e.rate?.source ?? null, rateError: e.rateError, queuedAhead: e.queuedAhead,
+      seconds, secondsWithQueue: perSecond ? Math.ceil((plan.chunks + e.queuedAhead) / perSecond) : null,
+      large: seconds !== null ? seconds >= confirmAboveSeconds : plan.chunks > NEVER_LARGE_CHUNKS && Number.isFinite(confirmAboveSeconds),
+      confirmAboveSeconds: Number.isFinite(confirmAboveSeconds) ? confirmAboveSeconds : 0,
+    };
+  }
+
   /** A resumable upload whose bytes are all in: verified, then imported once (a repeat answers the same collection). */
   async finish(caller: KeyCaller, id: string, settings: ChunkSettings & { allowDuplicate?: boolean }): Promise<ImportResult> {
     const first = await this.upload(caller, id);
     if (first.collection_id) return { collectionId: first.collection_id, insertLen: 0, alreadyImported: true };
-    const offset = await this.bytes.offset(id);
-    if (offset === undefined) throw errors.notFound(`The bytes of upload ${id} (expired or discarded)`);
-    if (offset < first.size) throw errors.conflict(`Upload ${id} has ${offset} of its ${first.size} bytes; send the rest before importing it`);
-    const { data, sha256 } = await this.bytes.read(id);
-    if (first.sha256 && first.sha256 !== sha256) {
-      await this.discard(caller, id);
-      throw errors.badField('sha256', `the ${data.byteLength} bytes received hash to ${sha256}, not the ${first.sha256} declared; the upload was discarded, send the file again`);
-    }
+    // Estimated already: its bytes were read, checked and chunked then (a finished upload's bytes never change).
+    const planned = this.planned?.uploadId === id ? this.planned : undefined;
+    // Taken, not shared: the import consumes its chunks (a retry reads and chunks the file again).
+    this.forgetPlan(id);
+    const { data, sha256 } = planned ? { data: new Uint8Array(), sha256: planned.sha256 } : await this.complete(caller, id);
     const result = await this.once(first.dataset_id, sha256, async () => {
       const row = await this.upload(caller, id);
       if (row.collection_id) return { collectionId: row.collection_id, insertLen: 0, alreadyImported: true };
-      const r = await this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined });
+      const r = await this.refusingContent(caller, id, () =>
+        this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, planned?.prepared));
       await this.store.markImported(id, { collectionId: r.collectionId, sha256, reused: r.alreadyImported });
       return r;
     });
     await this.bytes.remove(id);
     return result;
+  }
+
+  /** An unimported upload with all its bytes, read and checked against the SHA-256 it declared (a mismatch is discarded). */
+  private async complete(caller: KeyCaller, id: string): Promise<{ row: UploadRow; data: Buffer; sha256: string }> {
+    const row = await this.upload(caller, id);
+    if (row.collection_id) throw errors.conflict(`Upload ${id} is imported already (collection ${row.collection_id})`);
+    const offset = await this.bytes.offset(id);
+    if (offset === undefined) throw errors.notFound(`The bytes of upload ${id} (expired or discarded)`);
+    if (offset < row.size) throw errors.conflict(`Upload ${id} has ${offset} of its ${row.size} bytes; send the rest before importing it`);
+    const { data, sha256 } = await this.bytes.read(id);
+    if (row.sha256 && row.sha256 !== sha256) {
+      await this.discard(caller, id);
+      throw errors.badField('sha256', `the ${data.byteLength} bytes received hash to ${sha256}, not the ${row.sha256} declared; the upload was discarded, send the file again`);
+    }
+    return { row, data, sha256 };
+  }
+
+  /**
+   * Runs `work` on an upload's content; if the content itself is refused (not
+   * a readable file of its type, no text), the upload is discarded, bytes and
+   * all: sending the same bytes again cannot go better, so it is never
+   * offered for resuming. Other failures (the store, a setting) keep it.
+   */
+  private async refusingContent<T>(caller: KeyCaller, id: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isIngestError(err)) throw err;
+      await this.discard(caller, id);
+      throw new IngestError(err.code, `${err.message} The upload was discarded.`, { cause: err });
+    }
   }
 
   /** A whole file in one request (multipart): the same identity and idempotency as a resumable upload. */
@@ -180,14 +272,21 @@ export class UploadsService {
     return expired.length + orphans;
   }
 
-  private async importOrReuse(caller: KeyCaller, datasetId: string, sha256: string, settings: ChunkSettings & { allowDuplicate?: boolean }, file: { data: Uint8Array; filename: string; mimeType?: string }): Promise<ImportResult> {
+  private async importOrReuse(caller: KeyCaller, datasetId: string, sha256: string, settings: ChunkSettings & { allowDuplicate?: boolean }, file: { data: Uint8Array; filename: string; mimeType?: string }, prepared?: PreparedText): Promise<ImportResult> {
     if (!settings.allowDuplicate) {
       const earlier = await this.store.imported(caller.teamId, datasetId, sha256);
       if (earlier?.collection_id) return { collectionId: earlier.collection_id, insertLen: 0, alreadyImported: true };
     }
     const { allowDuplicate: _, ...chunking } = settings;
-    const r = await this.datasets.createFileCollection(caller, file, { ...chunking, datasetId });
+    const r = await this.datasets.createFileCollection(caller, file, { ...chunking, datasetId }, prepared);
     return { ...r, alreadyImported: false };
+  }
+
+  /** Drops the kept estimate's chunks (of `uploadId` only, when given). */
+  private forgetPlan(uploadId?: string): void {
+    if (!this.planned || (uploadId && this.planned.uploadId !== uploadId)) return;
+    clearTimeout(this.planned.timer);
+    this.planned = undefined;
   }
 
   private async once<T>(datasetId: string, sha256: string, run: () => Promise<T>): Promise<T> {

@@ -2,7 +2,8 @@
 // its live indexing state (the shared trainingDetail poll), the exact error
 // of failed ones with a retry, its problem items opened in place (reason,
 // message, attempts, next attempt, a retry each), retry of every failed item,
-// and delete.
+// and delete, whose progress a large collection shows as it goes (read every
+// half second while the delete runs), as it shows a large import's.
 import { Fragment, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
@@ -87,11 +88,52 @@ export function Collections({ datasetId }: { datasetId: string }) {
   );
 }
 
+/** How far a delete of this collection got: read while it runs (the platform's delete answers once it is done). */
+function useDeleteProgress(c: PublicCollection) {
+  const training = useDatasetTraining();
+  const [removing, setRemoving] = useState<{ done: number; total: number } | null>(null);
+  async function remove() {
+    setRemoving({ done: 0, total: c.dataAmount ?? 0 });
+    const poll = setInterval(() => {
+      api<CollectionProgress>(withQuery('/api/core/dataset/collection/trainingDetail', { collectionId: c._id })).then(
+        (d) => d.job?.kind === 'delete' && setRemoving({ done: d.job.done, total: d.job.total }),
+        () => undefined,
+      );
+    }, 500);
+    try {
+      await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
+    } catch (err) {
+      setRemoving(null);
+      throw err;
+    } finally {
+      clearInterval(poll);
+    }
+    // The row stays as it is until the list is read again without it.
+    training.changed();
+  }
+  return { removing, remove };
+}
+
+/** A large import or delete going on: how far, as a bar and in words. */
+function JobProgress({ name, kind, done, total }: { name: string; kind: 'import' | 'delete'; done: number; total: number }) {
+  const { t } = useLang();
+  const words = kind === 'import'
+    ? t('datasets.collections.importing', { done, total })
+    : total > 0 && done >= total ? t('datasets.collections.freeing') : t('datasets.collections.deleting', { done, total });
+  return (
+    <div className="ds-bar ds-job" role="status">
+      <progress aria-label={t(kind === 'import' ? 'datasets.collections.importingOf' : 'datasets.collections.deletingOf', { name })} max={total || 1} value={done} />
+      <span className="muted">{words}</span>
+    </div>
+  );
+}
+
 function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | undefined }) {
   const { t, lang } = useLang();
-  const training = useDatasetTraining();
   const [open, setOpen] = useState(false);
   const panelId = useId();
+  const { removing, remove } = useDeleteProgress(c);
+  const job = removing ? { kind: 'delete' as const, ...removing } : p?.job;
   // Failed items, or any waiting on an error (the last error of an open item).
   const hasProblems = !!p && (p.failed > 0 || !!p.lastError);
   return (
@@ -113,7 +155,7 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
           <span>{c.dataAmount ?? 0}</span>
         </td>
         <td data-label={t('datasets.collections.status')}>
-          <ProgressSummary p={p} />
+          {job ? <JobProgress name={c.name} {...job} /> : <ProgressSummary p={p} />}
           {p?.lastError && !open && (
             <p className={p.failed > 0 ? 'error ds-error-text' : 'muted ds-error-text'}>
               <span>{p.lastError}</span>
@@ -136,13 +178,7 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
         <td>
           <div className="ds-actions">
             {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
-            <DeleteButton
-              name={c.name}
-              onDelete={async () => {
-                await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
-                training.changed();
-              }}
-            />
+            <DeleteButton name={c.name} onDelete={remove} />
           </div>
         </td>
       </tr>

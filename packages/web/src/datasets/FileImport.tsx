@@ -1,25 +1,28 @@
 // Files into a dataset: dropped (several at once) or picked, each hashed and
 // asked about first (already imported: said so, with a link; partly uploaded
 // before: resumed from there), uploaded two at a time with a byte progress
-// bar each, then followed through indexing on the shared poll, all without a
+// bar each, then estimated (how many chunks, about how long to index at the
+// model's measured speed): a large one waits for the user to say import or
+// not; then followed through indexing on the shared poll, all without a
 // reload. Uploads a reload interrupted are listed: a browser cannot read a
 // file again by itself, so the user picks it again and it is matched by its
-// content (or, without crypto.subtle, its name and size).
+// content (or, without crypto.subtle, its name and size). A file the platform
+// refuses is said so in plain words, with a retry only where one can help.
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import type { UnfinishedUpload } from '../api';
+import type { UnfinishedUpload, UploadEstimate } from '../api';
 import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
 import type { chunkBody } from './ChunkOptions';
 import { FileRow, InterruptedUploads } from './FileRow';
 import { useDatasetTraining } from './training';
-import { checkFile, discardUpload, hashFile, importUpload, sendFile, unfinishedUploads } from './upload';
+import { checkFile, discardUpload, estimateUpload, hashFile, importUpload, sendFile, unfinishedUploads } from './upload';
 
 /** Uploads at once: more only splits the same bandwidth. */
 const MAX_PARALLEL = 2;
 const MAX_BYTES = 50 * 1024 * 1024;
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv';
 
-export type Phase = 'hashing' | 'waiting' | 'uploading' | 'importing' | 'uploaded' | 'already' | 'failed' | 'skipped';
+export type Phase = 'hashing' | 'waiting' | 'uploading' | 'estimating' | 'confirm' | 'importing' | 'uploaded' | 'already' | 'failed' | 'skipped' | 'cancelled';
 
 export interface FileItem {
   key: number;
@@ -31,8 +34,12 @@ export interface FileItem {
   /** An unfinished upload of this content to continue, and where the platform's bytes ended. */
   resumeId?: string;
   resumedFrom?: number;
-  /** Every byte is in: a retry only imports it. */
+  /** Every byte is in: a retry only estimates and imports it. */
   uploadId?: string;
+  /** What importing it would cost, once every byte is in. */
+  estimate?: UploadEstimate;
+  /** The user said to import it (a large one): a retry does not ask again. */
+  confirmed?: boolean;
   /** A second copy of content already in the dataset, asked for. */
   allowDuplicate?: boolean;
   error?: unknown;
@@ -60,7 +67,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   const update = (key: number, patch: Partial<FileItem>) => commit(list.current.map((i) => (i.key === key ? { ...i, ...patch } : i)));
   const settled = (i: FileItem) => {
     const p = i.collectionId ? training.of(i.collectionId) : undefined;
-    return i.phase === 'skipped' || i.phase === 'already' || (i.phase === 'uploaded' && !!p && p.queued + p.indexing === 0);
+    return i.phase === 'skipped' || i.phase === 'already' || i.phase === 'cancelled' || (i.phase === 'uploaded' && !!p && p.queued + p.indexing === 0);
   };
 
   // Uploads left unfinished here before (a reload, a closed tab): offered for resuming.
@@ -90,7 +97,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     const added: FileItem[] = [];
     for (const file of files) {
       const item: FileItem = { key: nextKey++, file, phase: 'hashing', loaded: 0, settings };
-      const earlier = next.find((i) => same(i.file, file) && i.phase !== 'skipped' && i.phase !== 'failed' && i.phase !== 'already');
+      const earlier = next.find((i) => same(i.file, file) && !['skipped', 'failed', 'already', 'cancelled'].includes(i.phase));
       if (earlier && earlier.phase !== 'uploaded') Object.assign(item, { phase: 'skipped' });
       else added.push(item);
       next.push(item);
@@ -99,8 +106,30 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     added.forEach((i) => void check(i));
   }
 
+  // Every byte is in: how large is it? A large one waits for the user's word; anything else goes in at once.
+  async function estimateBytes(item: FileItem, uploadId: string) {
+    update(item.key, { phase: 'estimating', uploadId, loaded: item.file.size, error: undefined });
+    setInterrupted((l) => l.filter((u) => u.uploadId !== uploadId));
+    try {
+      const estimate = await estimateUpload(uploadId, item.settings);
+      if (estimate.large && !item.confirmed) update(item.key, { phase: 'confirm', estimate });
+      else await importBytes({ ...item, estimate }, uploadId);
+    } catch (err) {
+      update(item.key, { phase: 'failed', error: err });
+    }
+  }
+
+  async function cancel(item: FileItem) {
+    try {
+      if (item.uploadId) await discardUpload(item.uploadId);
+      update(item.key, { phase: 'cancelled' });
+    } catch (err) {
+      update(item.key, { phase: 'failed', error: err });
+    }
+  }
+
   async function importBytes(item: FileItem, uploadId: string) {
-    update(item.key, { phase: 'importing', uploadId, loaded: item.file.size });
+    update(item.key, { phase: 'importing', uploadId, loaded: item.file.size, estimate: item.estimate, confirmed: item.confirmed, error: undefined });
     setInterrupted((l) => l.filter((u) => u.uploadId !== uploadId));
     try {
       const r = await importUpload(uploadId, item.settings, !!item.allowDuplicate);
@@ -119,7 +148,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
       onResumed: (offset) => update(item.key, { resumedFrom: offset }),
     });
     up.done.then(
-      (uploadId) => void importBytes(item, uploadId),
+      (uploadId) => void estimateBytes(item, uploadId),
       (err) => update(item.key, { phase: 'failed', error: err }),
     );
   }
@@ -132,7 +161,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   }, [items]);
 
   function retry(item: FileItem) {
-    if (item.uploadId) return void importBytes(item, item.uploadId);
+    if (item.uploadId) return void (item.confirmed ? importBytes(item, item.uploadId) : estimateBytes(item, item.uploadId));
     update(item.key, { phase: 'hashing', error: undefined });
     // Checked again: the platform may have the content now (the answer was lost), or part of its bytes.
     void check(item);
@@ -197,8 +226,11 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
             <FileRow
               key={item.key}
               item={item}
+              maxBytes={formatBytes(MAX_BYTES)}
               onRetry={() => retry(item)}
-              onSecondCopy={() => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined })}
+              onConfirm={() => void importBytes({ ...item, confirmed: true }, item.uploadId!)}
+              onCancel={() => void cancel(item)}
+              onSecondCopy={() => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined, estimate: undefined, confirmed: undefined })}
             />
           ))}
         </ul>

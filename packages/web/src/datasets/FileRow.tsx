@@ -1,17 +1,27 @@
 // One file of the import list: hashing, its upload bar (and where a resumed
-// upload started), then its indexing progress read from the shared poll; or
-// that its content is imported already (with a link, and a second copy on
-// request), or why it failed. And the uploads a reload interrupted.
+// upload started), what a large one would cost (import it or not), then its
+// indexing progress read from the shared poll; or that its content is
+// imported already (with a link, and a second copy on request), or why it was
+// not imported, with a retry only where one can help. And the uploads a
+// reload interrupted.
 import { Link } from 'wouter';
-import type { UnfinishedUpload } from '../api';
+import type { UnfinishedUpload, UploadEstimate } from '../api';
 import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
-import { ActionError, DeleteButton } from '../actions';
+import { DeleteButton } from '../actions';
 import { RetryButton } from './Collections';
 import type { FileItem } from './FileImport';
-import { ProgressSummary, stateOf, useDatasetTraining } from './training';
+import { ProgressSummary, stateOf, timeSpan, useDatasetTraining } from './training';
+import { uploadProblem } from './upload-errors';
 
-export function FileRow({ item, onRetry, onSecondCopy }: { item: FileItem; onRetry: () => void; onSecondCopy: () => void }) {
+interface RowActions {
+  onRetry: () => void;
+  onSecondCopy: () => void;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+export function FileRow({ item, maxBytes, onRetry, onSecondCopy, onConfirm, onCancel }: { item: FileItem; maxBytes: string } & RowActions) {
   const { t } = useLang();
   const name = item.file.name;
   const note = (text: string) => (
@@ -36,7 +46,10 @@ export function FileRow({ item, onRetry, onSecondCopy }: { item: FileItem; onRet
           </span>
         </div>
       )}
-      {item.phase === 'importing' && note(t('datasets.upload.uploaded'))}
+      {item.phase === 'estimating' && note(t('datasets.upload.estimating'))}
+      {item.phase === 'confirm' && item.estimate && <ConfirmLarge name={name} estimate={item.estimate} onConfirm={onConfirm} onCancel={onCancel} />}
+      {item.phase === 'importing' && note(t('datasets.upload.importing'))}
+      {item.phase === 'cancelled' && note(t('datasets.upload.cancelled'))}
       {item.phase === 'uploaded' && <Indexing item={item} />}
       {item.phase === 'already' && item.existing && (
         <div className="notice stack ds-already" role="status">
@@ -50,21 +63,69 @@ export function FileRow({ item, onRetry, onSecondCopy }: { item: FileItem; onRet
           </div>
         </div>
       )}
-      {item.phase === 'failed' && (
-        <div className="row">
-          <span className="badge bad">{t('datasets.upload.failed')}</span>
-          <ActionError error={item.error} />
-          <button type="button" className="secondary" onClick={onRetry} aria-label={t('datasets.upload.retryNamed', { name })}>
-            <span>{t('datasets.retry')}</span>
-          </button>
-        </div>
-      )}
+      {item.phase === 'failed' && <Failure item={item} maxBytes={maxBytes} onRetry={onRetry} />}
       {item.phase === 'skipped' && (
         <p className="notice">
           <span>{t('datasets.upload.skippedInList')}</span>
         </p>
       )}
     </li>
+  );
+}
+
+/** Why the file was not imported, in plain words; a retry only where it can go differently. */
+function Failure({ item, maxBytes, onRetry }: { item: FileItem; maxBytes: string; onRetry: () => void }) {
+  const { t } = useLang();
+  const problem = uploadProblem(item.error, item.file, maxBytes);
+  return (
+    <div className="stack ds-failure">
+      <div className="row">
+        <span className="badge bad">{t(problem.retry ? 'datasets.upload.failed' : 'datasets.upload.notImported')}</span>
+        {problem.retry && (
+          <button type="button" className="secondary" onClick={onRetry} aria-label={t('datasets.upload.retryNamed', { name: item.file.name })}>
+            <span>{t('datasets.retry')}</span>
+          </button>
+        )}
+      </div>
+      <div role="alert" className="error action-error">
+        {problem.key && <p>{t(problem.key, problem.vars)}</p>}
+        {problem.detail && <p className={problem.key ? 'muted ds-small' : undefined}>{problem.detail}</p>}
+      </div>
+    </div>
+  );
+}
+
+/** A large file, uploaded: what indexing it would take, and whether to import it. */
+function ConfirmLarge({ name, estimate: e, onConfirm, onCancel }: { name: string; estimate: UploadEstimate; onConfirm: () => void; onCancel: () => void }) {
+  const { t, lang } = useLang();
+  const rate = e.chunksPerSecond === null ? '' : e.chunksPerSecond.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en', { maximumFractionDigits: e.chunksPerSecond < 10 ? 1 : 0 });
+  return (
+    <div className="notice warn stack ds-confirm" role="group" aria-label={t('datasets.upload.confirmOf', { name })}>
+      <p>
+        <strong>{t('datasets.upload.large', { chunks: e.chunks.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en') })}</strong>
+      </p>
+      {e.seconds !== null ? (
+        <p>
+          <span>{t('datasets.upload.takes', { time: timeSpan(e.seconds, t), rate, how: t(e.rateSource === 'probe' ? 'datasets.upload.rate.probe' : 'datasets.upload.rate.measured') })}</span>
+          {e.queuedAhead > 0 && e.secondsWithQueue !== null && <span>{` ${t('datasets.upload.queuedFirst', { n: e.queuedAhead, time: timeSpan(e.secondsWithQueue, t) })}`}</span>}
+        </p>
+      ) : (
+        <p>
+          <span>{t('datasets.upload.noRate', { why: e.rateError ?? t('datasets.upload.noRateWhy') })}</span>
+        </p>
+      )}
+      <p>
+        <span>{t('datasets.upload.confirmQuestion')}</span>
+      </p>
+      <div className="row">
+        <button type="button" onClick={onConfirm} aria-label={t('datasets.upload.confirmNamed', { name })}>
+          <span>{t('datasets.upload.confirm')}</span>
+        </button>
+        <button type="button" className="secondary" onClick={onCancel} aria-label={t('datasets.upload.cancelNamed', { name })}>
+          <span>{t('datasets.upload.cancel')}</span>
+        </button>
+      </div>
+    </div>
   );
 }
 

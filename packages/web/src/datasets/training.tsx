@@ -1,9 +1,10 @@
 // Indexing progress of one dataset (GET /api/core/dataset/trainingDetail),
 // shared by its pages: the collections table and the import list read the
-// same answer, polled every 1.5 s while anything is queued or indexing.
+// same answer, polled every 1.5 s while anything is queued or indexing, or a
+// large collection is being imported or deleted.
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
-import { useLang } from '../i18n';
+import { useLang, type Translate } from '../i18n';
 import { formatClock, usePoll } from '../ui';
 
 export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
@@ -18,7 +19,19 @@ export function stateOf(p: Pick<DatasetProgress, 'queued' | 'indexing' | 'failed
   return p.failed > 0 ? 'failed' : 'done';
 }
 
-export const isBusy = (p: Pick<DatasetProgress, 'queued' | 'indexing'> | undefined) => !!p && p.queued + p.indexing > 0;
+export const isBusy = (p: (Pick<DatasetProgress, 'queued' | 'indexing'> & { collections?: Pick<CollectionProgress, 'job'>[]; job?: CollectionProgress['job'] }) | undefined) =>
+  !!p && (p.queued + p.indexing > 0 || !!p.job || !!p.collections?.some((c) => c.job));
+
+/** A duration as people say it: "under a minute", "about 25 min", "about 10 h 45 min", "about 3 days 4 h". */
+export function timeSpan(seconds: number, t: Translate): string {
+  if (seconds < 60) return t('datasets.time.underMinute');
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return t('datasets.time.minutes', { m: minutes });
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  if (h >= 48) return t('datasets.time.days', { d: Math.floor(h / 24), h: h % 24 });
+  return m ? t('datasets.time.hours', { h, m }) : t('datasets.time.hoursOnly', { h });
+}
 
 export function loadTraining(datasetId: string): Promise<TrainingDetail> {
   return api<TrainingDetail>(withQuery('/api/core/dataset/trainingDetail', { datasetId }));
@@ -96,6 +109,9 @@ export function ProgressSummary({ p }: { p: DatasetProgress | undefined }) {
       <span className="muted">{t('datasets.progress.done', { done: p.done, total: p.total })}</span>
       {p.queued > 0 && <span className="muted">{t('datasets.progress.queued', { n: p.queued })}</span>}
       {p.indexing > 0 && <span className="muted">{t('datasets.progress.indexing', { n: p.indexing })}</span>}
+      {p.timeLeftSeconds !== null && p.timeLeftSeconds !== undefined && p.queued + p.indexing > 0 && (
+        <span className="muted ds-time-left">{t('datasets.progress.timeLeft', { time: timeSpan(p.timeLeftSeconds, t) })}</span>
+      )}
       {p.failed > 0 && <span className="error">{t('datasets.progress.failed', { n: p.failed })}</span>}
       {p.rateLimited > 0 && p.rateLimitedUntil && (
         <span className="ds-warn">{t('datasets.progress.rateLimited', { n: p.rateLimited, time: formatClock(p.rateLimitedUntil, lang) })}</span>

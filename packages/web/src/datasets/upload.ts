@@ -5,7 +5,7 @@
 // upload becomes a collection with the chunking settings. Every call carries
 // the session's CSRF header like every change.
 import { Upload as TusUpload, type HttpResponse } from 'tus-js-client';
-import { api, ApiError, csrfHeader, withQuery, type UnfinishedUpload, type UploadCheck, type UploadImported } from '../api';
+import { api, ApiError, csrfHeader, withQuery, type UnfinishedUpload, type UploadCheck, type UploadEstimate, type UploadImported } from '../api';
 
 const TUS_ENDPOINT = '/api/core/dataset/collection/upload/tus';
 
@@ -30,6 +30,9 @@ export async function hashFile(file: File): Promise<string | undefined> {
 export const checkFile = (datasetId: string, sha256: string, size: number) => api<UploadCheck>('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256, size } });
 export const unfinishedUploads = (datasetId: string) => api<UnfinishedUpload[]>(withQuery('/api/core/dataset/collection/upload/list', { datasetId }));
 export const discardUpload = (id: string) => api<null>(withQuery('/api/core/dataset/collection/upload/delete', { id }), { method: 'DELETE' });
+/** How many chunks the finished upload makes and about how long they take to index; nothing is imported. */
+export const estimateUpload = (uploadId: string, settings: UploadSettings) =>
+  api<UploadEstimate>('/api/core/dataset/collection/upload/estimate', { json: { uploadId, trainingType: settings.trainingType, chunkSize: settings.chunkSize, chunkSplitter: settings.chunkSplitter } });
 /** The finished upload into a collection; a repeat (the answer was lost) answers the same collection. */
 export const importUpload = (uploadId: string, settings: UploadSettings, allowDuplicate: boolean) =>
   api<UploadImported>('/api/core/dataset/collection/create/upload', { json: { uploadId, ...settings, ...(allowDuplicate ? { allowDuplicate } : {}) } });
@@ -76,10 +79,13 @@ function asApiError(err: Error & { originalResponse?: HttpResponse | null }): Ap
   const res = err.originalResponse;
   if (!res) return new ApiError(0, '');
   let message = '';
+  let code: string | undefined;
   try {
-    message = (JSON.parse(res.getBody()) as { message?: string }).message ?? '';
+    const body = JSON.parse(res.getBody()) as { message?: string; statusText?: string };
+    message = body.message ?? '';
+    code = body.statusText || undefined;
   } catch {
     message = res.getBody();
   }
-  return new ApiError(res.getStatus(), message || `${res.getStatus()}`);
+  return new ApiError(res.getStatus(), message || `${res.getStatus()}`, code);
 }

@@ -1,0 +1,30 @@
+// Long work on one collection, in steps that each commit: a large import
+// (its chunks written a batch a statement) or a delete (its data removed a
+// batch a statement). The row says how far it got, for the progress the web
+// app shows, and whose it is while its heartbeat is fresh: a process that
+// died leaves a stale row, and whoever finds it finishes the delete (an
+// import cut short is deleted, as if its one statement had failed).
+import { sql, type Kysely, type Migration } from 'kysely';
+
+export const datasetMigrations: Record<string, Migration> = {
+  // Named after every migration already run anywhere (9001): the migrator refuses one that sorts before them.
+  '9002_collection_jobs': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('collection_jobs')
+        .addColumn('collection_id', 'varchar(32)', (c) => c.primaryKey().references('collections.id').onDelete('cascade'))
+        .addColumn('team_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('dataset_id', 'varchar(32)', (c) => c.notNull())
+        // import | delete
+        .addColumn('kind', 'varchar(8)', (c) => c.notNull())
+        // Chunks written (import) or removed (delete) so far, of total.
+        .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('total', 'integer', (c) => c.notNull())
+        .addColumn('owner', 'varchar(64)', (c) => c.notNull())
+        .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await sql`create index collection_jobs_dataset_idx on collection_jobs (dataset_id)`.execute(db);
+    },
+  },
+};
