@@ -10,12 +10,13 @@
 // (issue 34): the peak while importing and indexing under 300 MB above idle,
 // and RSS back near idle once the collection is deleted.
 //
-// Knobs: BENCH_MB (30), BENCH_INDEX_S (120), BENCH_SETTLE_MS (5000),
+// Knobs: BENCH_FILE (a file to import instead of the generated text: its name
+// decides the reader, e.g. a .md of real READMEs), BENCH_MB (30), BENCH_INDEX_S (120), BENCH_SETTLE_MS (5000),
 // BENCH_ENV (extra env for kbchat start), BENCH_KEEP_DIR=1, BENCH_SHOW_OUTPUT=1
 // (what kbchat printed, at the end).
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { startKbchat } from './kbchat-process.mjs';
 import { client } from './platform-api.mjs';
 import { mb, selfReport, sleep, smapsGroups, status } from './proc-memory.mjs';
@@ -108,8 +109,10 @@ async function where() {
 
 /**
  * While `work` runs, a small request (a dataset's detail: authentication and a
- * lookup, as every chat turn begins) is made one after another: how long the
- * platform keeps other requests waiting. Its slowest and median answer.
+ * lookup, as every chat turn begins) is made one after another, at most 20 a
+ * second (a few people's pages at work; as fast as it answers, the load
+ * itself, 600 a second, was what the memory measured): how long the platform
+ * keeps other requests waiting. Its slowest and median answer.
  */
 async function withLatency(url, path, work) {
   const ms = [];
@@ -119,6 +122,7 @@ async function withLatency(url, path, work) {
       const t0 = performance.now();
       await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer());
       ms.push(performance.now() - t0);
+      await sleep(Math.max(0, 50 - (performance.now() - t0)));
     }
   })();
   try {
@@ -150,8 +154,9 @@ try {
   const idle = rssKb(kb.pid);
   console.log(`idle: RSS ${mb(idle).toFixed(0)} MB (${await where()}); store ${fmtStore(storeSize())}`);
   const datasetId = await api('/api/core/dataset/create', { name: 'import bench', vectorModel: 'local-embed' });
-  const text = generatedText(MB);
-  const uploadId = await phase('upload (tus)', () => tusUpload(kb.url, datasetId, 'big.txt', text));
+  const file = process.env.BENCH_FILE;
+  const text = file ? readFileSync(file) : generatedText(MB);
+  const uploadId = await phase('upload (tus)', () => tusUpload(kb.url, datasetId, file ? basename(file) : 'big.txt', text));
   // The web app asks for the estimate first when the platform offers one (issue 34); older builds have none.
   const estimate = await phase('estimate', async () => {
     const r = await call(kb.url, '/api/core/dataset/collection/upload/estimate', { json: { uploadId } });

@@ -83,25 +83,27 @@ export class CollectionJobs {
 
   /**
    * Writes a new collection of `total` items in steps: the collection and its
-   * job row first, then `writeStep(from, to, progress)` for each batch, which
-   * must run `progress` in the statement that writes the batch. Anything
-   * failing (or a delete of the collection meanwhile) deletes what was written.
+   * job row first, then `writeStep(batch, from, progress)` for each batch (of
+   * at most batchRows items, made as they are written), which must run
+   * `progress` in the statement that writes the batch. Anything failing (or
+   * a delete of the collection meanwhile) deletes what was written.
    */
-  importInSteps(collection: CollectionRow, total: number, writeStep: (from: number, to: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
-    const running = this.runImport(collection, total, writeStep);
+  importInSteps<T>(collection: CollectionRow, total: number, batches: AsyncIterable<T[]>, writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
+    const running = this.runImport(collection, total, batches, writeStep);
     this.imports.add(running);
     return running.finally(() => this.imports.delete(running));
   }
 
-  private async runImport(collection: CollectionRow, total: number, writeStep: (from: number, to: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
+  private async runImport<T>(collection: CollectionRow, total: number, batches: AsyncIterable<T[]>, writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
     if (this.stopping) throw new JobsStoppingError();
     await this.store.insertData([], undefined, collection, [this.store.jobInsertStatement({ collectionId: collection.id, teamId: collection.team_id, datasetId: collection.dataset_id, kind: 'import', total, owner: this.owner })]);
     try {
-      for (let from = 0; from < total; from += this.o.batchRows) {
+      let from = 0;
+      for await (const batch of batches) {
         if (this.cancelled.has(collection.id)) throw new ImportCancelledError(`Collection ${collection.id} was deleted while it was being imported`);
         if (this.stopping) throw new JobsStoppingError();
-        const to = Math.min(total, from + this.o.batchRows);
-        await writeStep(from, to, this.store.jobProgressStatement(collection.id, to - from));
+        await writeStep(batch, from, this.store.jobProgressStatement(collection.id, batch.length));
+        from += batch.length;
         await letOthersIn();
       }
       await this.store.endJob(collection.id);

@@ -2,7 +2,7 @@
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { countTextTokens } from '@kbchat/shared';
 import type { RawBuilder } from 'kysely';
-import { chunkMarkdown, fetchLink, IngestError, readDocument, type Chunk } from '../ingest/index.js';
+import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
@@ -52,24 +52,25 @@ const KNOWN_DATASETS_MAX = 10_000;
 export interface ImportPlan {
   chunks: number;
   chunkSize: number;
+  chunkSplitter: string | undefined;
   trainingType: 'chunk' | 'qa';
   vectorModel: string;
   agentModel: string | null;
   /** Up to PLAN_SAMPLE chunk texts spread through the file (what a speed probe embeds). */
   sample: string[];
-  /** The text and its chunks, for an import of the same file with the same chunking (createFileCollection). */
-  prepared: PreparedText;
 }
 
-/** A file's text chunked as an import would: given back to createFileCollection, it is not read and chunked again. */
-export interface PreparedText {
-  text: string;
-  chunks: Chunk[];
+/** The chunk count of an earlier plan of the same content, for an import that would otherwise count it first. */
+export interface KnownCount {
+  chunks: number;
   chunkSize: number;
   chunkSplitter: string | undefined;
 }
 
 const PLAN_SAMPLE = 16;
+
+/** A file that makes no chunk is refused as the readers refuse an empty one (the upload that brought it is discarded). */
+const emptyFile = (name: string) => new IngestError('empty_document', `${name} has no text to import.`);
 
 /**
  * Collections keep their raw text up to this many characters (nothing reads
@@ -166,15 +167,29 @@ export class DatasetsService {
     return d;
   }
 
-  /** `prepared`: the text already chunked (planFile), used when its chunking is the one asked for. */
-  async createTextCollection(caller: KeyCaller, input: TextCollectionInput, prepared?: PreparedText): Promise<{ collectionId: string; insertLen: number }> {
+  async createTextCollection(caller: KeyCaller, input: TextCollectionInput): Promise<{ collectionId: string; insertLen: number }> {
+    const { text, ...rest } = input;
+    const empty = () => errors.badField('text', 'there is no text to index');
+    return this.createCollection(caller, rest, { text }, { rawText: text.length <= RAW_TEXT_MAX ? text : null, empty });
+  }
+
+  /**
+   * A collection of the chunks `source` makes. A few (at most one batch) go
+   * in in one statement; more go in in steps (jobs.ts), made as they are
+   * written, after counting them (the job's progress is "n of total"):
+   * `known`, a plan's count of the same content and chunking, saves that pass.
+   */
+  private async createCollection(
+    caller: KeyCaller, input: Omit<TextCollectionInput, 'text'>, source: ChunkInput, what: { rawText: string | null; /** the refusal of a source that makes no chunk */ empty: () => Error }, known?: KnownCount,
+  ): Promise<{ collectionId: string; insertLen: number }> {
     const dataset = await this.uploadTarget(caller, input.datasetId);
-    const chunkSize = this.chunkSizeFor(dataset.vector_model, input.chunkSize);
-    const chunkSplitter = input.chunkSplitter || undefined;
-    const chunks = prepared && prepared.text === input.text && prepared.chunkSize === chunkSize && prepared.chunkSplitter === chunkSplitter
-      ? prepared.chunks
-      : await chunkMarkdown(input.text, { chunkSize, chunkSplitter });
-    if (chunks.length === 0) throw errors.badField('text', 'there is no text to index');
+    const settings = { chunkSize: this.chunkSizeFor(dataset.vector_model, input.chunkSize), chunkSplitter: input.chunkSplitter || undefined };
+    const count = known && known.chunkSize === settings.chunkSize && known.chunkSplitter === settings.chunkSplitter ? known.chunks : undefined;
+    const batchRows = this.jobs.batchRows;
+    const few = count === undefined || count <= batchRows ? await chunksUpTo(source, settings, batchRows) : undefined;
+    if (few?.length === 0) throw what.empty();
+    const total = few?.length ?? count ?? (await countChunks(source, settings, 0)).chunks;
+    if (total === 0) throw what.empty();
     const collectionId = newId();
     const now = Date.now();
     const itemsOf = (list: Chunk[], from: number): NewDataItem[] => list.map((c, k) => ({
@@ -183,20 +198,15 @@ export class DatasetsService {
     }));
     const collection = {
       id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
-      training_type: input.trainingType, chunk_size: chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}), raw_text: input.text.length <= RAW_TEXT_MAX ? input.text : null, created_at: now, updated_at: now,
+      training_type: input.trainingType, chunk_size: settings.chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}), raw_text: what.rawText, created_at: now, updated_at: now,
     };
     try {
-      if (chunks.length <= this.jobs.batchRows) {
-        await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(chunks, 0), input.trainingType, collection);
-      } else {
-        // Too large for one statement: written a batch a step, indexing starting on the first while the rest goes in.
-        await this.jobs.importInSteps(collection, chunks.length, (from, to, progress) => {
-          const step = itemsOf(chunks.slice(from, to), from);
-          // Written chunks are not read again: their memory can go while the rest goes in.
-          chunks.fill(undefined as unknown as Chunk, from, to);
-          return this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, step, input.trainingType, undefined, progress);
-        });
+      if (few) await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(few, 0), input.trainingType, collection);
+      else {
+        // Too many for one statement: made and written a batch a step, indexing starting on the first while the rest goes in.
+        await this.jobs.importInSteps(collection, total, chunkBatches(source, settings, batchRows), (batch, from, progress) =>
+          this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(batch, from), input.trainingType, undefined, progress));
       }
     } catch (err) {
       if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
@@ -206,40 +216,28 @@ export class DatasetsService {
       await this.dataset(caller, dataset.id);
       throw err;
     }
-    return { collectionId, insertLen: chunks.length };
+    return { collectionId, insertLen: total };
   }
 
   /**
    * What importing this file would make, without writing anything: read and
    * chunked exactly as the import will (the same reader, chunker and chunk
-   * size), so the count is the import's. Refusals are the import's too.
+   * size), so the count is the import's; nothing is kept but the count and a
+   * sample. Refusals are the import's too.
    */
   async planFile(caller: KeyCaller, datasetId: string, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: { trainingType: 'chunk' | 'qa'; chunkSize?: number; chunkSplitter?: string }): Promise<ImportPlan> {
     const dataset = await this.dataset(caller, datasetId);
-    const chunkSize = this.chunkSizeFor(dataset.vector_model, settings.chunkSize);
-    const text = await this.readFile(file);
-    const chunkSplitter = settings.chunkSplitter || undefined;
-    const chunks = await chunkMarkdown(text, { chunkSize, chunkSplitter });
-    const step = Math.max(1, Math.floor(chunks.length / PLAN_SAMPLE));
-    const sample = chunks.filter((_, i) => i % step === 0).slice(0, PLAN_SAMPLE).map((c) => c.text);
-    return {
-      chunks: chunks.length, chunkSize, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model, sample,
-      prepared: { text, chunks, chunkSize, chunkSplitter },
-    };
+    const chunking = { chunkSize: this.chunkSizeFor(dataset.vector_model, settings.chunkSize), chunkSplitter: settings.chunkSplitter || undefined };
+    const counted = await countChunks({ file }, chunking, PLAN_SAMPLE);
+    if (counted.chunks === 0) throw emptyFile(file.filename);
+    return { ...counted, ...chunking, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model };
   }
 
-  /** A file's text; a file with none is refused as the readers refuse (the upload that brought it is discarded). */
-  private async readFile(file: { data: Uint8Array; filename: string; mimeType?: string }): Promise<string> {
-    const doc = await readDocument({ data: file.data, filename: file.filename, mimeType: file.mimeType });
-    if (!doc.text.trim()) throw new IngestError('empty_document', `${file.filename} has no text to import.`);
-    return doc.text;
-  }
-
-  /** An uploaded file: read into structured text, then chunked like text. */
-  /** `prepared`: what planFile made of these bytes, so that they are not read and chunked again. */
-  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, prepared?: PreparedText) {
-    const text = prepared?.text ?? (await this.readFile(file));
-    return this.createTextCollection(caller, { ...settings, name: settings.name || file.filename, text, type: 'file', source: file.filename }, prepared);
+  /** An uploaded file: read into structured text, then chunked like text; `known`: a plan's count of it (planFile). */
+  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, known?: KnownCount) {
+    // The file is read as it is chunked (ingest/chunk-stream.ts): its text is not kept whole (raw_text; nothing reads it yet).
+    const input = { ...settings, name: settings.name || file.filename, type: 'file' as const, source: file.filename };
+    return this.createCollection(caller, input, { file }, { rawText: null, empty: () => emptyFile(file.filename) }, known);
   }
 
   /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */

@@ -22,6 +22,7 @@
 
 import { loadTokenizer } from '@kbchat/shared';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.js';
+import { textSections, type TextSection } from './sections.js';
 import { countTokens, splitToBudget, tailForOverlap } from './text-split.js';
 
 export interface ChunkOptions {
@@ -117,7 +118,10 @@ function packLines(lines: string[], budget: number, wrap: (body: string) => stri
 }
 
 class ChunkBuilder {
-  readonly chunks: Chunk[] = [];
+  /** Chunks made and not yet taken (take()). */
+  private made: Chunk[] = [];
+  /** Chunks made in all: the next one's index. */
+  private count = 0;
   /** The title path of the section being read. */
   path: string[] = [];
   private units: Unit[] = [];
@@ -216,7 +220,7 @@ class ChunkBuilder {
       this.used = 0;
       for (const u of [...finer.map((p) => ({ ...p, kind: 'text' as const })), ...carried]) this.add(u);
     } else {
-      this.chunks.push({ text, titlePath: [...this.path], index: this.chunks.length, tokens, overlap: this.overlap });
+      this.made.push({ text, titlePath: [...this.path], index: this.count++, tokens, overlap: this.overlap });
       const last = units[units.length - 1];
       const cutInside = sizeCut || carried.length > 0;
       this.start(cutInside && this.overlapTokens > 0 && last.kind === 'text' ? tailForOverlap(last.text, this.overlapTokens) : '');
@@ -225,6 +229,13 @@ class ChunkBuilder {
     // A section or splitter boundary: nothing of this section may stay behind for the next one.
     if (!sizeCut && this.units.length > 0) this.flush(false);
     if (!sizeCut) this.started = false;
+  }
+
+  /** The chunks made since the last take. */
+  take(): Chunk[] {
+    const made = this.made;
+    this.made = [];
+    return made;
   }
 }
 
@@ -236,22 +247,38 @@ export async function chunkMarkdown(markdown: string, options: ChunkOptions = {}
 
 /** The same as chunkMarkdown, for callers that already awaited `loadTokenizer()`. */
 export function chunkMarkdownLoaded(markdown: string, options: ChunkOptions = {}): Chunk[] {
-  const chunkSize = Math.max(MIN_CHUNK_SIZE, Math.floor(options.chunkSize ?? 512));
-  const overlapTokens = Math.min(Math.floor(chunkSize / 2), Math.max(0, Math.floor(options.overlap ?? chunkSize * 0.12)));
-  const prefixTitle = options.prefixTitle ?? true;
-  const text = markdown.replace(/\r\n?/g, '\n');
-  const pieces = options.chunkSplitter ? text.split(options.chunkSplitter) : [text];
-  const builder = new ChunkBuilder(chunkSize, overlapTokens, prefixTitle);
+  const chunks: Chunk[] = [];
+  const chunker = new SectionChunker(options);
+  for (const section of textSections(markdown.replace(/\r\n?/g, '\n'), { splitter: options.chunkSplitter })) chunks.push(...chunker.push(section));
+  return chunks;
+}
 
-  for (const piece of pieces) {
-    for (const block of parseMarkdownBlocks(piece)) {
+/**
+ * Chunks a text a section at a time (sections.ts: each ends where a block
+ * ends, and says whether a chunkSplitter piece ends with it): the same chunks
+ * as chunkMarkdownLoaded on the whole text, given back as they are made.
+ * The tokenizer must be loaded (`loadTokenizer()`).
+ */
+export class SectionChunker {
+  private readonly builder: ChunkBuilder;
+
+  constructor(options: ChunkOptions = {}) {
+    const chunkSize = Math.max(MIN_CHUNK_SIZE, Math.floor(options.chunkSize ?? 512));
+    const overlapTokens = Math.min(Math.floor(chunkSize / 2), Math.max(0, Math.floor(options.overlap ?? chunkSize * 0.12)));
+    this.builder = new ChunkBuilder(chunkSize, overlapTokens, options.prefixTitle ?? true);
+  }
+
+  /** The section's text (lines end in \n, no \r) in; the chunks it completed out. */
+  push(section: TextSection): Chunk[] {
+    for (const block of parseMarkdownBlocks(section.text)) {
       if (block.kind === 'heading') {
-        builder.heading(block);
+        this.builder.heading(block);
         continue;
       }
-      for (const unit of blockUnits(block, builder.unitBudget)) builder.add(unit);
+      for (const unit of blockUnits(block, this.builder.unitBudget)) this.builder.add(unit);
     }
-    builder.flush(false); // a splitter piece never shares a chunk with the next
+    // A splitter piece never shares a chunk with the next.
+    if (section.pieceEnd) this.builder.flush(false);
+    return this.builder.take();
   }
-  return builder.chunks;
 }

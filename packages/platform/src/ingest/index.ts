@@ -4,7 +4,9 @@
 export { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
 export {
   readDocument,
+  readDocumentText,
   detectFormat,
+  type DocumentText,
   type DocumentFormat,
   type ReadDocumentInput,
   type ReadDocumentOptions,
@@ -15,6 +17,8 @@ export { parseCsv, csvRowsToText, csvToText, type CsvOptions } from './readers/c
 export { decodeText } from './readers/text.js';
 export { fetchLink, type FetchLinkOptions, type FetchLinkResult, type HostResolver } from './link.js';
 export { forbiddenAddressReason } from './link-address.js';
-export { chunkMarkdown, chunkMarkdownLoaded, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
+export { chunkMarkdown, chunkMarkdownLoaded, SectionChunker, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
+export { textSections, SECTION_CHARS, type TextSection } from './sections.js';
+export { chunkBatches, chunksUpTo, countChunks, IN_THREAD_MAX_BYTES, type ChunkInput, type ChunkingSettings } from './chunk-stream.js';
 export { countTokens as countChunkTokens } from './text-split.js';
 export { DEFAULT_QA_PROMPT, buildQaPrompt, parseQaPairs, type QaPair } from './qa.js';

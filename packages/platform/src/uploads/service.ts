@@ -5,7 +5,7 @@
 // uploads keep their bytes in an UploadBytes store until they are imported
 // or expire. No HTTP here; the routes shape.
 import { createHash } from 'node:crypto';
-import type { DatasetsService, PreparedText, TextCollectionInput } from '../datasets/service.js';
+import type { DatasetsService, KnownCount, TextCollectionInput } from '../datasets/service.js';
 import { detectFormat, IngestError, isIngestError } from '../ingest/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import type { IndexingEstimates } from '../indexing/estimate.js';
@@ -20,7 +20,7 @@ export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 export const MAX_UNFINISHED_PER_TEAM = 20;
 /** A file of at most this many chunks is never "large", and its estimate probes no model. */
 export const NEVER_LARGE_CHUNKS = 100;
-/** How long the chunks an estimate made wait for the import that usually follows. */
+/** How long an estimate's chunk count waits for the import that usually follows. */
 export const PLAN_KEEP_MS = 10 * 60_000;
 
 /** Where resumable uploads keep their bytes (the tus file store). */
@@ -78,12 +78,12 @@ export class UploadsService {
   /** One import at a time per dataset and content, so two identical requests cannot both create. */
   private readonly locks = new Map<string, Promise<unknown>>();
   /**
-   * The last estimate's chunks, for its import (the web app imports right after,
-   * or once the user says so): a 30 MB file read and chunked twice took twice
-   * the 5 s, and the second pass on top of the first's garbage took the
-   * process 400 MB over idle. One upload's at a time, for PLAN_KEEP_MS.
+   * The last estimates' chunk counts, for their imports (the web app imports
+   * right after, or once the user says so): an import in steps needs its
+   * count before it starts, and without one it chunks the file once more to
+   * count it. Kept PLAN_KEEP_MS.
    */
-  private planned: { uploadId: string; sha256: string; prepared: PreparedText; timer: NodeJS.Timeout } | undefined;
+  private readonly planned = new Map<string, { count: KnownCount; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly store: UploadsStore,
@@ -158,13 +158,13 @@ export class UploadsService {
    * the same way, and the upload discarded.
    */
   async estimate(caller: KeyCaller, id: string, settings: Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter'>): Promise<UploadEstimate> {
-    const { row, data, sha256 } = await this.complete(caller, id);
-    this.forgetPlan();
+    const { row, data } = await this.complete(caller, id);
     const plan = await this.refusingContent(caller, id, () =>
       this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings));
+    this.forgetPlan(id);
     const timer = setTimeout(() => this.forgetPlan(id), PLAN_KEEP_MS);
     timer.unref();
-    this.planned = { uploadId: id, sha256, prepared: plan.prepared, timer };
+    this.planned.set(id, { count: { chunks: plan.chunks, chunkSize: plan.chunkSize, chunkSplitter: plan.chunkSplitter }, timer });
     const confirmAboveSeconds = this.estimates?.confirmAboveSeconds ?? Infinity;
     const model = plan.trainingType === 'qa' ? plan.agentModel : plan.vectorModel;
     const probe = plan.chunks > NEVER_LARGE_CHUNKS ? plan.sample : [];
@@ -183,16 +183,15 @@ export class UploadsService {
   async finish(caller: KeyCaller, id: string, settings: ChunkSettings & { allowDuplicate?: boolean }): Promise<ImportResult> {
     const first = await this.upload(caller, id);
     if (first.collection_id) return { collectionId: first.collection_id, insertLen: 0, alreadyImported: true };
-    // Estimated already: its bytes were read, checked and chunked then (a finished upload's bytes never change).
-    const planned = this.planned?.uploadId === id ? this.planned : undefined;
-    // Taken, not shared: the import consumes its chunks (a retry reads and chunks the file again).
+    // Estimated already: its chunks were counted then (a finished upload's bytes never change).
+    const known = this.planned.get(id)?.count;
     this.forgetPlan(id);
-    const { data, sha256 } = planned ? { data: new Uint8Array(), sha256: planned.sha256 } : await this.complete(caller, id);
+    const { data, sha256 } = await this.complete(caller, id);
     const result = await this.once(first.dataset_id, sha256, async () => {
       const row = await this.upload(caller, id);
       if (row.collection_id) return { collectionId: row.collection_id, insertLen: 0, alreadyImported: true };
       const r = await this.refusingContent(caller, id, () =>
-        this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, planned?.prepared));
+        this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, known));
       await this.store.markImported(id, { collectionId: r.collectionId, sha256, reused: r.alreadyImported });
       return r;
     });
@@ -272,21 +271,20 @@ export class UploadsService {
     return expired.length + orphans;
   }
 
-  private async importOrReuse(caller: KeyCaller, datasetId: string, sha256: string, settings: ChunkSettings & { allowDuplicate?: boolean }, file: { data: Uint8Array; filename: string; mimeType?: string }, prepared?: PreparedText): Promise<ImportResult> {
+  private async importOrReuse(caller: KeyCaller, datasetId: string, sha256: string, settings: ChunkSettings & { allowDuplicate?: boolean }, file: { data: Uint8Array; filename: string; mimeType?: string }, known?: KnownCount): Promise<ImportResult> {
     if (!settings.allowDuplicate) {
       const earlier = await this.store.imported(caller.teamId, datasetId, sha256);
       if (earlier?.collection_id) return { collectionId: earlier.collection_id, insertLen: 0, alreadyImported: true };
     }
     const { allowDuplicate: _, ...chunking } = settings;
-    const r = await this.datasets.createFileCollection(caller, file, { ...chunking, datasetId }, prepared);
+    const r = await this.datasets.createFileCollection(caller, file, { ...chunking, datasetId }, known);
     return { ...r, alreadyImported: false };
   }
 
-  /** Drops the kept estimate's chunks (of `uploadId` only, when given). */
-  private forgetPlan(uploadId?: string): void {
-    if (!this.planned || (uploadId && this.planned.uploadId !== uploadId)) return;
-    clearTimeout(this.planned.timer);
-    this.planned = undefined;
+  /** Drops an estimate's kept count. */
+  private forgetPlan(uploadId: string): void {
+    clearTimeout(this.planned.get(uploadId)?.timer);
+    this.planned.delete(uploadId);
   }
 
   private async once<T>(datasetId: string, sha256: string, run: () => Promise<T>): Promise<T> {

@@ -9,9 +9,11 @@ import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { readPdf } from './pdf.js';
-import { decodeText, normalizeNewlines } from './text.js';
+import { decodedPieces, decodeText, normalizeNewlines, textEncoding } from './text.js';
+import { streamSections, textSections, type TextSection } from '../sections.js';
+import { DocumentWords } from './line-joins.js';
 import { unwrapMarkdown } from './unwrap-markdown.js';
-import { unwrapPlainText } from './unwrap-text.js';
+import { plainTextUnwrapper } from './unwrap-text.js';
 
 export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv';
 
@@ -104,8 +106,49 @@ export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' 
   );
 }
 
+/**
+ * A document's text as the chunker takes it: a section at a time
+ * (sections.ts), so that a large text is never held read whole besides its
+ * source. Plain text and Markdown are read section by section (their hard
+ * wraps undone with what the whole text says: its wrap width, its words);
+ * with a chunkSplitter, or in another format, the text is read whole, then
+ * cut into sections.
+ */
+export interface DocumentText {
+  format: DocumentFormat;
+  title?: string;
+  sections(options?: { splitter?: string; size?: number }): Generator<TextSection>;
+}
+
+/** Reads an uploaded file for chunking. Every failure is an IngestError. */
+export async function readDocumentText(input: ReadDocumentInput, opts: ReadDocumentOptions = {}): Promise<DocumentText> {
+  const format = checkedFormat(input, opts);
+  if (format !== 'txt' && format !== 'md') {
+    const whole = await readChecked(format, input, opts);
+    return { format, title: whole.title, sections: (o) => textSections(whole.text, o) };
+  }
+  // The file's text, decoded and cut into sections as it is read, as often as it is read.
+  // Binary data is refused here, not at the first read.
+  const encoding = textEncoding(input.data, { charset: parseMime(input.mimeType).charset, filename: input.filename });
+  const source = (size?: number) => streamSections(decodedPieces(input.data, encoding), size);
+  const read = sectionReader(format, () => source());
+  return {
+    format,
+    *sections(o = {}) {
+      if (o.splitter) return yield* textSections([...source()].map(read).join('').trim(), o);
+      for (const text of source(o.size)) yield { text: read(text), pieceEnd: false };
+      yield { text: '', pieceEnd: true };
+    },
+  };
+}
+
 /** Reads an uploaded file into markdown-ish text. Every failure is an IngestError. */
 export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentOptions = {}): Promise<ReadDocumentResult> {
+  const format = checkedFormat(input, opts);
+  return readChecked(format, input, opts);
+}
+
+function checkedFormat(input: ReadDocumentInput, opts: ReadDocumentOptions): DocumentFormat {
   const { data, filename } = input;
   const maxBytes = opts.maxBytes ?? 50 * 1024 * 1024;
   if (data.byteLength > maxBytes) {
@@ -114,14 +157,32 @@ export async function readDocument(input: ReadDocumentInput, opts: ReadDocumentO
       `${filename} is ${(data.byteLength / 1048576).toFixed(1)} MiB; the limit is ${(maxBytes / 1048576).toFixed(1)} MiB.`,
     );
   }
-  const format = detectFormat(input);
+  return detectFormat(input);
+}
+
+async function readChecked(format: DocumentFormat, input: ReadDocumentInput, opts: ReadDocumentOptions): Promise<ReadDocumentResult> {
   try {
     return await readAs(format, input, opts);
   } catch (err) {
     if (err instanceof IngestError) throw err;
     // Safety net: a parser failing in a way it does not report (a stack overflow on absurd nesting…).
-    throw new IngestError('corrupt_file', `${filename} could not be read as ${format} (${(err as Error)?.message ?? err}).`, { cause: err });
+    throw new IngestError('corrupt_file', `${input.filename} could not be read as ${format} (${(err as Error)?.message ?? err}).`, { cause: err });
   }
+}
+
+/**
+ * How plain text and Markdown are read, a part of `source` at a time:
+ * Markdown's paragraphs joined (unwrap-markdown.ts); plain text's hard wraps
+ * undone (unwrap-text.ts) and its "#" comment lines fenced, as plain text is
+ * no Markdown (comment-lines.ts).
+ */
+function sectionReader(format: 'txt' | 'md', source: string | (() => Iterable<string>)): (part: string) => string {
+  if (format === 'md') {
+    const words = new DocumentWords(source);
+    return (part) => unwrapMarkdown(part, words);
+  }
+  const unwrap = plainTextUnwrapper(source);
+  return (part) => fenceCommentLines(unwrap(part), { headings: true });
 }
 
 async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: ReadDocumentOptions): Promise<ReadDocumentResult> {
@@ -131,9 +192,8 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
     case 'txt':
     case 'md': {
       // Hard-wrapped lines back into paragraphs: a wrap must never read as a sentence end.
-      // Plain text is no Markdown: its "#" comment lines are code, not headings (comment-lines.ts).
       const text = normalizeNewlines(decodeText(data, { charset, filename }));
-      return { format, text: (format === 'md' ? unwrapMarkdown(text) : fenceCommentLines(unwrapPlainText(text), { headings: true })).trim() };
+      return { format, text: sectionReader(format, text)(text).trim() };
     }
     case 'csv': {
       const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;

@@ -19,32 +19,47 @@
 //   Hangul, which spaces its words) the break vanishes; anywhere else it is one
 //   space. This is CSS Text 3's segment break rule, what a browser does.
 
-/** The words of a document (lower-cased, counted), read once and only if a line ends in a hyphen. */
+/**
+ * The words of a document (lower-cased, counted), read once and only if a
+ * line ends in a hyphen. The text may be given in parts that each end at a
+ * blank line (sections.ts), read again each time they are needed: a large
+ * document is then never held whole.
+ */
 export class DocumentWords {
   private counts: Map<string, number> | undefined;
   private splits: Map<string, number> | undefined;
   private typesetHyphens = false;
   /** `typeset`: the text comes from a PDF, where hyphenation is likelier than in a file someone typed. */
   constructor(
-    private readonly text: string,
+    private readonly text: string | (() => Iterable<string>),
     private readonly typeset = false,
   ) {}
 
+  private *parts(): Iterable<string> {
+    if (typeof this.text === 'string') yield this.text;
+    else yield* this.text();
+  }
+
   private read(): void {
     this.counts = new Map();
-    for (const m of this.text.matchAll(WORD)) bump(this.counts, m[0].toLowerCase());
     // The halves of words split at line ends are not words the document uses: count them apart.
     this.splits = new Map();
+    for (const part of this.parts()) {
+      // Words of scripts written without spaces (a run of Han is a phrase, not a word) are never hyphenated: not kept.
+      for (const m of part.matchAll(WORD)) if (!UNSPACED.test(m[0])) bump(this.counts, m[0].toLowerCase());
+      for (const m of part.matchAll(LINE_END_SPLIT)) {
+        bump(this.splits, m[1].toLowerCase());
+        bump(this.splits, m[2].toLowerCase());
+      }
+    }
     let attested = 0;
     let fragments = 0;
-    for (const m of this.text.matchAll(LINE_END_SPLIT)) {
-      bump(this.splits, m[1].toLowerCase());
-      bump(this.splits, m[2].toLowerCase());
-    }
-    for (const m of this.text.matchAll(LINE_END_SPLIT)) {
-      if (/^\p{Ll}/u.test(m[2]) && /\p{Ll}$/u.test(m[1])) {
-        if (this.has(m[2])) attested++;
-        else fragments++;
+    for (const part of this.parts()) {
+      for (const m of part.matchAll(LINE_END_SPLIT)) {
+        if (/^\p{Ll}/u.test(m[2]) && /\p{Ll}$/u.test(m[1])) {
+          if (this.has(m[2])) attested++;
+          else fragments++;
+        }
       }
     }
     this.typesetHyphens = fragments > attested && fragments >= (this.typeset ? 1 : 2);
@@ -69,6 +84,7 @@ function bump(map: Map<string, number>, key: string): void {
 }
 
 const MAX_WORD = 128;
+const UNSPACED = /[\u2E80-\u9FFF\uF900-\uFAFF]/;
 // A word may carry inner hyphens ("AES-256-GCM"); a hyphen at its end is not part of it.
 const WORD = /[\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*/gu;
 const WORD_END_HYPHEN = /([\p{L}\p{N}]+(?:[-\u2010][\p{L}\p{N}]+)*)[-\u2010]$/u;

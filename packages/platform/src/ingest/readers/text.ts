@@ -3,6 +3,7 @@
 // UTF-8 tools, so decoding is: declared charset > BOM > UTF-16 sniff > strict
 // UTF-8 > GB18030 (common for the Chinese users FastGPT serves) > windows-1252.
 
+import { isUtf8 } from 'node:buffer';
 import { IngestError } from '../errors.js';
 
 export interface DecodeOptions {
@@ -10,14 +11,6 @@ export interface DecodeOptions {
   charset?: string;
   /** Used in error messages. */
   filename?: string;
-}
-
-function tryDecode(buf: Uint8Array, encoding: string, fatal: boolean): string | undefined {
-  try {
-    return new TextDecoder(encoding, { fatal, ignoreBOM: false }).decode(buf);
-  } catch {
-    return undefined; // unknown label or invalid bytes
-  }
 }
 
 /** UTF-16 without a BOM shows up as a NUL in every other byte for ASCII-heavy text. */
@@ -36,26 +29,29 @@ function sniffUtf16(buf: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   return undefined;
 }
 
-/** Decodes bytes to a string without a BOM; refuses binary data. */
-export function decodeText(buf: Uint8Array, opts: DecodeOptions = {}): string {
-  let text: string | undefined;
-  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) text = tryDecode(buf, 'utf-8', false);
-  else if (buf[0] === 0xff && buf[1] === 0xfe) text = tryDecode(buf, 'utf-16le', false);
-  else if (buf[0] === 0xfe && buf[1] === 0xff) text = tryDecode(buf, 'utf-16be', false);
-  else if (opts.charset) text = tryDecode(buf, opts.charset.trim().toLowerCase(), false);
-  if (text === undefined) {
+/**
+ * The encoding a text file is in, and how many bytes its BOM takes: a BOM >
+ * the declared charset > UTF-16 sniff > strict UTF-8 > GB18030 >
+ * windows-1252, found without decoding the whole (a 30 MB text decoded
+ * twice to choose was two strings of it). Refuses binary data.
+ */
+export function textEncoding(buf: Uint8Array, opts: DecodeOptions = {}): { encoding: string; skip: number } {
+  let chosen: { encoding: string; skip: number } | undefined;
+  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) chosen = { encoding: 'utf-8', skip: 3 };
+  else if (buf[0] === 0xff && buf[1] === 0xfe) chosen = { encoding: 'utf-16le', skip: 2 };
+  else if (buf[0] === 0xfe && buf[1] === 0xff) chosen = { encoding: 'utf-16be', skip: 2 };
+  else if (opts.charset && knownEncoding(opts.charset.trim().toLowerCase())) chosen = { encoding: opts.charset.trim().toLowerCase(), skip: 0 };
+  if (!chosen) {
     const utf16 = sniffUtf16(buf);
-    text = utf16
-      ? tryDecode(buf, utf16, false)
-      : (tryDecode(buf, 'utf-8', true) ?? tryDecode(buf, 'gb18030', true) ?? tryDecode(buf, 'windows-1252', false));
+    const encoding = utf16 ?? (isUtf8(buf) ? 'utf-8' : decodesStrictly(buf, 'gb18030') ? 'gb18030' : 'windows-1252');
+    chosen = { encoding, skip: 0 };
   }
-  text ??= '';
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // TextDecoder keeps a BOM it was not asked to strip in some paths
   // NULs or many control characters mean this is not text at all (an image renamed .txt).
+  const head = new TextDecoder(chosen.encoding).decode(buf.subarray(chosen.skip, chosen.skip + 32 * 1024));
   let control = 0;
-  const probe = Math.min(text.length, 8192);
+  const probe = Math.min(head.length, 8192);
   for (let i = 0; i < probe; i++) {
-    const c = text.charCodeAt(i);
+    const c = head.charCodeAt(i);
     if (c === 0) {
       control = probe;
       break;
@@ -65,7 +61,57 @@ export function decodeText(buf: Uint8Array, opts: DecodeOptions = {}): string {
   if (probe > 0 && control > probe * 0.1) {
     throw new IngestError('corrupt_file', `${opts.filename ?? 'The file'} is not a text file (it contains binary data).`);
   }
-  return text;
+  return chosen;
+}
+
+function knownEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the bytes are valid in `encoding`, read a megabyte at a time (nothing kept). */
+function decodesStrictly(buf: Uint8Array, encoding: string): boolean {
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  try {
+    for (let at = 0; at < buf.length; at += 1024 * 1024) decoder.decode(buf.subarray(at, at + 1024 * 1024), { stream: true });
+    decoder.decode();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A text file's text in pieces of about `pieceBytes` bytes each, its line
+ * endings as \n (a \r ending a piece waits for the next, which may start
+ * with its \n), in the encoding textEncoding chose.
+ */
+export function* decodedPieces(buf: Uint8Array, { encoding, skip }: { encoding: string; skip: number }, pieceBytes = 256 * 1024): Generator<string> {
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  let carry = '';
+  for (let at = skip; at < buf.length; at += pieceBytes) {
+    const last = at + pieceBytes >= buf.length;
+    let text = carry + decoder.decode(buf.subarray(at, at + pieceBytes), { stream: !last });
+    carry = '';
+    if (!last && text.endsWith('\r')) {
+      carry = '\r';
+      text = text.slice(0, -1);
+    }
+    if (at === skip && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM the declared charset's decoder kept
+    if (text) yield normalizeNewlines(text);
+  }
+  if (carry) yield '\n';
+}
+
+/** Decodes bytes to a string without a BOM; refuses binary data. */
+export function decodeText(buf: Uint8Array, opts: DecodeOptions = {}): string {
+  const { encoding, skip } = textEncoding(buf, opts);
+  const text = new TextDecoder(encoding, { ignoreBOM: true }).decode(buf.subarray(skip));
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Line endings to \n, so every later step sees one convention. */

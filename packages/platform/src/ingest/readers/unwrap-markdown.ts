@@ -19,7 +19,8 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { DocumentWords, LineAssembler } from './line-joins.js';
 
-export function unwrapMarkdown(markdown: string): string {
+/** `words`: the whole document's, when this is a section of it (sections.ts). */
+export function unwrapMarkdown(markdown: string, words?: DocumentWords): string {
   const src = markdown.replace(/\r\n?/g, '\n');
   if (tooCostly(src)) return src;
   let tokens: Token[];
@@ -28,7 +29,7 @@ export function unwrapMarkdown(markdown: string): string {
   } catch {
     return src; // the lexer gave up (absurd nesting): the text as written is still readable
   }
-  return renderBlocks(tokens, new DocumentWords(src));
+  return renderBlocks(tokens, words ?? new DocumentWords(src));
 }
 
 const MARKERS = /^[ \t>]*((?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$))+)/;

@@ -35,17 +35,35 @@ const FULL_SHARE = 0.85;
  * widths [85% of w, w] holds the most lines, the widest on a tie. A text
  * wrapped at 80 keeps most of its lines in that band whatever else it holds
  * (a few long lines, an unwrapped part); 0 when no line is 40 columns wide.
+ * Read line by line: only a count per width is kept.
  */
-function wrapWidth(lines: string[]): number {
-  const widths = lines.filter((l) => l.trim()).map((l) => displayWidth(l.trimEnd())).sort((a, b) => a - b);
+function wrapWidth(parts: Iterable<string>): number {
+  const counts = new Map<number, number>();
+  for (const text of parts) {
+    for (let at = 0; at < text.length; ) {
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? text.length : nl;
+      const line = text.slice(at, end);
+      if (line.trim()) {
+        const w = displayWidth(line.trimEnd());
+        counts.set(w, (counts.get(w) ?? 0) + 1);
+      }
+      at = end + 1;
+    }
+  }
+  const widths = [...counts.keys()].sort((a, b) => a - b);
   let best = 0;
   let bestCount = 0;
+  // Lines narrower than widths[low] (those below the band), and lines no wider than widths[high].
+  let below = 0;
+  let upTo = 0;
   let low = 0;
-  for (let high = 0; high < widths.length; high++) {
-    while (widths[low] < widths[high] * FULL_SHARE) low++;
-    if (widths[high] >= MIN_WRAP_WIDTH && high - low + 1 >= bestCount) {
-      best = widths[high];
-      bestCount = high - low + 1;
+  for (const w of widths) {
+    upTo += counts.get(w)!;
+    while (widths[low]! < w * FULL_SHARE) below += counts.get(widths[low++]!)!;
+    if (w >= MIN_WRAP_WIDTH && upTo - below >= bestCount) {
+      best = w;
+      bestCount = upTo - below;
     }
   }
   return best;
@@ -82,22 +100,35 @@ type Break = 'wrap' | 'kept' | 'structure';
 
 /** Unwraps the hard-wrapped paragraphs of a plain text (lines end in \n). */
 export function unwrapPlainText(text: string): string {
-  const lines = text.split('\n');
-  const width = wrapWidth(lines);
-  const words = new DocumentWords(text);
-  const out: string[] = [];
-  for (let start = 0; start < lines.length; ) {
-    if (!lines[start].trim()) {
-      out.push(lines[start].trimEnd());
-      start++;
-      continue;
+  return plainTextUnwrapper(text)(text);
+}
+
+/**
+ * Unwraps a plain text a section at a time (each a run of whole paragraphs,
+ * sections.ts), with what only the whole text can say: its wrap width and its
+ * words (line-joins.ts). `text`: the whole, or its parts (each ending at a
+ * blank line), read again when they are needed.
+ */
+export function plainTextUnwrapper(text: string | (() => Iterable<string>)): (section: string) => string {
+  const parts = typeof text === 'string' ? () => [text] : text;
+  const width = wrapWidth(parts());
+  const words = new DocumentWords(parts);
+  return (section) => {
+    const lines = section.split('\n');
+    const out: string[] = [];
+    for (let start = 0; start < lines.length; ) {
+      if (!lines[start].trim()) {
+        out.push(lines[start].trimEnd());
+        start++;
+        continue;
+      }
+      let end = start;
+      while (end + 1 < lines.length && lines[end + 1].trim()) end++;
+      for (const line of unwrapParagraph(lines.slice(start, end + 1), width, words)) out.push(line); // no spread: a paragraph may have 100,000s of lines
+      start = end + 1;
     }
-    let end = start;
-    while (end + 1 < lines.length && lines[end + 1].trim()) end++;
-    for (const line of unwrapParagraph(lines.slice(start, end + 1), width, words)) out.push(line); // no spread: a paragraph may have 100,000s of lines
-    start = end + 1;
-  }
-  return out.join('\n');
+    return out.join('\n');
+  };
 }
 
 function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords): string[] {

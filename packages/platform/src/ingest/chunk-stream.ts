@@ -1,0 +1,207 @@
+// A collection's chunks as they are made, from a text in hand or a file, in
+// batches: never the whole document's chunks at once (issue 34: a 30 MB text
+// took a process from 475 MB to 2 GB).
+//
+// A small input (up to IN_THREAD_MAX_BYTES) is read and chunked here, the
+// event loop given a turn between sections. A larger one is read and chunked
+// in a worker thread (chunk-worker.ts): its passes over a 30 MB text take
+// seconds that chat must not wait for, and the garbage they make grew this
+// process's heap by 500 MB before V8 collected it; a worker's heap is bounded
+// (workerHeapMb) and given back when it ends. Batches cross one at a time,
+// the worker waiting until the last one was taken.
+import { Worker } from 'node:worker_threads';
+import { loadTokenizer } from '@kbchat/shared';
+import { SectionChunker, type Chunk } from './chunker.js';
+import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
+import { detectFormat, readDocumentText, type ReadDocumentInput } from './readers/index.js';
+import { textSections, type TextSection } from './sections.js';
+
+/** What chunks are made from: a text as it is (a text collection, a fetched page), or a file to read. */
+export type ChunkInput = { text: string } | { file: ReadDocumentInput };
+
+export interface ChunkingSettings {
+  chunkSize: number;
+  chunkSplitter: string | undefined;
+}
+
+/** Inputs up to this size are read and chunked in this thread; larger ones in a worker. */
+export const IN_THREAD_MAX_BYTES = 1024 * 1024;
+/**
+ * A worker's old-generation heap (MB), for an input read a section at a time
+ * (a text, a plain text or Markdown file): the tokenizer's tables (about
+ * 40 MB), the words the text uses (line-joins.ts), what a section makes, and
+ * a text given whole (twice its length at most, in UTF-16). V8 collects as
+ * the heap nears it, so it bounds what the worker holds (without it, 300 MB
+ * over a 30 MB file); no reading step makes one large string, so an input
+ * that needs more is refused (too_complex), never a crash. A file of another
+ * format is read whole by its reader, and its worker has no bound.
+ */
+export function workerHeapMb(input: ChunkInput): number | undefined {
+  if ('text' in input) return Math.ceil(64 + (3 * input.text.length) / 1048576);
+  const format = detectFormat(input.file);
+  return format === 'txt' || format === 'md' ? Math.ceil(64 + input.file.data.byteLength / 1048576) : undefined;
+}
+
+/** The sections of the input as the chunker takes them (read by its reader, for a file). */
+export async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<Iterable<TextSection>> {
+  if ('text' in input) return textSections(input.text.replace(/\r\n?/g, '\n'), { splitter });
+  return (await readDocumentText(input.file)).sections({ splitter });
+}
+
+/** Chunks of `sections`, in batches of at most `batchSize`; `between` runs after each section. */
+export async function* batchesOf(sections: Iterable<TextSection>, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
+  await loadTokenizer();
+  const chunker = new SectionChunker({ chunkSize: settings.chunkSize });
+  let batch: Chunk[] = [];
+  for (const section of sections) {
+    for (const chunk of chunker.push(section)) {
+      batch.push(chunk);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    await between();
+  }
+  if (batch.length) yield batch;
+}
+
+/**
+ * A count of chunks, and up to `size` of their texts spread evenly through
+ * them (what a speed probe embeds): every `stride`th is kept, and when twice
+ * the sample is kept every other one goes and the stride doubles.
+ */
+export class ChunkTally {
+  chunks = 0;
+  private kept: string[] = [];
+  private stride = 1;
+
+  constructor(private readonly size: number) {}
+
+  add(chunk: Chunk): void {
+    if (this.chunks++ % this.stride !== 0) return;
+    this.kept.push(chunk.text);
+    if (this.kept.length > this.size * 2) {
+      this.kept = this.kept.filter((_, i) => i % 2 === 0);
+      this.stride *= 2;
+    }
+  }
+
+  result(): { chunks: number; sample: string[] } {
+    const step = Math.max(1, Math.floor(this.kept.length / this.size));
+    return { chunks: this.chunks, sample: this.kept.filter((_, i) => i % step === 0).slice(0, this.size) };
+  }
+}
+
+const letOthersIn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const sizeOf = (input: ChunkInput) => ('text' in input ? input.text.length : input.file.data.byteLength);
+
+/** The input's chunks, in order, in batches of at most `batchSize`. Refusals are IngestErrors, as the readers' own. */
+export async function* chunkBatches(input: ChunkInput, settings: ChunkingSettings, batchSize: number): AsyncGenerator<Chunk[]> {
+  if (sizeOf(input) <= IN_THREAD_MAX_BYTES) return yield* batchesOf(await inputSections(input, settings.chunkSplitter), settings, batchSize, letOthersIn);
+  for await (const m of inWorker(input, settings, { mode: 'chunks', batchSize })) if (m.type === 'batch') yield m.chunks;
+}
+
+/** How many chunks the input makes, and a sample of their texts (ChunkTally). */
+export async function countChunks(input: ChunkInput, settings: ChunkingSettings, sampleSize: number): Promise<{ chunks: number; sample: string[] }> {
+  if (sizeOf(input) > IN_THREAD_MAX_BYTES) {
+    for await (const m of inWorker(input, settings, { mode: 'count', sampleSize })) if (m.type === 'counted') return { chunks: m.chunks, sample: m.sample };
+  }
+  const tally = new ChunkTally(sampleSize);
+  for await (const batch of chunkBatches(input, settings, 1000)) for (const chunk of batch) tally.add(chunk);
+  return tally.result();
+}
+
+/** All of the input's chunks when there are at most `limit`, else undefined (as soon as there are more). */
+export async function chunksUpTo(input: ChunkInput, settings: ChunkingSettings, limit: number): Promise<Chunk[] | undefined> {
+  const all: Chunk[] = [];
+  for await (const batch of chunkBatches(input, settings, limit + 1)) {
+    all.push(...batch);
+    if (all.length > limit) return undefined;
+  }
+  return all;
+}
+
+/** What the worker is asked (chunk-worker.ts reads it as its workerData). */
+export interface ChunkJob {
+  input: ChunkInput;
+  settings: ChunkingSettings;
+  mode: 'chunks' | 'count';
+  batchSize?: number;
+  sampleSize?: number;
+}
+
+/** What the worker says: a batch (it then waits for "next"), the count, the end, or a refusal. */
+export type WorkerMessage =
+  | { type: 'batch'; chunks: Chunk[] }
+  | { type: 'counted'; chunks: number; sample: string[] }
+  | { type: 'end' }
+  | { type: 'refused'; code: IngestErrorCode; message: string }
+  | { type: 'failed'; message: string };
+
+/** The worker's file: the built one when this runs from the TypeScript sources (the tests), as a worker thread gets no TypeScript loader. */
+function workerFile(): URL {
+  const here = new URL('./chunk-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.ts') ? new URL(here.href.replace('/src/ingest/', '/dist/ingest/')) : here;
+}
+
+/**
+ * The process's Node options for the worker, less export conditions: the
+ * tests run with "source" (workspace packages from their TypeScript), which
+ * the built worker cannot load.
+ */
+function builtCodeArgs(): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const a = process.execArgv[i]!;
+    if (a === '--conditions' || a === '-C') i++;
+    else if (!a.startsWith('--conditions=')) args.push(a);
+  }
+  return args;
+}
+
+/** Runs a job in a worker: yields each batch (or, counting, the count); the worker ends with the generator. */
+async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omit<ChunkJob, 'input' | 'settings'>): AsyncGenerator<Extract<WorkerMessage, { type: 'batch' | 'counted' }>> {
+  const heapMb = workerHeapMb(input);
+  const worker = new Worker(workerFile(), {
+    execArgv: builtCodeArgs(),
+    workerData: { input, settings, ...job } satisfies ChunkJob,
+    ...(heapMb ? { resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 8 } } : {}),
+  });
+  const inbox: (WorkerMessage | { type: 'crashed'; error: Error })[] = [];
+  let wake: (() => void) | undefined;
+  const deliver = (m: (typeof inbox)[number]) => {
+    inbox.push(m);
+    wake?.();
+  };
+  worker.on('message', deliver);
+  worker.on('error', (error) => deliver({ type: 'crashed', error }));
+  worker.on('exit', (code) => deliver({ type: 'crashed', error: new Error(`the chunking worker stopped (exit code ${code})`) }));
+  const name = 'file' in input ? input.file.filename : 'The text';
+  try {
+    for (;;) {
+      if (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const m = inbox.shift()!;
+      if (m.type === 'batch') {
+        yield m;
+        worker.postMessage('next');
+      } else if (m.type === 'counted') return yield m;
+      else if (m.type === 'end') return;
+      else if (m.type === 'refused') throw new IngestError(m.code, m.message);
+      else if (m.type === 'failed') throw new Error(m.message);
+      else if ((m.error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        throw new IngestError('too_complex', `${name} needs more than ${heapMb} MB of memory to be read; split it into smaller files.`);
+      } else throw m.error;
+    }
+  } finally {
+    worker.removeAllListeners();
+    await worker.terminate();
+  }
+}
+
+/** Turns what the worker caught into a message (an IngestError keeps its code). */
+export function refusalOf(err: unknown): WorkerMessage {
+  if (isIngestError(err)) return { type: 'refused', code: err.code, message: err.message };
+  return { type: 'failed', message: (err as Error)?.message ?? String(err) };
+}
