@@ -149,7 +149,7 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     await context.close();
   }, 300_000);
 
-  it('says in plain words why a file was refused, offers no retry, and keeps nothing to resume (nothing left in <data-dir>/uploads)', async () => {
+  it('says in plain words why a file was refused, offers no retry, and keeps nothing to resume (nothing left in <data-dir>/uploads); a file cut short is offered', async () => {
     const { page, errors, context } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     suite.onFail = page;
     await signIn(page, suite.k.url);
