@@ -2,10 +2,12 @@
 // worker measures its own batches per model (batches side by side count their
 // time once) and saves the rate; progress divides the open items up to a
 // collection's last one by it; several workers' fresh rates add up, a probe
-// stands in only until a worker measured. On PGlite and PostgreSQL.
+// stands in only until a worker measured; a collection being deleted has
+// nothing waiting and holds no one up. On PGlite and PostgreSQL.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue, indexChunks, IndexingWorker, progress, sumProgress } from '../src/indexing/index.js';
-import { loadRates, PROBE_WORKER, rateKey, saveRate } from '../src/indexing/rate-store.js';
+import { loadRates, openItems, PROBE_WORKER, rateKey, saveRate } from '../src/indexing/rate-store.js';
 import { RateRecorder, type RateSample, WINDOW_MS } from '../src/indexing/rates.js';
 import { eventually, pgliteKind, postgresKind, queueRows, seed, testWriters, type StoreKind, type TestDb } from './fixtures/indexing-stores.js';
 
@@ -99,6 +101,30 @@ for (const kind of kinds) {
       // An idle collection says nothing is left.
       const idle = await seed(t.db, { n: 0, teamId: first.teamId, datasetId: first.datasetId });
       expect((await progress(t.db, { datasetId: first.datasetId, collectionIds: [idle.collectionId] }))[0]!.timeLeftSeconds).toBeNull();
+    });
+
+    it('progress: a collection being deleted has nothing waiting, counts in no one\'s time left nor in what a new import waits behind, and its dataset says it is being deleted', async () => {
+      const model = `del-${kind.name}`;
+      const going = await seed(t.db, { n: 6, vectorModel: model });
+      const staying = await seed(t.db, { n: 4, teamId: going.teamId, datasetId: going.datasetId });
+      await enqueue(t.db, going.items);
+      await enqueue(t.db, staying.items);
+      await saveRate(t.db, { model, mode: 'chunk', workerId: 'w1', itemsPerSecond: 1, items: 40, busyMs: 20_000 });
+      const of = (list: Awaited<ReturnType<typeof progress>>, id: string) => list.find((p) => p.collectionId === id)!;
+      const before = await progress(t.db, { datasetId: going.datasetId });
+      expect(sumProgress(before)).toMatchObject({ queued: 10, total: 10, deleting: 0 });
+      const leftBefore = of(before, staying.collectionId).timeLeftSeconds!;
+      const openBefore = await openItems(t.db, 'chunk');
+
+      // The delete has started (datasets/jobs.ts writes this row first), none of its rows removed yet.
+      await sql`insert into collection_jobs (collection_id, team_id, dataset_id, kind, done, total, owner, heartbeat_at, created_at)
+        values (${going.collectionId}, ${going.teamId}, ${going.datasetId}, 'delete', 0, 6, 'test', ${Date.now()}, ${Date.now()})`.execute(t.db);
+      const during = await progress(t.db, { datasetId: going.datasetId });
+      expect(of(during, going.collectionId)).toMatchObject({ queued: 0, indexing: 0, failed: 0, timeLeftSeconds: null, job: { kind: 'delete', done: 0, total: 6 } });
+      // The other collection's items ahead of it no longer include the six that go.
+      expect(of(during, staying.collectionId)).toMatchObject({ queued: 4, timeLeftSeconds: leftBefore - 6 });
+      expect(sumProgress(during)).toMatchObject({ queued: 4, total: 4, deleting: 1, timeLeftSeconds: leftBefore - 6 });
+      expect(await openItems(t.db, 'chunk')).toBe(openBefore - 6);
     });
   });
 }

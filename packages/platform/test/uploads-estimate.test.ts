@@ -1,14 +1,18 @@
 // Before a large file is indexed (issue 34): an upload's estimate counts the
 // chunks its import makes with the real reader and chunker, times them at the
 // dataset's measured rate and says whether that passes the threshold, writing
-// nothing; an upload whose content is refused is discarded, bytes and all,
-// never offered for resuming, while one refused for a setting is kept.
+// nothing, and says when its speed was measured and on what; an upload whose
+// content is refused is discarded, bytes and all, never offered for resuming,
+// while one refused for a setting is kept. A finished upload is listed as
+// complete (nothing to resume) with its last estimate and settings, so that a
+// page reloaded while it asks asks the same again.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
+import { PROBE_WORKER } from '../src/indexing/rate-store.js';
 import { saveRate } from '../src/indexing/index.js';
 
 const KEY = 'kbchat-test-estimates-key-0123456789';
@@ -59,13 +63,22 @@ describe('upload estimates and refused uploads', () => {
     expect(blind.status, JSON.stringify(blind.body)).toBe(200);
     const chunks = blind.body.data.chunks as number;
     expect(chunks).toBeGreaterThan(100);
-    expect(blind.body.data).toMatchObject({ trainingType: 'chunk', chunksPerSecond: null, rateSource: null, seconds: null, large: true, confirmAboveSeconds: 600 });
+    expect(blind.body.data).toMatchObject({ trainingType: 'chunk', chunksPerSecond: null, rateSource: null, rateMeasuredAt: null, rateAgeSeconds: null, rateFromThisFile: false, seconds: null, large: true, confirmAboveSeconds: 600 });
     expect(blind.body.data.rateError).toEqual(expect.any(String));
+
+    // A probe an earlier estimate made 3 minutes ago, of another file: used, and said to be that, not this file's.
+    const probedAt = Date.now() - 180_000;
+    await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: PROBE_WORKER, itemsPerSecond: 4, items: 16, busyMs: 4000, now: probedAt });
+    const reused = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId } })).body.data;
+    expect(reused).toMatchObject({ chunksPerSecond: 4, rateSource: 'probe', rateFromThisFile: false, rateMeasuredAt: new Date(probedAt).toISOString() });
+    expect(reused.rateAgeSeconds).toBeGreaterThanOrEqual(180);
+    expect(reused.rateAgeSeconds).toBeLessThan(200);
 
     // A rate the workers measured: the time is the chunks over it, large as it passes 600 s.
     await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: 'worker-a', itemsPerSecond: 0.2, items: 4, busyMs: 20_000 });
     const slow = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId } })).body.data;
-    expect(slow).toMatchObject({ chunks, chunksPerSecond: 0.2, rateSource: 'measured', rateError: null, seconds: Math.ceil(chunks / 0.2), large: true });
+    expect(slow).toMatchObject({ chunks, chunksPerSecond: 0.2, rateSource: 'measured', rateFromThisFile: false, rateError: null, seconds: Math.ceil(chunks / 0.2), large: true });
+    expect(slow.rateAgeSeconds).toBeLessThan(20);
     expect(slow.secondsWithQueue).toBe(Math.ceil((chunks + slow.queuedAhead) / 0.2));
     await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: 'worker-a', itemsPerSecond: 1000, items: 10_000, busyMs: 10_000 });
     const fast = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId } })).body.data;
@@ -112,5 +125,36 @@ describe('upload estimates and refused uploads', () => {
     expect(tooBig.body.message).toMatch(/^Invalid 'chunkSize'/);
     expect((await unfinished(datasetId)).map((u) => u.uploadId)).toEqual([note]);
     expect((await call('/api/core/dataset/collection/create/upload', { json: { uploadId: note } })).status).toBe(200);
+  }, 60_000);
+
+  it('lists a finished upload as complete, with the estimate it was asked about and its settings; only a partial one has anything to resume', async () => {
+    const datasetId = await dataset('Waiting');
+    // Half of a file's bytes: partial, to resume.
+    const made = await tus(TUS, 'POST', { 'upload-length': String(LEDGER.length), 'upload-metadata': tusMeta({ datasetId, filename: 'half.txt', filetype: 'text/plain', sha256: sha(LEDGER) }) });
+    const half = made.headers.get('location')!.split('/').pop()!;
+    expect((await tus(made.headers.get('location')!, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, LEDGER.subarray(0, 1000))).status).toBe(204);
+    // Every byte in, not estimated yet (a reload between the last byte and the estimate).
+    const other = Buffer.from(`${LEDGER.toString()}\n\nOne more entry at the end.`);
+    const full = await uploaded(datasetId, other, 'full.txt');
+    const listed = async () => new Map((await unfinished(datasetId) as any[]).map((u) => [u.uploadId, u]));
+    expect((await listed()).get(half)).toMatchObject({ complete: false, offset: 1000, size: LEDGER.length, estimate: null, settings: null });
+    expect((await listed()).get(full)).toMatchObject({ complete: true, offset: other.length, size: other.length, estimate: null, settings: null });
+
+    // Estimated (the page asks): kept with the upload, settings and all, the rate's age as of the listing.
+    const settings = { trainingType: 'chunk', chunkSize: 80, chunkSplitter: '\n\n', qaPrompt: 'unused for chunk imports' };
+    const asked = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId: full, ...settings } })).body.data;
+    expect(asked.chunks).toBeGreaterThan(100);
+    const kept = (await listed()).get(full);
+    expect(kept).toMatchObject({ complete: true, settings, estimate: { ...asked, rateAgeSeconds: expect.any(Number) } });
+    expect(kept.estimate.rateAgeSeconds).toBeGreaterThanOrEqual(asked.rateAgeSeconds);
+    // The same content found by check: complete, so a client imports it rather than sending it again.
+    const checked = (await call('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256: sha(other), size: other.length } })).body.data;
+    expect(checked.unfinished).toMatchObject({ uploadId: full, complete: true, estimate: { chunks: asked.chunks } });
+
+    // Imported with the kept settings: the count it was asked about; then listed no more.
+    const done = await call('/api/core/dataset/collection/create/upload', { json: { uploadId: full, ...kept.settings } });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.data.results.insertLen).toBe(asked.chunks);
+    expect([...(await listed()).keys()]).toEqual([half]);
   }, 60_000);
 });

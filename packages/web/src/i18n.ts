@@ -38,21 +38,29 @@ export function setLang(next: Lang): void {
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
 const pluralRules: Record<Lang, Intl.PluralRules> = { en: new Intl.PluralRules('en'), zh: new Intl.PluralRules('zh') };
+const countFormats: Record<Lang, Intl.NumberFormat> = { en: new Intl.NumberFormat('en-US'), zh: new Intl.NumberFormat('zh-CN') };
+
+/** A count as the reader's language writes it ("148,023"). */
+export const formatCount = (n: number, current: Lang): string => countFormats[current].format(n);
+
+/** The number a var holds; a formatted count ("148,023") counts without its grouping. */
+const numberOf = (v: string | number) => (typeof v === 'number' ? v : Number(v.replace(/[,\s]/g, '')));
 
 export function translate(current: Lang, key: MessageKey, vars?: Record<string, string | number>): string {
   const text = dictionaries[current][key] ?? key;
   if (!vars) return text;
   return text
     .replace(/\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g, (m, name: string, one: string, other: string) =>
-      name in vars ? (pluralRules[current].select(Number(vars[name])) === 'one' ? one : other) : m,
+      name in vars ? (pluralRules[current].select(numberOf(vars[name]!)) === 'one' ? one : other) : m,
     )
     .replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
-export function useLang(): { lang: Lang; t: Translate } {
+/** `count`: formatCount in the current language. */
+export function useLang(): { lang: Lang; t: Translate; count: (n: number) => string } {
   const current = useSyncExternalStore(
     (l) => (listeners.add(l), () => listeners.delete(l)),
     () => lang,
   );
-  return { lang: current, t: (key, vars) => translate(current, key, vars) };
+  return { lang: current, t: (key, vars) => translate(current, key, vars), count: (n) => formatCount(n, current) };
 }

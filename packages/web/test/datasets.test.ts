@@ -151,7 +151,8 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     expect(scores.map((s) => s.replace(/[\d.–]+/g, '').trim())).toEqual(['Meaning (embedding)', 'Keywords (full text)', 'Fused']);
     expect(await first.locator('.ds-why').textContent()).toMatch(/^\d+(st|nd|rd|th) by meaning, 1st by keywords, fused rank 1$/);
     await page.getByText(/^in \d+\.\d+s$/).waitFor();
-    await page.getByText('budget 5000 tokens').waitFor();
+    // Counts as English writes them.
+    await page.getByText('budget 5,000 tokens').waitFor();
     await page.screenshot({ path: join(SHOTS, 'datasets-search.png'), fullPage: true });
 
     // The list: size and state, and a special name found by search and deleted.

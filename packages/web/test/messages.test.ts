@@ -2,7 +2,7 @@
 // messages.ts would merge silently, the later text shown in the earlier
 // area's page (the console's logs page once renamed the platform's "Chat log").
 import { describe, expect, it } from 'vitest';
-import { translate } from '../src/i18n';
+import { formatCount, translate } from '../src/i18n';
 import { areas } from '../src/message-areas';
 
 describe('the messages of the web app', () => {
@@ -30,6 +30,12 @@ describe('the messages of the web app', () => {
     expect(translate('en', 'channels.summary', { tested: 1, channels: 2, seconds: 3, ok: 1, failed: 0 })).toBe('Tested 1 model on 2 channels in 3 s: 1 passed, 0 failed.');
     expect(translate('zh', 'datasets.collections.total', { n: 1 })).toBe('1 个集合');
     expect(translate('zh', 'datasets.collections.total', { n: 2 })).toBe('2 个集合');
+    // Counts come formatted in the reader's language: the form is still the number's.
+    expect(formatCount(148023, 'en')).toBe('148,023');
+    expect(formatCount(148023, 'zh')).toBe('148,023');
+    expect(translate('en', 'datasets.collections.total', { n: formatCount(1000, 'en') })).toBe('1,000 collections');
+    expect(translate('en', 'datasets.progress.done', { done: formatCount(1, 'en'), total: formatCount(1, 'en') })).toBe('1 of 1 chunk indexed');
+    expect(translate('en', 'datasets.progress.done', { done: formatCount(0, 'en'), total: formatCount(148023, 'en') })).toBe('0 of 148,023 chunks indexed');
   });
 
   it('leaves no "(s)" for a plural in English', () => {

@@ -44,7 +44,7 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     const rows = page.getByRole('list', { name: 'Files being imported' }).getByRole('listitem', { name: 'harbour.md' });
 
     await drop(page, 'harbour.md', NOTE);
-    await expect.poll(() => rows.first().textContent(), { timeout: 30_000 }).toMatch(/Indexed.*1 of 1 chunks indexed/);
+    await expect.poll(() => rows.first().textContent(), { timeout: 30_000 }).toMatch(/Indexed.*1 of 1 chunk indexed/);
     await drop(page, 'harbour.md', NOTE);
     await expect.poll(() => rows.nth(1).textContent(), { timeout: 10_000 }).toContain('Already imported as harbour.md');
     expect(await rows.nth(1).getByRole('button', { name: 'Import a second copy' }).count()).toBe(1);

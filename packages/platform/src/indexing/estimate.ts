@@ -14,6 +14,8 @@ export interface IndexingEstimate {
   rateError: string | null;
   /** Open items of the mode already queued: a new import is indexed after them. */
   queuedAhead: number;
+  /** The rate is the probe this call just made on `sample` (else one measured before, or none). */
+  probed: boolean;
 }
 
 export class IndexingEstimates {
@@ -26,18 +28,18 @@ export class IndexingEstimates {
   /** `sample`: texts to probe with when no rate is known (chunk mode only); empty: do not probe. */
   async estimate(mode: IndexingMode, model: string | null, sample: string[]): Promise<IndexingEstimate> {
     const queuedAhead = await openItems(this.db, mode);
-    if (!model) return { rate: null, rateError: null, queuedAhead };
+    if (!model) return { rate: null, rateError: null, queuedAhead, probed: false };
     const known = (await loadRates(this.db, [{ mode, model }])).get(rateKey(mode, model));
-    if (known || mode !== 'chunk' || !sample.length || !this.embed) return { rate: known ?? null, rateError: null, queuedAhead };
+    if (known || mode !== 'chunk' || !sample.length || !this.embed) return { rate: known ?? null, rateError: null, queuedAhead, probed: false };
     try {
       const t0 = performance.now();
       await this.embed(model, sample);
       const busyMs = Math.max(1, performance.now() - t0);
       const itemsPerSecond = sample.length / (busyMs / 1000);
       await saveRate(this.db, { model, mode, workerId: PROBE_WORKER, itemsPerSecond, items: sample.length, busyMs: Math.round(busyMs) });
-      return { rate: { itemsPerSecond, source: 'probe', measuredAt: Date.now() }, rateError: null, queuedAhead };
+      return { rate: { itemsPerSecond, source: 'probe', measuredAt: Date.now() }, rateError: null, queuedAhead, probed: true };
     } catch (err) {
-      return { rate: null, rateError: errorText(err), queuedAhead };
+      return { rate: null, rateError: errorText(err), queuedAhead, probed: false };
     }
   }
 }

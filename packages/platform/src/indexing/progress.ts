@@ -20,9 +20,12 @@
 //            measured for that model and mode yet
 //   job      a large import or delete going on in steps (datasets/jobs.ts):
 //            its kind and how many of its chunks are written or removed
+// A collection being deleted has nothing waiting: its items go with it and
+// are never indexed, so they count neither in its own state nor in anyone's
+// time left, nor in its dataset's sums (which count it in `deleting`).
 import { sql } from 'kysely';
 import type { IndexingMode, QueueDb } from './queue-store.js';
-import { loadRates, rateKey } from './rate-store.js';
+import { DELETING, loadRates, rateKey } from './rate-store.js';
 
 export interface CollectionProgress {
   collectionId: string;
@@ -38,7 +41,10 @@ export interface CollectionProgress {
   job: { kind: 'import' | 'delete'; done: number; total: number } | null;
 }
 
-export type DatasetProgress = Omit<CollectionProgress, 'collectionId' | 'job'>;
+export type DatasetProgress = Omit<CollectionProgress, 'collectionId' | 'job'> & {
+  /** Collections being deleted in steps: not counted in the rest. */
+  deleting: number;
+};
 
 export async function progress(
   db: QueueDb,
@@ -81,7 +87,11 @@ export async function progress(
     e.rateLimitedUntil = r.rate_limited_until === null ? null : new Date(Number(r.rate_limited_until)).toISOString();
   }
   for (const r of data.rows) entry(r.collection_id).total = Number(r.total);
-  for (const r of jobs.rows) entry(r.collection_id).job = { kind: r.kind, done: Number(r.done), total: Number(r.total) };
+  for (const r of jobs.rows) {
+    const e = entry(r.collection_id);
+    e.job = { kind: r.kind, done: Number(r.done), total: Number(r.total) };
+    if (r.kind === 'delete') Object.assign(e, { queued: 0, indexing: 0, failed: 0, open: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null });
+  }
   if (queue.rows.some((r) => Number(r.queued) + Number(r.indexing) > 0)) {
     for (const [id, seconds] of await timesLeft(db, o.datasetId, only)) entry(id).timeLeftSeconds = seconds;
   }
@@ -92,14 +102,15 @@ export async function progress(
  * Per collection with open items: the open items of each of its modes up to
  * its last one, over the whole queue (it is worked in id order), divided by
  * the rate of the dataset's model for that mode; the longest of its modes,
- * or none when a mode has no rate yet.
+ * or none when a mode has no rate yet. Items of collections being deleted
+ * are left out (DELETING).
  */
 async function timesLeft(db: QueueDb, datasetId: string, only: ReturnType<typeof sql>): Promise<Map<string, number>> {
   const ahead = await sql<{ collection_id: string; mode: IndexingMode; ahead: number }>`
     with last as (select collection_id, mode, max(id) as last_id from training_queue
-                   where dataset_id = ${datasetId} and status <> 'failed' ${only} group by collection_id, mode)
+                   where dataset_id = ${datasetId} and status <> 'failed' ${only} and collection_id not in (${DELETING}) group by collection_id, mode)
     select l.collection_id, l.mode,
-      (select count(*) from training_queue q where q.mode = l.mode and q.status <> 'failed' and q.id <= l.last_id)::int as ahead
+      (select count(*) from training_queue q where q.mode = l.mode and q.status <> 'failed' and q.id <= l.last_id and q.collection_id not in (${DELETING}))::int as ahead
     from last l`.execute(db);
   const models = await sql<{ vector_model: string; agent_model: string | null }>`select vector_model, agent_model from datasets where id = ${datasetId}`.execute(db);
   const m = models.rows[0];
@@ -121,10 +132,18 @@ async function timesLeft(db: QueueDb, datasetId: string, only: ReturnType<typeof
   return out;
 }
 
-/** The sum over a dataset's collections (lastError: the first collection's that has one; rateLimitedUntil: the earliest; timeLeftSeconds: the longest). */
+/**
+ * The sum over a dataset's collections (lastError: the first collection's that
+ * has one; rateLimitedUntil: the earliest; timeLeftSeconds: the longest),
+ * leaving out those being deleted, which are counted in `deleting`.
+ */
 export function sumProgress(list: readonly CollectionProgress[]): DatasetProgress {
-  const sum: DatasetProgress = { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null };
+  const sum: DatasetProgress = { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, deleting: 0 };
   for (const p of list) {
+    if (p.job?.kind === 'delete') {
+      sum.deleting++;
+      continue;
+    }
     sum.queued += p.queued;
     sum.indexing += p.indexing;
     sum.failed += p.failed;

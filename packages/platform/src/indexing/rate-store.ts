@@ -57,8 +57,12 @@ export async function loadRates(db: Kysely<any>, keys: readonly { mode: Indexing
 
 export const rateKey = (mode: IndexingMode, model: string) => `${mode}\u0000${model}`;
 
+/** The collections being deleted (datasets/jobs.ts): their open items go with them, never indexed, so no one waits behind them. */
+export const DELETING = sql`select collection_id from collection_jobs where kind = 'delete'`;
+
 /** Open items (queued or being indexed, not failed) of a mode, over the whole queue: what a new import waits behind. */
 export async function openItems(db: Kysely<any>, mode: IndexingMode): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from training_queue where mode = ${mode} and status <> 'failed'`.execute(db);
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from training_queue
+    where mode = ${mode} and status <> 'failed' and collection_id not in (${DELETING})`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }

@@ -31,4 +31,11 @@ export const uploadMigrations: Record<string, Migration> = {
       await sql`create unique index uploads_idempotency_idx on uploads (team_id, idempotency_key) where idempotency_key is not null`.execute(db);
     },
   },
+  // Named after every migration already run anywhere (9003): the migrator refuses one that sorts before them.
+  '9004_upload_estimates': {
+    async up(db: Kysely<any>) {
+      // A finished upload's last estimate and the settings it was made with (JSON): what the user was asked, asked again after a reload.
+      await db.schema.alterTable('uploads').addColumn('estimate', 'text').execute();
+    },
+  },
 };

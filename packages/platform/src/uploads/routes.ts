@@ -21,7 +21,8 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex
 const allowDuplicate = z.boolean().optional();
 const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), sha256: sha256.optional(), idempotencyKey: z.string().min(8).max(128).optional(), allowDuplicate, ...chunkSettings });
 const fromUpload = z.object({ uploadId: id, name: z.string().trim().max(500).optional(), allowDuplicate, ...chunkSettings });
-const estimateUpload = z.object({ uploadId: id, trainingType: chunkSettings.trainingType, chunkSize: chunkSettings.chunkSize, chunkSplitter: chunkSettings.chunkSplitter });
+// qaPrompt is not needed to estimate: it is kept with the estimate, for the import after a reload.
+const estimateUpload = z.object({ uploadId: id, trainingType: chunkSettings.trainingType, chunkSize: chunkSettings.chunkSize, chunkSplitter: chunkSettings.chunkSplitter, qaPrompt: chunkSettings.qaPrompt });
 const check = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
 const tusMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
 const mib = MAX_FILE_BYTES / 1048576;

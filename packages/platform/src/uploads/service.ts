@@ -46,9 +46,14 @@ export interface UploadEstimate {
   /** Chunks the import would make: the same reader and chunker, on these bytes. */
   chunks: number;
   trainingType: 'chunk' | 'qa';
-  /** The rate of the dataset's model (chunks a second), and where it came from: measured by the workers, or a probe of this file's chunks. */
+  /** The rate of the dataset's model (chunks a second), and where it came from: measured by the workers' indexing, or a probe (one timed call). */
   chunksPerSecond: number | null;
   rateSource: 'measured' | 'probe' | null;
+  /** When that rate was measured (ISO), and how long before this answer (seconds, by the platform's clock). */
+  rateMeasuredAt: string | null;
+  rateAgeSeconds: number | null;
+  /** The rate is a probe this estimate made on this file's own chunks (else an earlier measurement, of other work). */
+  rateFromThisFile: boolean;
   /** Why there is no rate: the probe's failure (the model did not answer), else null. */
   rateError: string | null;
   /** Chunks already waiting to be indexed (of any dataset), which go first. */
@@ -62,6 +67,16 @@ export interface UploadEstimate {
   confirmAboveSeconds: number;
 }
 
+/** The settings an estimate is made with, kept with it for the import that follows (after a reload too). */
+export type EstimateSettings = Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter' | 'qaPrompt'>;
+
+/** What the uploads table keeps of a finished upload's last estimate (its `estimate` column, as JSON). */
+interface StoredEstimate {
+  estimate: UploadEstimate;
+  settings: EstimateSettings;
+}
+
+/** An upload not imported yet: some of its bytes (to resume), or all of them (to import or discard). */
 export interface UnfinishedUpload {
   uploadId: string;
   fileName: string;
@@ -70,9 +85,32 @@ export interface UnfinishedUpload {
   sha256: string | null;
   createTime: string;
   expireTime: string;
+  /** Every byte is in: nothing to resume; it waits to be imported (after its estimate, the user's word) or discarded. */
+  complete: boolean;
+  /** A complete upload's last estimate (rateAgeSeconds as of this answer), and the settings it was made with; null before one. */
+  estimate: UploadEstimate | null;
+  settings: EstimateSettings | null;
 }
 
 const sha256Of = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** When a rate was measured, and how long before `now`. */
+const rateAge = (measuredAt: string | null, now: number) => ({
+  rateMeasuredAt: measuredAt,
+  rateAgeSeconds: measuredAt === null ? null : Math.max(0, Math.round((now - Date.parse(measuredAt)) / 1000)),
+});
+
+/** A kept estimate, its rate's age as of `now`; null when there is none (or it is not one this version wrote). */
+function storedEstimate(json: string | null | undefined, now: number): StoredEstimate | null {
+  if (!json) return null;
+  try {
+    const kept = JSON.parse(json) as StoredEstimate;
+    if (typeof kept?.estimate?.chunks !== 'number' || typeof kept.settings?.trainingType !== 'string') return null;
+    return { settings: kept.settings, estimate: { ...kept.estimate, ...rateAge(kept.estimate.rateMeasuredAt ?? null, now) } };
+  } catch {
+    return null;
+  }
+}
 
 export class UploadsService {
   /** One import at a time per dataset and content, so two identical requests cannot both create. */
@@ -138,7 +176,12 @@ export class UploadsService {
     for (const r of rows) {
       const offset = await this.bytes.offset(r.id);
       if (offset === undefined) continue;
-      out.push({ uploadId: r.id, fileName: r.file_name, size: r.size, offset, sha256: r.sha256, createTime: new Date(r.created_at).toISOString(), expireTime: new Date(r.expires_at!).toISOString() });
+      const complete = offset >= r.size;
+      const stored = complete ? storedEstimate(r.estimate, now) : null;
+      out.push({
+        uploadId: r.id, fileName: r.file_name, size: r.size, offset, sha256: r.sha256, createTime: new Date(r.created_at).toISOString(), expireTime: new Date(r.expires_at!).toISOString(),
+        complete, estimate: stored?.estimate ?? null, settings: stored?.settings ?? null,
+      });
     }
     return out;
   }
@@ -155,9 +198,11 @@ export class UploadsService {
    * What importing a finished upload would make and cost, without importing
    * it: its chunks counted by the real reader and chunker, the time at the
    * dataset's measured rate. Content the import would refuse is refused here
-   * the same way, and the upload discarded.
+   * the same way, and the upload discarded. The answer is kept with the
+   * upload (with its settings), so that a page reloaded while it asks the
+   * user asks the same again.
    */
-  async estimate(caller: KeyCaller, id: string, settings: Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter'>): Promise<UploadEstimate> {
+  async estimate(caller: KeyCaller, id: string, settings: EstimateSettings): Promise<UploadEstimate> {
     const { row, data } = await this.complete(caller, id);
     const plan = await this.refusingContent(caller, id, () =>
       this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings));
@@ -168,15 +213,18 @@ export class UploadsService {
     const confirmAboveSeconds = this.estimates?.confirmAboveSeconds ?? Infinity;
     const model = plan.trainingType === 'qa' ? plan.agentModel : plan.vectorModel;
     const probe = plan.chunks > NEVER_LARGE_CHUNKS ? plan.sample : [];
-    const e = this.estimates ? await this.estimates.indexing.estimate(plan.trainingType, model || null, probe) : { rate: null, rateError: null, queuedAhead: 0 };
+    const e = this.estimates ? await this.estimates.indexing.estimate(plan.trainingType, model || null, probe) : { rate: null, rateError: null, queuedAhead: 0, probed: false };
     const perSecond = e.rate?.itemsPerSecond ?? null;
     const seconds = perSecond ? Math.ceil(plan.chunks / perSecond) : null;
-    return {
+    const estimate: UploadEstimate = {
       chunks: plan.chunks, trainingType: plan.trainingType, chunksPerSecond: perSecond, rateSource: e.rate?.source ?? null, rateError: e.rateError, queuedAhead: e.queuedAhead,
+      ...rateAge(e.rate ? new Date(e.rate.measuredAt).toISOString() : null, Date.now()), rateFromThisFile: e.probed,
       seconds, secondsWithQueue: perSecond ? Math.ceil((plan.chunks + e.queuedAhead) / perSecond) : null,
       large: seconds !== null ? seconds >= confirmAboveSeconds : plan.chunks > NEVER_LARGE_CHUNKS && Number.isFinite(confirmAboveSeconds),
       confirmAboveSeconds: Number.isFinite(confirmAboveSeconds) ? confirmAboveSeconds : 0,
     };
+    await this.store.saveEstimate(id, JSON.stringify({ estimate, settings } satisfies StoredEstimate));
+    return estimate;
   }
 
   /** A resumable upload whose bytes are all in: verified, then imported once (a repeat answers the same collection). */

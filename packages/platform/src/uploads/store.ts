@@ -14,6 +14,8 @@ export interface UploadRow {
   reused: boolean;
   created_at: number;
   expires_at: number | null;
+  /** A finished upload's last estimate and its settings (JSON, service.ts's StoredEstimate); null before one. */
+  estimate?: string | null;
 }
 
 /** bigint columns come back as strings from some drivers. */
@@ -81,6 +83,11 @@ export class UploadsStore {
 
   async markImported(id: string, result: { collectionId: string; sha256: string; reused: boolean }): Promise<void> {
     await this.db.updateTable('uploads').set({ collection_id: result.collectionId, sha256: result.sha256, reused: result.reused, expires_at: null }).where('id', '=', id).execute();
+  }
+
+  /** The estimate just answered for a finished, unimported upload: what the user is asked about. */
+  async saveEstimate(id: string, estimate: string): Promise<void> {
+    await this.db.updateTable('uploads').set({ estimate }).where('id', '=', id).where('collection_id', 'is', null).execute();
   }
 
   async remove(teamId: string, id: string): Promise<boolean> {

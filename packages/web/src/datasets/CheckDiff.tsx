@@ -6,7 +6,7 @@ import { useLang, type Translate } from '../i18n';
 import { formatTime } from '../ui';
 
 export function CheckDiffView({ diff }: { diff: RunDiff }) {
-  const { t, lang } = useLang();
+  const { t, lang, count } = useLang();
   if (!diff.previousRunId)
     return (
       <p className="muted">
@@ -35,12 +35,12 @@ export function CheckDiffView({ diff }: { diff: RunDiff }) {
       )}
       {unchanged > 0 && shown.length > 0 && (
         <p className="muted ds-small">
-          <span>{t('checks.diff.unchanged', { n: unchanged })}</span>
+          <span>{t('checks.diff.unchanged', { n: count(unchanged) })}</span>
         </p>
       )}
       {diff.removed.length > 0 && (
         <p className="muted ds-small">
-          <span>{t('checks.diff.removed', { n: diff.removed.length })}</span>
+          <span>{t('checks.diff.removed', { n: count(diff.removed.length) })}</span>
         </p>
       )}
     </div>

@@ -12,7 +12,7 @@ type RunAnswer = { run: Run | null; diff: RunDiff | null };
 const POLL_MS = 500;
 
 export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; count: number; onRan: () => void }) {
-  const { t, lang } = useLang();
+  const { t, lang, count: inWords } = useLang();
   const { data: loaded } = useLoad(() => api<RunAnswer>(withQuery('/api/core/dataset/check/run', { datasetId })), [datasetId]);
   const [latest, setLatest] = useState<RunAnswer | null>(null);
   const [starting, setStarting] = useState(false);
@@ -53,13 +53,13 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
       <div className="row ck-run-head">
         <h3 id="ck-run-title">{t('checks.run.title')}</h3>
         <button type="button" onClick={runAll} disabled={starting || running || count === 0}>
-          <span>{t('checks.runAll', { n: count })}</span>
+          <span>{t('checks.runAll', { n: inWords(count) })}</span>
         </button>
       </div>
       <ActionError error={error} />
       {running && run && (
         <div className="ds-bar" aria-live="polite">
-          <span>{t('checks.running', { done: run.done, total: run.total })}</span>
+          <span>{t('checks.running', { done: inWords(run.done), total: inWords(run.total) })}</span>
           <progress max={run.total} value={run.done} aria-label={t('checks.runProgress')} />
         </div>
       )}
@@ -70,16 +70,16 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
       )}
       {run?.status === 'interrupted' && (
         <p className="error">
-          <span>{t('checks.run.interrupted', { time: formatTime(run.startedAt, lang), done: run.done, total: run.total })}</span>
+          <span>{t('checks.run.interrupted', { time: formatTime(run.startedAt, lang), done: inWords(run.done), total: inWords(run.total) })}</span>
         </p>
       )}
       {run?.status === 'done' && (
         <>
           <p className="row">
-            <span className={`badge ${run.passed === run.total ? 'ok' : 'bad'}`}>{t('checks.run.at', { time: formatTime(run.startedAt, lang), passed: run.passed, total: run.total })}</span>
+            <span className={`badge ${run.passed === run.total ? 'ok' : 'bad'}`}>{t('checks.run.at', { time: formatTime(run.startedAt, lang), passed: inWords(run.passed), total: inWords(run.total) })}</span>
             <span className="muted ds-small">{t('checks.run.model', { model: run.vectorModel || t('datasets.noModel') })}</span>
-            <span className="muted ds-small">{t('checks.run.chunks', { chunks: run.chunking.chunks, collections: run.chunking.collections })}</span>
-            {run.chunking.pending > 0 && <span className="badge warn">{t('checks.run.pending', { n: run.chunking.pending })}</span>}
+            <span className="muted ds-small">{t('checks.run.chunks', { chunks: inWords(run.chunking.chunks), collections: inWords(run.chunking.collections) })}</span>
+            {run.chunking.pending > 0 && <span className="badge warn">{t('checks.run.pending', { n: inWords(run.chunking.pending) })}</span>}
           </p>
           {shown?.diff && <CheckDiffView diff={shown.diff} />}
         </>

@@ -62,7 +62,7 @@ export function Checks({ dataset }: { dataset: PublicDataset }) {
 }
 
 function CheckItem({ check, onChanged }: { check: PublicRetrievalCheck; onChanged: () => Promise<void> }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const [editing, setEditing] = useState(false);
   const last = check.last;
   const s = check.settings;
@@ -102,7 +102,7 @@ function CheckItem({ check, onChanged }: { check: PublicRetrievalCheck; onChange
         </p>
       )}
       <p className="muted ds-small">
-        <span>{t('checks.settingsLine', { mode: t(`datasets.mode.${s.searchMode}`), similarity: s.similarity, limit: s.limit })}</span>
+        <span>{t('checks.settingsLine', { mode: t(`datasets.mode.${s.searchMode}`), similarity: s.similarity, limit: count(s.limit) })}</span>
         {s.usingReRank && <span>{` · ${t('checks.rerank')}`}</span>}
         {s.datasetSearchUsingExtensionQuery && <span>{` · ${t('checks.extension')}`}</span>}
       </p>

@@ -26,7 +26,7 @@ export function chunkBody(s: ChunkSettings): { trainingType: 'chunk' | 'qa'; chu
 }
 
 export function ChunkOptions({ value, onChange, defaultSize }: { value: ChunkSettings; onChange: (v: ChunkSettings) => void; defaultSize?: number }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const id = useId();
   const set = (patch: Partial<ChunkSettings>) => onChange({ ...value, ...patch });
   return (
@@ -50,7 +50,7 @@ export function ChunkOptions({ value, onChange, defaultSize }: { value: ChunkSet
             min={16}
             max={32000}
             value={value.chunkSize}
-            placeholder={defaultSize ? t('datasets.chunking.sizeDefault', { n: defaultSize }) : undefined}
+            placeholder={defaultSize ? t('datasets.chunking.sizeDefault', { n: count(defaultSize) }) : undefined}
             onChange={(e) => set({ chunkSize: e.target.value })}
           />
         </label>

@@ -13,7 +13,7 @@ import { ProgressSummary, useDatasetTraining } from './training';
 const PAGE_SIZE = 20;
 
 export function Chunks({ collectionId }: { collectionId: string }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const training = useDatasetTraining();
   const { data: collection } = useLoad(() => api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: collectionId })), [collectionId]);
   const [searchText, setSearchText] = useState('');
@@ -62,7 +62,7 @@ export function Chunks({ collectionId }: { collectionId: string }) {
       ) : (
         <>
           <p className="muted">
-            <span>{t('datasets.chunks.total', { n: data.total })}</span>
+            <span>{t('datasets.chunks.total', { n: count(data.total) })}</span>
           </p>
           <ol className="ds-chunks">
             {data.list.map((d) => (

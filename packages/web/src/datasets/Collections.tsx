@@ -2,8 +2,10 @@
 // its live indexing state (the shared trainingDetail poll), the exact error
 // of failed ones with a retry, its problem items opened in place (reason,
 // message, attempts, next attempt, a retry each), retry of every failed item,
-// and delete, whose progress a large collection shows as it goes (read every
-// half second while the delete runs), as it shows a large import's.
+// and delete, whose progress a large collection shows as it goes (the shared
+// poll read every half second while the delete runs, so that the dataset's
+// header leaves it out at once) in place of its delete button, as it shows a
+// large import's. Counts are written as the reader's language does.
 import { Fragment, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
@@ -18,7 +20,7 @@ import { TrainingProblems } from './TrainingProblems';
 const PAGE_SIZE = 20;
 
 export function Collections({ datasetId }: { datasetId: string }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const training = useDatasetTraining();
   const [searchText, setSearchText] = useState('');
   const [offset, setOffset] = useState(0);
@@ -49,7 +51,7 @@ export function Collections({ datasetId }: { datasetId: string }) {
             }}
           />
         </label>
-        {failed > 0 && <RetryButton body={{ datasetId }} label={t('datasets.retryAll', { n: failed })} />}
+        {failed > 0 && <RetryButton body={{ datasetId }} label={t('datasets.retryAll', { n: count(failed) })} />}
       </div>
       {!data ? (
         <Loading />
@@ -62,7 +64,7 @@ export function Collections({ datasetId }: { datasetId: string }) {
       ) : (
         <>
           <p className="muted">
-            <span>{t('datasets.collections.total', { n: data.total })}</span>
+            <span>{t('datasets.collections.total', { n: count(data.total) })}</span>
           </p>
           <div className="table-wrap">
             <table className="ds-collections">
@@ -88,38 +90,46 @@ export function Collections({ datasetId }: { datasetId: string }) {
   );
 }
 
-/** How far a delete of this collection got: read while it runs (the platform's delete answers once it is done). */
+/**
+ * How far a delete of this collection got: read while it runs (the platform's
+ * delete answers once it is done). A failure is kept to show (the delete
+ * button, gone while it ran, is back).
+ */
 function useDeleteProgress(c: PublicCollection) {
   const training = useDatasetTraining();
   const [removing, setRemoving] = useState<{ done: number; total: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
   async function remove() {
+    setError(null);
     setRemoving({ done: 0, total: c.dataAmount ?? 0 });
     const poll = setInterval(() => {
-      api<CollectionProgress>(withQuery('/api/core/dataset/collection/trainingDetail', { collectionId: c._id })).then(
-        (d) => d.job?.kind === 'delete' && setRemoving({ done: d.job.done, total: d.job.total }),
-        () => undefined,
-      );
+      void training.refresh().then((d) => {
+        const job = d?.collections.find((x) => x.collectionId === c._id)?.job;
+        if (job?.kind === 'delete') setRemoving({ done: job.done, total: job.total });
+      });
     }, 500);
     try {
       await api(withQuery('/api/core/dataset/collection/delete', { id: c._id }), { method: 'DELETE' });
     } catch (err) {
       setRemoving(null);
-      throw err;
+      setError(err);
+      return;
     } finally {
       clearInterval(poll);
     }
     // The row stays as it is until the list is read again without it.
     training.changed();
   }
-  return { removing, remove };
+  return { removing, error, remove };
 }
 
 /** A large import or delete going on: how far, as a bar and in words. */
 function JobProgress({ name, kind, done, total }: { name: string; kind: 'import' | 'delete'; done: number; total: number }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
+  const counts = { done: count(done), total: count(total) };
   const words = kind === 'import'
-    ? t('datasets.collections.importing', { done, total })
-    : total > 0 && done >= total ? t('datasets.collections.freeing') : t('datasets.collections.deleting', { done, total });
+    ? t('datasets.collections.importing', counts)
+    : total > 0 && done >= total ? t('datasets.collections.freeing') : t('datasets.collections.deleting', counts);
   return (
     <div className="ds-bar ds-job" role="status">
       <progress aria-label={t(kind === 'import' ? 'datasets.collections.importingOf' : 'datasets.collections.deletingOf', { name })} max={total || 1} value={done} />
@@ -129,11 +139,13 @@ function JobProgress({ name, kind, done, total }: { name: string; kind: 'import'
 }
 
 function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | undefined }) {
-  const { t, lang } = useLang();
+  const { t, lang, count } = useLang();
   const [open, setOpen] = useState(false);
   const panelId = useId();
-  const { removing, remove } = useDeleteProgress(c);
+  const { removing, error: deleteError, remove } = useDeleteProgress(c);
   const job = removing ? { kind: 'delete' as const, ...removing } : p?.job;
+  // Being deleted (here, or from another page): its progress says so; nothing to delete, retry or ask.
+  const deleting = job?.kind === 'delete';
   // Failed items, or any waiting on an error (the last error of an open item).
   const hasProblems = !!p && (p.failed > 0 || !!p.lastError);
   return (
@@ -152,7 +164,7 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
           </div>
         </td>
         <td data-label={t('datasets.collections.chunks')}>
-          <span>{c.dataAmount ?? 0}</span>
+          <span>{count(c.dataAmount ?? 0)}</span>
         </td>
         <td data-label={t('datasets.collections.status')}>
           {job ? <JobProgress name={c.name} {...job} /> : <ProgressSummary p={p} />}
@@ -176,10 +188,13 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
           )}
         </td>
         <td>
-          <div className="ds-actions">
-            {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
-            <DeleteButton name={c.name} onDelete={remove} />
-          </div>
+          {!deleting && (
+            <div className="ds-actions">
+              {p && p.failed > 0 && <RetryButton body={{ collectionId: c._id }} label={t('datasets.retry')} name={c.name} />}
+              <DeleteButton name={c.name} onDelete={remove} />
+            </div>
+          )}
+          <ActionError error={deleteError} />
         </td>
       </tr>
       {open && (

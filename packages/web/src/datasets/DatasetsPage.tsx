@@ -33,7 +33,7 @@ export function DatasetsPage() {
 }
 
 function DatasetList({ searchKey }: { searchKey: string }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const { data: list, reload } = useLoad(() => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } }), [searchKey]);
   if (!list) return <Loading />;
   if (list.length === 0)
@@ -55,7 +55,7 @@ function DatasetList({ searchKey }: { searchKey: string }) {
             <code>{d.vectorModel.model || t('datasets.noModel')}</code>
           </span>
           <span className="muted">
-            <span>{t('datasets.size', { collections: d.collectionCount ?? 0, chunks: d.dataCount ?? 0 })}</span>
+            <span>{t('datasets.size', { collections: count(d.collectionCount ?? 0), chunks: count(d.dataCount ?? 0) })}</span>
           </span>
           <Boundary>
             <DatasetProgress datasetId={d._id} />

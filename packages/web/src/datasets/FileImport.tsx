@@ -4,10 +4,14 @@
 // bar each, then estimated (how many chunks, about how long to index at the
 // model's measured speed): a large one waits for the user to say import or
 // not; then followed through indexing on the shared poll, all without a
-// reload. Uploads a reload interrupted are listed: a browser cannot read a
-// file again by itself, so the user picks it again and it is matched by its
-// content (or, without crypto.subtle, its name and size). A file the platform
-// refuses is said so in plain words, with a retry only where one can help.
+// reload. After a reload, an upload whose every byte is in comes back in the
+// list as it was: the platform keeps its estimate and settings, so a large
+// one asks the same again (one not estimated yet is estimated now, as it
+// would have been). An upload a reload cut short is offered for resuming: a
+// browser cannot read a file again by itself, so the user picks it again and
+// it is matched by its content (or, without crypto.subtle, its name and
+// size). A file the platform refuses is said so in plain words, with a retry
+// only where one can help.
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import type { UnfinishedUpload, UploadEstimate } from '../api';
 import { useLang } from '../i18n';
@@ -26,7 +30,10 @@ export type Phase = 'hashing' | 'waiting' | 'uploading' | 'estimating' | 'confir
 
 export interface FileItem {
   key: number;
-  file: File;
+  name: string;
+  size: number;
+  /** The file dropped or chosen; none for an upload back after a reload (its bytes are all on the platform). */
+  file?: File;
   phase: Phase;
   loaded: number;
   settings: ReturnType<typeof chunkBody>;
@@ -36,8 +43,9 @@ export interface FileItem {
   resumedFrom?: number;
   /** Every byte is in: a retry only estimates and imports it. */
   uploadId?: string;
-  /** What importing it would cost, once every byte is in. */
+  /** What importing it would cost, once every byte is in, and when this page got it (Date.now()). */
   estimate?: UploadEstimate;
+  estimateReceivedAt?: number;
   /** The user said to import it (a large one): a retry does not ask again. */
   confirmed?: boolean;
   /** A second copy of content already in the dataset, asked for. */
@@ -49,7 +57,7 @@ export interface FileItem {
 }
 
 let nextKey = 1;
-const same = (a: File, b: File) => a.name === b.name && a.size === b.size;
+const same = (i: FileItem, f: File) => i.name === f.name && i.size === f.size;
 
 export function FileImport({ datasetId, settings }: { datasetId: string; settings: ReturnType<typeof chunkBody> }) {
   const { t } = useLang();
@@ -70,22 +78,44 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     return i.phase === 'skipped' || i.phase === 'already' || i.phase === 'cancelled' || (i.phase === 'uploaded' && !!p && p.queued + p.indexing === 0);
   };
 
-  // Uploads left unfinished here before (a reload, a closed tab): offered for resuming.
+  // Uploads left here before (a reload, a closed tab): a partial one offered for resuming, a complete one back in the list.
   useEffect(() => {
-    unfinishedUploads(datasetId).then(setInterrupted, () => setInterrupted([]));
+    unfinishedUploads(datasetId).then(
+      (all) => {
+        setInterrupted(all.filter((u) => !u.complete));
+        restore(all.filter((u) => u.complete));
+      },
+      () => setInterrupted([]),
+    );
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [datasetId]);
+
+  // Every byte of these is in: a large one asks again what its estimate asked (with the settings it was made with); any other goes on.
+  function restore(uploads: UnfinishedUpload[]) {
+    const back = uploads
+      .filter((u) => !list.current.some((i) => i.uploadId === u.uploadId))
+      .map((u) => ({ u, item: { key: nextKey++, name: u.fileName, size: u.size, phase: 'estimating', loaded: u.size, settings: u.settings ?? settings, sha256: u.sha256 ?? undefined, uploadId: u.uploadId } satisfies FileItem }));
+    if (!back.length) return;
+    commit([...back.map((b) => b.item), ...list.current]);
+    for (const { u, item } of back) {
+      if (u.estimate?.large) update(item.key, { phase: 'confirm', estimate: u.estimate, estimateReceivedAt: Date.now() });
+      else void estimateBytes(item, u.uploadId);
+    }
+  }
 
   // Its content in the dataset already, or partly uploaded before?
   async function check(item: FileItem) {
     try {
       // Too large to be imported: not read into memory to hash, the platform's refusal says why.
-      const sha256 = item.sha256 ?? (item.file.size > MAX_BYTES ? undefined : await hashFile(item.file));
-      const found = sha256 ? await checkFile(datasetId, sha256, item.file.size) : undefined;
+      const sha256 = item.sha256 ?? (item.size > MAX_BYTES ? undefined : await hashFile(item.file!));
+      const found = sha256 ? await checkFile(datasetId, sha256, item.size) : undefined;
       if (found?.imported && !item.allowDuplicate) {
         update(item.key, { phase: 'already', sha256, existing: { id: found.imported.collectionId, name: found.imported.name } });
         return;
       }
-      const resume = found?.unfinished ?? (sha256 ? undefined : interrupted.find((u) => u.fileName === item.file.name && u.size === item.file.size));
+      // Every byte of it is on the platform already: nothing to send.
+      if (found?.unfinished?.complete) return void estimateBytes({ ...item, sha256 }, found.unfinished.uploadId);
+      const resume = found?.unfinished ?? (sha256 ? undefined : interrupted.find((u) => u.fileName === item.name && u.size === item.size));
       update(item.key, { phase: 'waiting', sha256, resumeId: resume?.uploadId, resumedFrom: resume?.offset || undefined });
     } catch (err) {
       update(item.key, { phase: 'failed', error: err });
@@ -96,8 +126,8 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
     const next = [...list.current];
     const added: FileItem[] = [];
     for (const file of files) {
-      const item: FileItem = { key: nextKey++, file, phase: 'hashing', loaded: 0, settings };
-      const earlier = next.find((i) => same(i.file, file) && !['skipped', 'failed', 'already', 'cancelled'].includes(i.phase));
+      const item: FileItem = { key: nextKey++, name: file.name, size: file.size, file, phase: 'hashing', loaded: 0, settings };
+      const earlier = next.find((i) => same(i, file) && !['skipped', 'failed', 'already', 'cancelled'].includes(i.phase));
       if (earlier && earlier.phase !== 'uploaded') Object.assign(item, { phase: 'skipped' });
       else added.push(item);
       next.push(item);
@@ -108,11 +138,11 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
 
   // Every byte is in: how large is it? A large one waits for the user's word; anything else goes in at once.
   async function estimateBytes(item: FileItem, uploadId: string) {
-    update(item.key, { phase: 'estimating', uploadId, loaded: item.file.size, error: undefined });
+    update(item.key, { phase: 'estimating', uploadId, loaded: item.size, error: undefined });
     setInterrupted((l) => l.filter((u) => u.uploadId !== uploadId));
     try {
       const estimate = await estimateUpload(uploadId, item.settings);
-      if (estimate.large && !item.confirmed) update(item.key, { phase: 'confirm', estimate });
+      if (estimate.large && !item.confirmed) update(item.key, { phase: 'confirm', estimate, estimateReceivedAt: Date.now() });
       else await importBytes({ ...item, estimate }, uploadId);
     } catch (err) {
       update(item.key, { phase: 'failed', error: err });
@@ -129,11 +159,11 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   }
 
   async function importBytes(item: FileItem, uploadId: string) {
-    update(item.key, { phase: 'importing', uploadId, loaded: item.file.size, estimate: item.estimate, confirmed: item.confirmed, error: undefined });
+    update(item.key, { phase: 'importing', uploadId, loaded: item.size, estimate: item.estimate, confirmed: item.confirmed, error: undefined });
     setInterrupted((l) => l.filter((u) => u.uploadId !== uploadId));
     try {
       const r = await importUpload(uploadId, item.settings, !!item.allowDuplicate);
-      if (r.alreadyImported && !item.allowDuplicate) update(item.key, { phase: 'already', existing: { id: r.collectionId, name: item.file.name } });
+      if (r.alreadyImported && !item.allowDuplicate) update(item.key, { phase: 'already', existing: { id: r.collectionId, name: item.name } });
       else update(item.key, { phase: 'uploaded', collectionId: r.collectionId });
       training.changed();
     } catch (err) {
@@ -143,7 +173,7 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
 
   function start(item: FileItem) {
     update(item.key, { phase: 'uploading', loaded: item.resumedFrom ?? 0, error: undefined });
-    const up = sendFile(item.file, { datasetId, sha256: item.sha256, resumeId: item.resumeId }, {
+    const up = sendFile(item.file!, { datasetId, sha256: item.sha256, resumeId: item.resumeId }, {
       onProgress: (loaded) => update(item.key, { loaded }),
       onResumed: (offset) => update(item.key, { resumedFrom: offset }),
     });
@@ -230,7 +260,8 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
               onRetry={() => retry(item)}
               onConfirm={() => void importBytes({ ...item, confirmed: true }, item.uploadId!)}
               onCancel={() => void cancel(item)}
-              onSecondCopy={() => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined, estimate: undefined, confirmed: undefined })}
+              // A second copy is sent again: only from a file this page has.
+              onSecondCopy={item.file ? () => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined, estimate: undefined, confirmed: undefined }) : undefined}
             />
           ))}
         </ul>

@@ -141,11 +141,11 @@ function LinkImport({ datasetId, settings }: { datasetId: string; settings: Retu
 
 /** What the last import made, and its indexing as it goes. */
 function CreatedNotice({ created }: { created: { id: string; name: string; chunks: number } }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const training = useDatasetTraining();
   return (
     <div className="notice stack" role="status">
-      <span>{t('datasets.import.created', { name: created.name, n: created.chunks })}</span>
+      <span>{t('datasets.import.created', { name: created.name, n: count(created.chunks) })}</span>
       <span className="row">
         <ProgressSummary p={training.of(created.id)} />
         <Link href={`/collections/${encodeURIComponent(created.id)}`}>{t('datasets.import.openChunks')}</Link>

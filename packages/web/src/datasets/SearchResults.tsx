@@ -17,16 +17,16 @@ type Score = Item['score'][number];
 const ORDER: Score['type'][] = ['embedding', 'fullText', 'rrf', 'reRank'];
 
 export function SearchResults({ answer }: { answer: SearchAnswer }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const queries = answer.queryExtensionResult?.queries ?? [];
   return (
     <section className="stack" aria-labelledby="ds-results-title" aria-live="polite">
-      <h3 id="ds-results-title">{t('datasets.searchTest.results', { n: answer.list.length })}</h3>
+      <h3 id="ds-results-title">{t('datasets.searchTest.results', { n: count(answer.list.length) })}</h3>
       <p className="row muted ds-small">
         <span>{t('datasets.searchTest.took', { duration: answer.duration })}</span>
         <span>{t(`datasets.mode.${answer.searchMode}`)}</span>
         <span>{t('datasets.searchTest.usedSimilarity', { n: answer.similarity })}</span>
-        <span>{t('datasets.searchTest.usedLimit', { n: answer.limit })}</span>
+        <span>{t('datasets.searchTest.usedLimit', { n: count(answer.limit) })}</span>
         <span>{answer.usingReRank ? t('datasets.searchTest.rerankOn') : t('datasets.searchTest.rerankOff')}</span>
       </p>
       {answer.queryExtensionResult && (
@@ -52,7 +52,7 @@ export function SearchResults({ answer }: { answer: SearchAnswer }) {
       )}
       {answer.questionCut && (
         <p className="notice warn">
-          <span>{t('datasets.searchTest.cut', { searched: answer.questionCut.searchedChars, total: answer.questionCut.questionChars })}</span>
+          <span>{t('datasets.searchTest.cut', { searched: count(answer.questionCut.searchedChars), total: count(answer.questionCut.questionChars) })}</span>
         </p>
       )}
       {answer.list.length === 0 ? (
@@ -72,15 +72,15 @@ export function SearchResults({ answer }: { answer: SearchAnswer }) {
 }
 
 function Dropped({ answer, dropped }: { answer: SearchAnswer; dropped: NonNullable<SearchAnswer['dropped']> }) {
-  const { t, lang } = useLang();
+  const { t, lang, count } = useLang();
   return (
     <details className="card ds-dropped">
       <summary>
-        <span>{t('datasets.searchTest.dropped', { n: dropped.length })}</span>
+        <span>{t('datasets.searchTest.dropped', { n: count(dropped.length) })}</span>
       </summary>
       {answer.found !== undefined && (
         <p className="muted ds-small">
-          <span>{t('datasets.searchTest.droppedOf', { found: answer.found, kept: answer.list.length })}</span>
+          <span>{t('datasets.searchTest.droppedOf', { found: count(answer.found), kept: count(answer.list.length) })}</span>
         </p>
       )}
       <ol className="ds-dropped-list">

@@ -14,7 +14,7 @@ const PAGE_SIZE = 10;
 const REASON_BADGE: Record<IndexingReason, string> = { rate_limited: 'warn', model_missing: 'bad', parse_failure: 'bad', upstream_error: 'bad', other: 'bad' };
 
 export function TrainingProblems({ collectionId, name, id }: { collectionId: string; name: string; id: string }) {
-  const { t } = useLang();
+  const { t, count } = useLang();
   const training = useDatasetTraining();
   const [offset, setOffset] = useState(0);
   const { data, reload } = useLoad(
@@ -43,7 +43,7 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
       ) : (
         <>
           <p className="muted ds-small">
-            <span>{t('datasets.problems.total', { n: data.total })}</span>
+            <span>{t('datasets.problems.total', { n: count(data.total) })}</span>
           </p>
           <ul className="ds-problem-list">
             {data.list.map((item) => (
@@ -58,7 +58,7 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
 }
 
 function ProblemItem({ item, onRetried }: { item: PublicTrainingError; onRetried: () => void }) {
-  const { t, lang } = useLang();
+  const { t, lang, count } = useLang();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const chunk = item.chunkIndex === null ? null : item.chunkIndex + 1;
@@ -76,7 +76,7 @@ function ProblemItem({ item, onRetried }: { item: PublicTrainingError; onRetried
     }
   }
 
-  const attempts = item.attempts > 0 ? t('datasets.problems.attempt', { n: item.attempts, max: item.maxAttempts }) : t('datasets.problems.noAttempt', { max: item.maxAttempts });
+  const attempts = item.attempts > 0 ? t('datasets.problems.attempt', { n: count(item.attempts), max: count(item.maxAttempts) }) : t('datasets.problems.noAttempt', { max: count(item.maxAttempts) });
   const when =
     item.status === 'failed'
       ? t('datasets.problems.failed')

@@ -44,6 +44,8 @@ export interface Training {
   of(collectionId: string): CollectionProgress | undefined;
   /** Something changed (an import, a retry, a delete): read again, and bump `version` so lists reload. */
   changed(): void;
+  /** Read again now (while a delete runs: its progress, and the header's counts without it); the answer, or undefined when it failed. */
+  refresh(): Promise<TrainingDetail | undefined>;
   /** Bumped on changed() and when indexing settles, for lists that show counts. */
   version: number;
 }
@@ -61,8 +63,10 @@ export function useTraining(datasetId: string): Training {
       // Indexing just settled: chunk counts (QA makes its items late) may have changed.
       if (wasBusy.current && !isBusy(d)) setVersion((v) => v + 1);
       wasBusy.current = isBusy(d);
+      return d;
     } catch (err) {
       setError(err as Error);
+      return undefined;
     }
   }, [datasetId]);
   useEffect(() => {
@@ -78,6 +82,7 @@ export function useTraining(datasetId: string): Training {
       setVersion((v) => v + 1);
       void load();
     },
+    refresh: load,
   };
 }
 
@@ -92,30 +97,28 @@ export function useDatasetTraining(): Training {
 
 const BADGE: Record<IndexState, string> = { queued: 'warn', indexing: 'warn', failed: 'bad', done: 'ok' };
 
-/** The state as a badge, and the counts behind it. */
-export function ProgressSummary({ p }: { p: DatasetProgress | undefined }) {
-  const { t, lang } = useLang();
+/** The state as a badge, and the counts behind it; a dataset's (`deleting` given) says too what is being deleted, which the rest leaves out. */
+export function ProgressSummary({ p }: { p: (Omit<DatasetProgress, 'deleting'> & { deleting?: number }) | undefined }) {
+  const { t, lang, count } = useLang();
   if (!p) return null;
+  const deleting = p.deleting ? <span className="badge warn ds-deleting">{t('datasets.progress.deleting', { n: count(p.deleting) })}</span> : null;
   if (p.total + p.queued + p.indexing + p.failed === 0)
-    return (
-      <span className="ds-progress">
-        <span className="badge">{t('datasets.state.empty')}</span>
-      </span>
-    );
+    return <span className="ds-progress">{deleting ?? <span className="badge">{t('datasets.state.empty')}</span>}</span>;
   const state = stateOf(p);
   return (
     <span className="ds-progress">
       <span className={`badge ${BADGE[state]}`}>{t(`datasets.state.${state}`)}</span>
-      <span className="muted">{t('datasets.progress.done', { done: p.done, total: p.total })}</span>
-      {p.queued > 0 && <span className="muted">{t('datasets.progress.queued', { n: p.queued })}</span>}
-      {p.indexing > 0 && <span className="muted">{t('datasets.progress.indexing', { n: p.indexing })}</span>}
+      <span className="muted">{t('datasets.progress.done', { done: count(p.done), total: count(p.total) })}</span>
+      {p.queued > 0 && <span className="muted">{t('datasets.progress.queued', { n: count(p.queued) })}</span>}
+      {p.indexing > 0 && <span className="muted">{t('datasets.progress.indexing', { n: count(p.indexing) })}</span>}
       {p.timeLeftSeconds !== null && p.timeLeftSeconds !== undefined && p.queued + p.indexing > 0 && (
         <span className="muted ds-time-left">{t('datasets.progress.timeLeft', { time: timeSpan(p.timeLeftSeconds, t) })}</span>
       )}
-      {p.failed > 0 && <span className="error">{t('datasets.progress.failed', { n: p.failed })}</span>}
+      {p.failed > 0 && <span className="error">{t('datasets.progress.failed', { n: count(p.failed) })}</span>}
       {p.rateLimited > 0 && p.rateLimitedUntil && (
-        <span className="ds-warn">{t('datasets.progress.rateLimited', { n: p.rateLimited, time: formatClock(p.rateLimitedUntil, lang) })}</span>
+        <span className="ds-warn">{t('datasets.progress.rateLimited', { n: count(p.rateLimited), time: formatClock(p.rateLimitedUntil, lang) })}</span>
       )}
+      {deleting}
     </span>
   );
 }
