@@ -170,6 +170,19 @@ describe('a question once sent is never lost', () => {
     }
   });
 
+  it('refuses an answer id the chat already has (409), and leaves that answer alone', async () => {
+    await (await startTurn(p, 'twice-1', 'first ask', 'answer-twice')).rest;
+    const again = await fetch(`${p.url}/api/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${appKeys.get(appId)}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ chatId: 'twice-1', responseChatItemId: 'answer-twice', messages: [{ role: 'user', content: 'second ask' }] }),
+    });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as any).message).toMatch(/'responseChatItemId'.*answer-twice/);
+    const stored = await records(p, 'twice-1');
+    expect(stored.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'done']]);
+    expect(text(stored[1])).toMatch(/^Echo: first ask/);
+  });
+
   it('stores a failed answer with its error and request id, after its question', async () => {
     const failingApp = await newApp(p, 'sim-500');
     const res = await fetch(`${p.url}/api/v1/chat/completions`, {

@@ -82,7 +82,10 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     await page.goto(`${suite.p.url}/chat?appId=${appId}`);
     await page.getByRole('textbox', { name: 'Message' }).fill('Is the bell rung at noon?');
     await page.getByRole('button', { name: 'Send' }).dblclick();
-    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    // Stop stands where Send was, disabled for a moment (a click then belongs to the Send), then ready.
+    const stop = page.getByRole('button', { name: 'Stop' });
+    expect(await stop.isDisabled()).toBe(true);
+    await expect.poll(() => stop.isEnabled()).toBe(true);
     await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: WORDS * DELAY_MS + 10_000 });
     const answer = page.getByTestId('answer').last();
     expect(await answer.textContent()).toMatch(/Echo: is the bell rung at noon( is the bell rung at noon)+/);

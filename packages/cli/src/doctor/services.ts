@@ -38,7 +38,8 @@ export async function gatewayChecks(f: Found): Promise<Check[]> {
   }
   f.channels = listed.json.data as ChannelInfo[];
   const enabled = f.channels.filter((c) => c.status === 'enabled').length;
-  return [ok('gateway', `${url}: ${store} store, ${f.channels.length} channels (${enabled} enabled)`)];
+  const channels = `${f.channels.length} ${f.channels.length === 1 ? 'channel' : 'channels'}`;
+  return [ok('gateway', `${url}: ${store} store, ${channels} (${enabled} enabled)`)];
 }
 
 /** The models the platform's token sees, and that token's balance. */

@@ -161,6 +161,9 @@ export class ChatHistoryStore {
         .returning('id')
         .executeTakeFirst();
       if (!chat) throw new ChatTakenError(ref.chatId);
+      // An answer's id names one answer: a client sending the same responseChatItemId twice would have two turns write one.
+      const taken = await tx.selectFrom('chat_items').select('id').where('chat_pk', '=', chat.id).where('data_id', '=', turn.answerId).executeTakeFirst();
+      if (taken) throw new ChatItemTakenError(turn.answerId);
       const item = { chat_pk: chat.id, response_data: null, created_at: now, error: null };
       await tx
         .insertInto('chat_items')
@@ -313,6 +316,15 @@ function parseVariables(json: string | null): Record<string, unknown> {
     return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
   } catch {
     return {};
+  }
+}
+
+/** An answer id (responseChatItemId) the chat already has. */
+export class ChatItemTakenError extends Error {
+  readonly status = 409;
+  readonly code = 'chat_item_id_taken';
+  constructor(dataId: string) {
+    super(`Invalid 'responseChatItemId': ${dataId} is already an item of this chat; send a new id for each answer`);
   }
 }
 

@@ -91,8 +91,13 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
   callbacks.current = { onSent, onTurn };
   /** The turn this page is reading: its request, its answer's id, and whether Stop was asked. */
   const turn = useRef<{ controller: AbortController; answerId: string; stopAsked: boolean } | null>(null);
-  /** When Send was last clicked: Stop takes its place, and a click on it that soon belongs to the Send. */
-  const sendClickedAt = useRef(-Infinity);
+  /** Send was just clicked: Stop takes its place, and a click on it this soon belongs to the Send (it shows disabled meanwhile). */
+  const [justClicked, setJustClicked] = useState(false);
+  useEffect(() => {
+    if (!justClicked) return;
+    const timer = setTimeout(() => setJustClicked(false), SAME_GESTURE_MS);
+    return () => clearTimeout(timer);
+  }, [justClicked]);
   const list = useRef<HTMLDivElement>(null);
   /** The reader is at the end of the chat: new messages and a growing answer keep it there. */
   const pinned = useRef(true);
@@ -211,7 +216,7 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
     // turn.current is set at once: a second Enter or click before the page re-renders sends nothing.
     if (!question || busy || turn.current || runningStored) return;
     // Sent by a click on Send (not by Enter): the click's own second half must not land on Stop.
-    if ((e?.nativeEvent as SubmitEvent | undefined)?.submitter) sendClickedAt.current = performance.now();
+    if ((e?.nativeEvent as SubmitEvent | undefined)?.submitter) setJustClicked(true);
     setDraft('');
     void ask(question, messages);
   };
@@ -221,7 +226,7 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
   };
   const onStop = (e: MouseEvent<HTMLButtonElement>) => {
     // Stop stands where Send was: the second click of a double click on Send, or one right after it, is not a Stop.
-    if (e.detail > 1 || performance.now() - sendClickedAt.current < SAME_GESTURE_MS) return;
+    if (e.detail > 1 || justClicked) return;
     void stop();
   };
   const regenerate = useCallback(() => {
@@ -284,7 +289,7 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
       <form className="chat-input" onSubmit={submit} ref={form}>
         <textarea aria-label={t('chat.message')} placeholder={t('chat.message')} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKey} rows={compact ? 2 : 3} />
         {working ? (
-          <button key="stop" type="button" className="danger" onClick={onStop}>
+          <button key="stop" type="button" className="danger" onClick={onStop} disabled={justClicked}>
             <span>{t('chat.stop')}</span>
           </button>
         ) : (

@@ -138,17 +138,19 @@ export const MessageView = memo(function MessageView({ message, onRegenerate, on
         )}
       </div>
       <div className="msg-actions row">
-        <button
-          type="button"
-          className="link"
-          onClick={async () => {
-            await copyText(message.text);
-            setCopied(true);
-            setTimeout(() => setCopied(false), 1500);
-          }}
-        >
-          <span>{copied ? t('chat.copied') : t('chat.copy')}</span>
-        </button>
+        {message.text && (
+          <button
+            type="button"
+            className="link"
+            onClick={async () => {
+              await copyText(message.text);
+              setCopied(true);
+              setTimeout(() => setCopied(false), 1500);
+            }}
+          >
+            <span>{copied ? t('chat.copied') : t('chat.copy')}</span>
+          </button>
+        )}
         {onRegenerate && (
           <button type="button" className="link" onClick={onRegenerate}>
             <span>{t('chat.regenerate')}</span>
