@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 import { PG_ADMIN_URL } from './fixtures/indexing-stores.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-collection-jobs-key-0123456789';
 const BATCH = 40;
@@ -55,14 +56,8 @@ for (const store of stores) describe.skipIf(Boolean('skip' in store && store.ski
   // No worker: what is measured is the import and the delete alone.
   const env = { INITIAL_API_KEY: KEY, PLATFORM_WORKER: 'off', COLLECTION_BATCH_ROWS: String(BATCH), GATEWAY_URL: 'http://127.0.0.1:9', ...('url' in store ? { DATABASE_URL: store.url } : {}) };
   const start = () => startPlatform(loadPlatformConfig(env, { host: '127.0.0.1', port: 0, dataDir }));
-  const call = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await fetch(`${p.url}${path}`, {
-      method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
-      headers: { authorization: `Bearer ${KEY}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const api = apiCaller(() => p.url, KEY);
+  const call = (path: string, init: { method?: string; json?: unknown } = {}) => api(path, init.json, init.method);
   const importText = async (datasetId: string, name: string, body: string) => {
     const r = await call('/api/core/dataset/collection/create/text', { json: { datasetId, name, text: body, chunkSize: 64 } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

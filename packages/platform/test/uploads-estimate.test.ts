@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 import { PROBE_WORKER } from '../src/indexing/rate-store.js';
 import { saveRate } from '../src/indexing/index.js';
+import { apiCaller } from './api-caller.js';
 
 const KEY = 'kbchat-test-estimates-key-0123456789';
 const TUS = '/api/core/dataset/collection/upload/tus';
@@ -26,14 +27,8 @@ const LEDGER = Buffer.from(Array.from({ length: 400 }, (_, i) =>
 describe('upload estimates and refused uploads', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-estimates-'));
   let p: RunningPlatform;
-  const call = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await fetch(`${p.url}${path}`, {
-      method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
-      headers: { authorization: `Bearer ${KEY}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const api = apiCaller(() => p.url, KEY);
+  const call = (path: string, init: { method?: string; json?: unknown } = {}) => api(path, init.json, init.method);
   const tus = (path: string, method: string, headers: Record<string, string>, body?: Buffer) =>
     fetch(`${p.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'tus-resumable': '1.0.0', ...headers }, body });
   /** A tus upload with all its bytes in; its id. */
