@@ -187,7 +187,6 @@ export class DatasetsService {
     const count = known && known.chunkSize === settings.chunkSize && known.chunkSplitter === settings.chunkSplitter ? known.chunks : undefined;
     const batchRows = this.jobs.batchRows;
     const few = count === undefined || count <= batchRows ? await chunksUpTo(source, settings, batchRows) : undefined;
-    if (few?.length === 0) throw what.empty();
     const total = few?.length ?? count ?? (await countChunks(source, settings, 0)).chunks;
     if (total === 0) throw what.empty();
     const collectionId = newId();

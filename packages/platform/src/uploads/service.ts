@@ -20,8 +20,6 @@ export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 export const MAX_UNFINISHED_PER_TEAM = 20;
 /** A file of at most this many chunks is never "large", and its estimate probes no model. */
 export const NEVER_LARGE_CHUNKS = 100;
-/** How long an estimate's chunk count waits for the import that usually follows. */
-export const PLAN_KEEP_MS = 10 * 60_000;
 
 /** Where resumable uploads keep their bytes (the tus file store). */
 export interface UploadBytes {
@@ -70,10 +68,16 @@ export interface UploadEstimate {
 /** The settings an estimate is made with, kept with it for the import that follows (after a reload too). */
 export type EstimateSettings = Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter' | 'qaPrompt'>;
 
-/** What the uploads table keeps of a finished upload's last estimate (its `estimate` column, as JSON). */
+/**
+ * What the uploads table keeps of a finished upload's last estimate (its
+ * `estimate` column, as JSON); `count` is its chunk count with the chunking
+ * it was made with, which the import takes instead of counting again (a
+ * finished upload's bytes never change).
+ */
 interface StoredEstimate {
   estimate: UploadEstimate;
   settings: EstimateSettings;
+  count?: KnownCount;
 }
 
 /** An upload not imported yet: some of its bytes (to resume), or all of them (to import or discard). */
@@ -106,7 +110,7 @@ function storedEstimate(json: string | null | undefined, now: number): StoredEst
   try {
     const kept = JSON.parse(json) as StoredEstimate;
     if (typeof kept?.estimate?.chunks !== 'number' || typeof kept.settings?.trainingType !== 'string') return null;
-    return { settings: kept.settings, estimate: { ...kept.estimate, ...rateAge(kept.estimate.rateMeasuredAt ?? null, now) } };
+    return { settings: kept.settings, count: kept.count, estimate: { ...kept.estimate, ...rateAge(kept.estimate.rateMeasuredAt ?? null, now) } };
   } catch {
     return null;
   }
@@ -115,14 +119,6 @@ function storedEstimate(json: string | null | undefined, now: number): StoredEst
 export class UploadsService {
   /** One import at a time per dataset and content, so two identical requests cannot both create. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  /**
-   * The last estimates' chunk counts, for their imports (the web app imports
-   * right after, or once the user says so): an import in steps needs its
-   * count before it starts, and without one it chunks the file once more to
-   * count it. Kept PLAN_KEEP_MS.
-   */
-  private readonly planned = new Map<string, { count: KnownCount; timer: NodeJS.Timeout }>();
-
   constructor(
     private readonly store: UploadsStore,
     private readonly datasets: DatasetsService,
@@ -187,7 +183,6 @@ export class UploadsService {
   }
 
   async discard(caller: KeyCaller, id: string): Promise<void> {
-    this.forgetPlan(id);
     const row = await this.upload(caller, id);
     if (row.collection_id) throw errors.conflict(`Upload ${id} is imported already (collection ${row.collection_id}); delete the collection instead`);
     await this.bytes.remove(id);
@@ -206,10 +201,6 @@ export class UploadsService {
     const { row, data } = await this.complete(caller, id);
     const plan = await this.refusingContent(caller, id, () =>
       this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings));
-    this.forgetPlan(id);
-    const timer = setTimeout(() => this.forgetPlan(id), PLAN_KEEP_MS);
-    timer.unref();
-    this.planned.set(id, { count: { chunks: plan.chunks, chunkSize: plan.chunkSize, chunkSplitter: plan.chunkSplitter }, timer });
     const confirmAboveSeconds = this.estimates?.confirmAboveSeconds ?? Infinity;
     const model = plan.trainingType === 'qa' ? plan.agentModel : plan.vectorModel;
     const probe = plan.chunks > NEVER_LARGE_CHUNKS ? plan.sample : [];
@@ -223,7 +214,8 @@ export class UploadsService {
       large: seconds !== null ? seconds >= confirmAboveSeconds : plan.chunks > NEVER_LARGE_CHUNKS && Number.isFinite(confirmAboveSeconds),
       confirmAboveSeconds: Number.isFinite(confirmAboveSeconds) ? confirmAboveSeconds : 0,
     };
-    await this.store.saveEstimate(id, JSON.stringify({ estimate, settings } satisfies StoredEstimate));
+    const count = { chunks: plan.chunks, chunkSize: plan.chunkSize, chunkSplitter: plan.chunkSplitter };
+    await this.store.saveEstimate(id, JSON.stringify({ estimate, settings, count } satisfies StoredEstimate));
     return estimate;
   }
 
@@ -232,8 +224,7 @@ export class UploadsService {
     const first = await this.upload(caller, id);
     if (first.collection_id) return { collectionId: first.collection_id, insertLen: 0, alreadyImported: true };
     // Estimated already: its chunks were counted then (a finished upload's bytes never change).
-    const known = this.planned.get(id)?.count;
-    this.forgetPlan(id);
+    const known = storedEstimate(first.estimate, Date.now())?.count;
     const { data, sha256 } = await this.complete(caller, id);
     const result = await this.once(first.dataset_id, sha256, async () => {
       const row = await this.upload(caller, id);
@@ -327,12 +318,6 @@ export class UploadsService {
     const { allowDuplicate: _, ...chunking } = settings;
     const r = await this.datasets.createFileCollection(caller, file, { ...chunking, datasetId }, known);
     return { ...r, alreadyImported: false };
-  }
-
-  /** Drops an estimate's kept count. */
-  private forgetPlan(uploadId: string): void {
-    clearTimeout(this.planned.get(uploadId)?.timer);
-    this.planned.delete(uploadId);
   }
 
   private async once<T>(datasetId: string, sha256: string, run: () => Promise<T>): Promise<T> {
