@@ -4,12 +4,17 @@
 // is cut at a line end, a code fence open there closed and opened again; a
 // file over IN_THREAD_MAX_BYTES is read and chunked in a worker thread, with
 // the same chunks, its refusals as IngestErrors.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadTokenizer } from '@kbchat/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   chunkBatches, chunkMarkdownLoaded, countChunks, IN_THREAD_MAX_BYTES, isIngestError, readDocument, readDocumentText, SectionChunker, textSections, type Chunk,
 } from '../src/ingest/index.js';
 import { decodedPieces, textEncoding } from '../src/ingest/readers/text.js';
+import { MAX_SECTION_FACTOR } from '../src/ingest/sections.js';
 
 /** Markdown with headings, lists, tables and fences holding blank lines: the places a careless cut would break. */
 function bigMarkdown(sections: number): string {
@@ -59,12 +64,12 @@ describe('reading and chunking a section at a time', () => {
 
   it('cuts a text with no block end at a line end, closing and opening again a code fence open there', () => {
     const log = Array.from({ length: 4000 }, (_, i) => `2026-11-28 10:00:${String(i % 60).padStart(2, '0')} request ${i} served in ${i % 17} ms`).join('\n');
-    const sections = [...textSections(log, { size: 1000 })];
+    const sections = [...textSections(log, { size: 50 })];
     expect(sections.length).toBeGreaterThan(10);
-    expect(Math.max(...sections.map((s) => s.text.length))).toBeLessThan(4200);
+    expect(Math.max(...sections.map((s) => s.text.length))).toBeLessThan(50 * MAX_SECTION_FACTOR + 100);
     expect(sections.map((s) => s.text).join('')).toBe(log);
     const code = '```js\n' + Array.from({ length: 3000 }, (_, i) => `const line${i} = ${i};`).join('\n') + '\n```\n';
-    const cut = [...textSections(code, { size: 1000 })];
+    const cut = [...textSections(code, { size: 50 })];
     expect(cut.length).toBeGreaterThan(5);
     for (const s of cut) {
       expect(s.text.startsWith('```js\n')).toBe(true);
@@ -123,4 +128,25 @@ describe('reading and chunking a section at a time', () => {
     expect(refused.code).toBe('corrupt_file');
     expect(refused.message).toMatch(/photo\.txt is not a text file/);
   }, 60_000);
+
+  it('runs its worker in a process started with options a worker may not be given (--expose-gc)', async () => {
+    // The built code, as `kbchat start` runs it.
+    const built = new URL('../dist/ingest/index.js', import.meta.url).href;
+    const script = join(mkdtempSync(join(tmpdir(), 'kbchat-worker-args-')), 'count.mjs');
+    writeFileSync(script, `const I = await import(${JSON.stringify(built)});
+      const r = await I.countChunks({ text: '# T\\n\\n' + 'One short paragraph of a long text.\\n\\n'.repeat(40000) }, { chunkSize: 64 }, 4);
+      console.log(r.chunks);`);
+    const run = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(Number(run.stdout)).toBeGreaterThan(100);
+  }, 60_000);
+
+  it("reads again without the worker's bound an input that needs more (a paragraph of megabytes, cut word by word)", async () => {
+    const text = `# T\n\n${'word '.repeat(400_000)}`;
+    const settings = { chunkSize: 64, chunkSplitter: undefined };
+    const streamed: Chunk[] = [];
+    for await (const batch of chunkBatches({ text }, settings, 1000)) streamed.push(...batch);
+    expect(streamed).toEqual(chunkMarkdownLoaded(text, { chunkSize: 64 }));
+    expect((await countChunks({ text }, settings, 4)).chunks).toBe(streamed.length);
+  }, 120_000);
 });

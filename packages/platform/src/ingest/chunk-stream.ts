@@ -29,17 +29,20 @@ export const IN_THREAD_MAX_BYTES = 1024 * 1024;
 /**
  * A worker's old-generation heap (MB), for an input read a section at a time
  * (a text, a plain text or Markdown file): the tokenizer's tables (about
- * 40 MB), the words the text uses (line-joins.ts), what a section makes, and
- * a text given whole (twice its length at most, in UTF-16). V8 collects as
- * the heap nears it, so it bounds what the worker holds (without it, 300 MB
- * over a 30 MB file); no reading step makes one large string, so an input
- * that needs more is refused (too_complex), never a crash. A file of another
- * format is read whole by its reader, and its worker has no bound.
+ * 40 MB), the words the text uses (line-joins.ts), a text given whole (twice
+ * its length at most, in UTF-16), and room for what reading the largest
+ * section makes (up to 16 MB of text, sections.ts: its lines, the text read,
+ * about five times its size). V8 collects as the heap nears it, so it bounds
+ * what the worker holds (without it, 300 MB over a 30 MB file); no reading
+ * step makes a string larger than a section, so an input that needs more
+ * makes the worker stop, never the process (then it is read again without
+ * the bound: inWorker). A file of another format is read whole by its
+ * reader, and its worker has no bound.
  */
 export function workerHeapMb(input: ChunkInput): number | undefined {
-  if ('text' in input) return Math.ceil(64 + (3 * input.text.length) / 1048576);
-  const format = detectFormat(input.file);
-  return format === 'txt' || format === 'md' ? Math.ceil(64 + input.file.data.byteLength / 1048576) : undefined;
+  const mb = ('text' in input ? 2 * input.text.length : input.file.data.byteLength) / 1048576;
+  if ('file' in input && !['txt', 'md'].includes(detectFormat(input.file))) return undefined;
+  return Math.ceil(64 + mb + 5 * Math.min(mb, 16));
 }
 
 /** The sections of the input as the chunker takes them (read by its reader, for a file). */
@@ -149,21 +152,59 @@ function workerFile(): URL {
 /**
  * The process's Node options for the worker, less export conditions: the
  * tests run with "source" (workspace packages from their TypeScript), which
- * the built worker cannot load.
+ * the built worker cannot load. Undefined (the worker inherits them, as Node
+ * allows) when there are none to take out: a worker given explicit options
+ * refuses the process-wide ones (--expose-gc).
  */
-function builtCodeArgs(): string[] {
+function builtCodeArgs(): string[] | undefined {
   const args: string[] = [];
   for (let i = 0; i < process.execArgv.length; i++) {
     const a = process.execArgv[i]!;
     if (a === '--conditions' || a === '-C') i++;
     else if (!a.startsWith('--conditions=')) args.push(a);
   }
-  return args;
+  return args.length === process.execArgv.length ? undefined : args;
 }
 
-/** Runs a job in a worker: yields each batch (or, counting, the count); the worker ends with the generator. */
-async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omit<ChunkJob, 'input' | 'settings'>): AsyncGenerator<Extract<WorkerMessage, { type: 'batch' | 'counted' }>> {
-  const heapMb = workerHeapMb(input);
+type Delivered = Extract<WorkerMessage, { type: 'batch' | 'counted' }>;
+
+/** A worker's heap ran out. */
+class WorkerOutOfMemory extends Error {}
+
+/**
+ * Runs a job in a worker: yields each batch (or, counting, the count). The
+ * bound on its heap (workerHeapMb) is for what reading usually needs; an
+ * input that needs more (one paragraph of megabytes without a sentence end:
+ * the chunker cuts it word by word) is read again in a worker without one,
+ * as it was read before there were workers, the chunks already given
+ * skipped (chunking is deterministic). Past the process's own limit it is
+ * refused (too_complex).
+ */
+async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omit<ChunkJob, 'input' | 'settings'>): AsyncGenerator<Delivered> {
+  const name = 'file' in input ? input.file.filename : 'The text';
+  let given = 0;
+  for (const heapMb of [workerHeapMb(input), undefined]) {
+    let skip = given;
+    try {
+      for await (const m of oneWorker(input, settings, job, heapMb)) {
+        if (m.type === 'counted') return yield m;
+        const fresh = m.chunks.slice(Math.min(skip, m.chunks.length));
+        skip -= m.chunks.length - fresh.length;
+        given += fresh.length;
+        if (fresh.length) yield { type: 'batch', chunks: fresh };
+      }
+      return;
+    } catch (err) {
+      if (!(err instanceof WorkerOutOfMemory) || heapMb === undefined) {
+        if (err instanceof WorkerOutOfMemory) throw new IngestError('too_complex', `${name} needs more memory to be read than this process has; split it into smaller files.`);
+        throw err;
+      }
+    }
+  }
+}
+
+/** One worker for a job, its heap bounded to `heapMb` when given; it ends with the generator. */
+async function* oneWorker(input: ChunkInput, settings: ChunkingSettings, job: Omit<ChunkJob, 'input' | 'settings'>, heapMb: number | undefined): AsyncGenerator<Delivered> {
   const worker = new Worker(workerFile(), {
     execArgv: builtCodeArgs(),
     workerData: { input, settings, ...job } satisfies ChunkJob,
@@ -178,7 +219,6 @@ async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omi
   worker.on('message', deliver);
   worker.on('error', (error) => deliver({ type: 'crashed', error }));
   worker.on('exit', (code) => deliver({ type: 'crashed', error: new Error(`the chunking worker stopped (exit code ${code})`) }));
-  const name = 'file' in input ? input.file.filename : 'The text';
   try {
     for (;;) {
       if (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
@@ -190,9 +230,8 @@ async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omi
       else if (m.type === 'end') return;
       else if (m.type === 'refused') throw new IngestError(m.code, m.message);
       else if (m.type === 'failed') throw new Error(m.message);
-      else if ((m.error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw new IngestError('too_complex', `${name} needs more than ${heapMb} MB of memory to be read; split it into smaller files.`);
-      } else throw m.error;
+      else if ((m.error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerOutOfMemory(m.error.message);
+      else throw m.error;
     }
   } finally {
     worker.removeAllListeners();

@@ -7,17 +7,19 @@
 // A section ends where a block ends: at a blank line outside a code fence, the
 // place where the chunker's blocks end anyway, so chunking section by section
 // makes the same chunks as chunking the whole. A text with no such place for
-// MAX_SECTION_FACTOR sections (a log, one huge code block) is cut at a line
-// end anyway, a fence open there closed and opened again, as the chunker
+// MAX_SECTION_FACTOR sections, 16 MB (a log, one huge code block) is cut at a
+// line end anyway, a fence open there closed and opened again, as the chunker
 // cuts a long code block: no section is ever larger than that, so reading
-// never makes one huge string. With a chunkSplitter, its occurrences end
+// never makes a string of more than that (a paragraph or list item that long
+// is read as two). Anything shorter reads as it would whole: a paragraph of
+// 100,000 lines still joins into one. With a chunkSplitter, its occurrences end
 // sections too (no chunk spans one), and are dropped as String.split drops
 // them.
 
 /** About this many characters a section. */
 export const SECTION_CHARS = 256 * 1024;
 /** A section with no block end is cut at a line end once it is this many sections long. */
-const MAX_SECTION_FACTOR = 4;
+export const MAX_SECTION_FACTOR = 64;
 
 export interface TextSection {
   text: string;

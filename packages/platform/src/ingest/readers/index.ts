@@ -9,7 +9,7 @@ import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { readPdf } from './pdf.js';
-import { decodedPieces, decodeText, normalizeNewlines, textEncoding } from './text.js';
+import { decodedPieces, decodeText, textEncoding } from './text.js';
 import { streamSections, textSections, type TextSection } from '../sections.js';
 import { DocumentWords } from './line-joins.js';
 import { unwrapMarkdown } from './unwrap-markdown.js';
@@ -127,18 +127,24 @@ export async function readDocumentText(input: ReadDocumentInput, opts: ReadDocum
     const whole = await readChecked(format, input, opts);
     return { format, title: whole.title, sections: (o) => textSections(whole.text, o) };
   }
-  // The file's text, decoded and cut into sections as it is read, as often as it is read.
-  // Binary data is refused here, not at the first read.
+  return { format, sections: textFileSections(format, input) };
+}
+
+/**
+ * A plain text or Markdown file's text as read, a section at a time: decoded
+ * a piece at a time and cut where blocks end, each section read (its hard
+ * wraps undone, comment lines fenced) as often as the sections are asked for.
+ * Binary data is refused here, before the first read. With a chunkSplitter
+ * the text is read whole first (the splitter applies to the text as read).
+ */
+function textFileSections(format: 'txt' | 'md', input: ReadDocumentInput): DocumentText['sections'] {
   const encoding = textEncoding(input.data, { charset: parseMime(input.mimeType).charset, filename: input.filename });
   const source = (size?: number) => streamSections(decodedPieces(input.data, encoding), size);
   const read = sectionReader(format, () => source());
-  return {
-    format,
-    *sections(o = {}) {
-      if (o.splitter) return yield* textSections([...source()].map(read).join('').trim(), o);
-      for (const text of source(o.size)) yield { text: read(text), pieceEnd: false };
-      yield { text: '', pieceEnd: true };
-    },
+  return function* sections(o = {}) {
+    if (o.splitter) return yield* textSections([...source()].map(read).join('').trim(), o);
+    for (const text of source(o.size)) yield { text: read(text), pieceEnd: false };
+    yield { text: '', pieceEnd: true };
   };
 }
 
@@ -176,7 +182,7 @@ async function readChecked(format: DocumentFormat, input: ReadDocumentInput, opt
  * undone (unwrap-text.ts) and its "#" comment lines fenced, as plain text is
  * no Markdown (comment-lines.ts).
  */
-function sectionReader(format: 'txt' | 'md', source: string | (() => Iterable<string>)): (part: string) => string {
+function sectionReader(format: 'txt' | 'md', source: () => Iterable<string>): (part: string) => string {
   if (format === 'md') {
     const words = new DocumentWords(source);
     return (part) => unwrapMarkdown(part, words);
@@ -191,9 +197,10 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
   switch (format) {
     case 'txt':
     case 'md': {
-      // Hard-wrapped lines back into paragraphs: a wrap must never read as a sentence end.
-      const text = normalizeNewlines(decodeText(data, { charset, filename }));
-      return { format, text: sectionReader(format, text)(text).trim() };
+      // Hard-wrapped lines back into paragraphs (a wrap must never read as a sentence end), as the chunker reads them.
+      let text = '';
+      for (const section of textFileSections(format, input)()) text += section.text;
+      return { format, text: text.trim() };
     }
     case 'csv': {
       const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;
