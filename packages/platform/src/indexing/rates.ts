@@ -4,6 +4,7 @@
 // time (rate-store.ts), and when the queue goes quiet. What an import's
 // estimate and a collection's time left are computed from.
 import type { IndexingMode } from './queue-store.js';
+import { rateKey } from './rate-store.js';
 
 /** Busy time a measurement covers before it is saved. */
 export const WINDOW_MS = 20_000;
@@ -34,7 +35,7 @@ export class RateRecorder {
 
   /** A batch of `items` of `model` settled; it ran from startedAt to endedAt (epoch ms). */
   record(mode: IndexingMode, model: string, items: number, startedAt: number, endedAt: number): void {
-    const key = `${mode}\u0000${model}`;
+    const key = rateKey(mode, model);
     let w = this.windows.get(key);
     if (!w) this.windows.set(key, (w = { mode, model, items: 0, busyMs: 0, busyUntil: 0 }));
     w.items += items;
