@@ -1,4 +1,4 @@
-// /api/core/dataset/*: FastGPT's paths and shapes (platform-api.md), general keys only.
+// /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../http/errors.js';
