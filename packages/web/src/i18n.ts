@@ -1,9 +1,10 @@
 // Every string the app shows goes through t(): English and Chinese, switchable,
 // remembered in this browser. Each area of the app keeps its own messages
 // (messages.ts beside its pages), and each page's entry adds only the areas it
-// shows (addMessages), so the public share page carries none of the consoles'
-// strings. The type of each area's Chinese table makes a missing translation a
-// compile error; message-areas.ts lists every area, for the key type and a test.
+// shows (addMessages), so the public share page carries none of the signed-in
+// pages' strings. The type of each area's Chinese table makes a missing
+// translation a compile error; message-areas.ts lists every area, for the key
+// type and a test.
 import { useSyncExternalStore } from 'react';
 import type { areas } from './message-areas';
 
