@@ -33,8 +33,8 @@ const chunked = (path: string, parts: string[]) =>
 
 interface Case {
   name: string;
-  /** The bytes, written in one go (pipelined requests are several in one string). */
-  raw: string;
+  /** The bytes, written in one go (pipelined requests are several in one string), or in pieces a little apart. */
+  raw: string | string[];
   /** Answers to read (default 1). */
   answers?: number;
   /** The lean front hands this over on its own (so both connections end on node:http): how many of the answers node:http gives there. */
@@ -44,6 +44,13 @@ interface Case {
 }
 
 const chatBody = JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: 'hello differential' }] });
+/** A chat whose body is cut between the bytes of one character (RawClient writes latin1: the text is given as UTF-8 bytes). */
+function utf8Split(): string[] {
+  const bytes = Buffer.from(JSON.stringify({ model: 'sim-echo-prompt', messages: [{ role: 'user', content: '检索 ünïcödé 🌍' }] }));
+  const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+  const cut = bytes.indexOf(Buffer.from('检')) + 1;
+  return [head + bytes.subarray(0, cut).toString('latin1'), bytes.subarray(cut).toString('latin1')];
+}
 const messagesBody = JSON.stringify({ model: 'sim-chat', max_tokens: 64, messages: [{ role: 'user', content: 'hello differential' }] });
 
 const CASES: Case[] = [
@@ -104,6 +111,9 @@ const CASES: Case[] = [
   // Keep-alive and pipelining.
   { name: 'three pipelined requests: chat, bad JSON, embeddings', answers: 3, raw: chat('sim-chat') + post('/v1/chat/completions', '{') + post('/v1/embeddings', JSON.stringify({ model: 'sim-embed-384', input: 'x' })) },
   { name: 'a stream then a chat, pipelined', answers: 2, raw: stream('sim-chat') + chat('sim-echo-prompt') },
+  { name: 'the head, then the body in a later write', raw: [chat('sim-chat').split('\r\n\r\n')[0] + '\r\n\r\n', chatBody] },
+  { name: 'a body cut inside a UTF-8 character', raw: utf8Split() },
+  { name: 'the next request arriving with the end of the body', answers: 2, raw: [chat('sim-chat').slice(0, -5), chat('sim-chat').slice(-5) + chat('sim-echo-prompt')] },
   { name: 'Connection: close', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nConnection: close\r\n`) },
   { name: 'Connection: keep-alive', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nConnection: keep-alive\r\n`) },
   { name: 'a POST then a GET, pipelined (the GET hands over)', answers: 2, handedOver: 1, raw: chat('sim-chat') + 'GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n' },
@@ -111,6 +121,7 @@ const CASES: Case[] = [
   { name: 'HEAD on a relay path', raw: `HEAD /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}\r\n`, handedOver: 1, readMs: 300 },
   { name: 'PUT on a relay path', raw: `PUT /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Length: 0\r\n\r\n`, handedOver: 1 },
   { name: 'an unknown method', raw: `BREW /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n\r\n`, handedOver: 0 },
+  { name: 'Expect: 100-continue (the 100 counts as an answer)', answers: 2, handedOver: 1, raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nExpect: 100-continue\r\n`) },
   { name: 'a chunked body', raw: chunked('/v1/chat/completions', [chatBody.slice(0, 7), chatBody.slice(7)]), handedOver: 1 },
   { name: 'a chunked body that is not JSON', raw: chunked('/v1/chat/completions', ['{"model"', ':']), handedOver: 1 },
   { name: 'HTTP/1.0', raw: post('/v1/chat/completions', chatBody).replace('HTTP/1.1', 'HTTP/1.0'), handedOver: 1 },
@@ -157,14 +168,14 @@ describe('the lean front and node:http answer alike', () => {
   let nodeRequests = 0;
 
   beforeAll(async () => {
-    sim = await startUpstreamSim({ port: 0, key: KEY, slowMs: 1500 });
+    sim = await startUpstreamSim({ port: 0, key: KEY, slowMs: 2500 });
     odd = await oddUpstream();
     const oddUrl = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
     t = await startTestGateway({
       simInstance: sim,
       sim: { key: KEY },
       // Faults must not disable a channel between a case's two runs; timeouts short enough for the hanging models.
-      config: { disableThreshold: 1_000_000, upstreamTimeoutMs: 700, upstreamIdleTimeoutMs: 700 },
+      config: { disableThreshold: 1_000_000, upstreamTimeoutMs: 1500, upstreamIdleTimeoutMs: 1500 },
       env: {
         CLAUDE_API_KEY: KEY, CLAUDE_BASE_URL: sim.url, CLAUDE_TYPE: 'anthropic',
         CLAUDE_MODELS: 'claude-sim,claude-sim-529,claude-sim-drop,claude-sim-stream-error',
@@ -190,7 +201,10 @@ describe('the lean front and node:http answer alike', () => {
         expect((await client.response()).status).toBe(200);
       }
       const before = nodeRequests;
-      client.send(c.raw);
+      for (const [i, piece] of [c.raw].flat().entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 30));
+        client.send(piece);
+      }
       const answers: Seen['answers'] = [];
       for (let i = 0; i < (c.answers ?? 1); i++) {
         try {
