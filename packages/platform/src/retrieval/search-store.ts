@@ -1,12 +1,13 @@
 // Retrieval's reads: BM25 over the postings, nearest vectors through HNSW, and
 // the rows of the chosen items. One statement each (a vector search with
 // other HNSW settings than the session's adds a transaction that scopes them).
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { vectorIndexedExpression, vectorTableName } from './schema.js';
+import type { PlatformDb } from '../store/database.js';
 import { dbKey, hasSearchSession, SESSION_HNSW } from '../store/session.js';
 import { vectorFixed, vectorFromFixed } from './store.js';
 
-type Db = Kysely<any>;
+type Db = PlatformDb;
 
 export interface ScoredId {
   dataId: string;
