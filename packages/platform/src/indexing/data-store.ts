@@ -23,7 +23,10 @@ export interface IndexText {
  */
 export async function loadIndexTexts(db: PlatformDb, dataIds: readonly string[]): Promise<IndexText[]> {
   if (!dataIds.length) return [];
-  const { rows } = await sql<{ data_id: string; dataset_id: string; collection_id: string; team_id: string; q: string; a: string; index_id: number | null; text: string | null }>`
+  type Row = {
+    data_id: string; dataset_id: string; collection_id: string; team_id: string; q: string; a: string; index_id: number | null; text: string | null;
+  };
+  const { rows } = await sql<Row>`
     select d.id as data_id, d.dataset_id, d.collection_id, d.team_id, d.q, d.a, i.id as index_id, i.text
     from data d left join data_indexes i on i.data_id = d.id and i.data_id in (${sql.join(dataIds.map((id) => sql`${id}`))})
     where d.id in (${sql.join(dataIds.map((id) => sql`${id}`))})

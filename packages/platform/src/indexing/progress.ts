@@ -57,7 +57,8 @@ export async function progress(
   const only = o.collectionIds ? sql`and collection_id in (${sql.join(o.collectionIds.map((id) => sql`${id}`))})` : sql``;
   // count(*) is int8 and min() of a bigint column int8: numbers on both stores, Number() all the same.
   const queue = await sql<{
-    collection_id: string; queued: number; indexing: number; failed: number; open_data: number; last_error: string | null; rate_limited: number; rate_limited_until: number | null;
+    collection_id: string; queued: number; indexing: number; failed: number; open_data: number;
+    last_error: string | null; rate_limited: number; rate_limited_until: number | null;
   }>`
     select collection_id,
       count(*) filter (where status = 'queued' or (status = 'leased' and lease_until < ${now})) as queued,
@@ -71,7 +72,8 @@ export async function progress(
     group by collection_id`.execute(db);
   const data = await sql<{ collection_id: string; total: number }>`select collection_id, count(*) as total from data
     where dataset_id = ${o.datasetId} ${only} group by collection_id`.execute(db);
-  const jobs = await sql<Pick<Selectable<CollectionJobsTable>, 'collection_id' | 'kind' | 'done' | 'total'>>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
+  type JobProgressRow = Pick<Selectable<CollectionJobsTable>, 'collection_id' | 'kind' | 'done' | 'total'>;
+  const jobs = await sql<JobProgressRow>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
 
   const byId = new Map<string, CollectionProgress & { open: number }>();
   const entry = (id: string) => {
