@@ -1,6 +1,5 @@
 // searchTest, and the indexing progress, problem list and retry endpoints of collections.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
@@ -9,6 +8,7 @@ import { parseInput } from '../http/validate.js';
 import { listProblems, progress, retryFailed, retryItem, sumProgress, type TrainingProblem } from '../indexing/index.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
+import type { PlatformDb } from '../store/database.js';
 import type { SearchService } from './service.js';
 
 const id = z.string().min(1).max(64);
@@ -60,7 +60,7 @@ export function publicTrainingError(p: TrainingProblem) {
   };
 }
 
-export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
+export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {

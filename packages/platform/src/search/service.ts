@@ -2,7 +2,7 @@
 // alike. Models are reached only through the gateway. A question longer than
 // a model reads is cut for the search (and the result says how), never sent
 // whole to be refused.
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
@@ -60,7 +60,7 @@ export interface SearchOutcome extends SearchResult {
 
 export class SearchService {
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: PlatformDb,
     private readonly datasets: DatasetsStore,
     private readonly gateway: GatewayClient,
     private readonly models: ModelConfig,
