@@ -5,9 +5,8 @@
 // how to build it, instead of a 404. The app's icon (public/favicon.svg in the
 // build) answers at /favicon.svg, which the entries link, and at /favicon.ico,
 // which browsers ask for on their own: a 404 there is a console error on
-// every page. Used by the platform (its app) and the
-// gateway (its console); a subpath of its own, so that services that serve no
-// pages do not load @fastify/static.
+// every page. Used by the platform (its app) and the gateway (its console),
+// through buildServiceApp's `webApp`.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
