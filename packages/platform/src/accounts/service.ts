@@ -3,7 +3,7 @@
 // and root adding and removing the members of its team. A session acts for
 // its team exactly as a general API key does.
 import { randomBytes } from 'node:crypto';
-import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/shared';
+import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/server-kit';
 import { errors, PlatformError } from '../http/errors.js';
 import { hashKey, newId, type KeyCaller } from '../keys/auth.js';
 import type { UserRow, UsersStore } from './store.js';
