@@ -1,13 +1,17 @@
 // The share page's own entry: it loads none of the signed-in app's pages.
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SharePage } from './chat/SharePage';
+import { createQueryClient } from './query';
 import { guardAgainstPageTranslators } from './translate-safe';
 import './style.css';
 
 guardAgainstPageTranslators();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <SharePage />
+    <QueryClientProvider client={createQueryClient()}>
+      <SharePage />
+    </QueryClientProvider>
   </StrictMode>,
 );
