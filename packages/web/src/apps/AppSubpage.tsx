@@ -2,7 +2,6 @@
 // breadcrumb back to it, the page's title, and the page itself.
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type PublicApp } from '../api';
 import { useAppDetail } from './queries';
 import { useLang } from '../i18n';
 import { Loading } from '../ui';

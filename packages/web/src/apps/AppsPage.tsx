@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, withQuery, type ModelList, type PublicApp } from '../api';
+import { api, withQuery, type PublicApp } from '../api';
 import { useModelList } from '../models';
 import { keepPreviousData } from '../query';
 import { useLang } from '../i18n';

@@ -2,7 +2,7 @@
 // applications: its chats on the side, new chat, open and delete one.
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api, withQuery, type PublicApp } from '../api';
+import { withQuery } from '../api';
 import { useAppDetail } from '../apps/queries';
 import { useLang } from '../i18n';
 import { Boundary, Loading } from '../ui';

@@ -4,7 +4,7 @@
 // page at /chat uses the same conversation with the chat list and the chatId
 // in the URL.
 import { useMemo, useState } from 'react';
-import { api, withQuery, type PublicApp } from '../api';
+import type { PublicApp } from '../api';
 import { useAppDetail } from '../apps/queries';
 import { useLang } from '../i18n';
 import { Boundary, Loading } from '../ui';

@@ -2,7 +2,7 @@
 // it is made. Models the gateway does not serve are listed with the reason,
 // and never chosen by default.
 import { useState, type FormEvent } from 'react';
-import { api, type ModelList } from '../api';
+import { api } from '../api';
 import { useModelList } from '../models';
 import { useLang } from '../i18n';
 import { Loading } from '../ui';

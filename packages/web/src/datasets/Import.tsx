@@ -2,7 +2,7 @@
 // settings the API takes (shared by the three, set once above them).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type ModelList, type PublicCollection, type PublicDataset } from '../api';
+import { api, withQuery, type PublicCollection, type PublicDataset } from '../api';
 import { useModelList } from '../models';
 import { useLang, type MessageKey } from '../i18n';
 import { ActionError } from '../actions';

@@ -1,7 +1,7 @@
 // /datasets/:datasetId/search: a question against this dataset with every
 // setting searchTest takes, to see what a chat would be given and why.
 import { useState, type FormEvent } from 'react';
-import { api, type CheckSettings, type ModelList, type ModelStatus, type PublicDataset } from '../api';
+import { api, type CheckSettings, type ModelStatus, type PublicDataset } from '../api';
 import { useModelList } from '../models';
 import { useLang } from '../i18n';
 import { Boundary } from '../ui';

@@ -1,6 +1,5 @@
 // The configured models and whether the gateway serves each, so that the
 // seed's "channel for a model not found" is seen here before anyone chats.
-import { api, type ModelList } from '../api';
 import { useModelList } from '../models';
 import { useLang } from '../i18n';
 import { formatClock, Loading, Table } from '../ui';
