@@ -1,5 +1,6 @@
 // The signed-in shell: header, navigation and one route per area, each area
 // loaded on first visit and inside its own error boundary.
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, setCsrfToken, type PublicUser } from './api';
@@ -17,6 +18,7 @@ const TeamPage = lazy(() => import('./settings/TeamPage'));
 
 export function App() {
   const { t } = useLang();
+  const queries = useQueryClient();
   const session = useSignedIn(async () => {
     const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/me');
     setCsrfToken(r.csrfToken);
@@ -26,6 +28,8 @@ export function App() {
   async function signOut() {
     await api('/api/auth/logout', { method: 'POST' }).catch(() => {});
     setCsrfToken('');
+    // The next user to sign in must not see this one's answers.
+    queries.clear();
     session.setUser(null);
   }
 

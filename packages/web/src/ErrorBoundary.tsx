@@ -14,6 +14,8 @@ interface Props {
   notFoundTitle?: string;
   /** Clears a shown error when it changes (the page's address). */
   resetKey?: string;
+  /** Called as the error is cleared (Retry, or a new address): lets the failed queries below load again on mount. */
+  onReset?: () => void;
   children: ReactNode;
 }
 
@@ -25,7 +27,12 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
   }
 
   componentDidUpdate(prev: Props) {
-    if (this.state.error && prev.resetKey !== this.props.resetKey) this.setState({ error: null });
+    if (this.state.error && prev.resetKey !== this.props.resetKey) this.reset();
+  }
+
+  reset() {
+    this.props.onReset?.();
+    this.setState({ error: null });
   }
 
   render() {
@@ -52,7 +59,7 @@ export class ErrorBoundary extends Component<Props, { error: Error | null }> {
           <span>{error.message}</span>
         </p>
         {retryable(status) && (
-          <button type="button" onClick={() => this.setState({ error: null })}>
+          <button type="button" onClick={() => this.reset()}>
             <span>{this.props.retry}</span>
           </button>
         )}

@@ -29,6 +29,8 @@ export interface CallOptions {
   json?: unknown;
   /** 'omit' for a share link's visitor: no session cookie, so no CSRF token either. */
   credentials?: RequestCredentials;
+  /** Cancels the call (a query that nobody reads any more: a page left, a search typed on). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -44,8 +46,10 @@ export async function apiJson<T>(path: string, init: CallOptions = {}): Promise<
   if (method !== 'GET' && credentials !== 'omit' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
-  } catch {
+    res = await fetch(path, { method, headers, credentials, signal: init.signal, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  } catch (err) {
+    // A cancelled call is no failure to show: its reader has gone.
+    if (init.signal?.aborted) throw err;
     throw new ApiError(0, '');
   }
   const text = await res.text();

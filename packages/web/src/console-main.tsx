@@ -1,5 +1,6 @@
 // The gateway's console: its own entry (console.html, served by the gateway at
 // its root), on the same design system as the platform's app.
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ConsoleApp } from './console/ConsoleApp';
@@ -12,6 +13,7 @@ import * as tokensMessages from './console/tokens/messages';
 import * as usersMessages from './console/users/messages';
 import { addMessages } from './i18n';
 import * as coreMessages from './messages';
+import { createQueryClient } from './query';
 import { guardAgainstPageTranslators } from './translate-safe';
 import './style.css';
 
@@ -20,6 +22,8 @@ addMessages(coreMessages, consoleMessages, dashboardMessages, channelsMessages, 
 guardAgainstPageTranslators();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <ConsoleApp />
+    <QueryClientProvider client={createQueryClient()}>
+      <ConsoleApp />
+    </QueryClientProvider>
   </StrictMode>,
 );

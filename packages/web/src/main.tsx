@@ -1,3 +1,4 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
@@ -7,6 +8,7 @@ import * as datasetsMessages from './datasets/messages';
 import { addMessages } from './i18n';
 import * as coreMessages from './messages';
 import * as settingsMessages from './settings/messages';
+import { createQueryClient } from './query';
 import { guardAgainstPageTranslators } from './translate-safe';
 import './style.css';
 
@@ -15,6 +17,8 @@ addMessages(coreMessages, datasetsMessages, appsMessages, chatMessages, settings
 guardAgainstPageTranslators();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <QueryClientProvider client={createQueryClient()}>
+      <App />
+    </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,10 +1,12 @@
 // The share page's own entry: it loads none of the signed-in app's pages.
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SharePage } from './chat/SharePage';
 import * as chatMessages from './chat/messages';
 import { addMessages } from './i18n';
 import * as coreMessages from './messages';
+import { createQueryClient } from './query';
 import { guardAgainstPageTranslators } from './translate-safe';
 import './style.css';
 
@@ -13,6 +15,8 @@ addMessages(coreMessages, chatMessages);
 guardAgainstPageTranslators();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <SharePage />
+    <QueryClientProvider client={createQueryClient()}>
+      <SharePage />
+    </QueryClientProvider>
   </StrictMode>,
 );

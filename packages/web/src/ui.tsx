@@ -1,8 +1,9 @@
-// The few pieces every page uses: a boundary per page and widget, data loading
-// that throws into that boundary, polling, paging, tables, copy, and formatting.
+// The few pieces every page uses: a boundary per page and widget (the queries
+// below it throw their failures into it), paging, tables, copy, and formatting.
 // Text that changes is always inside its own element (a <span>), so that a
 // page translator's <font> wrappers never stand where React expects a text node.
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { QueryErrorResetBoundary } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
 import { ErrorBoundary } from './ErrorBoundary';
 import { useLang } from './i18n';
 
@@ -10,54 +11,14 @@ import { useLang } from './i18n';
 export function Boundary({ children, resetKey }: { children: ReactNode; resetKey?: string }) {
   const { t } = useLang();
   return (
-    <ErrorBoundary title={t('error.title')} retry={t('error.retry')} notFoundTitle={t('error.notFoundTitle')} resetKey={resetKey}>
-      {children}
-    </ErrorBoundary>
+    <QueryErrorResetBoundary>
+      {({ reset }) => (
+        <ErrorBoundary title={t('error.title')} retry={t('error.retry')} notFoundTitle={t('error.notFoundTitle')} resetKey={resetKey} onReset={reset}>
+          {children}
+        </ErrorBoundary>
+      )}
+    </QueryErrorResetBoundary>
   );
-}
-
-export interface Loaded<T> {
-  data: T | undefined;
-  reload: () => Promise<void>;
-}
-
-/**
- * Loads on mount and whenever deps change. A failure before any data is
- * thrown during render (the nearest boundary shows it in place); a failure of
- * a later reload keeps the data shown and is thrown too, so it is never silent.
- */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<Error | null>(null);
-  const latest = useRef(load);
-  latest.current = load;
-  const reload = useCallback(async () => {
-    try {
-      setData(await latest.current());
-    } catch (err) {
-      setError(err as Error);
-    }
-  }, []);
-  useEffect(() => {
-    setData(undefined);
-    void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
-  if (error) throw error;
-  return { data, reload };
-}
-
-/** Calls fn every `ms` while `active` (and the tab is visible). */
-export function usePoll(fn: () => void, ms: number, active: boolean): void {
-  const latest = useRef(fn);
-  latest.current = fn;
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState !== 'hidden') latest.current();
-    }, ms);
-    return () => clearInterval(timer);
-  }, [ms, active]);
 }
 
 /** A page the app does not have (the last route of a Switch). */

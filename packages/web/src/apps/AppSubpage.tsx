@@ -2,13 +2,13 @@
 // breadcrumb back to it, the page's title, and the page itself.
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type PublicApp } from '../api';
+import { useAppDetail } from './queries';
 import { useLang } from '../i18n';
-import { Loading, useLoad } from '../ui';
+import { Loading } from '../ui';
 
 export function AppSubpage({ appId, title, children }: { appId: string; title: string; children: ReactNode }) {
   const { t } = useLang();
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
+  const { data: app } = useAppDetail(appId);
   if (!app) return <Loading />;
   return (
     <section className="stack">

@@ -1,10 +1,13 @@
 // /apps: the team's applications (paged by the platform), a search by name,
 // a form to make one, and delete. Each row opens its settings or its chat.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, withQuery, type ModelList, type PublicApp } from '../api';
+import { api, withQuery, type PublicApp } from '../api';
+import { useModelList } from '../models';
+import { keepPreviousData } from '../query';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
+import { Boundary, formatTime, Loading, Pager } from '../ui';
 import { DeleteButton } from '../actions';
 import { CreateApp } from './CreateApp';
 
@@ -40,7 +43,7 @@ export function AppsPage() {
 }
 
 function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
-  const { data: models } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  const { data: models } = useModelList();
   if (!models) return <Loading />;
   return <CreateApp models={models} onCreated={onCreated} />;
 }
@@ -48,10 +51,12 @@ function CreateForm({ onCreated }: { onCreated: (id: string) => void }) {
 function AppList({ searchKey }: { searchKey: string }) {
   const { t, lang } = useLang();
   const [offset, setOffset] = useState(0);
-  const { data, reload } = useLoad(
-    () => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } }),
-    [searchKey, offset],
-  );
+  const client = useQueryClient();
+  const { data } = useQuery({
+    queryKey: ['apps', { searchKey, offset, pageSize: PAGE_SIZE }],
+    queryFn: ({ signal }) => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE }, signal }),
+    placeholderData: keepPreviousData,
+  });
   // The last app of a later page was deleted: show the page before.
   const pastTheEnd = data !== undefined && data.list.length === 0 && offset > 0;
   useEffect(() => {
@@ -117,7 +122,8 @@ function AppList({ searchKey }: { searchKey: string }) {
                       name={a.name}
                       onDelete={async () => {
                         await api(withQuery('/api/core/app/del', { appId: a._id }), { method: 'DELETE' });
-                        await reload();
+                        // Every list that held it (this one, the keys page's), and its own queries.
+                        await client.invalidateQueries({ queryKey: ['apps'] });
                       }}
                     />
                   </div>

@@ -1,13 +1,15 @@
 // /apps/:appId/logs: every chat of the application for its team (signed-in,
 // API and share-link visitors'), newest first, paged by the platform, with its
 // feedback counts; a chat opens in place, read-only, each answer with its steps.
+import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, type PublicChatLog } from '../api';
 import { MessageView } from '../chat/Message';
 import { sessionTransport } from '../chat/transport';
 import '../chat/chat.css';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
+import { keepPreviousData } from '../query';
+import { Boundary, formatTime, Loading, Pager } from '../ui';
 import { AppSubpage } from './AppSubpage';
 
 const PAGE = 20;
@@ -15,7 +17,11 @@ const PAGE = 20;
 export function ChatLogsPage({ appId }: { appId: string }) {
   const { t, lang } = useLang();
   const [offset, setOffset] = useState(0);
-  const { data } = useLoad(() => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } }), [appId, offset]);
+  const { data } = useQuery({
+    queryKey: ['apps', appId, 'chat-logs', { offset }],
+    queryFn: ({ signal }) => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE }, signal }),
+    placeholderData: keepPreviousData,
+  });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <AppSubpage appId={appId} title={t('logs.title')}>
@@ -88,7 +94,7 @@ function LogRow({ appId, log, open, onToggle, lang }: { appId: string; log: Publ
 
 function ChatTranscript({ appId, chatId }: { appId: string; chatId: string }) {
   const transport = useMemo(() => sessionTransport(appId), [appId]);
-  const { data } = useLoad(() => transport.records(chatId), [transport, chatId]);
+  const { data } = useQuery({ queryKey: ['apps', appId, 'chat-logs', chatId], queryFn: () => transport.records(chatId) });
   if (!data) return <Loading />;
   return (
     <div className="chat-messages log-transcript">

@@ -2,12 +2,14 @@
 // changed fields only, the platform's 400 (naming the field) and its warnings
 // shown beside the form, then re-read so that "Saved" is what the platform
 // holds. The test chat beside it chats with the saved settings.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type ModelList, type PublicApp, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
+import { Boundary, Loading } from '../ui';
 import { ClassifySection } from './ClassifySection';
+import { appKey } from './queries';
 import { changedFields, fromApp, isDirty, localProblems, promptVariables, type Draft } from './draft';
 import { ExtractSection } from './ExtractSection';
 import { GeneralSection } from './GeneralSection';
@@ -24,17 +26,22 @@ export interface Loaded {
   datasets: PublicDataset[];
 }
 
-const loadApp = (appId: string) => api<PublicApp>(withQuery('/api/core/app/detail', { appId }));
+const loadApp = (appId: string, signal?: AbortSignal) => api<PublicApp>(withQuery('/api/core/app/detail', { appId }), { signal });
 
 export function SettingsPage({ appId }: { appId: string }) {
-  const { data } = useLoad<Loaded>(async () => {
-    const [app, models, datasets] = await Promise.all([
-      loadApp(appId),
-      api<ModelList>('/api/core/ai/model/list'),
-      api<PublicDataset[]>('/api/core/dataset/list', { json: {} }),
-    ]);
-    return { app, models, datasets };
-  }, [appId]);
+  // Read fresh each time the page opens (gcTime 0): the form starts from what the platform holds, never a kept copy.
+  const { data } = useQuery({
+    queryKey: [...appKey(appId), 'settings'],
+    queryFn: async ({ signal }): Promise<Loaded> => {
+      const [app, models, datasets] = await Promise.all([
+        loadApp(appId, signal),
+        api<ModelList>('/api/core/ai/model/list', { signal }),
+        api<PublicDataset[]>('/api/core/dataset/list', { json: {}, signal }),
+      ]);
+      return { app, models, datasets };
+    },
+    gcTime: 0,
+  });
   if (!data) return <Loading />;
   return <SettingsForm appId={appId} loaded={data} />;
 }
@@ -50,6 +57,7 @@ function sectionOf(field: string): string {
 
 function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
   const { t } = useLang();
+  const client = useQueryClient();
   const [saved, setSaved] = useState<Draft>(() => fromApp(loaded.app));
   const [draft, setDraft] = useState<Draft>(saved);
   const [busy, setBusy] = useState(false);
@@ -74,7 +82,11 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
     try {
       const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } });
       // What the platform holds now, not what was sent.
-      const fresh = fromApp(await loadApp(appId));
+      const app = await loadApp(appId);
+      const fresh = fromApp(app);
+      // Its name and model as the other pages show them (the lists and the chat's header).
+      client.setQueryData(appKey(appId), app);
+      void client.invalidateQueries({ queryKey: ['apps'], predicate: (q) => q.queryKey[1] !== appId });
       setSaved(fresh);
       setDraft(fresh);
       setWarning(message);

@@ -2,52 +2,54 @@
 // one (name, optional expiry and requests per minute per visitor), see its
 // public address with a copy button and when it was last used, delete it
 // (it stops working at once).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError, DeleteButton } from '../actions';
 import { api, withQuery, type PublicOutLink } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, CopyButton, formatTime, Loading, Table, useLoad } from '../ui';
+import { Boundary, CopyButton, formatTime, Loading, Table } from '../ui';
 import { AppSubpage } from './AppSubpage';
 
+const shareLinksKey = (appId: string) => ['apps', appId, 'share-links'];
 const shareUrl = (shareId: string) => `${location.origin}${withQuery('/chat/share', { shareId })}`;
 
 export function ShareLinksPage({ appId }: { appId: string }) {
   const { t } = useLang();
-  const [version, setVersion] = useState(0);
   return (
     <AppSubpage appId={appId} title={t('share.title')}>
       <p className="muted">
         <span>{t('share.intro')}</span>
       </p>
       <Boundary>
-        <CreateShareLink appId={appId} onCreated={() => setVersion((v) => v + 1)} />
+        <CreateShareLink appId={appId} />
       </Boundary>
       <Boundary>
-        <ShareLinkList appId={appId} version={version} />
+        <ShareLinkList appId={appId} />
       </Boundary>
     </AppSubpage>
   );
 }
 
-function CreateShareLink({ appId, onCreated }: { appId: string; onCreated: () => void }) {
+function CreateShareLink({ appId }: { appId: string }) {
   const { t } = useLang();
+  const client = useQueryClient();
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
   const [qpm, setQpm] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      const limit = { expiredTime: expires ? new Date(`${expires}T23:59:59`).getTime() : undefined, QPM: qpm ? Number(qpm) : undefined };
-      await api('/api/support/outLink/create', { json: { appId, name: name.trim(), limit } });
+  const create = useMutation({
+    mutationFn: (json: { appId: string; name: string; limit: { expiredTime?: number; QPM?: number } }) => api('/api/support/outLink/create', { json }),
+    onSuccess: () => {
       setName('');
       setExpires('');
       setQpm('');
-      onCreated();
-    } catch (err) {
-      setError(err);
-    }
+      void client.invalidateQueries({ queryKey: shareLinksKey(appId) });
+    },
+  });
+  const error = create.error;
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const limit = { expiredTime: expires ? new Date(`${expires}T23:59:59`).getTime() : undefined, QPM: qpm ? Number(qpm) : undefined };
+    create.mutate({ appId, name: name.trim(), limit });
   }
   return (
     <form className="card stack" onSubmit={submit}>
@@ -75,9 +77,10 @@ function CreateShareLink({ appId, onCreated }: { appId: string; onCreated: () =>
   );
 }
 
-function ShareLinkList({ appId, version }: { appId: string; version: number }) {
+function ShareLinkList({ appId }: { appId: string }) {
   const { t, lang } = useLang();
-  const { data, reload } = useLoad(() => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId })), [appId, version]);
+  const client = useQueryClient();
+  const { data } = useQuery({ queryKey: shareLinksKey(appId), queryFn: ({ signal }) => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId }), { signal }) });
   if (!data) return <Loading />;
   if (data.length === 0)
     return (
@@ -116,7 +119,7 @@ function ShareLinkList({ appId, version }: { appId: string; version: number }) {
               name={l.name}
               onDelete={async () => {
                 await api(withQuery('/api/support/outLink/delete', { id: l.id }), { method: 'DELETE' });
-                await reload();
+                await client.invalidateQueries({ queryKey: shareLinksKey(appId) });
               }}
             />
           ),

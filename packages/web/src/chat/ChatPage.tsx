@@ -2,10 +2,11 @@
 // applications: its chats on the side, new chat, open and delete one.
 import { useCallback, useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api, withQuery, type PublicApp } from '../api';
+import { withQuery } from '../api';
+import { useAppDetail } from '../apps/queries';
 import { useLang } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
-import { History, StoredChat } from './History';
+import { Boundary, Loading } from '../ui';
+import { History, StoredChat, useHistoryRefresh } from './History';
 import { appVariables, newId } from './messages-model';
 import { sessionTransport } from './transport';
 import './chat.css';
@@ -28,9 +29,9 @@ export function ChatPage() {
 function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
   const { t } = useLang();
   const [, navigate] = useLocation();
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId })), [appId]);
+  const { data: app } = useAppDetail(appId);
   const transport = useMemo(() => sessionTransport(appId), [appId]);
-  const [historyVersion, setHistoryVersion] = useState(0);
+  const refreshHistory = useHistoryRefresh(transport);
   const [showHistory, setShowHistory] = useState(false);
   const open = useCallback((id: string) => navigate(withQuery('/', { appId, chatId: id }), { replace: !chatId }), [appId, chatId, navigate]);
   // A chat has an id from the start, so that its first turn is stored.
@@ -39,7 +40,7 @@ function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
   if (!app) return <Loading />;
   const variableNames = appVariables(app);
   // Once the platform has the question, the chat is in the address (a reload reopens it) and in the list.
-  const listed = () => (chatId ? undefined : open(current), setHistoryVersion((v) => v + 1));
+  const listed = () => (chatId ? undefined : open(current), void refreshHistory());
   return (
     <div className={`chat-page${showHistory ? ' history-open' : ''}`}>
       <div className="chat-head row">
@@ -62,7 +63,7 @@ function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
       )}
       <aside className="chat-history" aria-label={t('chat.history')}>
         <Boundary>
-          <History transport={transport} current={current} version={historyVersion} onOpen={(id) => (setShowHistory(false), open(id))} onDeleted={(id) => id === current && navigate(withQuery('/', { appId, chatId: newId() }))} />
+          <History transport={transport} current={current} onOpen={(id) => (setShowHistory(false), open(id))} onDeleted={(id) => id === current && navigate(withQuery('/', { appId, chatId: newId() }))} />
         </Boundary>
       </aside>
       <Boundary>

@@ -4,9 +4,10 @@
 // page at /chat uses the same conversation with the chat list and the chatId
 // in the URL.
 import { useMemo, useState } from 'react';
-import { api, withQuery, type PublicApp } from '../api';
+import type { PublicApp } from '../api';
+import { useAppDetail } from '../apps/queries';
 import { useLang } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
+import { Boundary, Loading } from '../ui';
 import { StoredChat } from './History';
 import { appVariables, newId } from './messages-model';
 import { sessionTransport } from './transport';
@@ -28,7 +29,7 @@ export function ChatPanel(props: ChatPanelProps) {
 }
 
 function AppConversation(props: ChatPanelProps) {
-  const { data: app } = useLoad(() => api<PublicApp>(withQuery('/api/core/app/detail', { appId: props.appId })), [props.appId]);
+  const { data: app } = useAppDetail(props.appId);
   if (!app) return <Loading />;
   return <TestChat {...props} app={app} />;
 }

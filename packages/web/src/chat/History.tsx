@@ -1,8 +1,10 @@
 // The pieces both chat pages share: a conversation with its stored messages
 // loaded first, and the list of the caller's chats (open, delete).
-import { useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useState } from 'react';
 import { useLang } from '../i18n';
-import { Loading, Pager, useLoad } from '../ui';
+import { keepPreviousData } from '../query';
+import { Loading, Pager } from '../ui';
 import { Conversation } from './Conversation';
 import type { ChatTransport } from './transport';
 
@@ -10,26 +12,37 @@ const HISTORY_PAGE = 30;
 
 /** A chat with its stored messages loaded first (none for a new one). */
 export function StoredChat({ transport, chatId, isNew, variableNames, onSent, onTurn, compact }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onSent?: () => void; onTurn?: () => void; compact?: boolean }) {
-  const { data: stored } = useLoad(
-    async () => {
+  // Read once when a chat opens, and fresh each time (gcTime 0): the conversation goes on from what is stored, never from
+  // a kept copy. `isNew` is left out of the key: a new chat's first turn stores it, and it must not be read again then.
+  const { data: stored } = useQuery({
+    queryKey: [...transport.key, chatId, 'stored'],
+    queryFn: async () => {
       if (isNew) return { messages: [], variables: {} };
       const [messages, variables] = await Promise.all([transport.records(chatId), variableNames.length ? transport.variables(chatId) : {}]);
       return { messages, variables };
     },
-    [chatId],
-  );
+    gcTime: 0,
+    staleTime: Infinity,
+  });
   if (!stored) return <Loading />;
   return <Conversation transport={transport} chatId={chatId} initial={stored.messages} initialVariables={stored.variables} variableNames={variableNames} onSent={onSent} onTurn={onTurn} compact={compact} />;
 }
 
-export function History({ transport, current, version, onOpen, onDeleted }: { transport: ChatTransport; current: string; version: number; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {
+/** The list of chats read again in place (no loading state between): after a turn, or a delete. */
+export function useHistoryRefresh(transport: ChatTransport): () => Promise<void> {
+  const client = useQueryClient();
+  return useCallback(() => client.invalidateQueries({ queryKey: [...transport.key, 'histories'] }), [client, transport]);
+}
+
+export function History({ transport, current, onOpen, onDeleted }: { transport: ChatTransport; current: string; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {
   const { t } = useLang();
   const [offset, setOffset] = useState(0);
-  const { data: page, reload } = useLoad(() => transport.histories(offset, HISTORY_PAGE), [transport, offset]);
-  // After a turn the list is read again in place (no loading state between).
-  useEffect(() => {
-    if (version) void reload();
-  }, [version, reload]);
+  const { data: page } = useQuery({
+    queryKey: [...transport.key, 'histories', { offset }],
+    queryFn: ({ signal }) => transport.histories(offset, HISTORY_PAGE, signal),
+    placeholderData: keepPreviousData,
+  });
+  const reload = useHistoryRefresh(transport);
   const [error, setError] = useState('');
   if (!page) return <Loading />;
   const data = page.list;

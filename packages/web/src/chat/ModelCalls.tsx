@@ -3,10 +3,11 @@
 // for the stored answer, read when the steps are opened), the channel,
 // latency and cost; the gateway's request id with a copy button. A share
 // link's visitor gets no such read: the rows show what the answer carries.
+import { useQuery } from '@tanstack/react-query';
 import type { GatewayCall, GatewayCalls, ModelCall } from '../api';
 import { ApiError } from '../api';
 import { useLang, type MessageKey } from '../i18n';
-import { CopyButton, Table, useLoad } from '../ui';
+import { CopyButton, Table } from '../ui';
 
 const STEP_KEYS: Record<string, MessageKey> = {
   classifyQuestion: 'chat.step.classifyQuestion',
@@ -31,7 +32,7 @@ async function loadGatewayCalls(load: (() => Promise<GatewayCalls>) | undefined)
 export function ModelCalls({ calls, load }: { calls: ModelCall[]; load?: () => Promise<GatewayCalls> }) {
   const { t } = useLang();
   const ids = calls.flatMap((c) => (c.requestId ? [c.requestId] : []));
-  const { data } = useLoad(() => loadGatewayCalls(ids.length ? load : undefined), [ids.join(',')]);
+  const { data } = useQuery({ queryKey: ['model-calls', ids], queryFn: () => loadGatewayCalls(ids.length ? load : undefined) });
   const byId = new Map<string, GatewayCall>((data?.calls ?? []).map((c) => [c.requestId, c]));
   return (
     <section className="trace-calls" aria-label={t('chat.trace.calls')}>

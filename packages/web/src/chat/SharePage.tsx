@@ -1,11 +1,12 @@
 // The public chat page of a share link (/chat/share?shareId=), no sign-in.
 // Each visitor is a random outLinkUid kept in this browser per link: their
 // chats are theirs alone.
+import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
 import { withQuery, type ShareInit } from '../api';
 import { setLang, useLang } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
-import { History, StoredChat } from './History';
+import { Boundary, Loading } from '../ui';
+import { History, StoredChat, useHistoryRefresh } from './History';
 import { newId } from './messages-model';
 import { anonymousApi, shareTransport } from './transport';
 import './chat.css';
@@ -46,12 +47,15 @@ export function SharePage() {
 
 function SharedChat({ shareId }: { shareId: string }) {
   const { t } = useLang();
-  const { data } = useLoad(() => anonymousApi<ShareInit>(withQuery('/api/support/outLink/init', { shareId })), [shareId]);
+  const { data } = useQuery({
+    queryKey: ['share', shareId],
+    queryFn: ({ signal }) => anonymousApi<ShareInit>(withQuery('/api/support/outLink/init', { shareId }), { signal }),
+  });
   const transport = useMemo(() => shareTransport(shareId, visitorId(shareId)), [shareId]);
   // The chat in the address (?chatId=), so that a reload reopens it.
   const [chatId, setChatId] = useState(() => new URLSearchParams(location.search).get('chatId') || newId());
   const [stored, setStored] = useState(() => new URLSearchParams(location.search).has('chatId'));
-  const [version, setVersion] = useState(0);
+  const refreshHistory = useHistoryRefresh(transport);
   const [showHistory, setShowHistory] = useState(false);
   const show = useCallback((id: string, isStored: boolean) => {
     setChatId(id);
@@ -69,8 +73,8 @@ function SharedChat({ shareId }: { shareId: string }) {
     const url = new URL(location.href);
     url.searchParams.set('chatId', chatId);
     history.replaceState(null, '', url);
-    setVersion((v) => v + 1);
-  }, [chatId]);
+    void refreshHistory();
+  }, [chatId, refreshHistory]);
   if (!data) return <Loading />;
   return (
     <div className={`chat-page${showHistory ? ' history-open' : ''}`}>
@@ -91,11 +95,11 @@ function SharedChat({ shareId }: { shareId: string }) {
       )}
       <aside className="chat-history" aria-label={t('chat.history')}>
         <Boundary>
-          <History transport={transport} current={chatId} version={version} onOpen={open} onDeleted={(id) => id === chatId && show(newId(), false)} />
+          <History transport={transport} current={chatId} onOpen={open} onDeleted={(id) => id === chatId && show(newId(), false)} />
         </Boundary>
       </aside>
       <Boundary>
-        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onSent={sent} onTurn={() => setVersion((v) => v + 1)} />
+        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onSent={sent} onTurn={() => void refreshHistory()} />
       </Boundary>
     </div>
   );

@@ -12,10 +12,12 @@ export interface HistoryEntry {
 }
 
 export interface ChatTransport {
+  /** The start of its queries' keys: whose chats they are (['chats', {appId}] or a visitor's ['chats', {shareId, outLinkUid}]). */
+  key: readonly unknown[];
   /** POSTs a chat body; the caller reads the stream. */
   send(body: Record<string, unknown>, signal: AbortSignal): Promise<Response>;
   /** The caller's chats, newest first, a page at a time. */
-  histories(offset: number, pageSize: number): Promise<{ list: HistoryEntry[]; total: number }>;
+  histories(offset: number, pageSize: number, signal?: AbortSignal): Promise<{ list: HistoryEntry[]; total: number }>;
   records(chatId: string): Promise<ChatMessage[]>;
   /** A stored chat's variables (none for a new one). */
   variables(chatId: string): Promise<Record<string, string>>;
@@ -59,21 +61,22 @@ function textValues(v: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)]));
 }
 
-type Call = <T>(path: string, init?: { method?: string; json?: unknown }) => Promise<T>;
+type Call = <T>(path: string, init?: { method?: string; json?: unknown; signal?: AbortSignal }) => Promise<T>;
 
 /**
  * api() without the session cookie: a share link's visitor is nobody signed
  * in, even in a browser that has a session here (the platform would take the
  * cookie for the caller and ask which application).
  */
-export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown } = {}) => api<T>(path, { ...init, credentials: 'omit' });
+export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) => api<T>(path, { ...init, credentials: 'omit' });
 
 /** `listed`: which chats the list shows (the signed-in page lists the team's own, not its visitors'). */
 function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }, listed: Record<string, string> = {}): Omit<ChatTransport, 'modelCalls'> {
   return {
+    key: ['chats', who],
     send: (body, signal) =>
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: (offset, pageSize) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize } }),
+    histories: (offset, pageSize, signal) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize }, signal }),
     records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
     variables: (chatId) => call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),

@@ -2,6 +2,7 @@
 // pages in the shared shell, each loaded on first visit inside its own error
 // boundary. Administrators see every page; a plain user manages only their
 // own tokens (the admin API scopes what each may see).
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { useLang, type MessageKey } from '../i18n';
@@ -23,9 +24,12 @@ const USER_PAGES: PageName[] = ['tokens'];
 
 export function ConsoleApp() {
   const { t } = useLang();
+  const queries = useQueryClient();
   const session = useSignedIn(me);
   const leave = async () => {
     await signOut();
+    // The next user to sign in must not see this one's answers.
+    queries.clear();
     session.setUser(null);
   };
   return (

@@ -1,51 +1,58 @@
 // "Run all" for a dataset's checks: starts a run, shows its progress while it
 // goes on in the platform, then the difference to the run before it, newly
 // failing checks first. The latest run is shown when the page opens.
-import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { api, withQuery, type CheckRun as Run, type RunDiff } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
-import { formatTime, usePoll, useLoad } from '../ui';
+import { formatTime } from '../ui';
 import { CheckDiffView } from './CheckDiff';
 
 type RunAnswer = { run: Run | null; diff: RunDiff | null };
 const POLL_MS = 500;
 
+const loadRun = (params: { datasetId: string } | { id: string }, signal?: AbortSignal) => api<RunAnswer>(withQuery('/api/core/dataset/check/run', params), { signal });
+
 export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; count: number; onRan: () => void }) {
   const { t, lang, count: inWords } = useLang();
-  const { data: loaded } = useLoad(() => api<RunAnswer>(withQuery('/api/core/dataset/check/run', { datasetId })), [datasetId]);
-  const [latest, setLatest] = useState<RunAnswer | null>(null);
-  const [starting, setStarting] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const shown = latest ?? loaded;
-  const running = shown?.run?.status === 'running';
-
-  usePoll(
-    async () => {
-      try {
-        const next = await api<RunAnswer>(withQuery('/api/core/dataset/check/run', { id: shown!.run!.id }));
-        setLatest(next);
-        if (next.run?.status !== 'running') onRan();
-      } catch (err) {
-        setError(err);
-      }
-    },
-    POLL_MS,
-    running,
-  );
-
-  async function runAll() {
-    setStarting(true);
-    setError(null);
-    try {
+  const client = useQueryClient();
+  const runKey = (id: string) => ['datasets', datasetId, 'check-runs', id];
+  // The latest run when the page opens; then the one "Run all" started.
+  const { data: loaded } = useQuery({ queryKey: ['datasets', datasetId, 'check-runs', 'latest'], queryFn: ({ signal }) => loadRun({ datasetId }, signal) });
+  const [started, setStarted] = useState<string | null>(null);
+  const start = useMutation({
+    mutationFn: async () => {
       const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } });
-      setLatest(await api<RunAnswer>(withQuery('/api/core/dataset/check/run', { id: runId })));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setStarting(false);
-    }
-  }
+      return loadRun({ id: runId });
+    },
+    onSuccess: (answer) => {
+      if (!answer.run) return;
+      client.setQueryData(runKey(answer.run.id), answer);
+      setStarted(answer.run.id);
+    },
+  });
+  // A run going on (started here, or found running when the page opened) is read every POLL_MS until it ends; a failed read shows beside the button.
+  const followed = started ?? (loaded?.run?.status === 'running' ? loaded.run.id : null);
+  const poll = useQuery({
+    queryKey: runKey(followed ?? ''),
+    queryFn: ({ signal }) => loadRun({ id: followed! }, signal),
+    enabled: followed !== null,
+    throwOnError: false,
+    refetchInterval: (query) => (query.state.data?.run?.status === 'running' ? POLL_MS : false),
+  });
+  const shown = (followed !== null ? poll.data : undefined) ?? loaded;
+  const running = shown?.run?.status === 'running';
+  const error = start.error ?? poll.error;
+  // The run ended: its results are the checks' new "last".
+  const ended = followed !== null && !!poll.data?.run && poll.data.run.status !== 'running';
+  useEffect(() => {
+    if (ended) onRan();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ended]);
+
+  const runAll = () => start.mutate();
+  const starting = start.isPending;
 
   const run = shown?.run;
   return (

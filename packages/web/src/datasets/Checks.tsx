@@ -1,11 +1,12 @@
 // /datasets/:datasetId/checks: the dataset's saved retrieval checks, each with
 // its result in the last run, edited or deleted in place; "Run all" and the
 // difference to the run before.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, withQuery, type CheckResult, type PublicDataset, type PublicRetrievalCheck } from '../api';
 import { DeleteButton } from '../actions';
 import { useLang } from '../i18n';
-import { Boundary, Loading, useLoad } from '../ui';
+import { Boundary, Loading } from '../ui';
 import { CheckEditor, ExpectationText, type CheckDraft } from './CheckEditor';
 import { CheckRunPanel } from './CheckRun';
 
@@ -14,7 +15,10 @@ const LIST = '/api/core/dataset/check/list';
 export function Checks({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
   const datasetId = dataset._id;
-  const { data: checks, reload } = useLoad(() => api<PublicRetrievalCheck[]>(withQuery(LIST, { datasetId })), [datasetId]);
+  const client = useQueryClient();
+  const key = ['datasets', datasetId, 'checks'];
+  const { data: checks } = useQuery({ queryKey: key, queryFn: ({ signal }) => api<PublicRetrievalCheck[]>(withQuery(LIST, { datasetId }), { signal }) });
+  const reload = () => client.invalidateQueries({ queryKey: key });
   const [adding, setAdding] = useState(false);
 
   async function create(d: CheckDraft) {

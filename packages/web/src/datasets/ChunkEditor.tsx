@@ -1,10 +1,11 @@
 // One chunk: its text (q), answer (a) and index texts, edited and saved.
 // After a save the chunk is read again, so "Saved" shows what the platform
 // now holds, not what was typed.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, withQuery, type PublicData } from '../api';
 import { useLang } from '../i18n';
-import { Loading, useLoad } from '../ui';
+import { Loading } from '../ui';
 import { ActionError } from '../actions';
 import { TextField } from './Field';
 
@@ -19,7 +20,11 @@ const draftOf = (d: PublicData): Draft => ({ q: d.q, a: d.a, extra: (d.indexes ?
 
 export function ChunkEditor({ dataId, onSaved }: { dataId: string; onSaved: () => void }) {
   const { t } = useLang();
-  const { data, reload } = useLoad(() => api<PublicData>(withQuery('/api/core/dataset/data/detail', { id: dataId })), [dataId]);
+  const client = useQueryClient();
+  const key = ['chunks', dataId];
+  // Read fresh each time it opens (gcTime 0): the form starts from what the platform holds, never a kept copy.
+  const { data } = useQuery({ queryKey: key, queryFn: ({ signal }) => api<PublicData>(withQuery('/api/core/dataset/data/detail', { id: dataId }), { signal }), gcTime: 0 });
+  const reload = () => client.invalidateQueries({ queryKey: key });
   const [draft, setDraft] = useState<Draft | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);

@@ -1,13 +1,14 @@
 // /datasets/:datasetId/collections/:collectionId: a collection's chunks,
 // searched and paged by the server, each opened to view and edit in place.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type PublicCollection, type PublicData } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, Loading, Pager, useLoad } from '../ui';
+import { keepPreviousData, useDebounced } from '../query';
+import { Boundary, Loading, Pager } from '../ui';
 import { ChunkEditor } from './ChunkEditor';
 import { DeleteButton } from '../actions';
-import { useDebounced } from './hooks';
 import { ProgressSummary, useDatasetTraining } from './training';
 
 const PAGE_SIZE = 20;
@@ -15,14 +16,22 @@ const PAGE_SIZE = 20;
 export function Chunks({ collectionId }: { collectionId: string }) {
   const { t, count } = useLang();
   const training = useDatasetTraining();
-  const { data: collection } = useLoad(() => api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: collectionId })), [collectionId]);
+  const client = useQueryClient();
+  const { data: collection } = useQuery({
+    queryKey: ['collections', collectionId],
+    queryFn: ({ signal }) => api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: collectionId }), { signal }),
+  });
   const [searchText, setSearchText] = useState('');
   const [offset, setOffset] = useState(0);
   const search = useDebounced(searchText.trim());
-  const { data, reload } = useLoad(
-    () => api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } }),
-    [collectionId, offset, search],
-  );
+  const chunksKey = ['collections', collectionId, 'chunks'];
+  const { data } = useQuery({
+    queryKey: [...chunksKey, { offset, search }],
+    queryFn: ({ signal }) =>
+      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined }, signal }),
+    placeholderData: keepPreviousData,
+  });
+  const reload = () => client.invalidateQueries({ queryKey: chunksKey });
   const [open, setOpen] = useState<string | null>(null);
   if (!collection) return <Loading />;
 

@@ -6,15 +6,16 @@
 // poll read every half second while the delete runs, so that the dataset's
 // header leaves it out at once) in place of its delete button, as it shows a
 // large import's. Counts are written as the reader's language does.
-import { Fragment, useEffect, useId, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Fragment, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, Pager, useLoad } from '../ui';
+import { keepPreviousData, useDebounced } from '../query';
+import { Boundary, formatTime, Loading, Pager } from '../ui';
 import { ActionError } from '../actions';
 import { DeleteButton } from '../actions';
-import { useDebounced } from './hooks';
-import { ProgressSummary, useDatasetTraining } from './training';
+import { datasetKeys, ProgressSummary, useDatasetTraining } from './training';
 import { TrainingProblems } from './TrainingProblems';
 
 const PAGE_SIZE = 20;
@@ -25,15 +26,13 @@ export function Collections({ datasetId }: { datasetId: string }) {
   const [searchText, setSearchText] = useState('');
   const [offset, setOffset] = useState(0);
   const search = useDebounced(searchText.trim());
-  const { data, reload } = useLoad(
-    () => api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } }),
-    [datasetId, offset, search],
-  );
-  // An import, retry or delete elsewhere, or indexing that settled: read again in place (no loading flash).
-  useEffect(() => {
-    if (training.version > 0) void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [training.version]);
+  // An import, retry or delete elsewhere, or indexing that settled, invalidates these: read again in place (no loading flash).
+  const { data } = useQuery({
+    queryKey: [...datasetKeys.collections(datasetId), { offset, search }],
+    queryFn: ({ signal }) =>
+      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined }, signal }),
+    placeholderData: keepPreviousData,
+  });
   const failed = training.detail?.failed ?? 0;
 
   return (

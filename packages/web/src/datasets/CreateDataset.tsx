@@ -2,14 +2,15 @@
 // it is made. Models the gateway does not serve are listed with the reason,
 // and never chosen by default.
 import { useState, type FormEvent } from 'react';
-import { api, type ModelList } from '../api';
+import { api } from '../api';
+import { useModelList } from '../models';
 import { useLang } from '../i18n';
-import { Loading, useLoad } from '../ui';
+import { Loading } from '../ui';
 import { ActionError } from '../actions';
 
 export function CreateDataset({ onCreated }: { onCreated: (id: string) => void }) {
   const { t } = useLang();
-  const { data: models } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  const { data: models } = useModelList();
   const embedding = models?.models.filter((m) => m.kind === 'embedding') ?? [];
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string | undefined>(undefined);

@@ -1,22 +1,26 @@
 // /datasets/:datasetId/*: the dataset's header (name, fixed vector model),
 // breadcrumbs, tabs, and its pages. Indexing progress is read once here and
 // shared, so the collections and the import list agree and poll once.
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
-import { Boundary, Loading, NotFound, useLoad } from '../ui';
+import { Boundary, Loading, NotFound } from '../ui';
 import { Checks } from './Checks';
 import { Chunks } from './Chunks';
 import { Collections } from './Collections';
 import { Import } from './Import';
 import { SearchTest } from './SearchTest';
-import { ProgressSummary, TrainingProvider, useTraining } from './training';
+import { datasetKeys, ProgressSummary, TrainingProvider, useTraining } from './training';
 
 export function DatasetPage({ datasetId }: { datasetId: string }) {
   const { t } = useLang();
   const training = useTraining(datasetId);
-  const { data: dataset } = useLoad(() => api<PublicDataset>(withQuery('/api/core/dataset/detail', { id: datasetId })), [datasetId]);
+  const { data: dataset } = useQuery({
+    queryKey: datasetKeys.detail(datasetId),
+    queryFn: ({ signal }) => api<PublicDataset>(withQuery('/api/core/dataset/detail', { id: datasetId }), { signal }),
+  });
   if (!dataset) return <Loading />;
   return (
     <TrainingProvider value={training}>

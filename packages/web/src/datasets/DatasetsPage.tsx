@@ -1,14 +1,15 @@
 // /datasets: the team's knowledge bases with their size and indexing state,
 // a search by name, a form to make one, and delete.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, Loading, useLoad, usePoll } from '../ui';
+import { useDebounced } from '../query';
+import { Boundary, Loading } from '../ui';
 import { CreateDataset } from './CreateDataset';
 import { DeleteButton } from '../actions';
-import { useDebounced } from './hooks';
-import { isBusy, loadTraining, POLL_MS, ProgressSummary, type TrainingDetail } from './training';
+import { ProgressSummary, trainingQuery } from './training';
 
 export function DatasetsPage() {
   const { t } = useLang();
@@ -34,7 +35,11 @@ export function DatasetsPage() {
 
 function DatasetList({ searchKey }: { searchKey: string }) {
   const { t, count } = useLang();
-  const { data: list, reload } = useLoad(() => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } }), [searchKey]);
+  const client = useQueryClient();
+  const { data: list } = useQuery({
+    queryKey: ['datasets', { searchKey }],
+    queryFn: ({ signal }) => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined }, signal }),
+  });
   if (!list) return <Loading />;
   if (list.length === 0)
     return (
@@ -65,7 +70,8 @@ function DatasetList({ searchKey }: { searchKey: string }) {
               name={d.name}
               onDelete={async () => {
                 await api(withQuery('/api/core/dataset/delete', { id: d._id }), { method: 'DELETE' });
-                await reload();
+                // Every list that held it, and its own queries.
+                await client.invalidateQueries({ queryKey: ['datasets'] });
               }}
             />
           </div>
@@ -76,7 +82,7 @@ function DatasetList({ searchKey }: { searchKey: string }) {
 }
 
 function DatasetProgress({ datasetId }: { datasetId: string }) {
-  const { data, reload } = useLoad<TrainingDetail>(() => loadTraining(datasetId), [datasetId]);
-  usePoll(() => void reload(), POLL_MS, isBusy(data));
+  // Read every POLL_MS while the dataset is busy; the dataset's own page shares this query.
+  const { data } = useQuery(trainingQuery(datasetId));
   return <ProgressSummary p={data} />;
 }

@@ -2,9 +2,9 @@
 // settings the API takes (shared by the three, set once above them).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type ModelList, type PublicCollection, type PublicDataset } from '../api';
+import { api, withQuery, type PublicCollection, type PublicDataset } from '../api';
+import { useModelList } from '../models';
 import { useLang, type MessageKey } from '../i18n';
-import { useLoad } from '../ui';
 import { ActionError } from '../actions';
 import { chunkBody, ChunkOptions, DEFAULT_CHUNKING, type ChunkSettings } from './ChunkOptions';
 import { FileImport } from './FileImport';
@@ -22,7 +22,7 @@ export function Import({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
   const [source, setSource] = useState<Source>('files');
   const [chunking, setChunking] = useState<ChunkSettings>(DEFAULT_CHUNKING);
-  const { data: models } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  const { data: models } = useModelList();
   const defaultSize = models?.models.find((m) => m.kind === 'embedding' && m.model === dataset.vectorModel.model)?.defaultToken;
   const settings = chunkBody(chunking);
   return (

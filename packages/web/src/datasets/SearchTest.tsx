@@ -1,9 +1,10 @@
 // /datasets/:datasetId/search: a question against this dataset with every
 // setting searchTest takes, to see what a chat would be given and why.
 import { useState, type FormEvent } from 'react';
-import { api, type CheckSettings, type ModelList, type ModelStatus, type PublicDataset } from '../api';
+import { api, type CheckSettings, type ModelStatus, type PublicDataset } from '../api';
+import { useModelList } from '../models';
 import { useLang } from '../i18n';
-import { Boundary, useLoad } from '../ui';
+import { Boundary } from '../ui';
 import { ActionError } from '../actions';
 import { SearchResults, type SearchAnswer } from './SearchResults';
 import { SearchBasicsFields, TextField, type SearchBasics } from './Field';
@@ -12,7 +13,7 @@ import { SaveCheck } from './SaveCheck';
 
 export function SearchTest({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
-  const { data: models } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  const { data: models } = useModelList();
   const rerankModels = models?.models.filter((m) => m.kind === 'rerank') ?? [];
   const llmModels = models?.models.filter((m) => m.kind === 'llm') ?? [];
   const [text, setText] = useState('');

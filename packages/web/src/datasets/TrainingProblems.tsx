@@ -2,12 +2,14 @@
 // collections table (POST /api/core/dataset/training/getTrainingError): each
 // with its reason, the exact message, "attempt n of max", when it is tried
 // again, and a retry of that one item. Paged by the platform.
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, type IndexingReason, type PublicTrainingError } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
-import { formatClock, Loading, Pager, useLoad, usePoll } from '../ui';
-import { isBusy, POLL_MS, useDatasetTraining } from './training';
+import { keepPreviousData } from '../query';
+import { formatClock, Loading, Pager } from '../ui';
+import { datasetKeys, isBusy, POLL_MS, useDatasetTraining } from './training';
 
 const PAGE_SIZE = 10;
 /** A rate limit passes by itself; every other reason needs someone to look. */
@@ -17,16 +19,14 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
   const { t, count } = useLang();
   const training = useDatasetTraining();
   const [offset, setOffset] = useState(0);
-  const { data, reload } = useLoad(
-    () => api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE } }),
-    [collectionId, offset],
-  );
-  // The list follows the queue: read again with the shared poll while the collection is busy, and after any change.
-  usePoll(() => void reload(), POLL_MS, isBusy(training.of(collectionId)));
-  useEffect(() => {
-    if (training.version > 0) void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [training.version]);
+  // The list follows the queue: read again at the shared poll's rate while the collection is busy, and after any change (invalidated).
+  const { data } = useQuery({
+    queryKey: [...datasetKeys.problems(training.datasetId), collectionId, { offset }],
+    queryFn: ({ signal }) =>
+      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE }, signal }),
+    placeholderData: keepPreviousData,
+    refetchInterval: isBusy(training.of(collectionId)) ? POLL_MS : false,
+  });
   // Retries emptied this page: show the one before.
   useEffect(() => {
     if (data && offset > 0 && offset >= data.total) setOffset(Math.max(0, offset - PAGE_SIZE));

@@ -2,10 +2,11 @@
 // shared by its pages: the collections table and the import list read the
 // same answer, polled every 1.5 s while anything is queued or indexing, or a
 // large collection is being imported or deleted.
-import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useRef } from 'react';
 import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
 import { useLang, type Translate } from '../i18n';
-import { formatClock, usePoll } from '../ui';
+import { formatClock } from '../ui';
 
 export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
 export type IndexState = 'queued' | 'indexing' | 'failed' | 'done';
@@ -33,56 +34,65 @@ export function timeSpan(seconds: number, t: Translate): string {
   return m ? t('datasets.time.hours', { h, m }) : t('datasets.time.hoursOnly', { h });
 }
 
-export function loadTraining(datasetId: string): Promise<TrainingDetail> {
-  return api<TrainingDetail>(withQuery('/api/core/dataset/trainingDetail', { datasetId }));
+/** The keys of a dataset's queries that indexing changes: its progress, its collections and their problem items. */
+export const datasetKeys = {
+  detail: (datasetId: string) => ['datasets', datasetId] as const,
+  training: (datasetId: string) => ['datasets', datasetId, 'training'] as const,
+  collections: (datasetId: string) => ['datasets', datasetId, 'collections'] as const,
+  problems: (datasetId: string) => ['datasets', datasetId, 'problems'] as const,
+};
+
+export function loadTraining(datasetId: string, signal?: AbortSignal): Promise<TrainingDetail> {
+  return api<TrainingDetail>(withQuery('/api/core/dataset/trainingDetail', { datasetId }), { signal });
+}
+
+/** A dataset's progress, read every POLL_MS while it is busy (the datasets list polls each card's with it). */
+export function trainingQuery(datasetId: string) {
+  return {
+    queryKey: datasetKeys.training(datasetId),
+    queryFn: ({ signal }: { signal: AbortSignal }) => loadTraining(datasetId, signal),
+    refetchInterval: (query: { state: { data: TrainingDetail | undefined } }) => (isBusy(query.state.data) ? POLL_MS : false),
+  };
 }
 
 export interface Training {
+  datasetId: string;
   detail: TrainingDetail | undefined;
   /** A failed poll: shown beside the status, the last answer stays. */
   error: Error | null;
   of(collectionId: string): CollectionProgress | undefined;
-  /** Something changed (an import, a retry, a delete): read again, and bump `version` so lists reload. */
+  /** Something changed (an import, a retry, a delete): read the progress again, and the lists that show counts. */
   changed(): void;
   /** Read again now (while a delete runs: its progress, and the header's counts without it); the answer, or undefined when it failed. */
   refresh(): Promise<TrainingDetail | undefined>;
-  /** Bumped on changed() and when indexing settles, for lists that show counts. */
-  version: number;
 }
 
 export function useTraining(datasetId: string): Training {
-  const [detail, setDetail] = useState<TrainingDetail>();
-  const [error, setError] = useState<Error | null>(null);
-  const [version, setVersion] = useState(0);
-  const wasBusy = useRef(false);
-  const load = useCallback(async () => {
-    try {
-      const d = await loadTraining(datasetId);
-      setDetail(d);
-      setError(null);
-      // Indexing just settled: chunk counts (QA makes its items late) may have changed.
-      if (wasBusy.current && !isBusy(d)) setVersion((v) => v + 1);
-      wasBusy.current = isBusy(d);
-      return d;
-    } catch (err) {
-      setError(err as Error);
-      return undefined;
-    }
-  }, [datasetId]);
+  const client = useQueryClient();
+  // A failed poll is shown beside the status (not thrown): the header and its tabs stay.
+  const { data: detail, error } = useQuery({ ...trainingQuery(datasetId), throwOnError: false });
+  const busy = isBusy(detail);
+  const wasBusy = useRef(busy);
+  const lists = () => {
+    void client.invalidateQueries({ queryKey: datasetKeys.collections(datasetId) });
+    void client.invalidateQueries({ queryKey: datasetKeys.problems(datasetId) });
+  };
+  // Indexing just settled: chunk counts (QA makes its items late) may have changed.
   useEffect(() => {
-    void load();
-  }, [load]);
-  usePoll(load, POLL_MS, isBusy(detail));
+    if (wasBusy.current && !busy) lists();
+    wasBusy.current = busy;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [busy]);
   return {
+    datasetId,
     detail,
     error,
-    version,
     of: (id) => detail?.collections.find((c) => c.collectionId === id),
     changed: () => {
-      setVersion((v) => v + 1);
-      void load();
+      void client.invalidateQueries({ queryKey: datasetKeys.training(datasetId) });
+      lists();
     },
-    refresh: load,
+    refresh: () => client.fetchQuery({ ...trainingQuery(datasetId), staleTime: 0 }).catch(() => undefined),
   };
 }
 

@@ -2,16 +2,18 @@
 // the create answer only: shown once, with a copy button. Above them, the base
 // URL a client uses them with, from this page's own address (the platform that
 // served it).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, CopyButton, formatTime, Loading, SecretShownOnce, Table, useLoad } from '../ui';
+import { Boundary, CopyButton, formatTime, Loading, SecretShownOnce, Table } from '../ui';
+
+const KEYS = ['keys'];
 
 export default function KeysPage() {
   const { t } = useLang();
   const [created, setCreated] = useState<string | null>(null);
-  const [version, setVersion] = useState(0);
   return (
     <section className="stack">
       <h1>{t('keys.title')}</h1>
@@ -23,13 +25,12 @@ export default function KeysPage() {
         <CreateKey
           onCreated={(key) => {
             setCreated(key);
-            setVersion((v) => v + 1);
           }}
         />
       </Boundary>
       {created && <SecretShownOnce secret={created} message={t('keys.created')} onClose={() => setCreated(null)} />}
       <Boundary>
-        <KeyList version={version} />
+        <KeyList />
       </Boundary>
     </section>
   );
@@ -54,7 +55,10 @@ function BaseUrl() {
 }
 
 function useApps() {
-  return useLoad(() => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } }).then((r) => r.list), []);
+  return useQuery({
+    queryKey: ['apps', { pageSize: 500 }],
+    queryFn: ({ signal }) => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 }, signal }).then((r) => r.list),
+  });
 }
 
 function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
@@ -63,24 +67,23 @@ function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
   const [name, setName] = useState('');
   const [appId, setAppId] = useState('');
   const [expires, setExpires] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      // The end of the chosen day, in the reader's time zone.
-      const expiredTime = expires ? new Date(`${expires}T23:59:59`).getTime() : undefined;
-      const key = await api<string>('/api/support/openapi/create', { json: { name: name || undefined, appId: appId || undefined, expiredTime } });
+  const client = useQueryClient();
+  const create = useMutation({
+    mutationFn: (json: { name?: string; appId?: string; expiredTime?: number }) => api<string>('/api/support/openapi/create', { json }),
+    onSuccess: (key) => {
       setName('');
       onCreated(key);
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+      void client.invalidateQueries({ queryKey: KEYS });
+    },
+  });
+  const error = create.error?.message ?? '';
+  const busy = create.isPending;
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    // The end of the chosen day, in the reader's time zone.
+    const expiredTime = expires ? new Date(`${expires}T23:59:59`).getTime() : undefined;
+    create.mutate({ name: name || undefined, appId: appId || undefined, expiredTime });
   }
 
   return (
@@ -120,9 +123,10 @@ function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
   );
 }
 
-function KeyList({ version }: { version: number }) {
+function KeyList() {
   const { t, lang } = useLang();
-  const { data: keys, reload } = useLoad(() => api<PublicKey[]>('/api/support/openapi/list'), [version]);
+  const client = useQueryClient();
+  const { data: keys } = useQuery({ queryKey: KEYS, queryFn: ({ signal }) => api<PublicKey[]>('/api/support/openapi/list', { signal }) });
   const { data: apps } = useApps();
   if (!keys) return <Loading />;
   if (keys.length === 0)
@@ -135,7 +139,7 @@ function KeyList({ version }: { version: number }) {
 
   const remove = async (k: PublicKey) => {
     await api(withQuery('/api/support/openapi/delete', { id: k.id }), { method: 'DELETE' });
-    await reload();
+    await client.invalidateQueries({ queryKey: KEYS });
   };
 
   return (

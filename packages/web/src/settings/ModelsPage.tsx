@@ -1,12 +1,12 @@
 // The configured models and whether the gateway serves each, so that the
 // seed's "channel for a model not found" is seen here before anyone chats.
-import { api, type ModelList } from '../api';
+import { useModelList } from '../models';
 import { useLang } from '../i18n';
-import { formatClock, Loading, Table, useLoad } from '../ui';
+import { formatClock, Loading, Table } from '../ui';
 
 export default function ModelsPage() {
   const { t, lang } = useLang();
-  const { data } = useLoad(() => api<ModelList>('/api/core/ai/model/list'), []);
+  const { data } = useModelList();
   return (
     <section className="stack">
       <h1>{t('models.title')}</h1>

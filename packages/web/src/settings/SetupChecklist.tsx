@@ -3,11 +3,12 @@
 // rate limit; and, on a new install, the first steps. Nothing when all is well.
 // Read every 15 s, and while the first step is shown also at each change of
 // address: making a knowledge base opens it, and the step goes at once.
+import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, withQuery, type DatasetProgress, type ModelList, type PublicDataset } from '../api';
 import { useLang } from '../i18n';
-import { formatClock, usePoll, useLoad } from '../ui';
+import { formatClock } from '../ui';
 
 /** Knowledge bases looked at for indexing trouble (the first ones listed). */
 const DATASETS_CHECKED = 20;
@@ -18,12 +19,12 @@ interface Problems {
   indexing: { dataset: PublicDataset; progress: DatasetProgress }[];
 }
 
-async function findProblems(): Promise<Problems> {
-  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list'), api<PublicDataset[]>('/api/core/dataset/list', { json: {} })]);
+async function findProblems(signal: AbortSignal): Promise<Problems> {
+  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list', { signal }), api<PublicDataset[]>('/api/core/dataset/list', { json: {}, signal })]);
   const indexing = await Promise.all(
     datasets.slice(0, DATASETS_CHECKED).map(async (dataset) => ({
       dataset,
-      progress: await api<DatasetProgress>(withQuery('/api/core/dataset/trainingDetail', { datasetId: dataset.id })),
+      progress: await api<DatasetProgress>(withQuery('/api/core/dataset/trainingDetail', { datasetId: dataset.id }), { signal }),
     })),
   );
   return { models, datasets, indexing };
@@ -31,12 +32,11 @@ async function findProblems(): Promise<Problems> {
 
 export function SetupChecklist() {
   const { t, lang } = useLang();
-  const { data, reload } = useLoad(findProblems, []);
-  usePoll(() => void reload(), 15_000, true);
+  const { data, refetch } = useQuery({ queryKey: ['setup-checklist'], queryFn: ({ signal }) => findProblems(signal), refetchInterval: 15_000 });
   const [location] = useLocation();
   const firstSteps = data !== undefined && data.datasets.length === 0;
   useEffect(() => {
-    if (firstSteps) void reload();
+    if (firstSteps) void refetch();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [location]);
   if (!data) return null;

@@ -1,14 +1,16 @@
 // Root manages its team: members with a username and an initial password;
 // removing one ends their sessions.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicUser } from '../api';
 import { useLang } from '../i18n';
-import { Boundary, formatTime, Loading, Table, useLoad } from '../ui';
+import { Boundary, formatTime, Loading, Table } from '../ui';
+
+const MEMBERS = ['team', 'members'];
 
 export default function TeamPage({ user }: { user: PublicUser }) {
   const { t } = useLang();
-  const [version, setVersion] = useState(0);
   if (user.role !== 'root')
     return (
       <p className="notice warn">
@@ -19,31 +21,32 @@ export default function TeamPage({ user }: { user: PublicUser }) {
     <section className="stack">
       <h1>{t('team.title')}</h1>
       <Boundary>
-        <AddMember onAdded={() => setVersion((v) => v + 1)} />
+        <AddMember />
       </Boundary>
       <Boundary>
-        <Members me={user} version={version} />
+        <Members me={user} />
       </Boundary>
     </section>
   );
 }
 
-function AddMember({ onAdded }: { onAdded: () => void }) {
+function AddMember() {
   const { t } = useLang();
+  const client = useQueryClient();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError('');
-    try {
-      await api('/api/team/members', { json: { username, password } });
+  const add = useMutation({
+    mutationFn: (json: { username: string; password: string }) => api('/api/team/members', { json }),
+    onSuccess: () => {
       setUsername('');
       setPassword('');
-      onAdded();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+      void client.invalidateQueries({ queryKey: MEMBERS });
+    },
+  });
+  const error = add.error?.message ?? '';
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    add.mutate({ username, password });
   }
   return (
     <form className="card stack" onSubmit={submit}>
@@ -71,13 +74,14 @@ function AddMember({ onAdded }: { onAdded: () => void }) {
   );
 }
 
-function Members({ me, version }: { me: PublicUser; version: number }) {
+function Members({ me }: { me: PublicUser }) {
   const { t, lang } = useLang();
-  const { data, reload } = useLoad(() => api<PublicUser[]>('/api/team/members'), [version]);
+  const client = useQueryClient();
+  const { data } = useQuery({ queryKey: MEMBERS, queryFn: ({ signal }) => api<PublicUser[]>('/api/team/members', { signal }) });
   if (!data) return <Loading />;
   const remove = async (u: PublicUser) => {
     await api(withQuery('/api/team/members', { id: u.id }), { method: 'DELETE' });
-    await reload();
+    await client.invalidateQueries({ queryKey: MEMBERS });
   };
   return (
     <Table

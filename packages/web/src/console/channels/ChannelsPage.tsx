@@ -4,11 +4,13 @@
 // and tests: one model, a channel's models, or every channel at once, each
 // model showing its latency or the upstream's exact error. What the list
 // shows is always re-read from the gateway, which keeps every test's result.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'wouter';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
-import { Loading, Pager, useLoad } from '../../ui';
+import { keepPreviousData } from '../../query';
+import { Loading, Pager } from '../../ui';
 import type { GatewayUser } from '../gateway-api';
 import { ChannelForm } from './ChannelForm';
 import { ChannelTable } from './ChannelTable';
@@ -31,13 +33,18 @@ export default function ChannelsPage({ me }: { me: GatewayUser }) {
   const q = params.get('q') ?? '';
   const status = (STATUSES.includes(params.get('status') as StatusFilter) ? params.get('status') : '') as StatusFilter;
   const offset = Math.max(0, Number.parseInt(params.get('offset') ?? '0', 10) || 0);
-  const [version, setVersion] = useState(0);
+  const client = useQueryClient();
   const [editing, setEditing] = useState<Editing>(null);
   const [saved, setSaved] = useState('');
   const [testAll, setTestAll] = useState<{ busy: boolean; result?: TestAllResult; error?: unknown }>({ busy: false });
-  const { data: providers } = useLoad(() => channelsApi.providers(), []);
-  const { data } = useLoad(() => channelsApi.list({ q, status, offset, limit: PAGE }), [q, status, offset, version]);
-  const reload = () => setVersion((v) => v + 1);
+  const { data: providers } = useQuery({ queryKey: ['channels', 'providers'], queryFn: ({ signal }) => channelsApi.providers(signal) });
+  const { data } = useQuery({
+    queryKey: ['channels', 'list', { q, status, offset }],
+    queryFn: ({ signal }) => channelsApi.list({ q, status, offset, limit: PAGE }, signal),
+    placeholderData: keepPreviousData,
+  });
+  // Every page of the list: a change or a test moves channels between filters and pages.
+  const reload = () => void client.invalidateQueries({ queryKey: ['channels', 'list'] });
 
   const setQuery = (next: { q?: string; status?: string; offset?: number }) =>
     setParams((p) => {

@@ -17,9 +17,9 @@ export interface ListQuery {
 const path = (id: number, rest = '') => `/api/channels/${encodeURIComponent(String(id))}${rest}`;
 
 export const channelsApi = {
-  list: (q: ListQuery) => gatewayApi<ChannelPage>(withQuery('/api/channels', { q: q.q || undefined, status: q.status || undefined, offset: q.offset, limit: q.limit })),
+  list: (q: ListQuery, signal?: AbortSignal) => gatewayApi<ChannelPage>(withQuery('/api/channels', { q: q.q || undefined, status: q.status || undefined, offset: q.offset, limit: q.limit }), { signal }),
   get: (id: number) => gatewayApi<PublicChannel>(path(id)),
-  providers: () => gatewayApi<ChannelProviders>('/api/channels/providers'),
+  providers: (signal?: AbortSignal) => gatewayApi<ChannelProviders>('/api/channels/providers', { signal }),
   create: (input: ChannelInput) => gatewayApi<PublicChannel>('/api/channels', { json: input }),
   update: (id: number, input: ChannelInput) => gatewayApi<PublicChannel>(path(id), { method: 'PATCH', json: input }),
   remove: (id: number) => gatewayApi<{ deleted: boolean }>(path(id), { method: 'DELETE' }),

@@ -4,12 +4,13 @@
 // Everything comes from GET /api/dashboard (its rollups answer in
 // milliseconds at millions of log rows); a relative range is asked for again
 // every 30 s. The charts' library is loaded only when there is a chart.
+import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { withQuery } from '../../api';
 import type { DashboardAnswer, DashboardDimension } from '@kbchat/gateway';
 import { useLang, type MessageKey } from '../../i18n';
-import { Boundary, formatTime, Loading, usePoll, useLoad } from '../../ui';
+import { Boundary, formatTime, Loading } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import type { ChartSeries } from './Chart';
 import { DisabledList, groupName, GroupsTable, TopUsersTable, TotalsTiles } from './sections';
@@ -107,11 +108,13 @@ function Controls({ view, go }: { view: View; go: (v: View) => void }) {
 
 function Body({ view }: { view: View }) {
   const { t, lang } = useLang();
-  const { data, reload } = useLoad(
-    () => gatewayApi<DashboardAnswer>(withQuery('/api/dashboard', { ...windowOf(view), group_by: view.group, top: TOP_GROUPS, users: 10 })),
-    [searchOf(view)],
-  );
-  usePoll(() => void reload(), POLL_MS, view.range !== 'custom');
+  // A window that ends now is read again every POLL_MS (its window moves with the clock); a custom one is fixed.
+  const { data, refetch } = useQuery({
+    queryKey: ['dashboard', searchOf(view)],
+    queryFn: ({ signal }) => gatewayApi<DashboardAnswer>(withQuery('/api/dashboard', { ...windowOf(view), group_by: view.group, top: TOP_GROUPS, users: 10 }), { signal }),
+    refetchInterval: view.range !== 'custom' ? POLL_MS : false,
+  });
+  const reload = () => refetch();
   if (!data) return <Loading />;
   const empty = data.totals.requests === 0;
   return (

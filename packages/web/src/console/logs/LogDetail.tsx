@@ -2,12 +2,13 @@
 // kept for replay (what went upstream, or before translation for an Anthropic
 // or Gemini channel) and a Replay that shows the new answer beside the old
 // error. The address is the request's own, so it can be shared.
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { PublicLogDetail } from '@kbchat/gateway';
 import { ApiError } from '../../api';
 import { useLang } from '../../i18n';
-import { CopyButton, Loading, useLoad } from '../../ui';
+import { CopyButton, Loading } from '../../ui';
 import { formatUnits, gatewayApi } from '../gateway-api';
 import { prettyJson } from './answer';
 import { lastListQuery, queryOf } from './query';
@@ -15,9 +16,9 @@ import { failed, formatLogTime, NameOf } from './parts';
 import { Replay } from './Replay';
 
 /** The detail, or null when no row has this id (a 404; other failures go to the boundary with the API's message). */
-async function loadDetail(requestId: string): Promise<PublicLogDetail | null> {
+async function loadDetail(requestId: string, signal: AbortSignal): Promise<PublicLogDetail | null> {
   try {
-    return await gatewayApi<PublicLogDetail>(`/api/logs/${encodeURIComponent(requestId)}`);
+    return await gatewayApi<PublicLogDetail>(`/api/logs/${encodeURIComponent(requestId)}`, { signal });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
@@ -26,7 +27,7 @@ async function loadDetail(requestId: string): Promise<PublicLogDetail | null> {
 
 export function LogDetail({ requestId }: { requestId: string }) {
   const { t, lang } = useLang();
-  const { data } = useLoad(() => loadDetail(requestId), [requestId]);
+  const { data } = useQuery({ queryKey: ['logs', 'detail', requestId], queryFn: ({ signal }) => loadDetail(requestId, signal) });
   const back = `~/logs${lastListQuery()}`;
   const crumbs = (
     <nav aria-label={t('requestLogs.detail.breadcrumb')} className="logs-breadcrumb">

@@ -1,12 +1,13 @@
 // /logs: the filters, the request-id search (every row, by the API's
 // index), and one page of rows, newest first, paged by the API's cursor.
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type MouseEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { LogPage, PublicLog } from '@kbchat/gateway';
 import { ApiError, withQuery } from '../../api';
 import { ActionError } from '../../actions';
 import { useLang, type Translate } from '../../i18n';
-import { Boundary, CopyButton, Loading, Table, useLoad } from '../../ui';
+import { Boundary, CopyButton, Loading, Table } from '../../ui';
 import { formatUnits, gatewayApi } from '../gateway-api';
 import { Filters } from './Filters';
 import { cursorOf, filtersOf, isFiltered, queryOf, rememberListQuery, rememberNext, trailOf, type LogFilters } from './query';
@@ -62,7 +63,10 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
   const { t } = useLang();
   const [, navigate] = useLocation();
   const filterKey = queryOf(filters);
-  const { data } = useLoad(() => gatewayApi<LogPage>(withQuery('/api/logs', { ...filters, cursor: cursor || undefined, limit: PAGE })), [filterKey, cursor]);
+  const { data } = useQuery({
+    queryKey: ['logs', filterKey, cursor],
+    queryFn: ({ signal }) => gatewayApi<LogPage>(withQuery('/api/logs', { ...filters, cursor: cursor || undefined, limit: PAGE }), { signal }),
+  });
   if (!data) return <Loading />;
   const trail = trailOf(filterKey, cursor);
   const pageNumber = trail[0] === '' ? trail.length : undefined;

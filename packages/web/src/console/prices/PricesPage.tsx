@@ -4,11 +4,12 @@
 // models). Set a price either way, add one for any model, delete one (back
 // to the default); every save is read back from the gateway before the page
 // says it was saved.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { PricesAnswer, PublicPrice } from '@kbchat/gateway';
 import { DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
-import { Loading, Table, useLoad } from '../../ui';
+import { Loading, Table } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import { pricePath, showNumber } from './convert';
 import { PriceEditor } from './PriceEditor';
@@ -24,11 +25,12 @@ interface Row extends PublicPrice {
 export default function PricesPage({ me }: { me: GatewayUser }) {
   void me;
   const { t } = useLang();
-  const [version, setVersion] = useState(0);
+  const client = useQueryClient();
   // undefined: no editor; null: adding a price; a price: editing that one.
   const [editing, setEditing] = useState<PublicPrice | null | undefined>(undefined);
   const [saved, setSaved] = useState('');
-  const { data } = useLoad(() => gatewayApi<PricesAnswer>('/api/prices'), [version]);
+  const { data } = useQuery({ queryKey: ['prices'], queryFn: ({ signal }) => gatewayApi<PricesAnswer>('/api/prices', { signal }) });
+  const reload = () => void client.invalidateQueries({ queryKey: ['prices'] });
 
   const rows: Row[] = data
     ? [...data.data.map((p): Row => ({ ...p, charged: 'set' })), ...data.unpriced].sort((a, b) => a.model.localeCompare(b.model))
@@ -47,7 +49,7 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
     // What it is charged now: read back, not assumed.
     const now = await gatewayApi<PublicPrice>(pricePath(model));
     setSaved(t('prices.deleted', describe(now)));
-    setVersion((v) => v + 1);
+    reload();
   };
   const open = (p: PublicPrice | null) => {
     setSaved('');
@@ -88,7 +90,7 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
             setEditing(undefined);
             if (fresh) {
               setSaved(t('prices.saved', describe(fresh)));
-              setVersion((v) => v + 1);
+              reload();
             }
           }}
         />

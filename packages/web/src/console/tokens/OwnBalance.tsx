@@ -1,13 +1,14 @@
 // The signed-in user's own balance above their tokens, read afresh from
 // /api/auth/me (the session's copy is from sign-in). Post-consume can take a
 // balance below zero; it is shown as it is, with what that means.
+import { useQuery } from '@tanstack/react-query';
 import { useLang } from '../../i18n';
-import { useLoad } from '../../ui';
 import { formatUnits, me } from '../gateway-api';
 
-export function OwnBalance({ version }: { version: number }) {
+export function OwnBalance() {
   const { t } = useLang();
-  const { data: user } = useLoad(me, [version]);
+  // Invalidated by every change of the user's tokens (the page above).
+  const { data: user } = useQuery({ queryKey: ['me'], queryFn: me });
   if (!user) return null;
   const negative = user.balance < 0;
   return (

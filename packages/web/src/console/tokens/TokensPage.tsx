@@ -2,12 +2,14 @@
 // manage (filtered by owner, kept in the URL) and create tokens for them; a
 // plain user sees and manages only its own (the API scopes both). The key is
 // shown once, at creation. Paged by the gateway.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { ActionError, DeleteButton } from '../../actions';
 import { withQuery } from '../../api';
 import { useLang } from '../../i18n';
-import { formatTime, Loading, Pager, SecretShownOnce, Table, useLoad } from '../../ui';
+import { keepPreviousData } from '../../query';
+import { formatTime, Loading, Pager, SecretShownOnce, Table } from '../../ui';
 import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
 import { OwnBalance } from './OwnBalance';
 import { PlatformTokenConfirm, PlatformTokenNote, type PlatformTokenAction } from './PlatformToken';
@@ -26,17 +28,26 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   // A hand-edited ?user= that is not an id is dropped (as the logs' filters do), not sent for the API's 400.
   const owner = /^[1-9]\d{0,9}$/.test(params.get('user') ?? '') ? params.get('user')! : '';
   const offset = Math.max(0, Number(params.get('offset')) || 0);
-  const [version, setVersion] = useState(0);
+  const client = useQueryClient();
   const [editing, setEditing] = useState<GatewayToken | 'new' | null>(null);
   const [notice, setNotice] = useState<{ saved?: string; key?: string }>({});
   const [error, setError] = useState<unknown>(null);
   const [asking, setAsking] = useState<{ token: GatewayToken; action: PlatformTokenAction } | null>(null);
   // Owners by name: the users an administrator manages (one call, not one per row).
-  const { data: users } = useLoad(() => (admin ? gatewayApi<{ data: GatewayUser[] }>('/api/users?limit=500').then((r) => r.data) : Promise.resolve([me])), [admin]);
-  const { data } = useLoad(
-    () => gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined })),
-    [offset, owner, version],
-  );
+  const { data: users } = useQuery({
+    queryKey: ['users', { limit: 500, admin }],
+    queryFn: ({ signal }) => (admin ? gatewayApi<{ data: GatewayUser[] }>('/api/users?limit=500', { signal }).then((r) => r.data) : Promise.resolve([me])),
+  });
+  const { data } = useQuery({
+    queryKey: ['tokens', { offset, owner }],
+    queryFn: ({ signal }) => gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
+    placeholderData: keepPreviousData,
+  });
+  // A token's change: every page of the list, and the balance above it (read from /api/auth/me).
+  const reload = () => {
+    void client.invalidateQueries({ queryKey: ['tokens'] });
+    void client.invalidateQueries({ queryKey: ['me'] });
+  };
   const nameOf = (id: number) => users?.find((u) => u.id === id)?.username ?? found?.find((u) => u.id === id)?.username ?? t('tokens.userN', { id });
   const setQuery = (next: Record<string, string>) => setParams(Object.fromEntries(Object.entries({ user: owner, offset: String(offset), ...next }).filter(([, v]) => v && v !== '0')));
 
@@ -44,7 +55,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
     setError(null);
     try {
       await gatewayApi(`/api/tokens/${token.id}`, { method: 'PATCH', json: change });
-      setVersion((v) => v + 1);
+      reload();
     } catch (err) {
       setError(err);
     }
@@ -52,17 +63,17 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   /** As patch, for a caller that shows the failure itself. */
   const patchOrThrow = async (token: GatewayToken, change: Record<string, unknown>) => {
     await gatewayApi(`/api/tokens/${token.id}`, { method: 'PATCH', json: change });
-    setVersion((v) => v + 1);
+    reload();
   };
   const remove = async (token: GatewayToken) => {
     await gatewayApi(`/api/tokens/${token.id}`, { method: 'DELETE' });
-    setVersion((v) => v + 1);
+    reload();
   };
   const done = (saved: Saved | null) => {
     setEditing(null);
     if (!saved) return;
     setNotice(saved.key ? { key: saved.key } : { saved: t('tokens.saved', { name: saved.token.name }) });
-    setVersion((v) => v + 1);
+    reload();
   };
   const manageable = (u: GatewayUser) => u.id === me.id || me.role === 'root' || u.role === 'user';
   const manageableOwners = users?.filter(manageable);
@@ -81,7 +92,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
       <p className="muted">
         <span>{admin ? t('tokens.introAdmin') : t('tokens.introUser')}</span>
       </p>
-      <OwnBalance version={version} />
+      <OwnBalance />
       {notice.key && <SecretShownOnce secret={notice.key} message={t('tokens.created')} onClose={() => setNotice({})} />}
       {notice.saved && (
         <p role="status" className="notice ok">

@@ -2,11 +2,13 @@
 // is set outright or changed by an amount; what the page then shows is read
 // back from the gateway, never assumed from the form (an edit that says it
 // was saved was saved). Disable and enable; root makes admins.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { withQuery } from '../../api';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
-import { formatTime, Loading, Pager, Table, useLoad, type Column } from '../../ui';
+import { keepPreviousData } from '../../query';
+import { formatTime, Loading, Pager, Table, type Column } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import '../console.css';
 import './users.css';
@@ -17,17 +19,22 @@ const MICROS = 1_000_000;
 export default function UsersPage({ me }: { me: GatewayUser }) {
   const { t, lang } = useLang();
   const [offset, setOffset] = useState(0);
-  const [version, setVersion] = useState(0);
+  const client = useQueryClient();
   const [editing, setEditing] = useState<GatewayUser | null>(null);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const { data } = useLoad(() => gatewayApi<{ data: GatewayUser[]; total: number }>(withQuery('/api/users', { offset, limit: PAGE })), [offset, version]);
+  const { data } = useQuery({
+    queryKey: ['users', { offset }],
+    queryFn: ({ signal }) => gatewayApi<{ data: GatewayUser[]; total: number }>(withQuery('/api/users', { offset, limit: PAGE }), { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const reload = () => void client.invalidateQueries({ queryKey: ['users'] });
 
   const patch = async (u: GatewayUser, change: Record<string, unknown>) => {
     setError(null);
     try {
       await gatewayApi(`/api/users/${u.id}`, { method: 'PATCH', json: change });
-      setVersion((v) => v + 1);
+      reload();
     } catch (err) {
       setError(err);
     }
@@ -51,7 +58,7 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
             setEditing(null);
             if (fresh) {
               setSaved(t('users.saved', { name: fresh.username, balance: formatUnits(fresh.balance) }));
-              setVersion((v) => v + 1);
+              reload();
             }
           }}
         />
