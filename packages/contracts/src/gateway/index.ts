@@ -1,0 +1,2 @@
+// The gateway's own API (/api/*: the console's calls).
+export {};

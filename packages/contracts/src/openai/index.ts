@@ -1,0 +1,2 @@
+// The OpenAI- and Anthropic-style requests the gateway relays.
+export {};
