@@ -9,20 +9,6 @@ export type { PlatformServices } from './platform.js';
 export { PlatformError } from './http/errors.js';
 // The API's shapes and request schemas are @kbchat/contracts' (the web app reads them there).
 export type * from '@kbchat/contracts/platform';
-/** The default quote texts as literal types: the web app's copies must equal them to compile. */
-export type DefaultQuoteTemplate = typeof import('./chat/prompt.js').DEFAULT_QUOTE_TEMPLATE;
-export type DefaultQuotePrompt = typeof import('./chat/prompt.js').DEFAULT_QUOTE_PROMPT;
-export type { StepRecord, TokenUsage } from './chat/records.js';
-export type { ModelList, ModelStatus, ModelKind } from './models/routes.js';
-export type { GatewayCall, GatewayCalls } from './chat/model-calls.js';
-export type PublicRetrievalCheck = ReturnType<typeof import('./retrieval-checks/routes.js').publicCheck>;
-export type { Expectation as CheckExpectation, CheckSettings, CheckResult, ExpectationResult } from './retrieval-checks/evaluate.js';
-export type { Run as CheckRun, Chunking as CheckChunking } from './retrieval-checks/store.js';
-export type { RunDiff, CheckDiff, CheckChange, RankChange } from './retrieval-checks/diff.js';
-export type PublicChatLog = ReturnType<typeof import('./chat/log-routes.js').publicChatLog>;
-export type { ChatSource } from './chat/history-store.js';
-export type PublicChatHistory = ReturnType<typeof import('./chat/history-routes.js').publicHistory>;
-export type PublicChatItem = ReturnType<typeof import('./chat/history-routes.js').publicItem>;
 export { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type LlmModel, type ModelConfig, type ProviderModels, type VectorModel } from './models/config-file.js';
 
 export interface RunningPlatform {

@@ -8,3 +8,7 @@ export * from './keys.js';
 export * from './share.js';
 export * from './search.js';
 export * from './retrieval-checks.js';
+export * from './chat.js';
+export * from './prompt-defaults.js';
+export * from './models.js';
+export type { Expectation as CheckExpectation } from './retrieval-checks.js';

@@ -1,6 +1,8 @@
 // SQL for stored chats (a client's chatId within one application) and their
 // items. Every query is scoped by team and application.
+import type { ChatSource } from '@kbchat/contracts';
 import type { Kysely } from 'kysely';
+export type { ChatSource };
 
 export interface ChatRow {
   id: number;
@@ -17,9 +19,6 @@ export interface ChatRow {
   /** The chat's variables as JSON (null before its first turn stored any). */
   variables: string | null;
 }
-
-/** Where a chat was started: the web app signed in, an application key, or a share link's visitor. */
-export type ChatSource = 'online' | 'api' | 'share';
 
 /**
  * An answer's state: 'running' from the moment its question is stored until

@@ -1,7 +1,7 @@
 // /api/core/dataset/check/*: a dataset's saved retrieval checks and their
 // runs, with a general key or a session. Settings take searchTest's names.
 import {
-  createCheckBody as createCheck, datasetIdQuery as datasetQuery, idQuery, runChecksBody as runChecks, runQuery, updateCheckBody as updateCheck,
+  createCheckBody as createCheck, datasetIdQuery as datasetQuery, idQuery, runChecksBody as runChecks, runQuery, updateCheckBody as updateCheck, type PublicRetrievalCheck,
 } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
@@ -11,7 +11,7 @@ import { parseInput } from '../http/validate.js';
 import type { CheckWithLast, RetrievalChecksService } from './service.js';
 
 const BODY_LIMIT = 256 * 1024;
-export function publicCheck(c: CheckWithLast) {
+export function publicCheck(c: CheckWithLast): PublicRetrievalCheck {
   return { _id: c.id, ...c };
 }
 

@@ -1,9 +1,11 @@
 // SQL for retrieval checks and their runs, every query scoped by team. The
 // chunking fingerprint is read here too: it is a query over the dataset's
 // collections and data.
+import type { CheckChunking as Chunking, CheckRun as Run } from '@kbchat/contracts';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { CheckResult, CheckSettings, Expectation } from './evaluate.js';
+export type { Chunking, Run };
 
 export interface CheckRow {
   id: string;
@@ -43,30 +45,6 @@ export interface Check {
   settings: CheckSettings;
   createdAt: number;
   updatedAt: number;
-}
-
-/** The dataset's chunks when a run began: any re-chunk, edit or new import changes the fingerprint. */
-export interface Chunking {
-  fingerprint: string;
-  collections: number;
-  chunks: number;
-  /** Items still queued or indexing then: their chunks were not all searchable yet. */
-  pending: number;
-}
-
-export interface Run {
-  id: string;
-  datasetId: string;
-  status: RunStatus;
-  total: number;
-  done: number;
-  passed: number;
-  vectorModel: string;
-  chunking: Chunking;
-  results: CheckResult[];
-  startedAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
 }
 
 type Tables = { retrieval_checks: CheckRow; retrieval_check_runs: RunRow };
