@@ -3,3 +3,4 @@
 export * from './platform/index.js';
 export * from './gateway/index.js';
 export * from './openai/index.js';
+export * from './anthropic/index.js';

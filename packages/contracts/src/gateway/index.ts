@@ -1,2 +1,7 @@
 // The gateway's own API (/api/*: the console's calls).
-export {};
+export * from './common.js';
+export * from './auth.js';
+export * from './users.js';
+export * from './tokens.js';
+export * from './channels.js';
+export * from './prices.js';

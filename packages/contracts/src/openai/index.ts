@@ -1,2 +1,2 @@
-// The OpenAI- and Anthropic-style requests the gateway relays.
-export {};
+// The OpenAI-style requests the gateway relays (/v1/chat/completions, /v1/embeddings, /v1/rerank).
+export * from './requests.js';

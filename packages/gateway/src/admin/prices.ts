@@ -2,18 +2,11 @@
 // ratios (model ratio 1 = 2 units per 1M input tokens; output = input x
 // completion ratio). Kept as integer micro-units per 1M tokens.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { directPriceBody as directSchema, priceBody, ratioPriceBody as ratioSchema } from '@kbchat/contracts';
 import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
-import { MAX_UNITS, parseBody } from './input.js';
-
-const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
-
-const directSchema = z.strictObject({ input_price: amount, output_price: amount });
-const ratioSchema = z.strictObject({ model_ratio: amount, completion_ratio: amount.optional() });
-/** PUT's body is one form or the other (parsePrice picks which, so that a problem names a field of the form sent). */
-const priceBody = z.union([directSchema, ratioSchema]);
+import { parseBody } from './input.js';
 
 /** The most unpriced models GET /api/prices lists. */
 const MAX_UNPRICED = 500;
