@@ -5,3 +5,5 @@ export * from './users.js';
 export * from './tokens.js';
 export * from './channels.js';
 export * from './prices.js';
+export * from './logs.js';
+export * from './dashboard.js';

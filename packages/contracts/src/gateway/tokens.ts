@@ -36,3 +36,22 @@ export const patchTokenBody = z.strictObject({
 
 export type CreateTokenBody = z.input<typeof createTokenBody>;
 export type PatchTokenBody = z.output<typeof patchTokenBody>;
+
+/** A token as the admin API shows it: its hint, never the key. */
+export const gatewayTokenSchema = z.object({
+  id: z.number(),
+  user_id: z.number(),
+  name: z.string(),
+  key_hint: z.string(),
+  status: z.string(),
+  expires_at: z.number().nullable(),
+  quota_limit_micros: z.number().nullable(),
+  quota_used_micros: z.number(),
+  models: z.array(z.string()),
+  ip_allow: z.string().nullable(),
+  created_at: z.number(),
+  last_used_at: z.number().nullable(),
+  /** The token the platform of this installation calls the gateway with: disabling or deleting it stops chat and indexing. */
+  platform: z.boolean(),
+});
+export type GatewayToken = z.infer<typeof gatewayTokenSchema>;

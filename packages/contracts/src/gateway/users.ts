@@ -27,3 +27,25 @@ export const patchUserBody = z.strictObject({
 
 export type CreateUserBody = z.input<typeof createUserBody>;
 export type PatchUserBody = z.input<typeof patchUserBody>;
+
+/** A user as the admin API shows it. */
+export const gatewayUserSchema = z.object({
+  id: z.number(),
+  username: z.string(),
+  role: z.string(),
+  status: z.string(),
+  group: z.string(),
+  /**
+   * Currency units (balance / 1e6), for people; `balance_micros` is exact.
+   * Counts what gateway processes hold in leases (see `leased_micros`) as the
+   * user's; below zero when costs beyond reservations were charged.
+   */
+  balance: z.number(),
+  balance_micros: z.number(),
+  /** Held by gateway processes for requests in flight; the unspent part comes back within LEDGER_FLUSH_MS. */
+  leased_micros: z.number(),
+  used_micros: z.number(),
+  request_count: z.number(),
+  created_at: z.number(),
+});
+export type GatewayUser = z.infer<typeof gatewayUserSchema>;

@@ -3,6 +3,7 @@
 // model, a channel, every channel), and re-enabling auto-disabled models. No
 // response ever carries a channel's key: ChannelsService.toPublic shows only
 // whether one is set.
+import type { ChannelProviders } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { channelBody as channelSchema, channelModelBody as modelSchema, testAllBody as testAllSchema } from '@kbchat/contracts';
 import { errors } from '../errors.js';
@@ -10,12 +11,7 @@ import type { GatewayServices } from '../gateway.js';
 import { presets, providerOf, providerTypes } from '../providers/index.js';
 import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
 import { MAX_INT32, paging, parseBody, pathId, queryOf, queryString } from './input.js';
-
-/** GET /api/channels/providers. */
-export interface ChannelProviders {
-  types: Array<{ type: string; label: string; default_base_url: string | null; key_required: boolean; stream_usage_default: boolean; endpoints: readonly string[] }>;
-  presets: Array<{ env: string; type: string; base_url: string | null; models: string[] }>;
-}
+export type { ChannelProviders };
 
 const LIST_STATUSES = ['enabled', 'disabled', 'auto_disabled'] as const;
 type ListStatus = (typeof LIST_STATUSES)[number];
