@@ -1,9 +1,9 @@
 // The gateway's admin API as the console calls it: its session cookie and
 // CSRF token (api.ts keeps the token), answers as the API gives them.
 import { apiJson, setCsrfToken, type CallOptions } from '../api';
-import type { PublicUser } from '@kbchat/gateway';
+import type { GatewayUser as PublicUser } from '@kbchat/contracts';
 
-export type { PublicUser as GatewayUser, PublicToken as GatewayToken } from '@kbchat/gateway';
+export type { GatewayUser, GatewayToken } from '@kbchat/contracts';
 
 export const gatewayApi = <T>(path: string, init?: CallOptions): Promise<T> => apiJson<T>(path, init);
 

@@ -1,9 +1,9 @@
 // The channels admin API as the page calls it; the answers' types are the gateway's own.
 import { withQuery } from '../../api';
 import { gatewayApi } from '../gateway-api';
-import type { ChannelInput, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllResult } from '@kbchat/gateway';
+import type { ChannelInput, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllResult } from '@kbchat/contracts';
 
-export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/gateway';
+export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
 
 export type StatusFilter = '' | 'enabled' | 'disabled' | 'auto_disabled';
 

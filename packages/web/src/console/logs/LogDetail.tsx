@@ -4,7 +4,7 @@
 // error. The address is the request's own, so it can be shared.
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import type { PublicLogDetail } from '@kbchat/gateway';
+import type { PublicLogDetail } from '@kbchat/contracts';
 import { ApiError } from '../../api';
 import { useLang } from '../../i18n';
 import { CopyButton, Loading, useLoad } from '../../ui';

@@ -3,7 +3,7 @@
 // what is sent (so what the reader typed is what the gateway converts). The
 // price is then read back from the gateway: `onDone` gets what it holds.
 import { useState, type FormEvent } from 'react';
-import type { PublicPrice } from '@kbchat/gateway';
+import type { PublicPrice } from '@kbchat/contracts';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
 import { gatewayApi } from '../gateway-api';

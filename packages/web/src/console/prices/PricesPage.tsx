@@ -5,7 +5,7 @@
 // to the default); every save is read back from the gateway before the page
 // says it was saved.
 import { useState } from 'react';
-import type { PricesAnswer, PublicPrice } from '@kbchat/gateway';
+import type { PricesAnswer, PublicPrice } from '@kbchat/contracts';
 import { DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
 import { Loading, Table, useLoad } from '../../ui';
