@@ -30,6 +30,8 @@ export const testAllBody = z.strictObject({
 
 export type ChannelBody = z.input<typeof channelBody>;
 export type ChannelInput = ChannelBody;
+export type ChannelModelBody = z.input<typeof channelModelBody>;
+export type TestAllBody = z.input<typeof testAllBody>;
 
 export const endpointSchema = z.enum(['chat', 'embeddings', 'rerank']);
 export type Endpoint = z.infer<typeof endpointSchema>;

@@ -35,7 +35,7 @@ export const patchTokenBody = z.strictObject({
 });
 
 export type CreateTokenBody = z.input<typeof createTokenBody>;
-export type PatchTokenBody = z.output<typeof patchTokenBody>;
+export type PatchTokenBody = z.input<typeof patchTokenBody>;
 
 /** A token as the admin API shows it: its hint, never the key. */
 export const gatewayTokenSchema = z.object({

@@ -36,6 +36,7 @@ export type ListCollectionsBody = z.input<typeof listCollectionsBody>;
 export type PushDataBody = z.input<typeof pushDataBody>;
 export type ListDataBody = z.input<typeof listDataBody>;
 export type UpdateDataBody = z.input<typeof updateDataBody>;
+export type ListDatasetsBody = z.input<typeof listDatasetsBody>;
 
 export const publicDatasetSchema = z.object({
   _id: z.string(),

@@ -36,6 +36,7 @@ export const retryFailedBody = z.object({ collectionId: id.optional(), datasetId
 export type SearchTestBody = z.input<typeof searchTestBody>;
 export type TrainingErrorsBody = z.input<typeof trainingErrorsBody>;
 export type RetryFailedBody = z.input<typeof retryFailedBody>;
+export type UpdateTrainingDataBody = z.input<typeof updateTrainingDataBody>;
 
 // What a search answers (searchTest, and each chat answer's datasetSearchNode record).
 

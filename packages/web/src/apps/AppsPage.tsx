@@ -1,5 +1,6 @@
 // /apps: the team's applications (paged by the platform), a search by name,
 // a form to make one, and delete. Each row opens its settings or its chat.
+import type { ListAppsBody } from '@kbchat/contracts';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, withQuery, type ModelList, type PublicApp } from '../api';
@@ -49,7 +50,7 @@ function AppList({ searchKey }: { searchKey: string }) {
   const { t, lang } = useLang();
   const [offset, setOffset] = useState(0);
   const { data, reload } = useLoad(
-    () => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } }),
+    () => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } satisfies ListAppsBody }),
     [searchKey, offset],
   );
   // The last app of a later page was deleted: show the page before.

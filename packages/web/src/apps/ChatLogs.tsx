@@ -1,6 +1,7 @@
 // /apps/:appId/logs: every chat of the application for its team (signed-in,
 // API and share-link visitors'), newest first, paged by the platform, with its
 // feedback counts; a chat opens in place, read-only, each answer with its steps.
+import type { ChatLogsBody } from '@kbchat/contracts';
 import { useMemo, useState } from 'react';
 import { api, type PublicChatLog } from '../api';
 import { MessageView } from '../chat/Message';
@@ -15,7 +16,7 @@ const PAGE = 20;
 export function ChatLogsPage({ appId }: { appId: string }) {
   const { t, lang } = useLang();
   const [offset, setOffset] = useState(0);
-  const { data } = useLoad(() => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } }), [appId, offset]);
+  const { data } = useLoad(() => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody }), [appId, offset]);
   const [open, setOpen] = useState<string | null>(null);
   return (
     <AppSubpage appId={appId} title={t('logs.title')}>

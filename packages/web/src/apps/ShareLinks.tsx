@@ -2,6 +2,7 @@
 // one (name, optional expiry and requests per minute per visitor), see its
 // public address with a copy button and when it was last used, delete it
 // (it stops working at once).
+import type { CreateOutLinkBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { ActionError, DeleteButton } from '../actions';
 import { api, withQuery, type PublicOutLink } from '../api';
@@ -40,7 +41,7 @@ function CreateShareLink({ appId, onCreated }: { appId: string; onCreated: () =>
     setError(null);
     try {
       const limit = { expiredTime: expires ? new Date(`${expires}T23:59:59`).getTime() : undefined, QPM: qpm ? Number(qpm) : undefined };
-      await api('/api/support/outLink/create', { json: { appId, name: name.trim(), limit } });
+      await api('/api/support/outLink/create', { json: { appId, name: name.trim(), limit } satisfies CreateOutLinkBody });
       setName('');
       setExpires('');
       setQpm('');

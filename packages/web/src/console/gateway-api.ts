@@ -1,5 +1,6 @@
 // The gateway's admin API as the console calls it: its session cookie and
 // CSRF token (api.ts keeps the token), answers as the API gives them.
+import type { LoginBody } from '@kbchat/contracts';
 import { apiJson, setCsrfToken, type CallOptions } from '../api';
 import type { GatewayUser as PublicUser } from '@kbchat/contracts';
 
@@ -21,7 +22,7 @@ export async function me(): Promise<PublicUser> {
 
 /** Signs in with a cookie: the session secret stays in it, never in this page's script. */
 export async function signIn(username: string, password: string): Promise<PublicUser> {
-  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } });
+  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } satisfies LoginBody });
   setCsrfToken(r.csrf_token);
   return r.user;
 }

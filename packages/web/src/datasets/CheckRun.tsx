@@ -1,6 +1,7 @@
 // "Run all" for a dataset's checks: starts a run, shows its progress while it
 // goes on in the platform, then the difference to the run before it, newly
 // failing checks first. The latest run is shown when the page opens.
+import type { RunChecksBody } from '@kbchat/contracts';
 import { useState } from 'react';
 import { api, withQuery, type CheckRun as Run, type RunDiff } from '../api';
 import { ActionError } from '../actions';
@@ -38,7 +39,7 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
     setStarting(true);
     setError(null);
     try {
-      const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } });
+      const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } satisfies RunChecksBody });
       setLatest(await api<RunAnswer>(withQuery('/api/core/dataset/check/run', { id: runId })));
     } catch (err) {
       setError(err);

@@ -1,5 +1,6 @@
 // /datasets/:datasetId/collections/:collectionId: a collection's chunks,
 // searched and paged by the server, each opened to view and edit in place.
+import type { ListDataBody } from '@kbchat/contracts';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type PublicCollection, type PublicData } from '../api';
@@ -20,7 +21,7 @@ export function Chunks({ collectionId }: { collectionId: string }) {
   const [offset, setOffset] = useState(0);
   const search = useDebounced(searchText.trim());
   const { data, reload } = useLoad(
-    () => api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } }),
+    () => api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListDataBody }),
     [collectionId, offset, search],
   );
   const [open, setOpen] = useState<string | null>(null);

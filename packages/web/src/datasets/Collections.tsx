@@ -6,6 +6,7 @@
 // poll read every half second while the delete runs, so that the dataset's
 // header leaves it out at once) in place of its delete button, as it shows a
 // large import's. Counts are written as the reader's language does.
+import type { ListCollectionsBody, RetryFailedBody } from '@kbchat/contracts';
 import { Fragment, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
@@ -26,7 +27,7 @@ export function Collections({ datasetId }: { datasetId: string }) {
   const [offset, setOffset] = useState(0);
   const search = useDebounced(searchText.trim());
   const { data, reload } = useLoad(
-    () => api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } }),
+    () => api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListCollectionsBody }),
     [datasetId, offset, search],
   );
   // An import, retry or delete elsewhere, or indexing that settled: read again in place (no loading flash).
@@ -211,7 +212,7 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
 }
 
 /** Failed items queued again (a collection's, or the whole dataset's); the poll then shows them move. */
-export function RetryButton({ body, label, name }: { body: { collectionId?: string; datasetId?: string }; label: string; name?: string }) {
+export function RetryButton({ body, label, name }: { body: RetryFailedBody; label: string; name?: string }) {
   const { t } = useLang();
   const training = useDatasetTraining();
   const [busy, setBusy] = useState(false);

@@ -1,5 +1,6 @@
 // /datasets: the team's knowledge bases with their size and indexing state,
 // a search by name, a form to make one, and delete.
+import type { ListDatasetsBody } from '@kbchat/contracts';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
@@ -34,7 +35,7 @@ export function DatasetsPage() {
 
 function DatasetList({ searchKey }: { searchKey: string }) {
   const { t, count } = useLang();
-  const { data: list, reload } = useLoad(() => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } }), [searchKey]);
+  const { data: list, reload } = useLoad(() => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } satisfies ListDatasetsBody }), [searchKey]);
   if (!list) return <Loading />;
   if (list.length === 0)
     return (

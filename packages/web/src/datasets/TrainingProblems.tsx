@@ -2,6 +2,7 @@
 // collections table (POST /api/core/dataset/training/getTrainingError): each
 // with its reason, the exact message, "attempt n of max", when it is tried
 // again, and a retry of that one item. Paged by the platform.
+import type { TrainingErrorsBody, UpdateTrainingDataBody } from '@kbchat/contracts';
 import { useEffect, useState } from 'react';
 import { api, type IndexingReason, type PublicTrainingError } from '../api';
 import { ActionError } from '../actions';
@@ -18,7 +19,7 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
   const training = useDatasetTraining();
   const [offset, setOffset] = useState(0);
   const { data, reload } = useLoad(
-    () => api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE } }),
+    () => api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE } satisfies TrainingErrorsBody }),
     [collectionId, offset],
   );
   // The list follows the queue: read again with the shared poll while the collection is busy, and after any change.
@@ -67,7 +68,7 @@ function ProblemItem({ item, onRetried }: { item: PublicTrainingError; onRetried
     setBusy(true);
     setError(null);
     try {
-      await api('/api/core/dataset/training/updateTrainingData', { method: 'PUT', json: { dataId: item._id } });
+      await api('/api/core/dataset/training/updateTrainingData', { method: 'PUT', json: { dataId: item._id } satisfies UpdateTrainingDataBody });
       onRetried();
     } catch (err) {
       setError(err);

@@ -2,6 +2,7 @@
 // the create answer only: shown once, with a copy button. Above them, the base
 // URL a client uses them with, from this page's own address (the platform that
 // served it).
+import type { CreateKeyBody, ListAppsBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicApp, type PublicKey } from '../api';
@@ -54,7 +55,7 @@ function BaseUrl() {
 }
 
 function useApps() {
-  return useLoad(() => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } }).then((r) => r.list), []);
+  return useLoad(() => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } satisfies ListAppsBody }).then((r) => r.list), []);
 }
 
 function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
@@ -73,7 +74,7 @@ function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
     try {
       // The end of the chosen day, in the reader's time zone.
       const expiredTime = expires ? new Date(`${expires}T23:59:59`).getTime() : undefined;
-      const key = await api<string>('/api/support/openapi/create', { json: { name: name || undefined, appId: appId || undefined, expiredTime } });
+      const key = await api<string>('/api/support/openapi/create', { json: { name: name || undefined, appId: appId || undefined, expiredTime } satisfies CreateKeyBody });
       setName('');
       onCreated(key);
     } catch (err) {

@@ -3,6 +3,7 @@
 // rate limit; and, on a new install, the first steps. Nothing when all is well.
 // Read every 15 s, and while the first step is shown also at each change of
 // address: making a knowledge base opens it, and the step goes at once.
+import type { ListDatasetsBody } from '@kbchat/contracts';
 import { useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, withQuery, type DatasetProgress, type ModelList, type PublicDataset } from '../api';
@@ -19,7 +20,7 @@ interface Problems {
 }
 
 async function findProblems(): Promise<Problems> {
-  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list'), api<PublicDataset[]>('/api/core/dataset/list', { json: {} })]);
+  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list'), api<PublicDataset[]>('/api/core/dataset/list', { json: {} satisfies ListDatasetsBody })]);
   const indexing = await Promise.all(
     datasets.slice(0, DATASETS_CHECKED).map(async (dataset) => ({
       dataset,

@@ -1,5 +1,6 @@
 // Root manages its team: members with a username and an initial password;
 // removing one ends their sessions.
+import type { NewMemberBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
 import { api, withQuery, type PublicUser } from '../api';
@@ -37,7 +38,7 @@ function AddMember({ onAdded }: { onAdded: () => void }) {
     e.preventDefault();
     setError('');
     try {
-      await api('/api/team/members', { json: { username, password } });
+      await api('/api/team/members', { json: { username, password } satisfies NewMemberBody });
       setUsername('');
       setPassword('');
       onAdded();
