@@ -1,5 +1,6 @@
 // The gateway's own API (/api/*: the console's calls).
 export * from './common.js';
+export * from './errors.js';
 export * from './auth.js';
 export * from './users.js';
 export * from './tokens.js';

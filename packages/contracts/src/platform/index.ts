@@ -1,5 +1,6 @@
 // The platform's API: /api/* of FastGPT's shapes, the web app's own calls.
 export * from './common.js';
+export * from './envelope.js';
 export * from './datasets.js';
 export * from './uploads.js';
 export * from './apps.js';
