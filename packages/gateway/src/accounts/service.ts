@@ -10,6 +10,7 @@ import type { BalanceLedger } from './ledger.js';
 import { MICROS, unitsToMicros } from './pricing.js';
 import { hashKey, hashPassword, keyHint, shownKeyHint, verifyPassword } from './secrets.js';
 import type { AccountsStore, TokenPatch } from './store.js';
+
 export type { PublicUser, PublicToken };
 
 /** A user as the admin API shows it; `leased` is what gateway processes hold on the balance. */

@@ -11,6 +11,7 @@ import type { GatewayServices } from '../gateway.js';
 import { presets, providerOf, providerTypes } from '../providers/index.js';
 import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
 import { MAX_INT32, paging, parseBody, pathId, queryOf, queryString } from './input.js';
+
 export type { ChannelProviders };
 
 const LIST_STATUSES = ['enabled', 'disabled', 'auto_disabled'] as const;

@@ -11,6 +11,7 @@ import { ClientSignal } from '../relay/context.js';
 import { replayRequest } from '../logs/replay.js';
 import { COUNT_CAP, type LogCursor, type LogNames, type LogsStore, type LogSummary, type StatusClass } from '../logs/store.js';
 import { MAX_INT32, paging, queryInt, queryOf, queryString, queryTime } from './input.js';
+
 export type { PublicLog, PublicLogDetail, LogPage };
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

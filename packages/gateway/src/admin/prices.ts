@@ -8,6 +8,7 @@ import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../account
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { parseBody } from './input.js';
+
 export type { PublicPrice, UnpricedModel, PricesAnswer };
 
 /** The most unpriced models GET /api/prices lists. */

@@ -8,6 +8,7 @@
 import type { ChannelFailure } from '@kbchat/contracts';
 import type { ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
+
 export type { ChannelFailure };
 
 /** The most failures kept with a disabled model, and of each error's text. */

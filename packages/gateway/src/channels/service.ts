@@ -13,6 +13,7 @@ import type { KeyBox } from './key-box.js';
 import type { ChannelRegistry } from './registry.js';
 import type { ChannelFilter, ChannelsStore, ChannelTestRow } from './store.js';
 import { ChannelTester, type ModelTestResult, type RetestResult, type TestAllResult } from './testing.js';
+
 export type { PublicChannel, PublicDisabledModel, PublicModelTest, ChannelPage };
 
 export type { ChannelModelTestResult, ModelTestResult, RetestResult, TestAllResult } from './testing.js';

@@ -10,6 +10,7 @@ import { postWire, TranslatedFailure, wireFailure } from '../relay/chat-wire.js'
 import type { ChannelHealth } from './health.js';
 import type { Channel, ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
+
 export type { ModelTestResult, ChannelModelTestResult, TestAllResult, RetestResult };
 
 export interface ChannelTesterOptions {

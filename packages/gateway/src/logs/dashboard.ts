@@ -9,6 +9,7 @@ import type { KeyedSums, RollupStore } from './rollup-store.js';
 import {
   addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
 } from './rollup.js';
+
 export type { Point, Group, DashboardAnswer, TopUser, DisabledChannels };
 
 /**

@@ -14,6 +14,7 @@ import { relayEmbeddings, relayRerank } from '../relay/json-endpoints.js';
 import { KEPT_BODY_MAX_CHARS } from '../relay/run.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import type { LogsStore } from './store.js';
+
 export type { ReplayResult };
 
 export interface ReplayDeps {

@@ -5,6 +5,7 @@
 // what a row adds to which rollup, and how a histogram answers a percentile.
 import type { DashboardDimension as Dimension } from '@kbchat/contracts';
 import type { NewLog } from '../store/schema.js';
+
 export type { Dimension };
 
 export type Grain = 'minute' | 'hour' | 'day';
