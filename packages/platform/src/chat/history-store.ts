@@ -2,6 +2,7 @@
 // items. Every query is scoped by team and application.
 import type { ChatSource } from '@kbchat/contracts';
 import type { Kysely } from 'kysely';
+
 export type { ChatSource };
 
 export interface ChatRow {

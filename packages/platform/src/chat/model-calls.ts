@@ -6,6 +6,7 @@
 // batches, and reading them would slow every answer.
 import type { GatewayCall, GatewayCalls } from '@kbchat/contracts';
 import { GatewayError, type GatewayClient, type GatewayLogRow } from '../gateway-client/index.js';
+
 export type { GatewayCall, GatewayCalls };
 
 /** The calls of one answer: a handful; a whole search with extension and rerank stays well below. */

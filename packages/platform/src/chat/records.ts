@@ -3,6 +3,7 @@
 import type { StepRecord, TokenUsage } from '@kbchat/contracts';
 import type { GatewayError, ModelCall } from '../gateway-client/index.js';
 import type { InputCut } from '../search/token-limits.js';
+
 export type { StepRecord, TokenUsage };
 
 /** A step's record says what its model was not sent (nothing when it was sent everything). */

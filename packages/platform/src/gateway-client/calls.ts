@@ -4,6 +4,7 @@
 // own latency (read back when a trace is opened: model-calls.ts in chat/).
 import type { ModelCallKind, ModelCall } from '@kbchat/contracts';
 import { GatewayError } from './errors.js';
+
 export type { ModelCallKind, ModelCall };
 
 /**

@@ -8,6 +8,7 @@ import { createSseReader } from '@kbchat/shared';
 import { Agent, request, type Dispatcher } from 'undici';
 import { errorFromResponse, GatewayError, isGatewayError } from './errors.js';
 import { ModelFailures } from './model-failures.js';
+
 export type { GatewayLogRow };
 
 export interface GatewayClientOptions {

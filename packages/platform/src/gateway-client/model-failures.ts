@@ -5,6 +5,7 @@
 // once it is auto-disabled; these failures let the models page and the setup
 // checklist say "failing" before that, without admin rights.
 import type { ModelFailing } from '@kbchat/contracts';
+
 export type { ModelFailing };
 
 /** Failures older than this are not "now" any more (the model may be fine since, unused). */

@@ -27,6 +27,7 @@ import type { CollectionProgress, DatasetProgress } from '@kbchat/contracts';
 import { sql } from 'kysely';
 import type { IndexingMode, QueueDb } from './queue-store.js';
 import { DELETING, loadRates, rateKey } from './rate-store.js';
+
 export type { CollectionProgress, DatasetProgress };
 
 export async function progress(

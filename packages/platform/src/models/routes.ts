@@ -8,6 +8,7 @@ import { ok } from '../datasets/routes.js';
 import { isGatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { ModelFailing } from '../gateway-client/model-failures.js';
 import type { ModelConfig } from './config-file.js';
+
 export type { ModelKind, ModelStatus, ModelList };
 
 export async function modelStatus(models: ModelConfig, gateway: GatewayClient): Promise<ModelList> {

@@ -2,6 +2,7 @@
 // fails comes first, then what newly passes, then every rank that moved.
 import type { CheckChange, RankChange, CheckDiff, RunDiff } from '@kbchat/contracts';
 import type { CheckResult, Expectation } from './evaluate.js';
+
 export type { CheckChange, RankChange, CheckDiff, RunDiff };
 
 export interface RunSnapshot {

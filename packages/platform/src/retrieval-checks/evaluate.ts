@@ -9,6 +9,7 @@
 // a user ticks. Ids are there for callers that pin one exact chunk.
 import type { Expectation, CheckSettings, ExpectationResult, TopResult, CheckResult } from '@kbchat/contracts';
 import type { DroppedItem, SearchResultItem } from '../retrieval/index.js';
+
 export type { Expectation, CheckSettings, ExpectationResult, TopResult, CheckResult };
 
 export const TOP_KEPT = 5;

@@ -5,6 +5,7 @@ import type { CheckChunking as Chunking, CheckRun as Run } from '@kbchat/contrac
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { CheckResult, CheckSettings, Expectation } from './evaluate.js';
+
 export type { Chunking, Run };
 
 export interface CheckRow {

@@ -6,6 +6,7 @@
 // cosine differences over 0..1), lost to BM25 alone; this gained (bench/README.md).
 import type { FusionMethod } from '@kbchat/contracts';
 import type { ScoredId } from './search-store.js';
+
 export type { FusionMethod };
 
 export const RRF_K = 60;

@@ -13,6 +13,7 @@ import { bestCosines, bm25Search, loadDataRows, vectorSearch, type DataRow, type
 import { checkUnitVectors } from './store.js';
 import { dataTokens } from './token-counts.js';
 import { vectorCacheOf } from './vector-cache.js';
+
 export type { SearchMode, ScoreType, SearchScore, SearchResultItem, DropReason, DroppedItem, SearchResult };
 
 /** Chosen on SciFact train (see bench/README.md); test was not looked at to choose. */

@@ -5,6 +5,7 @@ import type { ExtensionResult } from '@kbchat/contracts';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { LlmModel } from '../models/config-file.js';
 import { fitStepInput, type InputCut } from './token-limits.js';
+
 export type { ExtensionResult };
 
 export const QUERY_EXTENSION_PROMPT = `You rewrite a user's question into search queries for a knowledge base.

@@ -13,6 +13,7 @@ import type { ModelConfig } from '../models/config-file.js';
 import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
 import { cutToTokens, DEFAULT_VECTOR_MAX_TOKENS, SEARCH_TEXT_MAX_TOKENS } from './token-limits.js';
+
 export type { QuestionCut, SearchOutcome };
 
 export interface SearchRequest {

@@ -5,6 +5,7 @@
 // 20 MB question costs what its first few pages cost.
 import type { InputCut } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
+
 export type { InputCut };
 
 /**
