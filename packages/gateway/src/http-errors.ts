@@ -1,10 +1,8 @@
 // How an error becomes what the client gets, for both of the gateway's HTTP
-// layers: Fastify (server.ts) and the relay's fronts (relay/front-serve.ts),
-// and for what node:http refuses before either sees a request (clientError,
-// a missing Host, an unknown Expect): always the OpenAI envelope with a request id.
-import type { ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { answerOnSocket, clientErrorAnswer, newRequestId, openAIError } from '@kbchat/shared';
+// layers: Fastify (server.ts) and the relay's fronts (relay/front-serve.ts):
+// always the OpenAI envelope with a request id. What node:http refuses before
+// either sees a request (clientError, a missing Host, an unknown Expect) is
+// answered by @kbchat/server-kit, in the envelope server.ts gives it.
 import { errors, GatewayError } from './errors.js';
 
 export interface ErrorLog {
@@ -33,18 +31,4 @@ export function errorHeaders(e: GatewayError, requestId: string, log: ErrorLog):
   const headers: Record<string, string> = { 'x-request-id': requestId };
   if (e.retryAfter && /^[\w ,:+-]{1,64}$/.test(e.retryAfter)) headers['retry-after'] = e.retryAfter;
   return headers;
-}
-
-/** A client error (a head node's parser refused, a request that came too late) answered on the socket, which then closes. */
-export function answerClientError(err: Error, socket: Duplex, stallBoundMs: number): void {
-  const { status, code, message } = clientErrorAnswer(err, stallBoundMs);
-  const requestId = newRequestId();
-  answerOnSocket(socket, status, { 'x-request-id': requestId }, JSON.stringify(openAIError(message, 'invalid_request_error', code, null, requestId)));
-}
-
-/** What node:http would refuse with an empty body (no Host, an unknown Expect), in the envelope; the connection closes after it. */
-export function refuseRequest(res: ServerResponse, status: number, code: string, message: string): void {
-  const requestId = newRequestId();
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, connection: 'close' });
-  res.end(JSON.stringify(openAIError(message, 'invalid_request_error', code, null, requestId)));
 }

@@ -1,6 +1,5 @@
 // The gateway as a library: start it (the CLI does), or embed it in tests.
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import { listenService, type RunningService } from '@kbchat/server-kit';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayServices, type GatewayServices } from './gateway.js';
 import { buildGatewayApp } from './server.js';
@@ -24,35 +23,11 @@ export { GatewayError, errors } from './errors.js';
 export { openStore, type Store, type StoreKind } from './store/db.js';
 export { endpointOfModel } from './providers/index.js';
 
-export interface RunningGateway {
-  /** Where this machine reaches it: loopback when it listens on every interface. */
-  url: string;
-  /** The address it listens on, as bound: 0.0.0.0 or :: is every interface, reachable from the network. */
-  listening: { address: string; port: number };
-  app: FastifyInstance;
-  services: GatewayServices;
-  close(): Promise<void>;
-}
+/** Where it listens (url, listening), its app and services, and close(): the app, then the services. */
+export type RunningGateway = RunningService<GatewayServices>;
 
 export async function startGateway(config: GatewayConfig = loadGatewayConfig(), log: (msg: string) => void = console.error): Promise<RunningGateway> {
   const services = await createGatewayServices(config, log);
   const app = buildGatewayApp(services);
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (err) {
-    await services.close();
-    throw err;
-  }
-  const { address, port } = app.server.address() as AddressInfo;
-  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    listening: { address, port },
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
+  return listenService(app, services, config);
 }

@@ -1,11 +1,10 @@
 // The gateway's API documents: /openapi.json (OpenAPI 3.1, from the zod
 // schemas the admin routes declare, plus the relay's POSTs from their wire
 // schemas) and /docs (Swagger UI). Who may call, the error envelope and the
-// page's groups are said here; @kbchat/shared/openapi builds the document.
+// page's groups are said here; @kbchat/server-kit builds the document.
 import { createRequire } from 'node:module';
-import { registerApiDocs } from '@kbchat/shared/openapi';
-import type { FastifyInstance } from 'fastify';
 import { openAIErrorSchema as errorBody } from '@kbchat/contracts';
+import type { ApiDocsOptions } from '@kbchat/server-kit';
 import { SESSION_COOKIE } from './admin/auth.js';
 import { relayPathItems } from './relay/routes.js';
 
@@ -22,8 +21,9 @@ const TAGS: [string, string][] = [
   ['/api/dashboard', 'dashboard'],
 ];
 
-export function gatewayApiDocs(app: FastifyInstance): void {
-  registerApiDocs(app, {
+/** What the document says beyond the routes, for the base (buildServiceApp) to register first. */
+export function gatewayApiDocs(): ApiDocsOptions {
+  return {
     title: 'kbchat gateway',
     version,
     description:
@@ -38,5 +38,5 @@ export function gatewayApiDocs(app: FastifyInstance): void {
     errorBody,
     paths: relayPathItems(),
     tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
-  });
+  };
 }

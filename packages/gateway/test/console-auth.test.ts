@@ -3,7 +3,7 @@
 // the cookie authenticates /api with its CSRF token on every change, bearer
 // clients see no difference, and a plain user's cookie reaches only
 // /api/auth/me and /api/auth/logout.
-import { csrfTokenOf } from '@kbchat/shared';
+import { csrfTokenOf } from '@kbchat/server-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/accounts/secrets.js';
 import { ROOT_PASSWORD, startTestGateway, type TestGateway } from './helpers.js';

@@ -4,18 +4,18 @@
 // before Fastify; the document is valid OpenAPI 3.1 from the routes' own zod
 // schemas (a body the route refuses, the document refuses too), and /docs is
 // a page that needs nothing but the gateway.
-import { ICON_PATHS, pagePaths } from '@kbchat/shared/web-app';
+import { ICON_PATHS, pagePaths } from '@kbchat/server-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
-} from '../../shared/test/api-docs-checks.js';
+} from '../../server-kit/test/api-docs-checks.js';
 import { RELAY_PATHS, relayRoute } from '../src/relay/front-serve.js';
 import { CONSOLE_PAGES } from '../src/server.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
 
 const routes = vi.hoisted((): RecordedRoute[] => []);
 vi.mock('fastify', async (importOriginal) => {
-  const { recordingFastify } = await import('../../shared/test/api-docs-checks.js');
+  const { recordingFastify } = await import('../../server-kit/test/api-docs-checks.js');
   return recordingFastify(await importOriginal<any>(), routes);
 });
 

@@ -1,6 +1,6 @@
 // Platform configuration from the environment. Everything has a default that
 // works on a fresh machine; a bad value stops start-up with the variable named.
-import { fileURLToPath } from 'node:url';
+import { webAppDist } from '@kbchat/server-kit';
 import type { EmbeddedModelOptions } from './models/config-file.js';
 
 export interface PlatformConfig {
@@ -74,8 +74,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
     runWorker: env.PLATFORM_WORKER !== 'off',
     publicDir: env.PUBLIC_DIR || './public',
-    // From src/ and dist/ alike: packages/platform/<src|dist>/config.js -> packages/web/dist.
-    webDir: fileURLToPath(new URL('../../web/dist', import.meta.url)),
+    // The build of @kbchat/web, a dependency of this package, wherever npm put it.
+    webDir: webAppDist(import.meta.url),
     requestStallTimeoutMs: num(env, 'REQUEST_STALL_TIMEOUT_MS', 60_000, 1),
     logLevel: env.LOG_LEVEL || 'warn',
     metricsToken: env.METRICS_TOKEN || undefined,

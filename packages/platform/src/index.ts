@@ -1,6 +1,5 @@
 // The platform as a library: start it (the CLI does), or embed it in tests.
-import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import { listenService, type RunningService } from '@kbchat/server-kit';
 import type { PlatformConfig } from './config.js';
 import { buildPlatformApp, createPlatformServices, type PlatformServices } from './platform.js';
 
@@ -11,37 +10,13 @@ export { PlatformError } from './http/errors.js';
 export type * from '@kbchat/contracts/platform';
 export { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type LlmModel, type ModelConfig, type ProviderModels, type VectorModel } from './models/config-file.js';
 
-export interface RunningPlatform {
-  /** Where this machine reaches it: loopback when it listens on every interface. */
-  url: string;
-  /** The address it listens on, as bound: 0.0.0.0 or :: is every interface, reachable from the network. */
-  listening: { address: string; port: number };
-  app: FastifyInstance;
-  services: PlatformServices;
-  close(): Promise<void>;
-}
+/** Where it listens (url, listening), its app and services, and close(): the app, then the services. */
+export type RunningPlatform = RunningService<PlatformServices>;
 
 export async function startPlatform(config: PlatformConfig, log?: (msg: string) => void): Promise<RunningPlatform> {
   const services = await createPlatformServices(config, log);
   const app = buildPlatformApp(services);
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (err) {
-    await services.close();
-    throw err;
-  }
-  const { address, port } = app.server.address() as AddressInfo;
-  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    listening: { address, port },
-    app,
-    services,
-    async close() {
-      await app.close();
-      await services.close();
-    },
-  };
+  return listenService(app, services, config);
 }
 
 /** An indexing worker alone (`kbchat worker`): no HTTP, the same store and gateway. */

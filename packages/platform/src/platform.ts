@@ -25,7 +25,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
 import { publicFileRoutes } from './http/public-files.js';
-import { webAppRoutes } from './http/web-app.js';
+import { platformWebApp } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
 import { platformApiDocs } from './http/openapi.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
@@ -189,9 +189,17 @@ function defaultExtensionModel(models: ModelConfig): string | undefined {
 }
 
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
-  const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
-  // First: the document sees only the routes declared after it (in app.after below).
-  platformApiDocs(app);
+  return buildHttpApp({
+    logLevel: services.config.logLevel,
+    requestStallTimeoutMs: services.config.requestStallTimeoutMs,
+    docs: platformApiDocs(),
+    routes: (app) => platformRoutes(app, services),
+    webApp: platformWebApp(services.config.webDir),
+  });
+}
+
+/** Every route of the platform: in app.after, since the document sees only the routes declared after it loads. */
+function platformRoutes(app: FastifyInstance, services: PlatformServices): void {
   void app.register(multipart);
   void app.register(cookie);
   app.after(() => {
@@ -217,7 +225,5 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     traceRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
     shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
     publicFileRoutes(app, services.config.publicDir);
-    webAppRoutes(app, services.config.webDir);
   });
-  return app;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const SHOTS = join(import.meta.dirname, '../../../test-output/web');
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, noBrowser, openPage } from '../../web/test/browser.js';
+import { launch, noBrowser, openPage } from '../../e2e/test/browser.js';
 import { loadPlatformConfig, startPlatform } from '../src/index.js';
 
 if (noBrowser) console.warn(`skipping the /docs browser test: ${noBrowser}`);

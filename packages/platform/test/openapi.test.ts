@@ -6,17 +6,17 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ICON_PATHS, pagePaths } from '@kbchat/shared/web-app';
+import { ICON_PATHS, pagePaths } from '@kbchat/server-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
-} from '../../shared/test/api-docs-checks.js';
+} from '../../server-kit/test/api-docs-checks.js';
 import { loadPlatformConfig, startPlatform } from '../src/index.js';
 import { APP_PAGES, SHARE_PAGE } from '../src/http/web-app.js';
 
 const routes = vi.hoisted((): RecordedRoute[] => []);
 vi.mock('fastify', async (importOriginal) => {
-  const { recordingFastify } = await import('../../shared/test/api-docs-checks.js');
+  const { recordingFastify } = await import('../../server-kit/test/api-docs-checks.js');
   return recordingFastify(await importOriginal<any>(), routes);
 });
 

@@ -5,7 +5,3 @@ export * from './tokens.js';
 export * from './wire.js';
 export * from './field-messages.js';
 export * from './urls.js';
-export * from './http-server.js';
-export * from './passwords.js';
-export * from './csrf.js';
-export * from './observability.js';

@@ -1,18 +1,38 @@
 // Every string the app shows goes through t(): English and Chinese, switchable,
 // remembered in this browser. Each area of the app keeps its own messages
-// (messages.ts beside its pages); this file merges them, and the type of each
-// area's Chinese table makes a missing translation a compile error.
+// (messages.ts beside its pages), and each page's entry adds only the areas it
+// shows (addMessages), so the public share page carries none of the signed-in
+// pages' strings. The type of each area's Chinese table makes a missing
+// translation a compile error; message-areas.ts lists every area, for the key
+// type and a test.
 import { useSyncExternalStore } from 'react';
-import { areas } from './message-areas';
+import type { areas } from './message-areas';
 
 /** Every area's keys (distributed over the areas: each area's table is its own object type). */
 type KeysOf<T> = T extends unknown ? keyof T : never;
 export type MessageKey = KeysOf<(typeof areas)[number]['en']>;
-const en = Object.assign({}, ...areas.map((a) => a.en)) as Record<MessageKey, string>;
-const zh = Object.assign({}, ...areas.map((a) => a.zh)) as Record<MessageKey, string>;
 
 export type Lang = 'en' | 'zh';
-const dictionaries: Record<Lang, Record<MessageKey, string>> = { en, zh };
+const dictionaries: Record<Lang, Partial<Record<MessageKey, string>>> = { en: {}, zh: {} };
+
+/** One area's tables, as its messages.ts exports them. */
+export interface MessageArea {
+  en: Readonly<Record<string, string>>;
+  zh: Readonly<Record<string, string>>;
+}
+
+/**
+ * Adds areas' tables to the ones t() reads: each entry calls it once, before
+ * it renders, with the areas of the pages it shows (a key of an area it did
+ * not add is shown as the key itself; the web build's test checks each page's
+ * scripts use no such key).
+ */
+export function addMessages(...added: readonly MessageArea[]): void {
+  for (const area of added) {
+    Object.assign(dictionaries.en, area.en);
+    Object.assign(dictionaries.zh, area.zh);
+  }
+}
 
 function initial(): Lang {
   // Outside a browser (the messages' unit tests) there is neither: English.

@@ -1,6 +1,7 @@
 // Every area's messages (each area keeps a messages.ts beside its pages), in
-// one list: i18n.ts merges them, and a test checks that no key is in two areas
-// (the later one would silently replace the earlier one's text).
+// one list: i18n.ts takes its key type from it, and a test checks that no key
+// is in two areas (the later one would silently replace the earlier one's
+// text). No page loads this list: each entry adds only its own areas.
 import * as apps from './apps/messages';
 import * as chat from './chat/messages';
 import * as gatewayConsole from './console/messages';

@@ -16,6 +16,8 @@ vi.hoisted(() => {
 });
 vi.mock('../src/i18n.js', async (load) => {
   const real = await load<typeof import('../src/i18n.js')>();
+  // The tables of the pages these components are on (core and chat), as the share page's entry adds them.
+  real.addMessages(await import('../src/messages.js'), await import('../src/chat/messages.js'));
   return { ...real, useLang: () => ({ lang: 'en' as const, t: (key: Parameters<typeof real.translate>[1], vars?: Record<string, string | number>) => real.translate('en', key, vars) }) };
 });
 // DOMPurify needs a DOM; here it passes the HTML through (what it removes is the browser test's business).

@@ -3,7 +3,11 @@
 // was said of an older probe of another file), in English and Chinese.
 import { describe, expect, it } from 'vitest';
 import { rateOrigin } from '../src/datasets/estimate-words';
-import { translate, type Lang } from '../src/i18n';
+import * as datasetsMessages from '../src/datasets/messages';
+import { addMessages, translate, type Lang } from '../src/i18n';
+
+// The datasets pages' tables, as the platform app's entry adds them.
+addMessages(datasetsMessages);
 
 const words = (lang: Lang, e: Parameters<typeof rateOrigin>[0], secondsSince = 0) => rateOrigin(e, secondsSince, (key, vars) => translate(lang, key, vars));
 

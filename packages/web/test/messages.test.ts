@@ -2,8 +2,11 @@
 // messages.ts would merge silently, the later text shown in the earlier
 // area's page (the console's logs page once renamed the platform's "Chat log").
 import { describe, expect, it } from 'vitest';
-import { formatCount, translate } from '../src/i18n';
+import { addMessages, formatCount, translate } from '../src/i18n';
 import { areas } from '../src/message-areas';
+
+// Every area's tables, as the entries add theirs.
+addMessages(...areas);
 
 describe('the messages of the web app', () => {
   it('has no key in two areas, and every English key translated', () => {

@@ -29,4 +29,4 @@ export function shownKeyHint(stored: string): string {
 }
 
 // Passwords: scrypt, shared with the platform.
-export { hashPassword, verifyPassword } from '@kbchat/shared';
+export { hashPassword, verifyPassword } from '@kbchat/server-kit';

@@ -6,8 +6,9 @@
 // session cookie; a cookie's changes must carry its CSRF token in
 // X-CSRF-Token, since a browser sends the cookie for any site's form too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { csrfTokenOf, isCsrfTokenOf, randomSecret } from '@kbchat/shared';
 import { loginBody as loginSchema } from '@kbchat/contracts';
+import { csrfTokenOf, isCsrfTokenOf } from '@kbchat/server-kit';
+import { randomSecret } from '@kbchat/shared';
 import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
 import { errors, GatewayError } from '../errors.js';

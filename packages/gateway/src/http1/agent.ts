@@ -1,6 +1,6 @@
 // The gateway's HTTP/1.1 client to upstreams: keep-alive connections per
 // origin (plain or TLS), one request at a time on each, answers read by
-// http1-response.ts. Why not undici, the usual choice: on the relay bench a
+// response-parser.ts. Why not undici, the usual choice: on the relay bench a
 // request's trip through undici cost 40-60 us of CPU against 10-15 us here,
 // and the relay's CPU is what its throughput is made of. The relay needs one
 // narrow thing (POST a JSON text, read the answer as it arrives, with

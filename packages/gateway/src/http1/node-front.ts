@@ -112,13 +112,14 @@ class ResponseExchange implements Exchange, Responder {
     return !this.res.headersSent && !this.res.destroyed;
   }
 
+  // With a Content-Length, as the lean front answers (writeHead before end would otherwise make node send it chunked).
   answerError(status: number, headers: Record<string, string>, text: string): void {
-    this.res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    this.res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers, 'content-length': Buffer.byteLength(text) });
     this.res.end(text);
   }
 
   json(status: number, text: string): void {
-    this.res.writeHead(status, ['content-type', 'application/json; charset=utf-8', 'x-request-id', this.requestId]);
+    this.res.writeHead(status, ['content-type', 'application/json; charset=utf-8', 'x-request-id', this.requestId, 'content-length', String(Buffer.byteLength(text))]);
     this.res.end(text);
   }
 

@@ -3,8 +3,8 @@
 // that writes the log rows themselves: the dashboard's spend is the sum of
 // the logged costs, always. The rollups' key is (grain, dim, bucket, dim_key),
 // so that every dashboard read is one range of it.
-import { MysqlAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
-import type { GatewayTables } from '../store/schema.js';
+import { MysqlAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import type { GatewayTables, LogRollupsTable } from '../store/schema.js';
 import {
   emptySums, GRAIN_CODE, GRAIN_MS, GRAINS, HIST_BUCKETS, HIST_COLUMNS, HIST_DIMS, HIST_EDGES, ROLLUP_DIMS,
   type Grain, type RollupDim, type RollupRow, type Sums,
@@ -12,6 +12,7 @@ import {
 
 const SCALAR_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_sum'] as const;
 const SUM_COLUMNS = [...SCALAR_COLUMNS, ...HIST_COLUMNS] as const;
+type SumColumn = (typeof SUM_COLUMNS)[number];
 /** Rows per upsert statement: ~70 parameters each keeps far under every driver's limit (65535). */
 const ROWS_PER_STATEMENT = 400;
 
@@ -49,11 +50,11 @@ function sumsOf(r: Record<string, unknown>): Sums {
 }
 
 export class RollupStore {
-  private readonly db: Kysely<any>;
+  private readonly db: Kysely<GatewayTables>;
   private readonly mysql: boolean;
 
   constructor(db: Kysely<GatewayTables>) {
-    this.db = db as unknown as Kysely<any>;
+    this.db = db;
     this.mysql = db.getExecutor().adapter instanceof MysqlAdapter;
   }
 
@@ -65,21 +66,20 @@ export class RollupStore {
   }
 
   private async upsert(rows: RollupRow[], withHist: boolean, db: Kysely<GatewayTables>): Promise<void> {
-    const exec = db as unknown as Kysely<any>;
     const columns = withHist ? SUM_COLUMNS : SCALAR_COLUMNS;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const values = rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => {
-        const v: Record<string, unknown> = {
+        const v: Insertable<LogRollupsTable> = {
           grain: r.grain, dim: r.dim, bucket: r.bucket, dim_key: r.dim_key, requests: r.requests, errors: r.errors,
           prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost, latency_sum: r.latency_sum,
         };
         if (withHist) for (let k = 0; k < HIST_BUCKETS; k++) v[HIST_COLUMNS[k]!] = r.hist[k];
         return v;
       });
-      const insert = exec.insertInto('log_rollups').values(values);
-      const set: Record<string, RawBuilder<unknown>> = {};
+      const insert = db.insertInto('log_rollups').values(values);
+      const set: Partial<Record<SumColumn, RawBuilder<number>>> = {};
       for (const c of columns) {
-        set[c] = this.mysql ? sql`${sql.ref(c)} + values(${sql.ref(c)})` : sql`${sql.ref(`log_rollups.${c}`)} + ${sql.ref(`excluded.${c}`)}`;
+        set[c] = this.mysql ? sql<number>`${sql.ref(c)} + values(${sql.ref(c)})` : sql<number>`${sql.ref(`log_rollups.${c}`)} + ${sql.ref(`excluded.${c}`)}`;
       }
       if (this.mysql) await insert.onDuplicateKeyUpdate(set).execute();
       else await insert.onConflict((oc) => oc.columns(['grain', 'dim', 'bucket', 'dim_key']).doUpdateSet(set)).execute();
@@ -103,7 +103,8 @@ export class RollupStore {
 
   /** Totals per key of one dimension over [from, to): the `limit` largest by `order`. */
   async topKeys(range: RollupRange, order: 'requests' | 'cost', limit: number): Promise<KeyTotal[]> {
-    const sum = (c: string) => sql<number>`sum(${sql.ref(c)})`;
+    // sum() over bigint is numeric: a string on PGlite, a number on PostgreSQL and MySQL (db.ts's parsers).
+    const sum = (c: string) => sql<number | string>`sum(${sql.ref(c)})`;
     const rows = await this.db
       .selectFrom('log_rollups')
       .select([
@@ -220,6 +221,8 @@ export class RollupStore {
  * migration that creates the table runs it once, so that an upgraded
  * gateway's dashboard covers its old rows too.
  */
+// Kysely<any>: only migration 0004 runs this, against the schema as it was then; migrations
+// take Kysely<any>, not the current tables (https://kysely.dev/docs/migrations).
 export async function backfillRollups(db: Kysely<any>): Promise<void> {
   const mysql = db.getExecutor().adapter instanceof MysqlAdapter;
   const keyOf: Record<RollupDim, RawBuilder<string>> = {

@@ -1,6 +1,6 @@
 // The gateway's /metrics and /readyz (the store answers and has every
-// migration): the routes themselves are shared (shared/observability.ts).
-import { migrationsCheck, observabilityRoutes } from '@kbchat/shared';
+// migration): the routes themselves are shared (server-kit/src/observability.ts).
+import { migrationsCheck, observabilityRoutes } from '@kbchat/server-kit';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { pendingMigrations } from '../store/migrations.js';

@@ -1,7 +1,8 @@
 // GET /v1/models on Fastify: the models the token may use. The relay's POST
-// endpoints are served in front of Fastify (http-front.ts, lean-front.ts), so
-// the API document gets them from here: their wire schemas, which the relay
-// checks bodies with (unknown fields pass through to the upstream).
+// endpoints are served in front of Fastify (http1/node-front.ts and
+// http1/lean-front.ts), so the API document gets them from here: their wire
+// schemas, which the relay checks bodies with (unknown fields pass through to
+// the upstream).
 import { chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/contracts/openai';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

@@ -100,6 +100,6 @@ export function isLockConflict(err: unknown): boolean {
 }
 
 /** Rejects when the store does not answer a query (readiness). */
-export async function pingStore(db: Kysely<any>): Promise<void> {
+export async function pingStore(db: Kysely<GatewayTables>): Promise<void> {
   await sql`select 1`.execute(db);
 }

@@ -1,5 +1,10 @@
 // Table types for Kysely. Money is integer micro-units (1 unit = 1,000,000);
 // times are epoch milliseconds in bigint columns, the same on every store.
+// bigint columns are `number` on all three stores: PGlite reads int8 as a
+// number within 2^53, node-postgres gets numericTypeParsers, and mysql2 runs
+// with supportBigNumbers and bigNumberStrings off (db.ts). (Aggregates such
+// as sum() over bigint are numeric, a string on PGlite: their readers wrap
+// them in Number().)
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /** The SQL dialect a store speaks (here rather than in db.ts, which migrations.ts would otherwise import back). */
@@ -109,12 +114,19 @@ export interface LogsTable {
   request_body: string | null;
 }
 
+type Tens = '0' | '1' | '2' | '3' | '4' | '5';
+type Digit = Tens | '6' | '7' | '8' | '9';
+/** The latency histogram's columns, h00..h59 (logs/rollup.ts HIST_COLUMNS, HIST_BUCKETS = 60). */
+export type HistColumn = `h${Tens}${Digit}`;
+
+/** Histogram counts: 0 by default, so rows of dimensions without a histogram leave them out. */
+type HistColumns = { [K in HistColumn]: Generated<number> };
+
 /**
  * Sums of log rows per time bucket and dimension (logs/rollup.ts), plus the
- * latency histogram columns h00..h59 (not spelled out here: rollup-store.ts
- * writes and reads them by name).
+ * latency histogram columns h00..h59.
  */
-export interface LogRollupsTable {
+export interface LogRollupsTable extends HistColumns {
   grain: number;
   dim: string;
   bucket: number;

@@ -4,7 +4,7 @@
 // its team exactly as a general API key does.
 import { randomBytes } from 'node:crypto';
 import type { PublicUser } from '@kbchat/contracts';
-import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/shared';
+import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/server-kit';
 import { errors, PlatformError } from '../http/errors.js';
 import { hashKey, newId, type KeyCaller } from '../keys/auth.js';
 import type { UserRow, UsersStore } from './store.js';

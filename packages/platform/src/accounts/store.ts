@@ -1,35 +1,12 @@
 // SQL for users and sessions.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
+import type { UsersTable } from './tables.js';
 
-export interface UserRow {
-  id: string;
-  team_id: string;
-  username: string;
-  password_hash: string;
-  /** root manages the team's members; a member does everything else. */
-  role: 'root' | 'member';
-  created_at: number;
-}
-
-interface SessionRow {
-  id: number;
-  token_hash: string;
-  user_id: string;
-  expires_at: number;
-  created_at: number;
-}
-
-interface AccountTables {
-  users: UserRow;
-  sessions: Omit<SessionRow, 'id'> & { id?: number };
-}
+export type UserRow = Selectable<UsersTable>;
 
 export class UsersStore {
-  private readonly db: Kysely<AccountTables>;
-
-  constructor(db: Kysely<any>) {
-    this.db = db as Kysely<AccountTables>;
-  }
+  constructor(private readonly db: PlatformDb) {}
 
   byName(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase())).executeTakeFirst();

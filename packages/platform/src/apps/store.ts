@@ -1,28 +1,13 @@
 // SQL for applications. Every query is scoped by team.
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
 import { containing } from '../datasets/store.js';
+import type { PlatformDb } from '../store/database.js';
+import type { AppsTable } from './tables.js';
 
-export interface AppRow {
-  id: string;
-  team_id: string;
-  name: string;
-  intro: string;
-  /** AppSettings as JSON. */
-  config: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface AppTables {
-  apps: AppRow;
-}
+export type AppRow = Selectable<AppsTable>;
 
 export class AppsStore {
-  private readonly db: Kysely<AppTables>;
-
-  constructor(db: Kysely<any>) {
-    this.db = db as Kysely<AppTables>;
-  }
+  constructor(private readonly db: PlatformDb) {}
 
   async insert(row: AppRow): Promise<void> {
     await this.db.insertInto('apps').values(row).execute();

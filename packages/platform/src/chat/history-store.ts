@@ -1,50 +1,12 @@
 // SQL for stored chats (a client's chatId within one application) and their
 // items. Every query is scoped by team and application.
-import type { ChatSource } from '@kbchat/contracts';
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
+import type { ChatItemsTable, ChatsTable, ChatSource, ItemStatus } from './tables.js';
 
-export type { ChatSource };
-
-export interface ChatRow {
-  id: number;
-  app_id: string;
-  team_id: string;
-  chat_id: string;
-  title: string;
-  created_at: number;
-  updated_at: number;
-  /** A share link's visitor's chat: the link and the visitor (both null for the team's own). */
-  share_id: string | null;
-  out_link_uid: string | null;
-  source: ChatSource;
-  /** The chat's variables as JSON (null before its first turn stored any). */
-  variables: string | null;
-}
-
-/**
- * An answer's state: 'running' from the moment its question is stored until
- * it ends; 'stopped' by its asker (or, when the operator chose so, by the
- * client leaving), with what was made; 'failed' with its error. A question
- * is always 'done'.
- */
-export type ItemStatus = 'running' | 'done' | 'stopped' | 'failed';
-
-export interface ChatItemRow {
-  id: number;
-  chat_pk: number;
-  data_id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  response_data: string | null;
-  created_at: number;
-  user_good_feedback?: string | null;
-  user_bad_feedback?: string | null;
-  status: ItemStatus;
-  /** A failed answer's error, as JSON: {message, code, requestId}. */
-  error: string | null;
-  /** A running answer's last heartbeat (epoch ms): one that stopped beating was cut off by a process that died. */
-  updated_at: number | null;
-}
+export type { ChatSource, ItemStatus };
+export type ChatRow = Selectable<ChatsTable>;
+export type ChatItemRow = Selectable<ChatItemsTable>;
 
 /** What a turn's answer ends as. */
 export interface AnswerOutcome {
@@ -54,11 +16,6 @@ export interface AnswerOutcome {
   error?: { message: string; code: string; requestId?: string };
   /** The chat's variables after the turn. */
   variables?: Record<string, unknown>;
-}
-
-interface ChatTables {
-  chats: Omit<ChatRow, 'id'> & { id: number };
-  chat_items: ChatItemRow;
 }
 
 /** Who a share link's chat belongs to. */
@@ -85,11 +42,7 @@ export interface ChatLogRow extends ChatRow {
 }
 
 export class ChatHistoryStore {
-  private readonly db: Kysely<ChatTables>;
-
-  constructor(db: Kysely<any>) {
-    this.db = db as Kysely<ChatTables>;
-  }
+  constructor(private readonly db: PlatformDb) {}
 
   private chatPk(ref: ChatRef) {
     let q = this.db.selectFrom('chats').select('id').where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId);
@@ -125,14 +78,14 @@ export class ChatHistoryStore {
       .limit(limit)
       .execute();
     // An answer still running (another turn's) or that made nothing is no history for the model.
-    const items = (rows.reverse() as ChatItemRow[]).filter((i) => i.role === 'user' || (i.status !== 'running' && i.content));
+    const items = rows.reverse().filter((i) => i.role === 'user' || (i.status !== 'running' && i.content));
     return { items, variables: parseVariables(chat.variables) };
   }
 
   /** The chat as the caller may read it (the team: any of its app's; a visitor: their own), or undefined. */
   async chat(ref: ChatRef): Promise<(ChatRow & { parsedVariables: Record<string, unknown> }) | undefined> {
     const row = await this.db.selectFrom('chats').selectAll().where('id', '=', this.chatPk(ref)).executeTakeFirst();
-    return row ? { ...(row as ChatRow), parsedVariables: parseVariables(row.variables) } : undefined;
+    return row ? { ...row, parsedVariables: parseVariables(row.variables) } : undefined;
   }
 
   /**
@@ -150,7 +103,7 @@ export class ChatHistoryStore {
     return this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title: turn.title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars } as never)
+        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title: turn.title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars })
         .onConflict((c) =>
           c
             .columns(['app_id', 'chat_id'])
@@ -170,7 +123,7 @@ export class ChatHistoryStore {
         .values([
           { ...item, data_id: turn.questionId, role: 'user', content: turn.question, status: 'done', updated_at: null },
           { ...item, data_id: turn.answerId, role: 'assistant', content: '', status: 'running', updated_at: now },
-        ] as never)
+        ])
         .execute();
       return chat.id;
     });
@@ -239,19 +192,19 @@ export class ChatHistoryStore {
     if (source) base = base.where('source', '=', source);
     const rows = await base.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows: rows as ChatRow[], total: Number(total.n) };
+    return { rows, total: Number(total.n) };
   }
 
   async items(ref: ChatRef, offset: number, limit: number): Promise<{ rows: ChatItemRow[]; total: number }> {
     const base = this.db.selectFrom('chat_items').where('chat_pk', '=', this.chatPk(ref));
     const rows = await base.selectAll().orderBy('id').offset(offset).limit(limit).execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows: rows as ChatItemRow[], total: Number(total.n) };
+    return { rows, total: Number(total.n) };
   }
 
   /** One item of a chat the caller may read, or undefined. */
   async item(ref: ChatRef, dataId: string): Promise<ChatItemRow | undefined> {
-    return (await this.db.selectFrom('chat_items').selectAll().where('chat_pk', '=', this.chatPk(ref)).where('data_id', '=', dataId).executeTakeFirst()) as ChatItemRow | undefined;
+    return this.db.selectFrom('chat_items').selectAll().where('chat_pk', '=', this.chatPk(ref)).where('data_id', '=', dataId).executeTakeFirst();
   }
 
   async deleteChat(ref: ChatRef): Promise<boolean> {
@@ -292,7 +245,7 @@ export class ChatHistoryStore {
       .execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return {
-      rows: rows.map((r) => ({ ...(r as unknown as ChatRow), message_count: Number(r.message_count), good_feedback: Number(r.good_feedback), bad_feedback: Number(r.bad_feedback) })),
+      rows: rows.map((r) => ({ ...r, message_count: Number(r.message_count), good_feedback: Number(r.good_feedback), bad_feedback: Number(r.bad_feedback) })),
       total: Number(total.n),
     };
   }

@@ -1,4 +1,4 @@
-// /api/core/dataset/*: FastGPT's paths and shapes (platform-api.md), general keys only.
+// /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   createDatasetBody as createDataset, createLinkCollectionBody as createLink, createTextCollectionBody as createText, dataIdRequired, idQuery,

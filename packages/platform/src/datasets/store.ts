@@ -1,26 +1,17 @@
 // SQL for datasets, collections and data. Every query is scoped by team: a key
 // never reaches another team's rows, whatever ids it sends.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { CollectionsTable, DatasetsTable, DataTable, PlatformTables } from '../store/schema.js';
+import { sql, type NotNull, type RawBuilder, type Selectable } from 'kysely';
+import type { PlatformDb, PlatformTx } from '../store/database.js';
+import type { CollectionJobsTable, CollectionsTable, DatasetsTable, DataTable, JobKind } from './tables.js';
 
 export type DatasetRow = DatasetsTable;
 export type CollectionRow = CollectionsTable;
 export type DataRow = DataTable;
-export type Db = Kysely<PlatformTables> | Transaction<PlatformTables>;
-export type JobKind = 'import' | 'delete';
+export type Db = PlatformDb | PlatformTx;
+export type { JobKind };
 
 /** A collection's import or delete in progress (collection_jobs). */
-export interface JobRow {
-  collection_id: string;
-  team_id: string;
-  dataset_id: string;
-  kind: JobKind;
-  done: number;
-  total: number;
-  owner: string;
-  heartbeat_at: number;
-  created_at: number;
-}
+export type JobRow = Selectable<CollectionJobsTable>;
 
 const normaliseJob = (r: JobRow): JobRow => ({ ...r, done: Number(r.done), total: Number(r.total), heartbeat_at: Number(r.heartbeat_at), created_at: Number(r.created_at) });
 
@@ -36,9 +27,9 @@ export function containing(text: string): string {
 }
 
 export class DatasetsStore {
-  constructor(readonly db: Kysely<PlatformTables>) {}
+  constructor(readonly db: PlatformDb) {}
 
-  transaction<T>(fn: (tx: Transaction<PlatformTables>) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: PlatformTx) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
   }
 
@@ -60,7 +51,8 @@ export class DatasetsStore {
       ])
       .where('d.team_id', '=', teamId);
     if (searchKey) q = q.where('d.name', 'ilike', containing(searchKey));
-    return q.orderBy('d.created_at', 'desc').execute() as Promise<(DatasetRow & { collection_count: number; data_count: number })[]>;
+    // A count is never null, though Kysely types a scalar subquery as nullable.
+    return q.orderBy('d.created_at', 'desc').$narrowType<{ collection_count: NotNull; data_count: NotNull }>().execute();
   }
 
   async deleteDataset(teamId: string, id: string): Promise<boolean> {
@@ -97,13 +89,14 @@ export class DatasetsStore {
     const rows = await base
       .selectAll('c')
       .select((eb) => eb.selectFrom('data as x').whereRef('x.collection_id', '=', 'c.id').select(eb.fn.countAll<number>().as('n')).as('data_amount'))
+      .$narrowType<{ data_amount: NotNull }>()
       .orderBy('c.created_at', 'desc')
       .orderBy('c.id')
       .offset(offset)
       .limit(limit)
       .execute();
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows: rows as (CollectionRow & { data_amount: number })[], total: Number(total.n) };
+    return { rows, total: Number(total.n) };
   }
 
   async deleteCollection(teamId: string, id: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 // Every error a platform client sees: the FastGPT envelope
 // {code, statusText, message, data} with the real HTTP status (FastGPT answers
 // 500 for everything; clients here can rely on 400/401/403/404/408/409/413/429).
-import { byteSize } from '@kbchat/shared';
+import { byteSize } from '@kbchat/server-kit';
 
 export class PlatformError extends Error {
   constructor(

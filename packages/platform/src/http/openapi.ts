@@ -1,11 +1,10 @@
 // The platform's API documents: /openapi.json (OpenAPI 3.1, from the zod
 // schemas the routes declare) and /docs (Swagger UI). What the document says
 // beyond the routes' schemas is here: who may call (keys, the session), the
-// error envelope, and the groups of the page. @kbchat/shared/openapi builds it.
+// error envelope, and the groups of the page. @kbchat/server-kit builds it.
 import { createRequire } from 'node:module';
-import { registerApiDocs } from '@kbchat/shared/openapi';
-import type { FastifyInstance } from 'fastify';
 import { envelopeSchema as envelope, errorBodySchema as errorBody } from '@kbchat/contracts';
+import type { ApiDocsOptions } from '@kbchat/server-kit';
 import { SESSION_COOKIE } from '../accounts/request-auth.js';
 import { TUS_PATH } from '../uploads/tus.js';
 
@@ -33,8 +32,9 @@ const TAGS: [string, string][] = [
   ['/api/team', 'accounts'],
 ];
 
-export function platformApiDocs(app: FastifyInstance): void {
-  registerApiDocs(app, {
+/** What the document says beyond the routes, for the base (buildServiceApp) to register first. */
+export function platformApiDocs(): ApiDocsOptions {
+  return {
     title: 'kbchat platform',
     version,
     description:
@@ -50,5 +50,5 @@ export function platformApiDocs(app: FastifyInstance): void {
     tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
     // Everything under /api answers the envelope but the OpenAI-compatible chat and the tus protocol.
     success: { name: 'Envelope', description: 'The envelope, with the answer in data', body: envelope, at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH) },
-  });
+  };
 }

@@ -1,11 +1,10 @@
-// The platform's HTTP layer: request ids, JSON parsing with clear 400s, the
-// {code, statusText, message, data} envelope with real statuses for errors
-// (node's own refusals of a malformed or late request included), and the
-// bound on heads and stalled bodies that the gateway has too.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { answerOnSocket, clientErrorAnswer, lacksHost, newRequestId, requestStallOptions, watchBodyStalls } from '@kbchat/shared';
-import { answerBadPageAddress } from '@kbchat/shared/web-app';
+// The platform's HTTP layer on @kbchat/server-kit's base (request ids, JSON
+// parsing with clear 400s, the bound on heads and stalled bodies that the
+// gateway has too, the documents): the {code, statusText, message, data}
+// envelope with real statuses for errors (node's own refusals of a malformed
+// or late request included).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { answerBadPageAddress, buildServiceApp, type ServiceAppOptions, type ServiceErrors } from '@kbchat/server-kit';
 import { errors, PlatformError } from './errors.js';
 
 const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -29,56 +28,32 @@ export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply
   reply.code(e.status).send(e.toBody());
 }
 
-/** What node would refuse with an empty 400 or 417 (no Host, an unknown Expect), in the envelope; the connection closes after it. */
-function refuse(res: ServerResponse, e: PlatformError): void {
-  res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': newRequestId(), connection: 'close' });
-  res.end(JSON.stringify(e.toBody()));
-}
+/** Every error in the envelope; a page address with a broken %-escape gets a page that says so, not JSON. */
+const platformErrors: ServiceErrors = {
+  send: sendError,
+  beforeRouting: (err, req, reply) => void (answerBadPageAddress(err, req, reply, { title: 'kbchat', apiPrefixes: ['/api/'] }) || sendError(err, req, reply)),
+  notFound: (req, reply) => {
+    reply.code(404).send(errors.notFound(`${req.method} ${req.url.split('?')[0]}`).toBody());
+  },
+  invalidJson: (detail) => errors.invalidJson(detail),
+  refusal: (status, code, message) => new PlatformError(status, code, message),
+  refusalBody: (status, code, message) => JSON.stringify(new PlatformError(status, code, message).toBody()),
+};
 
 /** `requestStallTimeoutMs`: how long a head may take, and a body may pause, before a 408 (default 60 s). */
-export function buildHttpApp(opts: { logLevel: string; bodyLimit?: number; requestStallTimeoutMs?: number }): FastifyInstance {
-  const stallMs = opts.requestStallTimeoutMs ?? 60_000;
-  const app = Fastify({
-    // node's Host check answers with an empty 400: the onRequest hook checks instead.
-    http: { ...requestStallOptions(stallMs), requireHostHeader: false },
-    clientErrorHandler: (err, socket) => {
-      const { status, code, message } = clientErrorAnswer(err, stallMs);
-      answerOnSocket(socket, status, { 'x-request-id': newRequestId() }, JSON.stringify(new PlatformError(status, code, message).toBody()));
-    },
-    logger: { level: opts.logLevel, redact: ['req.headers.authorization'] },
-    logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => newRequestId(),
-    requestIdHeader: false,
+export function buildHttpApp(
+  opts: { logLevel: string; bodyLimit?: number; requestStallTimeoutMs?: number } & Partial<Pick<ServiceAppOptions, 'docs' | 'routes' | 'webApp'>>,
+): FastifyInstance {
+  return buildServiceApp({
+    logLevel: opts.logLevel,
+    redact: ['req.headers.authorization'],
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    requestStallTimeoutMs: opts.requestStallTimeoutMs ?? 60_000,
     // Shutdown closes every client connection instead of waiting up to the keep-alive timeout on one that is mid-request.
-    forceCloseConnections: true,
-    // A page address with a broken %-escape gets a page that says so, not JSON; the API's the envelope.
-    frameworkErrors: (err, req, reply) => void (answerBadPageAddress(err, req, reply, { title: 'kbchat', apiPrefixes: ['/api/'] }) || sendError(err, req, reply)),
+    fastify: { forceCloseConnections: true },
+    errors: platformErrors,
+    docs: opts.docs,
+    routes: opts.routes,
+    webApp: opts.webApp,
   });
-  watchBodyStalls(app.server);
-  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    refuse(res, lacksHost(req) ? errors.missingHost() : errors.expectationFailed());
-  });
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
-    if (lacksHost(req.raw)) {
-      reply.header('connection', 'close');
-      return done(errors.missingHost());
-    }
-    done();
-  });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    if (body === '' || body === undefined) return done(null, undefined);
-    try {
-      done(null, JSON.parse(body as string));
-    } catch (err) {
-      done(errors.invalidJson((err as Error).message), undefined);
-    }
-  });
-  app.setErrorHandler((err: unknown, req, reply) => sendError(err, req, reply));
-  app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send(errors.notFound(`${req.method} ${req.url.split('?')[0]}`).toBody());
-  });
-  return app;
 }

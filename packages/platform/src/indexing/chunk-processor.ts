@@ -4,7 +4,7 @@
 // vector and search tables) and must REPLACE what a data item had, so that an
 // item processed twice (a lease that ran out, a re-index) ends with exactly
 // its vectors.
-import type { Transaction } from 'kysely';
+import type { PlatformTx } from '../store/database.js';
 import { loadIndexTexts } from './data-store.js';
 import { NO_VECTOR_MODEL, NotConfiguredError, ParseFailureError } from './errors.js';
 import type { QueueItem } from './queue-store.js';
@@ -37,9 +37,9 @@ export interface ChunkIndexingDeps {
   /** The dataset's vector model, or undefined when it is not configured. */
   vectorModelOf(datasetId: string): string | undefined | Promise<string | undefined>;
   /** Replaces the vectors of `dataIds` with `rows` (a data id with no rows loses its vectors). */
-  writeVectors(tx: Transaction<any>, rows: VectorRow[], dataIds: string[]): Promise<void>;
+  writeVectors(tx: PlatformTx, rows: VectorRow[], dataIds: string[]): Promise<void>;
   /** Replaces the full-text postings of these data items. */
-  writePostings(tx: Transaction<any>, items: PostingItem[]): Promise<void>;
+  writePostings(tx: PlatformTx, items: PostingItem[]): Promise<void>;
   /** Inputs per embeddings call (default EMBED_INPUTS_PER_CALL). */
   maxInputsPerCall?: number;
   /** A batch of `items` was indexed with `model` from startedAt to now (its speed: rates.ts). */

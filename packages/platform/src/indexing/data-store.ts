@@ -1,6 +1,7 @@
 // The platform tables the indexing processors read and (for QA) write: data
 // rows and their indexes. Kept here so that only store files write SQL.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 
 export interface IndexText {
   dataId: string;
@@ -20,9 +21,12 @@ export interface IndexText {
  * that the plan is index lookups even without statistics (PGlite never
  * analyzes on its own; measured: a seq scan of data_indexes per batch).
  */
-export async function loadIndexTexts(db: Kysely<any>, dataIds: readonly string[]): Promise<IndexText[]> {
+export async function loadIndexTexts(db: PlatformDb, dataIds: readonly string[]): Promise<IndexText[]> {
   if (!dataIds.length) return [];
-  const { rows } = await sql<any>`
+  type Row = {
+    data_id: string; dataset_id: string; collection_id: string; team_id: string; q: string; a: string; index_id: number | null; text: string | null;
+  };
+  const { rows } = await sql<Row>`
     select d.id as data_id, d.dataset_id, d.collection_id, d.team_id, d.q, d.a, i.id as index_id, i.text
     from data d left join data_indexes i on i.data_id = d.id and i.data_id in (${sql.join(dataIds.map((id) => sql`${id}`))})
     where d.id in (${sql.join(dataIds.map((id) => sql`${id}`))})
@@ -40,10 +44,10 @@ export async function loadIndexTexts(db: Kysely<any>, dataIds: readonly string[]
 }
 
 /** The QA prompt of each collection (null: the default prompt). */
-export async function loadQaPrompts(db: Kysely<any>, collectionIds: readonly string[]): Promise<Map<string, string | null>> {
+export async function loadQaPrompts(db: PlatformDb, collectionIds: readonly string[]): Promise<Map<string, string | null>> {
   if (!collectionIds.length) return new Map();
   const rows = await db.selectFrom('collections').select(['id', 'qa_prompt']).where('id', 'in', [...collectionIds]).execute();
-  return new Map(rows.map((r: any) => [r.id, r.qa_prompt ?? null]));
+  return new Map(rows.map((r) => [r.id, r.qa_prompt ?? null]));
 }
 
 export interface NewDataRow {
@@ -57,7 +61,7 @@ export interface NewDataRow {
 }
 
 /** Inserts data rows, each with its default index (q and a), returning nothing: ids come from the caller. */
-export async function insertDataWithIndexes(tx: Kysely<any>, rows: readonly NewDataRow[], now = Date.now()): Promise<void> {
+export async function insertDataWithIndexes(tx: PlatformDb, rows: readonly NewDataRow[], now = Date.now()): Promise<void> {
   if (!rows.length) return;
   await tx
     .insertInto('data')

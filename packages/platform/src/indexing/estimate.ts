@@ -3,7 +3,7 @@
 // measured yet for a vector model, one timed embeddings call of a sample of
 // the file's chunks (a probe, saved as that model's rate until a worker
 // measures its own), and what is queued before it.
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import { errorText } from './errors.js';
 import type { IndexingMode } from './queue-store.js';
 import { loadRates, openItems, PROBE_WORKER, rateKey, saveRate, type IndexingRate } from './rate-store.js';
@@ -20,7 +20,7 @@ export interface IndexingEstimate {
 
 export class IndexingEstimates {
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: PlatformDb,
     /** An embeddings call (marked bulk); absent: no vector model configured, nothing to probe. */
     private readonly embed?: (model: string, texts: string[]) => Promise<unknown>,
   ) {}

@@ -2,9 +2,10 @@
 // and queued ones held back by an error (a rate limit, a missing model, a
 // backoff before the next attempt). Paged in SQL; every statement is scoped
 // by team, so another team's ids are simply not found.
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { DEFAULT_MAX_ATTEMPTS, INDEXING_REASONS, type IndexingReason } from './errors.js';
 import type { IndexingMode, QueueDb } from './queue-store.js';
+import type { TrainingQueueTable } from './tables.js';
 
 /** failed: out of attempts, only a retry brings it back; waiting: queued until nextAttemptAt; indexing: a worker has it now. */
 export type ProblemStatus = 'failed' | 'waiting' | 'indexing';
@@ -44,7 +45,14 @@ function payloadOf(payload: string | null): { text: string; chunkIndex: number |
   }
 }
 
-function toProblem(r: any, now: number): TrainingProblem {
+/** A problem item as listProblems selects it: the queue row's columns and its data row's chunk (null for a qa item). */
+type ProblemRow = Pick<
+  Selectable<TrainingQueueTable>,
+  'id' | 'dataset_id' | 'collection_id' | 'data_id' | 'mode' | 'payload' | 'status' | 'lease_until' | 'attempts' | 'max_attempts'
+  | 'next_attempt_at' | 'error' | 'reason' | 'updated_at'
+> & { data_chunk_index: number | null; data_q: string | null };
+
+function toProblem(r: ProblemRow, now: number): TrainingProblem {
   const leased = r.status === 'leased' && Number(r.lease_until) >= now;
   const status: ProblemStatus = r.status === 'failed' ? 'failed' : leased ? 'indexing' : 'waiting';
   const source = r.data_id ? { text: String(r.data_q ?? ''), chunkIndex: r.data_chunk_index === null ? null : Number(r.data_chunk_index) } : payloadOf(r.payload);
@@ -73,7 +81,7 @@ export async function listProblems(
 ): Promise<{ list: TrainingProblem[]; total: number }> {
   const now = o.now ?? Date.now();
   const where = sql`q.team_id = ${o.teamId} and q.collection_id = ${o.collectionId} and (q.status = 'failed' or q.error is not null)`;
-  const { rows } = await sql<any>`select q.id, q.dataset_id, q.collection_id, q.data_id, q.mode, q.payload, q.status, q.lease_until, q.attempts,
+  const { rows } = await sql<ProblemRow>`select q.id, q.dataset_id, q.collection_id, q.data_id, q.mode, q.payload, q.status, q.lease_until, q.attempts,
       q.max_attempts, q.next_attempt_at, q.error, q.reason, q.updated_at, d.chunk_index as data_chunk_index, left(d.q, ${PREVIEW_CHARS}) as data_q
     from training_queue q left join data d on d.id = q.data_id
     where ${where}

@@ -24,7 +24,8 @@
 // are never indexed, so they count neither in its own state nor in anyone's
 // time left, nor in its dataset's sums (which count it in `deleting`).
 import type { CollectionProgress, DatasetProgress } from '@kbchat/contracts';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { CollectionJobsTable } from '../datasets/tables.js';
 import type { IndexingMode, QueueDb } from './queue-store.js';
 import { DELETING, loadRates, rateKey } from './rate-store.js';
 
@@ -38,7 +39,11 @@ export async function progress(
   if (o.collectionIds && o.collectionIds.length === 0) return [];
   const RATE_LIMITED = sql`status = 'queued' and reason = 'rate_limited' and next_attempt_at > ${now}`;
   const only = o.collectionIds ? sql`and collection_id in (${sql.join(o.collectionIds.map((id) => sql`${id}`))})` : sql``;
-  const queue = await sql<any>`
+  // count(*) is int8 and min() of a bigint column int8: numbers on both stores, Number() all the same.
+  const queue = await sql<{
+    collection_id: string; queued: number; indexing: number; failed: number; open_data: number;
+    last_error: string | null; rate_limited: number; rate_limited_until: number | null;
+  }>`
     select collection_id,
       count(*) filter (where status = 'queued' or (status = 'leased' and lease_until < ${now})) as queued,
       count(*) filter (where status = 'leased' and lease_until >= ${now}) as indexing,
@@ -49,9 +54,10 @@ export async function progress(
       min(next_attempt_at) filter (where ${RATE_LIMITED}) as rate_limited_until
     from training_queue where dataset_id = ${o.datasetId} ${only}
     group by collection_id`.execute(db);
-  const data = await sql<any>`select collection_id, count(*) as total from data
+  const data = await sql<{ collection_id: string; total: number }>`select collection_id, count(*) as total from data
     where dataset_id = ${o.datasetId} ${only} group by collection_id`.execute(db);
-  const jobs = await sql<any>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
+  type JobProgressRow = Pick<Selectable<CollectionJobsTable>, 'collection_id' | 'kind' | 'done' | 'total'>;
+  const jobs = await sql<JobProgressRow>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
 
   const byId = new Map<string, CollectionProgress & { open: number }>();
   const entry = (id: string) => {

@@ -1,10 +1,13 @@
 // The only SQL of the indexing queue. Every statement is plain PostgreSQL that
 // PGlite runs too. Times are epoch milliseconds from the caller's clock, like
 // every other time column of the platform store.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import type { IndexingReason } from './errors.js';
+import type { IndexingMode, TrainingQueueTable } from './tables.js';
 
-export type IndexingMode = 'chunk' | 'qa';
+export type { IndexingMode };
+type QueueRow = Selectable<TrainingQueueTable>;
 
 /** A claimed (or listed) queue item. */
 export interface QueueItem {
@@ -29,15 +32,15 @@ export interface EnqueueItem {
   payload?: string | null;
 }
 
-/** Any Kysely over the platform store, or a transaction of one (enqueue joins the caller's). */
-export type QueueDb = Kysely<any>;
+/** The platform store, or a transaction of it (enqueue joins the caller's). */
+export type QueueDb = PlatformDb;
 
 const ERROR_MAX = 4000;
 
 const clip = (s: string) => (s.length > ERROR_MAX ? `${s.slice(0, ERROR_MAX)}…` : s);
 const inList = (ids: readonly (number | string)[]) => sql.join(ids.map((id) => sql`${id}`));
 
-function toItem(r: any): QueueItem {
+function toItem(r: QueueRow): QueueItem {
   return {
     id: Number(r.id),
     teamId: r.team_id,
@@ -85,7 +88,7 @@ export async function claimItems(
 ): Promise<QueueItem[]> {
   if (o.limit <= 0 || o.modes.length === 0) return [];
   const now = o.now ?? Date.now();
-  const { rows } = await sql`
+  const { rows } = await sql<QueueRow>`
     update training_queue set status = 'leased', lease_owner = ${o.workerId}, lease_until = ${now + o.leaseMs}, updated_at = ${now}
     where id in (
       select id from training_queue
@@ -216,7 +219,7 @@ export async function listItems(
   db: QueueDb,
   o: { collectionId: string; status?: 'queued' | 'leased' | 'failed'; limit?: number },
 ): Promise<(QueueItem & { status: string; error: string | null; nextAttemptAt: number })[]> {
-  const { rows } = await sql<any>`select * from training_queue where collection_id = ${o.collectionId}
+  const { rows } = await sql<QueueRow>`select * from training_queue where collection_id = ${o.collectionId}
       ${o.status ? sql`and status = ${o.status}` : sql``}
     order by (status = 'failed') desc, id limit ${o.limit ?? 100}`.execute(db);
   return rows.map((r) => ({ ...toItem(r), status: r.status, error: r.error ?? null, nextAttemptAt: Number(r.next_attempt_at) }));

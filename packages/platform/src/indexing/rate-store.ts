@@ -1,7 +1,8 @@
 // The SQL of indexing rates: items a second each worker indexed with each
 // model over its last measured stretch of work (rates.ts measures), or a probe
 // an estimate made before any work was measured.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import type { IndexingMode } from './queue-store.js';
 
 /** The worker id of a rate measured by a probe (one timed call), not by indexing. */
@@ -20,7 +21,7 @@ export interface IndexingRate {
   measuredAt: number;
 }
 
-export async function saveRate(db: Kysely<any>, r: { model: string; mode: IndexingMode; workerId: string; itemsPerSecond: number; items: number; busyMs: number; now?: number }): Promise<void> {
+export async function saveRate(db: PlatformDb, r: { model: string; mode: IndexingMode; workerId: string; itemsPerSecond: number; items: number; busyMs: number; now?: number }): Promise<void> {
   const now = r.now ?? Date.now();
   await sql`insert into indexing_rates (model, mode, worker_id, items_per_second, items, busy_ms, measured_at)
     values (${r.model}, ${r.mode}, ${r.workerId}, ${r.itemsPerSecond}, ${r.items}, ${r.busyMs}, ${now})
@@ -34,7 +35,7 @@ export async function saveRate(db: Kysely<any>, r: { model: string; mode: Indexi
  * the last two minutes (they index side by side), else the latest worker's,
  * else a probe's. One statement for any number of keys.
  */
-export async function loadRates(db: Kysely<any>, keys: readonly { mode: IndexingMode; model: string }[]): Promise<Map<string, IndexingRate>> {
+export async function loadRates(db: PlatformDb, keys: readonly { mode: IndexingMode; model: string }[]): Promise<Map<string, IndexingRate>> {
   const out = new Map<string, IndexingRate>();
   const models = [...new Set(keys.map((k) => k.model))];
   if (!models.length) return out;
@@ -61,7 +62,7 @@ export const rateKey = (mode: IndexingMode, model: string) => `${mode}\u0000${mo
 export const DELETING = sql`select collection_id from collection_jobs where kind = 'delete'`;
 
 /** Open items (queued or being indexed, not failed) of a mode, over the whole queue: what a new import waits behind. */
-export async function openItems(db: Kysely<any>, mode: IndexingMode): Promise<number> {
+export async function openItems(db: PlatformDb, mode: IndexingMode): Promise<number> {
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from training_queue
     where mode = ${mode} and status <> 'failed' and collection_id not in (${DELETING})`.execute(db);
   return Number(rows[0]?.n ?? 0);

@@ -1,11 +1,11 @@
 // The indexing worker of a platform process, wired to the gateway (embeddings,
 // QA chat) and to the retrieval tables (vectors, full-text postings).
-import type { Kysely, Transaction } from 'kysely';
 import type { DatasetsStore } from '../datasets/store.js';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { IndexingRecorder } from '../metrics/index.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { buildVectorIndexes, indexForSearch, storeVectors, vacuumSearchTables } from '../retrieval/index.js';
+import type { PlatformDb, PlatformTx } from '../store/database.js';
 import { newId } from '../keys/auth.js';
 import { EMBED_INPUTS_PER_CALL, indexChunks } from './chunk-processor.js';
 import { indexQa } from './qa-processor.js';
@@ -15,7 +15,7 @@ import { IndexingWorker } from './worker.js';
 
 /** `embeddedStore`: the store is PGlite, which one process opens, so this worker is its only one. */
 export function createIndexingWorker(
-  db: Kysely<any>,
+  db: PlatformDb,
   datasets: DatasetsStore,
   gateway: GatewayClient,
   models: ModelConfig,
@@ -49,13 +49,13 @@ export function createIndexingWorker(
     },
     // Vectors are keyed by their data_indexes row: storing replaces, and index
     // rows an update removed take their vectors with them (foreign key cascade).
-    async writeVectors(tx: Transaction<any>, rows) {
+    async writeVectors(tx: PlatformTx, rows) {
       if (rows.length === 0) return;
       const dims = rows[0]!.vector.length;
       await datasets.setDimensions(rows[0]!.datasetId, dims, tx);
       await storeVectors(tx, dims, rows);
     },
-    async writePostings(tx: Transaction<any>, items) {
+    async writePostings(tx: PlatformTx, items) {
       await indexForSearch(tx, items.map((i) => ({ dataId: i.dataId, datasetId: i.datasetId, text: [i.q, i.a].filter(Boolean).join('\n') })));
     },
   });

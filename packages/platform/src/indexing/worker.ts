@@ -4,8 +4,8 @@
 // still claimable or done, never half done. Many workers (processes) may share
 // one PostgreSQL: claims use SKIP LOCKED and completions check the lease.
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
 import type { IndexingRecorder } from '../metrics/index.js';
+import type { PlatformDb, PlatformTx } from '../store/database.js';
 import { DEFAULT_MAX_ATTEMPTS, errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, reasonOf, retryAfterOf } from './errors.js';
 import {
   claimItems,
@@ -30,14 +30,14 @@ import {
 export interface BatchProcessor<P = unknown> {
   /** When set, the processor cannot run (e.g. "no vector model configured"): waiting items of its mode show this text and stay queued. */
   unavailable?: string;
-  prepare(items: QueueItem[], db: Kysely<any>): Promise<P>;
-  commit(tx: Transaction<any>, items: QueueItem[], prepared: P): Promise<void>;
+  prepare(items: QueueItem[], db: PlatformDb): Promise<P>;
+  commit(tx: PlatformTx, items: QueueItem[], prepared: P): Promise<void>;
   /** After the commit: `items` (those committed) were done, in a batch that started at `startedAt` (epoch ms). */
   settled?(items: QueueItem[], prepared: P, startedAt: number): void;
 }
 
 export interface IndexingWorkerOptions {
-  db: Kysely<any>;
+  db: PlatformDb;
   /** Unique per worker; default host-pid-random. */
   workerId?: string;
   /** Batches in flight at once (systemEnv.vectorMaxProcess / qaMaxProcess). Default 1. */

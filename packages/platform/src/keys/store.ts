@@ -1,11 +1,12 @@
 // SQL for teams and API keys.
-import type { Kysely } from 'kysely';
-import type { ApiKeysTable, PlatformTables } from '../store/schema.js';
+import type { Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
+import type { ApiKeysTable } from './tables.js';
 
-export type ApiKeyRow = { [K in keyof ApiKeysTable]: K extends 'id' ? number : ApiKeysTable[K] };
+export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 export class KeysStore {
-  constructor(private readonly db: Kysely<PlatformTables>) {}
+  constructor(private readonly db: PlatformDb) {}
 
   async firstTeam(): Promise<{ id: string; name: string } | undefined> {
     return this.db.selectFrom('teams').select(['id', 'name']).orderBy('created_at').limit(1).executeTakeFirst();
@@ -26,7 +27,7 @@ export class KeysStore {
   }
 
   byHash(hash: string): Promise<ApiKeyRow | undefined> {
-    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst() as Promise<ApiKeyRow | undefined>;
+    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
   }
 
   /** Records a use of the key (lastUsedTime); a no-op when the stored time is already within `withinMs`. */
@@ -38,7 +39,7 @@ export class KeysStore {
   list(teamId: string, appId?: string): Promise<ApiKeyRow[]> {
     let q = this.db.selectFrom('api_keys').selectAll().where('team_id', '=', teamId).where('revoked_at', 'is', null);
     if (appId !== undefined) q = q.where('app_id', '=', appId);
-    return q.orderBy('id').execute() as Promise<ApiKeyRow[]>;
+    return q.orderBy('id').execute();
   }
 
   async revoke(teamId: string, id: number): Promise<boolean> {

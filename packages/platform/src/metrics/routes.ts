@@ -1,7 +1,7 @@
 // The platform's /metrics and /readyz (the store answers with every migration
 // run, and the gateway answers): the routes themselves are shared
-// (shared/observability.ts).
-import { migrationsCheck, observabilityRoutes, READY_CHECK_TIMEOUT_MS } from '@kbchat/shared';
+// (server-kit/src/observability.ts).
+import { migrationsCheck, observabilityRoutes, READY_CHECK_TIMEOUT_MS } from '@kbchat/server-kit';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayClient } from '../gateway-client/index.js';
 import { PlatformError } from '../http/errors.js';

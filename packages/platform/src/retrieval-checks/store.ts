@@ -1,42 +1,16 @@
 // SQL for retrieval checks and their runs, every query scoped by team. The
 // chunking fingerprint is read here too: it is a query over the dataset's
 // collections and data.
-import type { CheckChunking as Chunking, CheckRun as Run } from '@kbchat/contracts';
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { CheckChunking as Chunking, CheckRun as Run } from '@kbchat/contracts';
+import { sql, type Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import type { CheckResult, CheckSettings, Expectation } from './evaluate.js';
+import type { RetrievalCheckRunsTable, RetrievalChecksTable, RunStatus } from './tables.js';
 
-export type { Chunking, Run };
-
-export interface CheckRow {
-  id: string;
-  team_id: string;
-  dataset_id: string;
-  question: string;
-  expected: string;
-  settings: string;
-  created_at: number;
-  updated_at: number;
-}
-
-/** interrupted: its process ended before it finished; its results are not kept. */
-export type RunStatus = 'running' | 'done' | 'interrupted';
-
-export interface RunRow {
-  id: string;
-  team_id: string;
-  dataset_id: string;
-  status: RunStatus;
-  total: number;
-  done: number;
-  passed: number;
-  vector_model: string;
-  chunking: string;
-  results: string;
-  started_at: number;
-  updated_at: number;
-  finished_at: number | null;
-}
+export type { Chunking, Run, RunStatus };
+export type CheckRow = Selectable<RetrievalChecksTable>;
+export type RunRow = Selectable<RetrievalCheckRunsTable>;
 
 export interface Check {
   id: string;
@@ -48,14 +22,8 @@ export interface Check {
   updatedAt: number;
 }
 
-type Tables = { retrieval_checks: CheckRow; retrieval_check_runs: RunRow };
-
 export class ChecksStore {
-  private readonly db: Kysely<Tables>;
-
-  constructor(db: Kysely<any>) {
-    this.db = db;
-  }
+  constructor(private readonly db: PlatformDb) {}
 
   async insert(row: CheckRow): Promise<void> {
     await this.db.insertInto('retrieval_checks').values(row).execute();

@@ -10,7 +10,7 @@
 // updates its stats row, whose lock holds the next writer until commit.)
 // Several platform processes on one PostgreSQL each keep their own copies.
 // Until a copy is current, searches take the SQL path (bm25Search): same ranking.
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import { evictLeastRecent, startCatchUp, type CachedCopy } from './copies.js';
 import { FullTextIndex, topScored, type Bm25Params } from './fulltext-index.js';
 import { fullTextStats, indexedDataIds, loadFullTextDocs, type FullTextStats, type ScoredId } from './search-store.js';
@@ -44,7 +44,7 @@ export class FullTextCache {
 
   private readonly options: Required<FullTextCacheOptions>;
 
-  constructor(private readonly db: Kysely<any>, options: FullTextCacheOptions = {}) {
+  constructor(private readonly db: PlatformDb, options: FullTextCacheOptions = {}) {
     this.options = { ...FULLTEXT_CACHE_DEFAULTS, ...options };
   }
 
@@ -142,7 +142,7 @@ function isCurrent(copy: Copy, st: FullTextStats): boolean {
 const caches = new WeakMap<object, FullTextCache>();
 
 /** The process's full-text cache for this database (one per store, whatever Kysely object reaches it). */
-export function fullTextCacheOf(db: Kysely<any>): FullTextCache {
+export function fullTextCacheOf(db: PlatformDb): FullTextCache {
   let cache = caches.get(dbKey(db));
   if (!cache) caches.set(dbKey(db), (cache = new FullTextCache(db)));
   return cache;

@@ -1,12 +1,13 @@
 // Retrieval's reads: BM25 over the postings, nearest vectors through HNSW, and
 // the rows of the chosen items. One statement each (a vector search with
 // other HNSW settings than the session's adds a transaction that scopes them).
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { vectorIndexedExpression, vectorTableName } from './schema.js';
+import type { PlatformDb } from '../store/database.js';
 import { dbKey, hasSearchSession, SESSION_HNSW } from '../store/session.js';
 import { vectorFixed, vectorFromFixed } from './store.js';
 
-type Db = Kysely<any>;
+type Db = PlatformDb;
 
 export interface ScoredId {
   dataId: string;
@@ -171,8 +172,9 @@ export interface FullTextStats {
   removed: number;
 }
 
+// bigint columns (counts, seqs) come back as numbers on both stores (store/database.ts); Number() is kept as a guard.
 export async function fullTextStats(db: Db, datasetIds: string[]): Promise<FullTextStats[]> {
-  const res = await sql<{ dataset_id: string; doc_count: string; total_length: string; last_seq: string; removed: string }>`
+  const res = await sql<{ dataset_id: string; doc_count: number; total_length: number; last_seq: number; removed: number }>`
     select dataset_id, doc_count, total_length, last_seq, removed from search_stats where dataset_id = any(${datasetIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({
     datasetId: r.dataset_id, docCount: Number(r.doc_count), totalLength: Number(r.total_length), lastSeq: Number(r.last_seq), removed: Number(r.removed),
@@ -198,7 +200,7 @@ export async function loadFullTextDocs(db: Db, datasetId: string, from: { afterS
   const docs = 'dataIds' in from
     ? sql`select data_id, seq, length from search_docs where data_id = any(${from.dataIds}::varchar[])`
     : sql`select data_id, seq, length from search_docs where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`;
-  const res = await sql<{ data_id: string; seq: string; length: number; postings: string | null }>`
+  const res = await sql<{ data_id: string; seq: number; length: number; postings: string | null }>`
     with docs as (${docs})
     select d.data_id, d.seq, d.length, string_agg(t.term || ' ' || t.tf, ' ') as postings
       from docs d left join search_terms t on t.data_id = d.data_id
@@ -228,7 +230,7 @@ export interface VectorStats {
 }
 
 export async function vectorStats(db: Db, dims: number, datasetIds: string[]): Promise<VectorStats[]> {
-  const res = await sql<{ dataset_id: string; vector_count: string; last_seq: string; removed: string }>`
+  const res = await sql<{ dataset_id: string; vector_count: number; last_seq: number; removed: number }>`
     select dataset_id, vector_count, last_seq, removed from vector_stats where dims = ${dims} and dataset_id = any(${datasetIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({ datasetId: r.dataset_id, count: Number(r.vector_count), lastSeq: Number(r.last_seq), removed: Number(r.removed) }));
 }
@@ -252,8 +254,8 @@ export async function loadVectors(db: Db, dims: number, datasetId: string, from:
   // seq as stored (null before seqs existed): an alias of coalesce(seq, 0) would make `order by seq` sort the whole table instead of reading the index.
   const cols = sql`index_id, data_id, seq, vector_send(embedding) as v`;
   const res = await ('indexIds' in from
-    ? sql<{ index_id: number; data_id: string; seq: string | null; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
-    : sql<{ index_id: number; data_id: string; seq: string | null; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
+    ? sql<{ index_id: number; data_id: string; seq: number | null; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
+    : sql<{ index_id: number; data_id: string; seq: number | null; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
   ).execute(db);
   return res.rows.map((r) => {
     const view = new DataView(r.v.buffer, r.v.byteOffset, r.v.byteLength);
@@ -265,6 +267,6 @@ export async function loadVectors(db: Db, dims: number, datasetId: string, from:
 
 /** Index id and seq of every vector of a dataset (mending a copy after removals). */
 export async function vectorSeqs(db: Db, dims: number, datasetId: string): Promise<Map<number, number>> {
-  const res = await sql<{ index_id: number; seq: string }>`select index_id, coalesce(seq, 0) as seq from ${sql.table(vectorTableName(dims))} where dataset_id = ${datasetId}`.execute(db);
+  const res = await sql<{ index_id: number; seq: number }>`select index_id, coalesce(seq, 0) as seq from ${sql.table(vectorTableName(dims))} where dataset_id = ${datasetId}`.execute(db);
   return new Map(res.rows.map((r) => [Number(r.index_id), Number(r.seq)]));
 }

@@ -4,7 +4,7 @@
 // similarity filter, and the token budget.
 import type { SearchMode, ScoreType, SearchScore, SearchResultItem, DropReason, DroppedItem, SearchResult } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import { analyze } from './analyzer.js';
 import { RetrievalError } from './errors.js';
 import { fullTextCacheOf } from './fulltext-cache.js';
@@ -75,7 +75,7 @@ function keepBest(c: Candidate, s: SearchScore): void {
   if (!old || s.value > old.value) c.scores.set(s.type, s);
 }
 
-export async function searchDataset(db: Kysely<any>, params: SearchParams, deps: SearchDeps): Promise<SearchResult> {
+export async function searchDataset(db: PlatformDb, params: SearchParams, deps: SearchDeps): Promise<SearchResult> {
   const started = Date.now();
   const mode = params.mode;
   const embeddingWeight = clamp01(params.embeddingWeight ?? SEARCH_DEFAULTS.embeddingWeight);
@@ -260,7 +260,7 @@ interface BudgetReading {
  * withinBudget would stop and `beyond` more kept rows are read; rows the
  * similarity filter drops come along (they do not count against the budget).
  */
-async function rowsWithinBudget(db: Kysely<any>, ids: string[], o: BudgetReading): Promise<DataRow[]> {
+async function rowsWithinBudget(db: PlatformDb, ids: string[], o: BudgetReading): Promise<DataRow[]> {
   const out: DataRow[] = [];
   let used = 0, kept = 0;
   /** kept rows read once the budget was reached; -1 before */

@@ -2,16 +2,17 @@
 // these two files are the only SQL of retrieval.) Every write is one or a few
 // statements whatever the number of rows: arrays are sent as parameters and
 // unnested, which PGlite and PostgreSQL both take in one round trip.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { termCounts } from './analyzer.js';
 import { notNormalisedMessage, RetrievalError } from './errors.js';
+import type { PlatformDb } from '../store/database.js';
 import { dbKey } from '../store/session.js';
 import { vectorIndexedExpression, vectorTableDdl, vectorTableName } from './schema.js';
 
-type Db = Kysely<any>;
+type Db = PlatformDb;
 
 /** Runs `fn` in the caller's transaction when there is one (the indexing worker commits with its queue items), else in a new one. */
-function inTransaction(db: Db, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
+function inTransaction(db: Db, fn: (trx: Db) => Promise<void>): Promise<void> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
 

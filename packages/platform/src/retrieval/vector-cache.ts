@@ -12,7 +12,7 @@
 // brings in vectors stored before seqs existed). Until a copy
 // is current, searches take the SQL path (vectorSearch): the store stays the
 // truth, and several processes each keep their own copies.
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import { evictLeastRecent, startCatchUp, type CachedCopy } from './copies.js';
 import { Hnsw } from './hnsw.js';
 import { loadVectors, vectorSeqs, vectorStats, type ScoredId, type StoredVector, type VectorStats } from './search-store.js';
@@ -59,7 +59,7 @@ export class VectorCache {
 
   private readonly options: Required<VectorCacheOptions>;
 
-  constructor(private readonly db: Kysely<any>, options: VectorCacheOptions = {}) {
+  constructor(private readonly db: PlatformDb, options: VectorCacheOptions = {}) {
     this.options = { ...VECTOR_CACHE_DEFAULTS, ...options };
   }
 
@@ -228,7 +228,7 @@ class Slicer {
 const caches = new WeakMap<object, VectorCache>();
 
 /** The process's vector cache for this database (one per store, whatever Kysely object reaches it). */
-export function vectorCacheOf(db: Kysely<any>): VectorCache {
+export function vectorCacheOf(db: PlatformDb): VectorCache {
   let cache = caches.get(dbKey(db));
   if (!cache) caches.set(dbKey(db), (cache = new VectorCache(db)));
   return cache;

@@ -4,7 +4,6 @@ import {
   trainingErrorsBody as trainingErrors, updateTrainingDataBody as updateTrainingData, type PublicTrainingError,
 } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
 import { errors } from '../http/errors.js';
@@ -12,6 +11,7 @@ import { parseInput } from '../http/validate.js';
 import { listProblems, progress, retryFailed, retryItem, sumProgress, type TrainingProblem } from '../indexing/index.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
+import type { PlatformDb } from '../store/database.js';
 import type { SearchService } from './service.js';
 
 /** These bodies are a few fields (searchTest's text is at most 10,000 characters): more is not read. */
@@ -31,7 +31,7 @@ export function publicTrainingError(p: TrainingProblem): PublicTrainingError {
   };
 }
 
-export function searchRoutes(app: FastifyInstance, deps: { db: Kysely<any>; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
+export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
   const caller = (req: FastifyRequest) => deps.auth.general(req);
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {

@@ -3,7 +3,7 @@
 // a model reads is cut for the search (and the result says how), never sent
 // whole to be refused.
 import type { QuestionCut, SearchOutcome } from '@kbchat/contracts';
-import type { Kysely } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
@@ -40,7 +40,7 @@ export interface SearchRequest {
 
 export class SearchService {
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: PlatformDb,
     private readonly datasets: DatasetsStore,
     private readonly gateway: GatewayClient,
     private readonly models: ModelConfig,

@@ -1,24 +1,12 @@
 // SQL for share links, scoped by team (management) or by shareId (visitors).
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
+import type { OutLinksTable } from './tables.js';
 
-export interface OutLinkRow {
-  id: string;
-  share_id: string;
-  team_id: string;
-  app_id: string;
-  name: string;
-  expires_at: number | null;
-  qpm: number | null;
-  created_at: number;
-  last_used_at: number | null;
-}
+export type OutLinkRow = Selectable<OutLinksTable>;
 
 export class OutLinksStore {
-  private readonly db: Kysely<{ out_links: OutLinkRow }>;
-
-  constructor(db: Kysely<any>) {
-    this.db = db;
-  }
+  constructor(private readonly db: PlatformDb) {}
 
   async insert(row: OutLinkRow): Promise<void> {
     await this.db.insertInto('out_links').values(row).execute();

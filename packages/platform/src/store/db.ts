@@ -6,10 +6,10 @@ import { redactUrl } from '@kbchat/shared';
 import { numericTypeParsers, openPGlite, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { migratePlatform, type ExtraMigrations } from './migrations.js';
 import { markSearchSession, SESSION_HNSW_SQL } from './session.js';
-import type { PlatformTables } from './schema.js';
+import type { PlatformDatabase, PlatformDb } from './database.js';
 
 export interface PlatformStore {
-  db: Kysely<PlatformTables>;
+  db: PlatformDb;
   kind: 'pglite' | 'postgres';
   description: string;
   close(): Promise<void>;
@@ -46,7 +46,7 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
     // (vector-cache.ts, fulltext-cache.ts), so 32 MB bought no speed and cost
     // up to 16 MB resident (docs/benchmarks.md, "Memory of kbchat start").
     const pg = await openPGlite(target, { sharedBuffers: '16MB', extensions: { vector } });
-    const db = new Kysely<PlatformTables>({ dialect: new PGliteDialect(pg) });
+    const db = new Kysely<PlatformDatabase>({ dialect: new PGliteDialect(pg) });
     return { db, kind: 'pglite', description: `PGlite with pgvector (${target})`, close: () => db.destroy() };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -56,7 +56,7 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
     const onCreateConnection = async (conn: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
       for (const statement of SESSION_HNSW_SQL) await conn.executeQuery(CompiledQuery.raw(statement));
     };
-    const db = new Kysely<PlatformTables>({ dialect: new PostgresDialect({ pool, onCreateConnection }) });
+    const db = new Kysely<PlatformDatabase>({ dialect: new PostgresDialect({ pool, onCreateConnection }) });
     await sql`select 1`.execute(db);
     return { db, kind: 'postgres', description: `PostgreSQL (${redactUrl(url)})`, close: () => db.destroy() };
   }
@@ -64,6 +64,6 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
 }
 
 /** Rejects when the store does not answer a query (readiness). */
-export async function pingStore(db: Kysely<any>): Promise<void> {
+export async function pingStore(db: PlatformDb): Promise<void> {
   await sql`select 1`.execute(db);
 }

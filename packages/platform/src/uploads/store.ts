@@ -1,34 +1,17 @@
 // SQL for uploads, every query scoped by team.
-import type { Kysely } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { PlatformDb } from '../store/database.js';
+import type { UploadsTable } from './tables.js';
 
-export interface UploadRow {
-  id: string;
-  team_id: string;
-  dataset_id: string;
-  file_name: string;
-  file_type: string | null;
-  size: number;
-  sha256: string | null;
-  idempotency_key: string | null;
-  collection_id: string | null;
-  reused: boolean;
-  created_at: number;
-  expires_at: number | null;
-  /** A finished upload's last estimate and its settings (JSON, service.ts's StoredEstimate); null before one. */
-  estimate?: string | null;
-}
+export type UploadRow = Selectable<UploadsTable>;
 
 /** bigint columns come back as strings from some drivers. */
 const normalise = (r: UploadRow): UploadRow => ({ ...r, size: Number(r.size), created_at: Number(r.created_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) });
 
 export class UploadsStore {
-  private readonly db: Kysely<{ uploads: UploadRow }>;
+  constructor(private readonly db: PlatformDb) {}
 
-  constructor(db: Kysely<any>) {
-    this.db = db;
-  }
-
-  async insert(row: UploadRow): Promise<void> {
+  async insert(row: Insertable<UploadsTable>): Promise<void> {
     await this.db.insertInto('uploads').values(row).execute();
   }
 

@@ -18,11 +18,13 @@
 // Without Chromium it says so and measures (1) only.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { percentile, startSimStack } from '../../platform/bench/sim-stack.mjs';
 
-const DIST = new URL('../dist/', import.meta.url).pathname;
+// The web app's build, through its package (a dev dependency of this one).
+const DIST = join(dirname(createRequire(import.meta.url).resolve('@kbchat/web/package.json')), 'dist');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAINTS = Number(process.env.BENCH_PAINTS ?? 10);
 const TOKENS = 2000;

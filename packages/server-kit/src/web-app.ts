@@ -5,13 +5,25 @@
 // how to build it, instead of a 404. The app's icon (public/favicon.svg in the
 // build) answers at /favicon.svg, which the entries link, and at /favicon.ico,
 // which browsers ask for on their own: a 404 there is a console error on
-// every page. Used by the platform (its app) and the
-// gateway (its console); a subpath of its own, so that services that serve no
-// pages do not load @fastify/static.
+// every page. Used by the platform (its app) and the gateway (its console),
+// through buildServiceApp's `webApp`.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The package whose build the services serve; its package.json exports its dist/. */
+const WEB_PACKAGE = '@kbchat/web';
+
+/**
+ * The web app's build folder (dist/ of @kbchat/web), found through the package
+ * as the service at `from` (its import.meta.url), which declares the
+ * dependency, resolves it: not through the folders' layout.
+ */
+export function webAppDist(from: string | URL): string {
+  return join(dirname(createRequire(from).resolve(`${WEB_PACKAGE}/package.json`)), 'dist');
+}
 
 export interface WebAppEntry {
   /** The HTML file in the dist folder, e.g. index.html. */
@@ -34,7 +46,7 @@ export function pagePaths(entry: WebAppEntry): string[] {
   return entry.paths.flatMap((path) => (path === '/' || entry.exact ? [path] : [path, `${path}/*`]));
 }
 
-/** Pages, not API: kept out of a service's API document (@kbchat/shared/openapi). */
+/** Pages, not API: kept out of a service's API document (openapi.ts). */
 const HIDDEN = { schema: { hide: true } };
 
 export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEntry[], opts: WebAppOptions): void {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
+import { loadPlatformConfig, startPlatform, type RunningPlatform } from '@kbchat/platform';
 import { launch, noBrowser, sideScroll } from './browser.js';
 
 const KEY = 'kbchat-web-test-key-0123456789';

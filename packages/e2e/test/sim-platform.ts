@@ -9,7 +9,7 @@ import { loadGatewayConfig, startGateway } from '@kbchat/gateway';
 import { startUpstreamSim, type UpstreamSimOptions } from '@kbchat/upstream-sim';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../../platform/src/index.js';
+import { loadPlatformConfig, startPlatform, type RunningPlatform } from '@kbchat/platform';
 import { launch } from './browser.js';
 import { SHOTS, signIn } from './kbchat-start.js';
 

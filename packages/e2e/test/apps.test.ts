@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { PublicApp } from '../src/api.js';
+import type { PublicApp } from '@kbchat/platform';
 import { noBrowser, sideScroll } from './browser.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';

@@ -1,28 +1,9 @@
-// The platform store's tables, as Kysely sees them. Ids are text (short random
-// ids, like FastGPT's ObjectId strings); times are epoch milliseconds.
+// The datasets module's tables, as Kysely sees them (store/database.ts joins
+// every module's into the platform's one database type). Ids are text (short
+// random ids, like FastGPT's ObjectId strings); times are epoch milliseconds
+// in bigint columns, read as numbers on both stores the platform runs on
+// (PGlite, and PostgreSQL through numericTypeParsers).
 import type { Generated } from 'kysely';
-
-export interface TeamsTable {
-  id: string;
-  name: string;
-  created_at: number;
-}
-
-export interface ApiKeysTable {
-  id: Generated<number>;
-  team_id: string;
-  /** Set for an application key: it opens only that application's chat. */
-  app_id: string | null;
-  name: string;
-  /** sha256 of the key; the key itself is shown once and never stored. */
-  key_hash: string;
-  /** The first characters, so that a user can tell keys apart. */
-  key_prefix: string;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  last_used_at: number | null;
-}
 
 export interface DatasetsTable {
   id: string;
@@ -81,11 +62,26 @@ export interface DataIndexesTable {
   is_default: boolean;
 }
 
-export interface PlatformTables {
-  teams: TeamsTable;
-  api_keys: ApiKeysTable;
+export type JobKind = 'import' | 'delete';
+
+/** A collection's import or delete in progress (datasets/migration.ts says what the row is for). */
+export interface CollectionJobsTable {
+  collection_id: string;
+  team_id: string;
+  dataset_id: string;
+  kind: JobKind;
+  /** Chunks written (import) or removed (delete) so far, of total. */
+  done: number;
+  total: number;
+  owner: string;
+  heartbeat_at: number;
+  created_at: number;
+}
+
+export interface DatasetsTables {
   datasets: DatasetsTable;
   collections: CollectionsTable;
   data: DataTable;
   data_indexes: DataIndexesTable;
+  collection_jobs: CollectionJobsTable;
 }

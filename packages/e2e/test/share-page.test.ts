@@ -47,6 +47,12 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
     // Another visitor (another suite.browser) sees none of it; the first still has it after a reload.
     const b = await visit();
     await b.history.getByText('No chats yet.').waitFor();
+    // In Chinese, the page's own strings (the shell's and the chat's, all its entry loads) switch too.
+    await b.page.getByRole('button', { name: '中文' }).click();
+    await b.page.getByText('还没有对话。').waitFor();
+    await b.page.getByRole('button', { name: '发送' }).waitFor();
+    await b.page.getByRole('button', { name: 'English' }).click();
+    await b.history.getByText('No chats yet.').waitFor();
     await a.page.reload();
     await a.history.getByRole('button', { name: /^Who painted/ }).click();
     await expect.poll(() => a.page.getByTestId('answer').textContent()).toContain('Okonkwo');
