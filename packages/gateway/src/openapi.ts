@@ -3,22 +3,12 @@
 // schemas) and /docs (Swagger UI). Who may call, the error envelope and the
 // page's groups are said here; @kbchat/server-kit builds the document.
 import { createRequire } from 'node:module';
+import { openAIErrorSchema as errorBody } from '@kbchat/contracts';
 import type { ApiDocsOptions } from '@kbchat/server-kit';
-import { z } from 'zod';
 import { SESSION_COOKIE } from './admin/auth.js';
 import { relayPathItems } from './relay/routes.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
-
-/** OpenAI's error envelope (shared openAIError), which every gateway error is. */
-const errorBody = z.object({
-  error: z.object({
-    message: z.string().describe('What went wrong, ending with (request id: …)'),
-    type: z.string().describe('invalid_request_error, authentication_error, upstream_error, …'),
-    code: z.string().nullable().describe('A stable machine code: invalid_field, invalid_api_key, insufficient_user_quota, model_not_found, …'),
-    param: z.string().nullable().describe('The field at fault, where one is'),
-  }),
-});
 
 const TAGS: [string, string][] = [
   ['/v1', 'relay'],

@@ -1,5 +1,6 @@
 // The signed-in shell: header, navigation and one route per area, each area
 // loaded on first visit and inside its own error boundary.
+import type { SignInBody } from '@kbchat/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
@@ -34,7 +35,7 @@ export function App() {
   }
 
   async function signIn(username: string, password: string) {
-    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } });
+    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } satisfies SignInBody });
     setCsrfToken(r.csrfToken);
     session.setUser(r.user);
   }

@@ -74,7 +74,7 @@ export async function api<T>(path: string, init: CallOptions = {}): Promise<T> {
   return (await apiEnvelope<T>(path, init)).data;
 }
 
-export type * from '@kbchat/platform';
+export type * from '@kbchat/contracts/platform';
 
 /** A path with its query, every value encoded (names and ids may hold any character). */
 export function withQuery(path: string, params: Record<string, string | number | boolean | undefined>): string {

@@ -1,5 +1,6 @@
 // Users and tokens as the admin API and start-up see them: validation of
 // admin input, root bootstrap, key generation. Knows no HTTP.
+import type { GatewayUser as PublicUser, GatewayToken as PublicToken } from '@kbchat/contracts';
 import { randomSecret } from '@kbchat/shared';
 import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
@@ -10,42 +11,7 @@ import { MICROS, unitsToMicros } from './pricing.js';
 import { hashKey, hashPassword, keyHint, shownKeyHint, verifyPassword } from './secrets.js';
 import type { AccountsStore, TokenPatch } from './store.js';
 
-export interface PublicUser {
-  id: number;
-  username: string;
-  role: string;
-  status: string;
-  group: string;
-  /**
-   * Currency units (balance / 1e6), for people; `balance_micros` is exact.
-   * Counts what gateway processes hold in leases (see `leased_micros`) as the
-   * user's; below zero when costs beyond reservations were charged.
-   */
-  balance: number;
-  balance_micros: number;
-  /** Held by gateway processes for requests in flight; the unspent part comes back within LEDGER_FLUSH_MS. */
-  leased_micros: number;
-  used_micros: number;
-  request_count: number;
-  created_at: number;
-}
-
-export interface PublicToken {
-  id: number;
-  user_id: number;
-  name: string;
-  key_hint: string;
-  status: string;
-  expires_at: number | null;
-  quota_limit_micros: number | null;
-  quota_used_micros: number;
-  models: string[];
-  ip_allow: string | null;
-  created_at: number;
-  last_used_at: number | null;
-  /** The token the platform of this installation calls the gateway with: disabling or deleting it stops chat and indexing. */
-  platform: boolean;
-}
+export type { PublicUser, PublicToken };
 
 /** A user as the admin API shows it; `leased` is what gateway processes hold on the balance. */
 export function publicUser(u: UserRow, leased = 0): PublicUser {

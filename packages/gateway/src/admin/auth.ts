@@ -6,9 +6,9 @@
 // session cookie; a cookie's changes must carry its CSRF token in
 // X-CSRF-Token, since a browser sends the cookie for any site's form too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { loginBody as loginSchema } from '@kbchat/contracts';
 import { csrfTokenOf, isCsrfTokenOf } from '@kbchat/server-kit';
 import { randomSecret } from '@kbchat/shared';
-import { z } from 'zod';
 import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
 import { errors, GatewayError } from '../errors.js';
@@ -104,13 +104,6 @@ export function apiGuard(services: GatewayServices, who: 'admins' | 'signed-in')
     actors.set(req, actor);
   };
 }
-
-const loginSchema = z.strictObject({
-  username: z.string().min(1, 'required'),
-  password: z.string().min(1, 'required'),
-  /** A browser's log-in: the session goes in an httpOnly cookie, not in the answer. */
-  cookie: z.boolean().optional(),
-});
 
 const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 

@@ -3,49 +3,19 @@
 // model, a channel, every channel), and re-enabling auto-disabled models. No
 // response ever carries a channel's key: ChannelsService.toPublic shows only
 // whether one is set.
+import type { ChannelProviders } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
+import { channelBody as channelSchema, channelModelBody as modelSchema, testAllBody as testAllSchema } from '@kbchat/contracts';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { presets, providerOf, providerTypes } from '../providers/index.js';
 import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
 import { MAX_INT32, paging, parseBody, pathId, queryOf, queryString } from './input.js';
 
-/** GET /api/channels/providers. */
-export interface ChannelProviders {
-  types: Array<{ type: string; label: string; default_base_url: string | null; key_required: boolean; stream_usage_default: boolean; endpoints: readonly string[] }>;
-  presets: Array<{ env: string; type: string; base_url: string | null; models: string[] }>;
-}
+export type { ChannelProviders };
 
 const LIST_STATUSES = ['enabled', 'disabled', 'auto_disabled'] as const;
 type ListStatus = (typeof LIST_STATUSES)[number];
-
-const modelName = z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters');
-
-const options = z.looseObject({
-  streamUsage: z.boolean().optional(),
-  apiVersion: z.string().optional(),
-  modelTypes: z.record(z.string(), z.enum(['chat', 'embeddings', 'rerank'])).optional(),
-});
-
-const channelSchema = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters').optional(),
-  type: z.string().min(1, 'must not be empty').max(32, 'at most 32 characters').optional(),
-  base_url: z.string().min(1, 'must not be empty').max(1024, 'at most 1024 characters').optional(),
-  key: z.string().max(10_000, 'at most 10000 characters').optional(),
-  models: z.array(modelName).max(5000, 'at most 5000 models').optional(),
-  model_mapping: z.record(z.string(), modelName).optional(),
-  options: options.optional(),
-  priority: z.number().int('must be an integer').min(-1_000_000, 'must be >= -1000000').max(1_000_000, 'must be <= 1000000').optional(),
-  weight: z.number().int('must be an integer').min(0, 'must be >= 0').max(1_000_000, 'must be <= 1000000').optional(),
-  status: z.enum(['enabled', 'disabled']).optional(),
-});
-
-const modelSchema = z.strictObject({ model: modelName.optional() });
-
-const testAllSchema = z.strictObject({
-  concurrency: z.number().int('must be an integer').min(1, 'must be from 1 to 32').max(32, 'must be from 1 to 32').optional(),
-});
 
 /** Aborts when the client goes away before the answer is sent: a long test run then stops starting requests. */
 function abortOnHangUp(reply: FastifyReply): AbortSignal {

@@ -1,14 +1,11 @@
 // Input checks shared by the admin routes: JSON bodies through zod, query and
 // path parameters by hand. Every problem is a 400 that names the field.
+import { MAX_INT32, MAX_UNITS } from '@kbchat/contracts';
 import { issuePath, refusedField } from '@kbchat/shared';
 import type { z } from 'zod';
 import { errors } from '../errors.js';
 
-/** Largest amount of money (currency units) the API accepts: keeps micros a safe integer. */
-export const MAX_UNITS = 1_000_000_000;
-
-/** Ids and other integer columns are 32-bit on every store. */
-export const MAX_INT32 = 2_147_483_647;
+export { MAX_INT32, MAX_UNITS };
 
 /** The path of the first string holding a NUL character, which no store can keep in a text column. */
 function nulField(value: unknown, path: PropertyKey[] = []): PropertyKey[] | undefined {

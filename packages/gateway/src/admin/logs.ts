@@ -2,6 +2,7 @@
 // request's detail with its stored body, and replaying a failed request.
 // Rows carry the names of their user, token and channel beside the ids, so
 // that a client shows names without a lookup per row.
+import type { PublicLog, PublicLogDetail, LogPage } from '@kbchat/contracts';
 import type { FastifyInstance } from 'fastify';
 import { MICROS } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
@@ -11,52 +12,9 @@ import { replayRequest } from '../logs/replay.js';
 import { COUNT_CAP, type LogCursor, type LogNames, type LogsStore, type LogSummary, type StatusClass } from '../logs/store.js';
 import { MAX_INT32, paging, queryInt, queryOf, queryString, queryTime } from './input.js';
 
+export type { PublicLog, PublicLogDetail, LogPage };
+
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-/** One row of GET /api/logs. */
-export interface PublicLog {
-  id: number;
-  request_id: string;
-  created_at: number;
-  user_id: number | null;
-  /** The user's name now (null: no user, or deleted since). */
-  user_name: string | null;
-  token_id: number | null;
-  token_name: string | null;
-  channel_id: number | null;
-  channel_name: string | null;
-  endpoint: string;
-  model: string;
-  upstream_model: string | null;
-  is_stream: boolean;
-  prompt_tokens: number;
-  completion_tokens: number;
-  usage_source: string;
-  /** Currency units; `cost_micros` is exact. */
-  cost: number;
-  cost_micros: number;
-  latency_ms: number;
-  ttft_ms: number | null;
-  status: number;
-  error: string | null;
-  attempts: number;
-}
-
-/** GET /api/logs/:requestId: the row, and the body sent upstream when it was kept (failed requests). */
-export interface PublicLogDetail extends PublicLog {
-  request_body: string | null;
-  replayable: boolean;
-}
-
-/** GET /api/logs. */
-export interface LogPage {
-  data: PublicLog[];
-  offset: number;
-  limit: number;
-  next_cursor: string | null;
-  total: number;
-  total_capped: boolean;
-}
 
 const nameOf = (names: Map<number, string>, id: number | null) => (id === null ? null : (names.get(id) ?? null));
 

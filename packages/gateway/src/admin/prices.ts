@@ -1,50 +1,18 @@
 // /api/prices: model prices in currency units per 1M tokens, or one-api style
 // ratios (model ratio 1 = 2 units per 1M input tokens; output = input x
 // completion ratio). Kept as integer micro-units per 1M tokens.
+import type { PublicPrice, UnpricedModel, PricesAnswer } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { directPriceBody as directSchema, priceBody, ratioPriceBody as ratioSchema } from '@kbchat/contracts';
 import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
-import { MAX_UNITS, parseBody } from './input.js';
+import { parseBody } from './input.js';
 
-const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
-
-const directSchema = z.strictObject({ input_price: amount, output_price: amount });
-const ratioSchema = z.strictObject({ model_ratio: amount, completion_ratio: amount.optional() });
-/** PUT's body is one form or the other (parsePrice picks which, so that a problem names a field of the form sent). */
-const priceBody = z.union([directSchema, ratioSchema]);
+export type { PublicPrice, UnpricedModel, PricesAnswer };
 
 /** The most unpriced models GET /api/prices lists. */
 const MAX_UNPRICED = 500;
-
-export interface PublicPrice {
-  model: string;
-  /** Currency units per 1M input tokens. */
-  input_price: number;
-  /** Currency units per 1M output tokens. */
-  output_price: number;
-  /** one-api's model_ratio: input_price / 2. */
-  model_ratio: number;
-  /** one-api's completion_ratio: output / input; null when input is free. */
-  completion_ratio: number | null;
-}
-
-/** A model that has traffic or a channel but no price of its own, with what it is charged. */
-export interface UnpricedModel extends PublicPrice {
-  /** 'default': DEFAULT_INPUT_PRICE / DEFAULT_OUTPUT_PRICE; 'free': served in-process. */
-  charged: 'default' | 'free';
-  /** Served by a channel (enabled or not). */
-  in_channels: boolean;
-  /** Charged for tokens within log retention. */
-  has_traffic: boolean;
-}
-
-export interface PricesAnswer {
-  data: PublicPrice[];
-  default: { input_price: number; output_price: number };
-  unpriced: UnpricedModel[];
-}
 
 function publicPrice(p: ModelPrice): PublicPrice {
   const input = p.inputPrice / MICROS;

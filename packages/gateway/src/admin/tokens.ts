@@ -5,7 +5,7 @@
 // a plain user itself). Plain users come in signed in (the console's session):
 // an API token cannot mint or widen tokens for its owner.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { createTokenBody as createSchema, patchTokenBody as patchSchema, type PatchTokenBody } from '@kbchat/contracts';
 import { unitsToMicros } from '../accounts/pricing.js';
 import type { TokenInput } from '../accounts/service.js';
 import { errors } from '../errors.js';
@@ -13,41 +13,9 @@ import type { GatewayServices } from '../gateway.js';
 import type { TokenScope } from '../accounts/store.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage, rolesManagedBy } from './auth.js';
-import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf, searchOf } from './input.js';
+import { MAX_INT32, paging, parseBody, pathId, queryInt, queryOf, searchOf } from './input.js';
 
-const fields = {
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
-  status: z.enum(['enabled', 'disabled']),
-  expires_at: z
-    .number()
-    .int('must be an integer (epoch milliseconds)')
-    .refine((v) => v > Date.now(), 'must be a time in the future, in epoch milliseconds')
-    .nullable(),
-  quota_limit: z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`).nullable(),
-  models: z.array(z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters')).max(1000, 'at most 1000 models'),
-  ip_allow: z.string().max(4000, 'at most 4000 characters').nullable(),
-};
-
-const createSchema = z.strictObject({
-  user_id: z.number().int().positive().max(MAX_INT32).optional(),
-  name: fields.name,
-  status: fields.status.optional(),
-  expires_at: fields.expires_at.optional(),
-  quota_limit: fields.quota_limit.optional(),
-  models: fields.models.optional(),
-  ip_allow: fields.ip_allow.optional(),
-});
-
-const patchSchema = z.strictObject({
-  name: fields.name.optional(),
-  status: fields.status.optional(),
-  expires_at: fields.expires_at.optional(),
-  quota_limit: fields.quota_limit.optional(),
-  models: fields.models.optional(),
-  ip_allow: fields.ip_allow.optional(),
-});
-
-function tokenInput(input: z.infer<typeof patchSchema>): TokenInput {
+function tokenInput(input: PatchTokenBody): TokenInput {
   return {
     name: input.name,
     status: input.status,

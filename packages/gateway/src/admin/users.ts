@@ -1,36 +1,13 @@
 // /api/users: list, create, read, edit (balance included), delete.
 // Balances are given in currency units (fractions allowed) and kept as micros.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { createUserBody as createSchema, patchUserBody as patchSchema } from '@kbchat/contracts';
 import { unitsToMicros } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage } from './auth.js';
-import { MAX_UNITS, paging, parseBody, pathId, queryOf, searchOf } from './input.js';
-
-const username = z
-  .string()
-  .trim()
-  .min(1, 'required')
-  .max(64, 'at most 64 characters')
-  .regex(/^[A-Za-z0-9_.@-]+$/, 'letters, digits and _ . @ - only');
-const password = z.string().min(8, 'at least 8 characters').max(200, 'at most 200 characters');
-const role = z.enum(['admin', 'user']);
-const group = z.string().trim().min(1, 'must not be empty').max(64, 'at most 64 characters');
-const balance = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
-/** Added to the balance; negative takes away (the balance stops at 0). */
-const balanceDelta = z.number().finite().min(-MAX_UNITS, `must be >= -${MAX_UNITS}`).max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
-
-const createSchema = z.strictObject({ username, password, role: role.optional(), group: group.optional(), balance: balance.optional() });
-const patchSchema = z.strictObject({
-  status: z.enum(['enabled', 'disabled']).optional(),
-  role: role.optional(),
-  group: group.optional(),
-  password: password.optional(),
-  balance: balance.optional(),
-  balance_delta: balanceDelta.optional(),
-});
+import { paging, parseBody, pathId, queryOf, searchOf } from './input.js';
 
 export function userRoutes(app: FastifyInstance, services: GatewayServices): void {
   const { accounts, accountsStore, auth } = services;

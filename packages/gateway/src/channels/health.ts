@@ -5,14 +5,11 @@
 // stored with the failures that did it (their times and errors, for the
 // console), every process sees it at its next refresh, and a periodic test
 // re-enables it when it answers again.
+import type { ChannelFailure } from '@kbchat/contracts';
 import type { ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
 
-/** One failure that counted toward disabling a channel model. */
-export interface ChannelFailure {
-  at: number;
-  error: string;
-}
+export type { ChannelFailure };
 
 /** The most failures kept with a disabled model, and of each error's text. */
 const KEPT_FAILURES = 10;

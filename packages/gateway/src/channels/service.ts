@@ -1,6 +1,7 @@
 // Channels as operators manage them: validated create/update/delete, the
 // start-up sync of <PROVIDER>_API_KEY variables, and channel tests. Changes
 // reload the registry at once in this process (others follow at refresh).
+import type { PublicChannel, PublicDisabledModel, PublicModelTest, ChannelPage } from '@kbchat/contracts';
 import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
 import { ENV_WIRE_TYPES, presets, providerOf, type ChannelOptions, type Endpoint } from '../providers/index.js';
@@ -12,6 +13,8 @@ import type { KeyBox } from './key-box.js';
 import type { ChannelRegistry } from './registry.js';
 import type { ChannelFilter, ChannelsStore, ChannelTestRow } from './store.js';
 import { ChannelTester, type ModelTestResult, type RetestResult, type TestAllResult } from './testing.js';
+
+export type { PublicChannel, PublicDisabledModel, PublicModelTest, ChannelPage };
 
 export type { ChannelModelTestResult, ModelTestResult, RetestResult, TestAllResult } from './testing.js';
 
@@ -37,56 +40,6 @@ export interface ChannelInput {
   priority?: number;
   weight?: number;
   status?: 'enabled' | 'disabled';
-}
-
-/** A channel as the admin API shows it: never its key. */
-export interface PublicChannel {
-  id: number;
-  name: string;
-  type: string;
-  base_url: string;
-  key_set: boolean;
-  models: string[];
-  model_mapping: Record<string, string>;
-  options: ChannelOptions;
-  priority: number;
-  weight: number;
-  status: string;
-  source: string;
-  env_provider: string | null;
-  disabled_models: PublicDisabledModel[];
-  /** The latest test of each model it serves that was tested (models no longer served are left out). */
-  last_tests: PublicModelTest[];
-  created_at: number;
-  updated_at: number;
-}
-
-/** A disabled channel model as the admin API shows it: why, and when it is tested again. */
-export interface PublicDisabledModel {
-  model: string;
-  reason: string;
-  disabled_at: number;
-  /** The failures that disabled it, oldest first (empty for models disabled before they were kept). */
-  failures: ChannelFailure[];
-  /** When this process's re-test loop next tests it; null when the loop is off. */
-  retest_at: number | null;
-}
-
-/** A channel model's latest test, by any process. */
-export interface PublicModelTest {
-  model: string;
-  ok: boolean;
-  latency_ms: number;
-  status: number | null;
-  error: string | null;
-  tested_at: number;
-}
-
-export interface ChannelPage {
-  data: PublicChannel[];
-  total: number;
-  offset: number;
-  limit: number;
 }
 
 export interface ChannelsServiceOptions {

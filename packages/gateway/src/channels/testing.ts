@@ -2,6 +2,7 @@
 // a channel's models, every enabled channel at once, and the periodic re-test
 // that re-enables auto-disabled models. Every result is kept as the channel
 // model's latest test (channel_tests), so every process and a reload show it.
+import type { ModelTestResult, ChannelModelTestResult, TestAllResult, RetestResult } from '@kbchat/contracts';
 import { endpointOfModel, type Endpoint } from '../providers/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
@@ -10,35 +11,7 @@ import type { ChannelHealth } from './health.js';
 import type { Channel, ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
 
-export interface ModelTestResult {
-  model: string;
-  endpoint: Endpoint;
-  ok: boolean;
-  latency_ms: number;
-  status?: number;
-  error?: string;
-  /** When it was sent (epoch ms). */
-  tested_at: number;
-}
-
-export interface ChannelModelTestResult extends ModelTestResult {
-  channel_id: number;
-  channel_name: string;
-}
-
-export interface TestAllResult {
-  data: ChannelModelTestResult[];
-  /** Enabled channels this process cannot test (unknown type, local models off here). */
-  skipped: Array<{ channel_id: number; channel_name: string; reason: string }>;
-  summary: { channels: number; tested: number; ok: number; failed: number; started_at: number; finished_at: number };
-}
-
-export interface RetestResult {
-  channel_id: number;
-  model: string;
-  enabled: boolean;
-  error?: string;
-}
+export type { ModelTestResult, ChannelModelTestResult, TestAllResult, RetestResult };
 
 export interface ChannelTesterOptions {
   testTimeoutMs: number;

@@ -2,12 +2,15 @@
 // optionally split by one dimension (top N by requests, the rest as
 // "other"), the users who spent most, and what is disabled now. Knows no
 // HTTP: admin/dashboard.ts parses the request.
+import type { DashboardPoint as Point, DashboardGroup as Group, DashboardAnswer, TopUser, DisabledChannels } from '@kbchat/contracts';
 import { MICROS } from '../accounts/pricing.js';
 import type { PublicChannel } from '../channels/service.js';
 import type { KeyedSums, RollupStore } from './rollup-store.js';
 import {
   addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
 } from './rollup.js';
+
+export type { Point, Group, DashboardAnswer, TopUser, DisabledChannels };
 
 /**
  * The most log rows read for the p50 / p95 of token and user groups (their
@@ -39,34 +42,6 @@ export interface DashboardQuery {
   rankLimit: number;
 }
 
-export interface Point {
-  t: number;
-  requests: number;
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** Currency units, as the logs' `cost`; `cost_micros` is exact. */
-  cost: number;
-  cost_micros: number;
-  latency_avg_ms: number | null;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
-}
-
-export interface Group {
-  /** The model, or the id as text; '' for requests without one (e.g. failed before a channel was chosen); 'other' for the rest. */
-  key: string;
-  label: string;
-  other: boolean;
-  totals: Omit<Point, 't'>;
-  points: Point[];
-}
-
-/** GET /api/dashboard's answer. */
-export type DashboardAnswer = Awaited<ReturnType<DashboardService['build']>>;
-export type TopUser = DashboardAnswer['top_users'][number];
-export type DisabledChannels = DashboardAnswer['disabled'];
-
 function shape(s: Sums, percentiles = true): Omit<Point, 't'> {
   return {
     requests: s.requests,
@@ -87,7 +62,7 @@ export class DashboardService {
     private readonly channels: () => Promise<PublicChannel[]>,
   ) {}
 
-  async build(q: DashboardQuery) {
+  async build(q: DashboardQuery): Promise<DashboardAnswer> {
     const grain = grainFor(q.to - q.from);
     if (!grain) throw new RangeError(`at most ${MAX_POINTS} days`);
     const step = GRAIN_MS[grain];

@@ -2,6 +2,7 @@
 // its log row) goes through the relay again, as the same token, under a new
 // request id, and the answer is captured instead of sent anywhere. The replay
 // is billed and logged like any request (the relay does both). Knows no HTTP.
+import type { ReplayResult } from '@kbchat/contracts';
 import { createSseReader, newRequestId } from '@kbchat/shared';
 import type { Caller } from '../accounts/auth.js';
 import { parseIpAllow } from '../accounts/auth.js';
@@ -14,22 +15,12 @@ import { KEPT_BODY_MAX_CHARS } from '../relay/run.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import type { LogsStore } from './store.js';
 
+export type { ReplayResult };
+
 export interface ReplayDeps {
   logsStore: LogsStore;
   accountsStore: AccountsStore;
   relay: RelayDeps;
-}
-
-export interface ReplayResult {
-  /** The replay's own request id (its log row has it). */
-  request_id: string;
-  original_request_id: string;
-  /** HTTP status the replay answered with (200 once a stream started). */
-  status: number;
-  /** The answer was a stream: `response` lists its data payloads. */
-  stream: boolean;
-  /** The parsed JSON answer; for a stream, the data payloads in order (JSON parsed where possible). */
-  response: unknown;
 }
 
 type Handler = (deps: RelayDeps, ctx: RelayContext, body: unknown, r: Responder) => Promise<void>;

@@ -3,7 +3,10 @@
 // and sums the dashboard charts, and a fixed latency histogram from which p50
 // and p95 are read. No SQL here (rollup-store.ts writes them): this file says
 // what a row adds to which rollup, and how a histogram answers a percentile.
+import type { DashboardDimension as Dimension } from '@kbchat/contracts';
 import type { HistColumn, NewLog } from '../store/schema.js';
+
+export type { Dimension };
 
 export type Grain = 'minute' | 'hour' | 'day';
 export const GRAIN_MS: Record<Grain, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -11,7 +14,6 @@ export const GRAIN_MS: Record<Grain, number> = { minute: 60_000, hour: 3_600_000
 export const GRAIN_CODE: Record<Grain, number> = { minute: 0, hour: 1, day: 2 };
 export const GRAINS: Grain[] = ['minute', 'hour', 'day'];
 
-export type Dimension = 'model' | 'channel' | 'token' | 'user';
 /** 'all' has one row per bucket (key ''); the others one per value seen in the bucket. */
 export type RollupDim = 'all' | Dimension;
 export const ROLLUP_DIMS: RollupDim[] = ['all', 'model', 'channel', 'token', 'user'];

@@ -1,7 +1,8 @@
 // POST /v1/chat/completions, stream and non-stream. Every field the gateway
 // does not need is passed through untouched; only `model` (mapping) and, for
 // streams, `stream_options` (to get usage) may be changed on the way up.
-import { chatRequestSchema, countChatPromptTokens, countTextTokens, parseWith } from '@kbchat/shared';
+import { chatRequestSchema } from '@kbchat/contracts/openai';
+import { countChatPromptTokens, countTextTokens, parseWith } from '@kbchat/shared';
 import { errors, type GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import { withAttempts } from './attempts.js';

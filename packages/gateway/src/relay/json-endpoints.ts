@@ -1,6 +1,7 @@
 // POST /v1/embeddings and POST /v1/rerank: one JSON request, one JSON answer,
 // relayed through the same attempts, billing and logs as chat.
-import { countInputTokens, countTextTokens, embeddingsRequestSchema, parseWith, rerankRequestSchema } from '@kbchat/shared';
+import { embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/contracts/openai';
+import { countInputTokens, countTextTokens, parseWith } from '@kbchat/shared';
 import type { z } from 'zod';
 import { errors } from '../errors.js';
 import type { Endpoint } from '../providers/index.js';

@@ -3,7 +3,7 @@
 // http1/lean-front.ts), so the API document gets them from here: their wire
 // schemas, which the relay checks bodies with (unknown fields pass through to
 // the upstream).
-import { chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/shared';
+import { chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/contracts/openai';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { TokenAuthenticator } from '../accounts/auth.js';

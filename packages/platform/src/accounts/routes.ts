@@ -1,16 +1,13 @@
 // /api/auth/* (sign in, sign out, who am I) and /api/team/members (root
 // manages its team's members).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { memberQuery, newMemberBody as newMember, signInBody as signIn } from '@kbchat/contracts';
 import { ok } from '../datasets/routes.js';
 import { parseInput } from '../http/validate.js';
 import { SESSION_COOKIE, type RequestAuth } from './request-auth.js';
 import type { AccountsService } from './service.js';
 
 const BODY_LIMIT = 16 * 1024;
-const signIn = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
-const newMember = z.object({ username: z.string().trim().min(1).max(64), password: z.string().min(1).max(1024) });
-const memberQuery = z.object({ id: z.string().min(1).max(64) });
 /** Routes that take the web app's session only (no API key). */
 const sessionOnly = [{ session: [] }];
 

@@ -3,6 +3,7 @@
 // and root adding and removing the members of its team. A session acts for
 // its team exactly as a general API key does.
 import { randomBytes } from 'node:crypto';
+import type { PublicUser } from '@kbchat/contracts';
 import { csrfTokenOf, hashPassword, verifyPassword } from '@kbchat/server-kit';
 import { errors, PlatformError } from '../http/errors.js';
 import { hashKey, newId, type KeyCaller } from '../keys/auth.js';
@@ -13,13 +14,7 @@ export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const MAX_FAILURES = 10;
 const FAILURE_WINDOW_MS = 10 * 60 * 1000;
 
-export interface PublicUser {
-  id: string;
-  username: string;
-  role: UserRow['role'];
-  teamId: string;
-  createTime: string;
-}
+export type { PublicUser };
 
 export interface SignedIn {
   /** The session token: set as an httpOnly cookie, never shown to scripts. */

@@ -1,14 +1,10 @@
 // /api/core/app/*: applications, general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { appIdQuery, createAppSchema, listAppsBody as listBody, updateAppSchema, type PublicApp } from '@kbchat/contracts';
 import { ok } from '../datasets/routes.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
-import { createAppSchema, updateAppSchema } from './schema.js';
 import type { App, AppsService } from './service.js';
-
-const appIdQuery = z.object({ appId: z.string().min(1).max(64) });
-const listBody = z.object({ searchKey: z.string().max(200).optional(), offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(100) });
 
 /** An app's settings: prompts and categories can be long (100,000 characters of system prompt), never megabytes more. */
 const SETTINGS_BODY_LIMIT = 8 * 1024 * 1024;
@@ -17,7 +13,7 @@ const LIST_BODY_LIMIT = 64 * 1024;
 /** FastGPT's envelope with the settings' warnings (accepted, but not working as asked) as its message. */
 const okWithWarnings = <T>(data: T, warnings: string[]) => ({ ...ok(data), message: warnings.join(' ') });
 
-export function publicApp(app: App) {
+export function publicApp(app: App): PublicApp {
   return {
     _id: app.id, id: app.id, name: app.name, intro: app.intro, type: 'simple', ...app.settings,
     createTime: new Date(app.createdAt).toISOString(), updateTime: new Date(app.updatedAt).toISOString(),

@@ -1,12 +1,12 @@
 // Applications: an LLM, its prompts and parameters, the knowledge bases it
 // searches and how, and the optional classification and extraction steps.
 // Every model must be one config.json offers, every dataset the team's own.
+import { appSettingsSchema, type AppSettings } from '@kbchat/contracts';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
 import type { ModelConfig } from '../models/config-file.js';
-import { appSettingsSchema, type AppSettings } from './schema.js';
 import type { AppRow, AppsStore } from './store.js';
 
 export interface App {

@@ -1,7 +1,10 @@
 // Chat history (FastGPT's /api/core/chat/* paths): an application key reaches
 // its own application's chats; a general key any application of its team.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  chatItemQuery as itemQuery, chatQuery, chatRecordsBody as recordsBody, clearHistoriesQuery as clearQuery, feedbackBody, historiesBody, stopAnswerBody as stopBody,
+  type PublicChatHistory, type PublicChatItem,
+} from '@kbchat/contracts';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
@@ -14,8 +17,6 @@ import { isAnonymous } from './routes.js';
 
 /** These bodies are a few ids and numbers: more is not read. */
 const BODY_LIMIT = 64 * 1024;
-const id = z.string().min(1).max(64);
-const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 
 /**
  * An item's state as a reader sees it: a running answer whose heartbeat
@@ -35,7 +36,7 @@ function parseError(json: string | null): { message: string; code: string; reque
   }
 }
 
-export function publicItem(i: ChatItemRow) {
+export function publicItem(i: ChatItemRow): PublicChatItem {
   const error = parseError(i.error);
   return {
     _id: String(i.id), dataId: i.data_id, obj: i.role === 'user' ? 'Human' : 'AI', value: [{ type: 'text', text: { content: i.content } }],
@@ -47,24 +48,14 @@ export function publicItem(i: ChatItemRow) {
 }
 
 /** A chat in getHistories; the team (not a visitor) also sees which link and visitor a shared one is from. */
-export function publicHistory(c: ChatRow, forTeam: boolean) {
+export function publicHistory(c: ChatRow, forTeam: boolean): PublicChatHistory {
   return {
     chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString(),
     source: c.source, ...(c.share_id && forTeam ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
   };
 }
 
-/** Who reads: a key or session names the app; a share link's visitor names the link and themselves. */
-const who = { appId: id.optional(), shareId: id.optional(), outLinkUid: z.string().min(1).max(128).optional() };
 type Who = { appId?: string; shareId?: string; outLinkUid?: string };
-// source: only the chats made one way (the web app's chat page lists the team's own, 'online').
-const historiesBody = z.object({ ...who, ...page, source: z.enum(['online', 'api', 'share']).optional() });
-const chatQuery = z.object({ ...who, chatId: id });
-const recordsBody = z.object({ ...who, chatId: id, ...page });
-const itemQuery = z.object({ ...who, chatId: id, contentId: id });
-const stopBody = z.object({ ...who, chatId: id, dataId: id });
-const clearQuery = z.object({ appId: id.optional() });
-const feedbackBody = z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() });
 /** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
 const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}];
 

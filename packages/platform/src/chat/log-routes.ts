@@ -2,7 +2,7 @@
 // (general key or session): every chat of the app, visitors' included, newest
 // first, with where it came from and its counts. Paged in SQL.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { chatLogsBody as logsBody, type PublicChatLog } from '@kbchat/contracts';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
@@ -11,21 +11,9 @@ import { parseInput } from '../http/validate.js';
 import type { ChatHistoryStore, ChatLogRow } from './history-store.js';
 
 const BODY_LIMIT = 64 * 1024;
-/** An ISO date (or date and time) or epoch milliseconds. */
-const time = z.union([
-  z.number().int().min(0),
-  z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds').transform((t) => Date.parse(t)),
-]);
-const logsBody = z.object({
-  appId: z.string().min(1).max(64),
-  offset: z.number().int().min(0).default(0),
-  pageSize: z.number().int().min(1).max(500).default(20),
-  dateStart: time.nullable().optional(),
-  dateEnd: time.nullable().optional(),
-});
 
 /** One chat of the log, in FastGPT's field names; a visitor's chat names its link and visitor. */
-export function publicChatLog(c: ChatLogRow) {
+export function publicChatLog(c: ChatLogRow): PublicChatLog {
   return {
     _id: String(c.id), id: c.chat_id, chatId: c.chat_id, title: c.title, source: c.source,
     ...(c.share_id ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),

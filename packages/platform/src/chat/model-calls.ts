@@ -4,18 +4,10 @@
 // (its books: the cost there is what was charged). Read when a trace is
 // opened, not when the answer is made: the gateway writes its log rows in
 // batches, and reading them would slow every answer.
+import type { GatewayCall, GatewayCalls } from '@kbchat/contracts';
 import { GatewayError, type GatewayClient, type GatewayLogRow } from '../gateway-client/index.js';
 
-export interface GatewayCall extends GatewayLogRow {
-  channelName: string | null;
-}
-
-export interface GatewayCalls {
-  /** The calls the gateway's log has, in the order asked; ids it has no row for are left out. */
-  calls: GatewayCall[];
-  /** Why the gateway's log could not be read (its admin API refused the platform's token, or it did not answer). */
-  unavailable?: string;
-}
+export type { GatewayCall, GatewayCalls };
 
 /** The calls of one answer: a handful; a whole search with extension and rerank stays well below. */
 export const MAX_TRACED_CALLS = 32;

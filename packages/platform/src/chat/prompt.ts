@@ -1,17 +1,11 @@
 // The messages of the answering call: the app's system prompt (variables
 // filled in), the history that fits the model's context, and the question,
 // wrapped in the quote prompt when the search found quotes.
+import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
 import { tokensWithin } from '../search/token-limits.js';
 
-/** One quote per search result; the default is the format local-extractive reads best (any model can use it). */
-export const DEFAULT_QUOTE_TEMPLATE = '<quote id="{{index}}" source="{{source}}">\n{{q}}\n{{a}}\n</quote>';
-
-export const DEFAULT_QUOTE_PROMPT = `Answer the question using only the quotes in the Reference block below. Cite every quote you use by its id in square brackets, like [1]. If the quotes do not contain the answer, say that you could not find it in the provided knowledge.
-<Reference>
-{{quote}}
-</Reference>
-Question: {{question}}`;
+export { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE };
 
 export interface ChatTurn {
   role: 'user' | 'assistant';

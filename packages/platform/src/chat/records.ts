@@ -1,19 +1,10 @@
 // responseData: one record per step of a chat, in FastGPT's field names
 // (moduleName, moduleType, runningTime in seconds, model, inputTokens, ...).
+import type { StepRecord, TokenUsage } from '@kbchat/contracts';
 import type { GatewayError, ModelCall } from '../gateway-client/index.js';
 import type { InputCut } from '../search/token-limits.js';
 
-export interface StepRecord {
-  moduleName: string;
-  moduleType: 'queryExtension' | 'classifyQuestion' | 'datasetSearchNode' | 'contentExtract' | 'chatNode' | 'answerNode';
-  runningTime: number;
-  model?: string;
-  inputTokens?: number;
-  outputTokens?: number;
-  query?: string;
-  error?: string;
-  [field: string]: unknown;
-}
+export type { StepRecord, TokenUsage };
 
 /** A step's record says what its model was not sent (nothing when it was sent everything). */
 export function cutRecord(cut: InputCut | undefined): { inputCut?: InputCut } {
@@ -38,12 +29,6 @@ export function seconds(ms: number): number {
 /** Seconds since `startedAt` (performance.now()), two decimals. */
 export function secondsSince(startedAt: number): number {
   return seconds(performance.now() - startedAt);
-}
-
-export interface TokenUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
 }
 
 export class UsageTotal {

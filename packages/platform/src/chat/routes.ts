@@ -2,7 +2,7 @@
 // and GET /api/v1/models, which lists that application as the one model (chat
 // UIs list models first). Parses and shapes; the turn itself is ChatService's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { chatCompletionsBody as chatBody, type ChatMessage } from '@kbchat/contracts';
 import type { App, AppsService } from '../apps/service.js';
 import { GatewayError } from '../gateway-client/index.js';
 import { errors, PlatformError } from '../http/errors.js';
@@ -30,24 +30,7 @@ const HISTORY_ITEMS = 40;
  */
 export const CHAT_BODY_LIMIT = 20 * 1024 * 1024;
 
-const part = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
-const message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: z.union([z.string(), z.array(part), z.null()]).optional() }).passthrough();
-const chatBody = z
-  .object({
-    chatId: z.string().max(64).nullable().optional(),
-    stream: z.boolean().default(false),
-    detail: z.boolean().default(false),
-    messages: z.array(message).min(1).max(1000),
-    variables: z.record(z.string(), z.unknown()).nullable().optional(),
-    responseChatItemId: z.string().min(1).max(64).optional(),
-    // A share link's visitor (FastGPT's share page): the link, and the visitor's own id.
-    shareId: z.string().min(1).max(64).optional(),
-    outLinkUid: z.string().min(1).max(128).optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
-  })
-  .passthrough();
-
-function textOf(content: z.infer<typeof message>['content']): string {
+function textOf(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
   return (content ?? []).map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
 }

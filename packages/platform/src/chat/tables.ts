@@ -1,10 +1,9 @@
 // Stored chats and their items: made by apps/migration.ts, with columns added
 // by share/migration.ts (visitor, feedback, source) and chat/migration.ts
 // (variables, an answer's status).
+import type { ChatSource } from '@kbchat/contracts';
 import type { Generated } from 'kysely';
-
-/** Where a chat was started: the web app signed in, an application key, or a share link's visitor. */
-export type ChatSource = 'online' | 'api' | 'share';
+export type { ChatSource };
 
 /**
  * An answer's state: 'running' from the moment its question is stored until

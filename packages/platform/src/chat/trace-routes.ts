@@ -5,7 +5,7 @@
 // owns, never taken from the caller: an id from another team's answer names
 // nothing here.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { modelCallsQuery as query } from '@kbchat/contracts';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
@@ -14,9 +14,6 @@ import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { ChatHistoryStore } from './history-store.js';
 import { gatewayCalls, requestIdsOf } from './model-calls.js';
-
-const id = z.string().min(1).max(64);
-const query = z.object({ appId: id, chatId: id, dataId: id });
 
 export function traceRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }): void {
   app.get('/api/core/chat/modelCalls', { schema: { querystring: query } }, async (req) => {

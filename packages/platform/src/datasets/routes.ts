@@ -1,38 +1,19 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import {
+  createDatasetBody as createDataset, createLinkCollectionBody as createLink, createTextCollectionBody as createText, dataIdRequired, idQuery,
+  listCollectionsBody as listCollections, listDataBody as listData, listDatasetsBody as listDatasets, pushDataBody as pushData, updateDataBody as updateData,
+  type PublicCollection, type PublicData, type PublicDataset,
+} from '@kbchat/contracts';
 import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
-import { MAX_PUSH, type DatasetsService } from './service.js';
+import type { DatasetsService } from './service.js';
 import type { CollectionRow, DataRow, DatasetRow } from './store.js';
-
-const id = z.string().min(1).max(64);
-const createDataset = z.object({ name: z.string().trim().min(1).max(200), intro: z.string().max(5000).optional(), vectorModel: z.string().optional(), agentModel: z.string().optional(), type: z.literal('dataset').optional(), parentId: z.string().nullable().optional() });
-export const chunkSettings = {
-  trainingType: z.enum(['chunk', 'qa']).default('chunk'),
-  chunkSize: z.number().int().min(16).max(32_000).optional(),
-  chunkSplitter: z.string().max(100).optional(),
-  qaPrompt: z.string().max(10_000).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-};
-const createText = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
-const createLink = z.object({ datasetId: id, link: z.string().min(1).max(4000), name: z.string().trim().max(500).optional(), ...chunkSettings });
-const listCollections = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
-const pushData = z.object({
-  collectionId: id,
-  data: z.array(z.object({ q: z.string().max(100_000), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() })).min(1).max(MAX_PUSH),
-  trainingType: z.enum(['chunk', 'qa']).optional(),
-});
-const listData = z.object({ collectionId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
-const updateData = z.object({ dataId: id.optional(), id: id.optional(), q: z.string().max(100_000).optional(), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() });
-const idQuery = z.object({ id });
-const listDatasets = z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() });
-const dataIdRequired = z.object({ dataId: id });
 
 export const ok = <T>(data: T) => ({ code: 200, statusText: '', message: '', data });
 
-export function publicDataset(d: DatasetRow & { collection_count?: number; data_count?: number }) {
+export function publicDataset(d: DatasetRow & { collection_count?: number; data_count?: number }): PublicDataset {
   return {
     _id: d.id, id: d.id, name: d.name, intro: d.intro, type: 'dataset', vectorModel: { model: d.vector_model }, vectorDimensions: d.vector_dimensions,
     agentModel: d.agent_model ? { model: d.agent_model } : null, collectionCount: d.collection_count, dataCount: d.data_count,
@@ -40,7 +21,7 @@ export function publicDataset(d: DatasetRow & { collection_count?: number; data_
   };
 }
 
-export function publicCollection(c: CollectionRow & { data_amount?: number; training_amount?: number; error_amount?: number }) {
+export function publicCollection(c: CollectionRow & { data_amount?: number; training_amount?: number; error_amount?: number }): PublicCollection {
   return {
     _id: c.id, id: c.id, datasetId: c.dataset_id, name: c.name, type: c.type, rawLink: c.type === 'link' ? c.source : undefined, fileName: c.type === 'file' ? c.source : undefined,
     trainingType: c.training_type, chunkSize: c.chunk_size, chunkSplitter: c.chunk_splitter, metadata: JSON.parse(c.metadata), dataAmount: c.data_amount,
@@ -49,7 +30,7 @@ export function publicCollection(c: CollectionRow & { data_amount?: number; trai
   };
 }
 
-export function publicData(d: DataRow & { indexes?: { id: number; text: string; is_default: boolean }[] }) {
+export function publicData(d: DataRow & { indexes?: { id: number; text: string; is_default: boolean }[] }): PublicData {
   return {
     _id: d.id, id: d.id, datasetId: d.dataset_id, collectionId: d.collection_id, q: d.q, a: d.a, chunkIndex: d.chunk_index, titlePath: JSON.parse(d.title_path),
     indexes: d.indexes?.map((i) => ({ dataId: String(i.id), defaultIndex: i.is_default, text: i.text })), updateTime: new Date(Number(d.updated_at)).toISOString(),

@@ -1,5 +1,6 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
+import { MAX_PUSH } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
 import type { RawBuilder } from 'kysely';
 import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput } from '../ingest/index.js';
@@ -43,7 +44,6 @@ export interface PushDataItem {
   indexes?: { text: string }[];
 }
 
-export const MAX_PUSH = 200;
 
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
 const KNOWN_DATASETS_MAX = 10_000;

@@ -2,21 +2,10 @@
 // step made each, the model, how long it took, and the gateway's request id,
 // under which the gateway's request log keeps the channel, the cost and its
 // own latency (read back when a trace is opened: model-calls.ts in chat/).
+import type { ModelCallKind, ModelCall } from '@kbchat/contracts';
 import { GatewayError } from './errors.js';
 
-export type ModelCallKind = 'chat' | 'embeddings' | 'rerank';
-
-export interface ModelCall {
-  /** What the call was for: queryExtension, classifyQuestion, contentExtract, embeddings, rerank, chatNode. */
-  step: string;
-  kind: ModelCallKind;
-  model: string;
-  /** The gateway's X-Request-Id; absent only when the gateway was not reached. */
-  requestId?: string;
-  /** Seconds, as the platform measured it (two decimals, FastGPT's unit). */
-  runningTime: number;
-  error?: string;
-}
+export type { ModelCallKind, ModelCall };
 
 /**
  * Runs one model call and appends its record to `calls`, failures included

@@ -3,10 +3,13 @@
 // choice. Every failure becomes a GatewayError that keeps the gateway's own
 // message and request id; an unreachable gateway says "Connection error" and
 // names the address, so the operator knows which setting to fix.
+import type { GatewayLogRow } from '@kbchat/contracts';
 import { createSseReader } from '@kbchat/shared';
 import { Agent, request, type Dispatcher } from 'undici';
 import { errorFromResponse, GatewayError, isGatewayError } from './errors.js';
 import { ModelFailures } from './model-failures.js';
+
+export type { GatewayLogRow };
 
 export interface GatewayClientOptions {
   /** The gateway root (http://host:3001); a trailing "/v1" is accepted too. */
@@ -29,24 +32,6 @@ export interface ChatStreamResult {
   finishReason: string | null;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
   requestId: string | undefined;
-}
-
-/** One relayed request as the gateway's request log keeps it (its admin API: an administrator's token). */
-export interface GatewayLogRow {
-  requestId: string;
-  channelId: number | null;
-  model: string;
-  upstreamModel: string | null;
-  /** Currency units (the gateway's; `costMicros` is exact). */
-  cost: number;
-  costMicros: number;
-  latencyMs: number;
-  ttftMs: number | null;
-  status: number;
-  attempts: number;
-  promptTokens: number;
-  completionTokens: number;
-  error: string | null;
 }
 
 export interface RerankResult {

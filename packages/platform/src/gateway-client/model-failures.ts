@@ -4,16 +4,9 @@
 // its administrators, and a failing channel leaves its /v1/models list only
 // once it is auto-disabled; these failures let the models page and the setup
 // checklist say "failing" before that, without admin rights.
+import type { ModelFailing } from '@kbchat/contracts';
 
-export interface ModelFailing {
-  /** Failed calls in a row (a success clears them). */
-  failures: number;
-  /** The first of them and the last, ISO times. */
-  since: string;
-  lastAt: string;
-  /** The last failure's message, the gateway's own words. */
-  lastError: string;
-}
+export type { ModelFailing };
 
 /** Failures older than this are not "now" any more (the model may be fine since, unused). */
 const RECENT_MS = 15 * 60_000;

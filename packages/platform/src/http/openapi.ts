@@ -3,29 +3,12 @@
 // beyond the routes' schemas is here: who may call (keys, the session), the
 // error envelope, and the groups of the page. @kbchat/server-kit builds it.
 import { createRequire } from 'node:module';
+import { envelopeSchema as envelope, errorBodySchema as errorBody } from '@kbchat/contracts';
 import type { ApiDocsOptions } from '@kbchat/server-kit';
-import { z } from 'zod';
 import { SESSION_COOKIE } from '../accounts/request-auth.js';
 import { TUS_PATH } from '../uploads/tus.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-
-/** PlatformError.toBody(); the chat endpoint adds OpenAI's `error` object beside it. */
-const errorBody = z.object({
-  code: z.number().int().describe('The HTTP status'),
-  statusText: z.string().describe('A stable machine code: invalid_field, unauthorized, not_found, conflict, too_large, …'),
-  message: z.string().describe('What went wrong; a bad field is named as Invalid \'<field>\': …'),
-  data: z.null(),
-  error: z.object({ message: z.string(), type: z.string(), code: z.string() }).optional().describe('POST /api/v1/chat/completions only: the same, as OpenAI clients read it'),
-});
-
-/** ok() of datasets/routes.ts: what every management route answers. */
-const envelope = z.object({
-  code: z.literal(200),
-  statusText: z.literal(''),
-  message: z.string().describe('Empty, or the warnings of a settings change (accepted, but not working as asked)'),
-  data: z.unknown().describe('The answer'),
-});
 
 /** Longest prefix first. */
 const TAGS: [string, string][] = [

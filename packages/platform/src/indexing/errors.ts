@@ -1,6 +1,7 @@
 // How the worker tells outcomes apart: wait (rate limit, quota), hold
 // (nothing configured to do the work), or count an attempt; and the reason an
 // item shows for it, decided from the error's type and codes, never its text.
+import { INDEXING_REASONS, type IndexingReason } from '@kbchat/contracts';
 import { GatewayError } from '../gateway-client/errors.js';
 
 export const NO_VECTOR_MODEL = 'no vector model configured';
@@ -23,8 +24,7 @@ export class ParseFailureError extends Error {
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /** Why an item waits or failed, as the list shows it. */
-export const INDEXING_REASONS = ['rate_limited', 'model_missing', 'parse_failure', 'upstream_error', 'other'] as const;
-export type IndexingReason = (typeof INDEXING_REASONS)[number];
+export { INDEXING_REASONS, type IndexingReason };
 
 /** The gateway's codes for a model it cannot reach at all (no channel, or the token may not use it). */
 const MODEL_MISSING_CODES = new Set(['model_not_found', 'model_not_allowed']);

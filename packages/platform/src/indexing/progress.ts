@@ -23,29 +23,13 @@
 // A collection being deleted has nothing waiting: its items go with it and
 // are never indexed, so they count neither in its own state nor in anyone's
 // time left, nor in its dataset's sums (which count it in `deleting`).
+import type { CollectionProgress, DatasetProgress } from '@kbchat/contracts';
 import { sql, type Selectable } from 'kysely';
 import type { CollectionJobsTable } from '../datasets/tables.js';
 import type { IndexingMode, QueueDb } from './queue-store.js';
 import { DELETING, loadRates, rateKey } from './rate-store.js';
 
-export interface CollectionProgress {
-  collectionId: string;
-  queued: number;
-  indexing: number;
-  failed: number;
-  done: number;
-  total: number;
-  lastError: string | null;
-  rateLimited: number;
-  rateLimitedUntil: string | null;
-  timeLeftSeconds: number | null;
-  job: { kind: 'import' | 'delete'; done: number; total: number } | null;
-}
-
-export type DatasetProgress = Omit<CollectionProgress, 'collectionId' | 'job'> & {
-  /** Collections being deleted in steps: not counted in the rest. */
-  deleting: number;
-};
+export type { CollectionProgress, DatasetProgress };
 
 export async function progress(
   db: QueueDb,

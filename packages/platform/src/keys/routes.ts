@@ -1,6 +1,6 @@
 // /api/support/openapi/*: API keys, managed with a general key.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { createKeyBody as createKey, deleteKeyQuery as deleteQuery, listKeysQuery as listQuery, type PublicKey } from '@kbchat/contracts';
 import { ok } from '../datasets/routes.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
@@ -9,20 +9,8 @@ import type { ApiKeyRow } from './store.js';
 
 /** These bodies are a few short fields: more is not read. */
 const BODY_LIMIT = 64 * 1024;
-/** An ISO date or epoch milliseconds. */
-const time = z.union([z.number().int().positive(), z.string().datetime({ offset: true })]).transform((t) => (typeof t === 'number' ? t : Date.parse(t)));
-const createKey = z.object({
-  name: z.string().trim().min(1).max(200).default('API key'),
-  appId: z.string().min(1).max(64).optional(),
-  expiredTime: time.optional(),
-  // FastGPT nests the expiry in `limit`.
-  limit: z.object({ expiredTime: time.optional() }).optional(),
-});
 
-const listQuery = z.object({ appId: z.string().min(1).max(64).optional() });
-const deleteQuery = z.object({ id: z.coerce.number().int().positive() });
-
-export function publicKey(k: ApiKeyRow) {
+export function publicKey(k: ApiKeyRow): PublicKey {
   return {
     _id: String(k.id), id: String(k.id), name: k.name, appId: k.app_id ?? undefined, apiKey: `${k.key_prefix}…`,
     createTime: new Date(Number(k.created_at)).toISOString(), lastUsedTime: k.last_used_at ? new Date(Number(k.last_used_at)).toISOString() : undefined,

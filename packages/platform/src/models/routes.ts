@@ -1,6 +1,7 @@
 // GET /api/core/ai/model/list: the models config.json offers and, for each,
 // whether the gateway serves it now, so that a missing channel is seen on the
 // models page before anyone chats (or creates a knowledge base on it).
+import type { ModelKind, ModelStatus, ModelList } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
@@ -8,33 +9,7 @@ import { isGatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { ModelFailing } from '../gateway-client/model-failures.js';
 import type { ModelConfig } from './config-file.js';
 
-export type ModelKind = 'llm' | 'embedding' | 'rerank';
-
-export interface ModelStatus {
-  kind: ModelKind;
-  model: string;
-  name: string;
-  /** The gateway lists it for the platform's token. */
-  served: boolean;
-  /** Why not, in the gateway's own words where it gave some. */
-  message?: string;
-  /**
-   * Served, but the platform's recent calls to it failed on the gateway's
-   * side (a failing channel, before the gateway auto-disables it).
-   */
-  failing?: ModelFailing;
-  maxContext?: number;
-  maxResponse?: number;
-  /** LLMs: the highest temperature the chat sends it (a higher setting is capped there). */
-  maxTemperature?: number;
-  /** Embedding models: chunk size of new knowledge bases, in tokens. */
-  defaultToken?: number;
-}
-
-export interface ModelList {
-  gateway: { url: string; reachable: boolean; message?: string };
-  models: ModelStatus[];
-}
+export type { ModelKind, ModelStatus, ModelList };
 
 export async function modelStatus(models: ModelConfig, gateway: GatewayClient): Promise<ModelList> {
   let served: Set<string> | undefined;

@@ -1,28 +1,9 @@
 // The difference between a run and the one before it, per check: what newly
 // fails comes first, then what newly passes, then every rank that moved.
+import type { CheckChange, RankChange, CheckDiff, RunDiff } from '@kbchat/contracts';
 import type { CheckResult, Expectation } from './evaluate.js';
 
-export type CheckChange = 'newlyFailing' | 'newlyPassing' | 'stillFailing' | 'stillPassing' | 'new';
-
-export interface RankChange {
-  /** Which expectation of the check (its index). */
-  index: number;
-  expectation: Expectation;
-  before: number | null;
-  after: number | null;
-  /** Found before, not among the results now. */
-  lost: boolean;
-}
-
-export interface CheckDiff {
-  checkId: string;
-  question: string;
-  change: CheckChange;
-  passed: boolean;
-  /** The check's expectations were edited between the runs: ranks are not compared. */
-  edited: boolean;
-  rankChanges: RankChange[];
-}
+export type { CheckChange, RankChange, CheckDiff, RunDiff };
 
 export interface RunSnapshot {
   id: string;
@@ -30,19 +11,6 @@ export interface RunSnapshot {
   vectorModel: string;
   chunking: { fingerprint: string };
   results: CheckResult[];
-}
-
-export interface RunDiff {
-  previousRunId: string | null;
-  previousStartedAt: number | null;
-  /** Set when the dataset's vector model differs from the previous run's. */
-  vectorModelChanged: { before: string; after: string } | null;
-  /** The chunks (ids, edits, chunk settings) differ from the previous run's. */
-  chunkingChanged: boolean;
-  counts: Record<CheckChange, number>;
-  checks: CheckDiff[];
-  /** Checks in the previous run that are gone (deleted since). */
-  removed: { checkId: string; question: string }[];
 }
 
 const ORDER: CheckChange[] = ['newlyFailing', 'newlyPassing', 'stillFailing', 'new', 'stillPassing'];

@@ -7,63 +7,10 @@
 // id, and a re-import a new collection id, so the text is the expectation that
 // survives them; the web app saves a text (and only a text) for each result
 // a user ticks. Ids are there for callers that pin one exact chunk.
+import type { Expectation, CheckSettings, ExpectationResult, TopResult, CheckResult } from '@kbchat/contracts';
 import type { DroppedItem, SearchResultItem } from '../retrieval/index.js';
 
-export interface Expectation {
-  /** A text the chunk's q or a contains (case and runs of whitespace ignored). */
-  text?: string;
-  collectionId?: string;
-  dataId?: string;
-  /** What the person who saved it called it (the source's name): shown, never matched. */
-  label?: string;
-}
-
-/** The settings searchTest takes, under the same names. */
-export interface CheckSettings {
-  searchMode: 'embedding' | 'fullTextRecall' | 'mixedRecall';
-  similarity: number;
-  /** Token budget of the results. */
-  limit: number;
-  embeddingWeight?: number;
-  usingReRank: boolean;
-  rerankModel?: string;
-  datasetSearchUsingExtensionQuery: boolean;
-  datasetSearchExtensionModel?: string;
-  datasetSearchExtensionBg?: string;
-}
-
-export interface ExpectationResult {
-  /** 1-based rank in the results a chat would be given; null: not among them. */
-  rank: number | null;
-  /** The chunk that matched (its id changes with a re-chunk). */
-  dataId?: string;
-  /** Found by the recall but dropped by the similarity threshold or the token budget, and where it stood. */
-  dropped?: { reason: DroppedItem['reason']; rank: number };
-}
-
-/** One of the first results, enough to see what came instead. */
-export interface TopResult {
-  dataId: string;
-  collectionId: string;
-  sourceName: string;
-  /** The ranking score that ordered the list (reRank, rrf, embedding or fullText, first present). */
-  score: number;
-  scoreType: string;
-}
-
-export interface CheckResult {
-  checkId: string;
-  question: string;
-  passed: boolean;
-  /** The search failed (a model missing, the gateway down): the check fails with this message. */
-  error?: string;
-  expectations: ExpectationResult[];
-  /** The expectations as they were when run, so a diff can tell an edited check from a changed ranking. */
-  expected: Expectation[];
-  top: TopResult[];
-  /** How many the recall found before the threshold and budget. */
-  found: number;
-}
+export type { Expectation, CheckSettings, ExpectationResult, TopResult, CheckResult };
 
 export const TOP_KEPT = 5;
 

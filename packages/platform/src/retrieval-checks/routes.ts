@@ -1,7 +1,9 @@
 // /api/core/dataset/check/*: a dataset's saved retrieval checks and their
 // runs, with a general key or a session. Settings take searchTest's names.
+import {
+  createCheckBody as createCheck, datasetIdQuery as datasetQuery, idQuery, runChecksBody as runChecks, runQuery, updateCheckBody as updateCheck, type PublicRetrievalCheck,
+} from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
 import { errors } from '../http/errors.js';
@@ -9,40 +11,7 @@ import { parseInput } from '../http/validate.js';
 import type { CheckWithLast, RetrievalChecksService } from './service.js';
 
 const BODY_LIMIT = 256 * 1024;
-const id = z.string().min(1).max(64);
-const expectation = z
-  .object({
-    text: z.string().trim().min(1).max(2000).optional(),
-    collectionId: id.optional(),
-    dataId: id.optional(),
-    label: z.string().max(500).optional(),
-  })
-  .strict()
-  .refine((e) => e.text || e.collectionId || e.dataId, { message: 'name a text, a collectionId or a dataId that a found chunk must match', path: ['text'] });
-/** searchTest's settings and defaults. */
-const settings = z
-  .object({
-    searchMode: z.enum(['embedding', 'fullTextRecall', 'mixedRecall']).default('embedding'),
-    similarity: z.number().min(0).max(1).default(0),
-    limit: z.number().int().min(1).max(100_000).default(5000),
-    embeddingWeight: z.number().min(0).max(1).optional(),
-    usingReRank: z.boolean().default(false),
-    rerankModel: z.string().min(1).max(200).optional(),
-    datasetSearchUsingExtensionQuery: z.boolean().default(false),
-    datasetSearchExtensionModel: z.string().min(1).max(200).optional(),
-    datasetSearchExtensionBg: z.string().max(10_000).optional(),
-  })
-  .strict();
-const question = z.string().trim().min(1).max(10_000);
-const expected = z.array(expectation).min(1, 'name at least one source the question should find').max(20);
-const createCheck = z.object({ datasetId: id, question, expected, settings: z.preprocess((v) => v ?? {}, settings) });
-const updateCheck = z.object({ id, question: question.optional(), expected: expected.optional(), settings: settings.optional() });
-const runChecks = z.object({ datasetId: id, wait: z.boolean().default(false) });
-const datasetQuery = z.object({ datasetId: id });
-const idQuery = z.object({ id });
-const runQuery = z.object({ id: id.optional(), datasetId: id.optional() });
-
-export function publicCheck(c: CheckWithLast) {
+export function publicCheck(c: CheckWithLast): PublicRetrievalCheck {
   return { _id: c.id, ...c };
 }
 

@@ -2,12 +2,13 @@
 // chunking fingerprint is read here too: it is a query over the dataset's
 // collections and data.
 import { createHash } from 'node:crypto';
+import type { CheckChunking as Chunking, CheckRun as Run } from '@kbchat/contracts';
 import { sql, type Selectable } from 'kysely';
 import type { PlatformDb } from '../store/database.js';
 import type { CheckResult, CheckSettings, Expectation } from './evaluate.js';
 import type { RetrievalCheckRunsTable, RetrievalChecksTable, RunStatus } from './tables.js';
 
-export type { RunStatus };
+export type { Chunking, Run, RunStatus };
 export type CheckRow = Selectable<RetrievalChecksTable>;
 export type RunRow = Selectable<RetrievalCheckRunsTable>;
 
@@ -19,30 +20,6 @@ export interface Check {
   settings: CheckSettings;
   createdAt: number;
   updatedAt: number;
-}
-
-/** The dataset's chunks when a run began: any re-chunk, edit or new import changes the fingerprint. */
-export interface Chunking {
-  fingerprint: string;
-  collections: number;
-  chunks: number;
-  /** Items still queued or indexing then: their chunks were not all searchable yet. */
-  pending: number;
-}
-
-export interface Run {
-  id: string;
-  datasetId: string;
-  status: RunStatus;
-  total: number;
-  done: number;
-  passed: number;
-  vectorModel: string;
-  chunking: Chunking;
-  results: CheckResult[];
-  startedAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
 }
 
 export class ChecksStore {

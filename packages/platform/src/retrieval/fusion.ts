@@ -4,9 +4,10 @@
 // list's items too). Measured on SciFact train with a small local model: RRF,
 // and min-max within each top-100 list (which stretches a weak model's tiny
 // cosine differences over 0..1), lost to BM25 alone; this gained (bench/README.md).
+import type { FusionMethod } from '@kbchat/contracts';
 import type { ScoredId } from './search-store.js';
 
-export type FusionMethod = 'rrf' | 'linear';
+export type { FusionMethod };
 
 export const RRF_K = 60;
 

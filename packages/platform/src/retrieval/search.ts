@@ -2,6 +2,7 @@
 // rank alike. Per query: full-text (BM25) and/or embedding recall, fused;
 // several queries (query extension) fused by RRF; then optional rerank, the
 // similarity filter, and the token budget.
+import type { SearchMode, ScoreType, SearchScore, SearchResultItem, DropReason, DroppedItem, SearchResult } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
 import type { PlatformDb } from '../store/database.js';
 import { analyze } from './analyzer.js';
@@ -13,8 +14,7 @@ import { checkUnitVectors } from './store.js';
 import { dataTokens } from './token-counts.js';
 import { vectorCacheOf } from './vector-cache.js';
 
-export type SearchMode = 'embedding' | 'fullTextRecall' | 'mixedRecall';
-export type ScoreType = 'embedding' | 'fullText' | 'reRank' | 'rrf';
+export type { SearchMode, ScoreType, SearchScore, SearchResultItem, DropReason, DroppedItem, SearchResult };
 
 /** Chosen on SciFact train (see bench/README.md); test was not looked at to choose. */
 export const SEARCH_DEFAULTS = {
@@ -63,57 +63,6 @@ export interface SearchDeps {
   embed(texts: string[]): Promise<Float32Array[] | number[][]>;
   /** Relevance of each doc to the query, higher is better (0..1 for the similarity filter). */
   rerank?(query: string, docs: string[]): Promise<{ index: number; score: number }[]>;
-}
-
-export interface SearchScore {
-  type: ScoreType;
-  value: number;
-  /** rank in that list, from 0 */
-  index: number;
-}
-
-export interface SearchResultItem {
-  id: string;
-  q: string;
-  a: string;
-  chunkIndex: number;
-  datasetId: string;
-  collectionId: string;
-  sourceName: string;
-  sourceId: string;
-  score: SearchScore[];
-}
-
-/** Why a result that was found is not in the list: below the similarity threshold, or past the token budget (limit). */
-export type DropReason = 'similarity' | 'limit';
-
-/** A result that was found but dropped, with its scores and ranks, the rule that dropped it and the number that rule read. */
-export interface DroppedItem extends SearchResultItem {
-  reason: DropReason;
-  /** What the similarity filter compared with the threshold (see similarityOf). */
-  similarityValue: number;
-  /** Its q + a tokens, which the budget counts. */
-  tokens: number;
-}
-
-export interface SearchResult {
-  list: SearchResultItem[];
-  /**
-   * The first SEARCH_DEFAULTS.droppedReported results found but dropped by
-   * the similarity threshold or the token budget, in rank order (q and a cut
-   * to droppedTextChars). Results past the budget are read only that far.
-   */
-  dropped: DroppedItem[];
-  /** How many results the recall found (the fused shortlist). */
-  found: number;
-  duration: string;
-  searchMode: SearchMode;
-  limit: number;
-  similarity: number;
-  usingReRank: boolean;
-  fusion: FusionMethod;
-  embeddingWeight: number;
-  queries: string[];
 }
 
 interface Candidate {

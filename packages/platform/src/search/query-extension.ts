@@ -1,24 +1,16 @@
 // Query extension ("question completion"): one generation turns the question
 // (and the conversation so far) into 3 to 5 search queries. Its answer is read
 // leniently: a JSON array anywhere in the text, else one query per line.
+import type { ExtensionResult } from '@kbchat/contracts';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { LlmModel } from '../models/config-file.js';
 import { fitStepInput, type InputCut } from './token-limits.js';
 
+export type { ExtensionResult };
+
 export const QUERY_EXTENSION_PROMPT = `You rewrite a user's question into search queries for a knowledge base.
 Write 3 to 5 different short queries that together cover what the question asks: resolve pronouns from the conversation, add synonyms and the likely technical terms, and split compound questions.
 Answer with a JSON array of strings and nothing else.`;
-
-export interface ExtensionResult {
-  queries: string[];
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** The gateway's id of the call (its request log has the channel and the cost). */
-  requestId?: string;
-  /** Set when the question or history was longer than the model's context allows. */
-  inputCut?: InputCut;
-}
 
 export function parseQueries(text: string, question: string): string[] {
   let list: unknown;

@@ -1,6 +1,9 @@
 // searchTest, and the indexing progress, problem list and retry endpoints of collections.
+import {
+  collectionIdQuery as collectionQuery, datasetIdQuery as datasetQuery, retryFailedBody as retryFailedItems, searchTestBody as searchTest,
+  trainingErrorsBody as trainingErrors, updateTrainingDataBody as updateTrainingData, type PublicTrainingError,
+} from '@kbchat/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
 import { errors } from '../http/errors.js';
@@ -11,45 +14,13 @@ import { vectorIndexState } from '../retrieval/index.js';
 import type { PlatformDb } from '../store/database.js';
 import type { SearchService } from './service.js';
 
-const id = z.string().min(1).max(64);
 /** These bodies are a few fields (searchTest's text is at most 10,000 characters): more is not read. */
 const BODY_LIMIT = 1024 * 1024;
-const searchTest = z.object({
-  datasetId: id,
-  text: z.string().trim().min(1).max(10_000),
-  limit: z.number().int().min(1).max(100_000).default(5000),
-  similarity: z.number().min(0).max(1).default(0),
-  searchMode: z.enum(['embedding', 'fullTextRecall', 'mixedRecall']).default('embedding'),
-  embeddingWeight: z.number().min(0).max(1).optional(),
-  usingReRank: z.boolean().default(false),
-  rerankModel: z.string().optional(),
-  datasetSearchUsingExtensionQuery: z.boolean().default(false),
-  datasetSearchExtensionModel: z.string().optional(),
-  datasetSearchExtensionBg: z.string().max(10_000).optional(),
-});
-
-const trainingErrors = z.object({
-  collectionId: id,
-  offset: z.number().int().min(0).max(1_000_000).optional(),
-  /** FastGPT's pages also come as pageNum (1-based). */
-  pageNum: z.number().int().min(1).max(100_000).optional(),
-  pageSize: z.number().int().min(1).max(100).default(20),
-});
-const updateTrainingData = z
-  .object({ dataId: id.optional(), collectionId: id.optional(), datasetId: id.optional(), q: z.unknown().optional(), a: z.unknown().optional(), chunkIndex: z.unknown().optional() })
-  .refine((x) => x.dataId || x.collectionId || x.datasetId, { message: 'name a dataId (one item), a collectionId or a datasetId', path: ['dataId'] })
-  // FastGPT edits an item's text here; kbchat's items are the data rows themselves, changed through data/update.
-  .refine((x) => x.q === undefined && x.a === undefined && x.chunkIndex === undefined, {
-    message: 'a training item\'s text is not edited here: change the chunk with PUT /api/core/dataset/data/update, then retry it', path: ['q'],
-  });
-const collectionQuery = z.object({ collectionId: id });
-const datasetQuery = z.object({ datasetId: id });
-const retryFailedItems = z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] });
 /** Queue item ids are integers; anything else names no item (and must not reach SQL as one). */
 const itemId = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : undefined);
 
 /** A problem item as the API shows it: FastGPT's getTrainingError fields, then kbchat's own. */
-export function publicTrainingError(p: TrainingProblem) {
+export function publicTrainingError(p: TrainingProblem): PublicTrainingError {
   return {
     _id: String(p.id), datasetId: p.datasetId, collectionId: p.collectionId, dataId: p.dataId, mode: p.mode, chunkIndex: p.chunkIndex, q: p.preview,
     errorMsg: p.error,

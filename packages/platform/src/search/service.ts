@@ -2,6 +2,7 @@
 // alike. Models are reached only through the gateway. A question longer than
 // a model reads is cut for the search (and the result says how), never sent
 // whole to be refused.
+import type { QuestionCut, SearchOutcome } from '@kbchat/contracts';
 import type { PlatformDb } from '../store/database.js';
 import type { DatasetsStore } from '../datasets/store.js';
 import { errors } from '../http/errors.js';
@@ -12,6 +13,8 @@ import type { ModelConfig } from '../models/config-file.js';
 import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
 import { cutToTokens, DEFAULT_VECTOR_MAX_TOKENS, SEARCH_TEXT_MAX_TOKENS } from './token-limits.js';
+
+export type { QuestionCut, SearchOutcome };
 
 export interface SearchRequest {
   datasetIds: string[];
@@ -33,29 +36,6 @@ export interface SearchRequest {
    * of a 400 naming searchMode (searchTest, whose caller did).
    */
   fullTextWithoutVectorModel?: boolean;
-}
-
-/** How much of a long question the search read. */
-export interface QuestionCut {
-  questionChars: number;
-  /** What full-text search and rerank read (its first SEARCH_TEXT_MAX_TOKENS tokens). */
-  searchedChars: number;
-  /** What the vector model embedded: its first `maxToken` tokens. */
-  embeddedChars?: number;
-  vectorModel?: string;
-  /** The vector model's limit: config.json vectorModels[].maxToken, else DEFAULT_VECTOR_MAX_TOKENS. */
-  maxToken?: number;
-}
-
-export interface SearchOutcome extends SearchResult {
-  extension?: ExtensionResult;
-  missingDatasets: string[];
-  /** Set when the question was longer than the search reads. */
-  questionCut?: QuestionCut;
-  /** Every model call the search made (query extension, embeddings, rerank), with the gateway's request ids. */
-  modelCalls: ModelCall[];
-  /** What a reader of the result should know: a full-text fallback (fullTextWithoutVectorModel), a cut question. */
-  note?: string;
 }
 
 export class SearchService {

@@ -3,7 +3,10 @@
 // instead of sending it whole and being refused, and leave out the oldest
 // history turns. Counting never reads more than a window of a text, so a
 // 20 MB question costs what its first few pages cost.
+import type { InputCut } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
+
+export type { InputCut };
 
 /**
  * o200k tokens are rarely longer than this many characters: a text longer
@@ -58,17 +61,6 @@ export interface StepInput<T extends Turn> {
   history: T[];
   /** Set when something was left out, for the step's responseData record. */
   inputCut?: InputCut;
-}
-
-/** What a step did not send its model, in its responseData record. */
-export interface InputCut {
-  /** The question's length, and how much of it the step sent. */
-  questionChars: number;
-  sentChars: number;
-  historyTurns: number;
-  sentHistoryTurns: number;
-  /** The model's context (config.json maxContext, or the default) that the cut is for. */
-  maxContext: number;
 }
 
 /**

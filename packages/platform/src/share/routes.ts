@@ -2,7 +2,7 @@
 // managed with a general key or a session; init is public (the share page's
 // first call) and says only what the page shows.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { appIdQuery as appQuery, createOutLinkBody as createLink, idQuery, shareIdQuery as shareQuery, type PublicOutLink, type ShareInit } from '@kbchat/contracts';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
@@ -11,23 +11,8 @@ import type { ShareService } from './service.js';
 import type { OutLinkRow } from './store.js';
 
 const BODY_LIMIT = 64 * 1024;
-const id = z.string().min(1).max(64);
-/** An ISO date or epoch milliseconds, in the future. */
-const time = z
-  .union([z.number().int().positive(), z.string().datetime({ offset: true })])
-  .transform((t) => (typeof t === 'number' ? t : Date.parse(t)))
-  .refine((t) => t > Date.now(), 'must be in the future');
-const createLink = z.object({
-  appId: id,
-  name: z.string().trim().min(1).max(200),
-  limit: z.object({ expiredTime: time.nullable().optional(), QPM: z.number().int().min(1).max(100_000).nullable().optional() }).optional(),
-});
 
-const appQuery = z.object({ appId: id });
-const idQuery = z.object({ id });
-const shareQuery = z.object({ shareId: id });
-
-export function publicOutLink(l: OutLinkRow) {
+export function publicOutLink(l: OutLinkRow): PublicOutLink {
   return {
     _id: l.id, id: l.id, shareId: l.share_id, appId: l.app_id, name: l.name, createTime: new Date(l.created_at).toISOString(),
     lastTime: l.last_used_at ? new Date(l.last_used_at).toISOString() : undefined,
@@ -35,10 +20,7 @@ export function publicOutLink(l: OutLinkRow) {
   };
 }
 
-/** What the public share page is told: never the prompts or settings. */
-export interface ShareInit {
-  app: { name: string; intro: string; variables: string[] };
-}
+export type { ShareInit };
 
 /** The {{name}} placeholders of a prompt: the variables a chat with it takes. */
 export function promptVariables(prompt: string): string[] {

@@ -3,43 +3,26 @@
 // TUS_PATH) and then made a collection by create/upload. Every request is
 // authenticated and its upload checked to be the team's before the tus server
 // sees it; anything refused here is the platform's envelope naming the field.
+import {
+  datasetIdQuery as datasetQuery, estimateUploadBody as estimateUpload, fileImportSettings as fileSettings, idQuery, importUploadBody as fromUpload, localFileForm,
+  MAX_FILE_BYTES, tusUploadMetadata as tusMetadata, uploadCheckBody as check, uploadIdParams as uploadParams, type UploadImported,
+} from '@kbchat/contracts';
 import { Metadata } from '@tus/utils';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
-import { chunkSettings, ok } from '../datasets/routes.js';
+import { ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
-import { MAX_FILE_BYTES, type ImportResult, type UploadsService } from './service.js';
+import type { ImportResult, UploadsService } from './service.js';
 import { TUS_PATH, type TusUploads } from './tus.js';
 
-export type { UnfinishedUpload } from './service.js';
+export type { UnfinishedUpload } from '@kbchat/contracts';
 
-const id = z.string().min(1).max(64);
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex digits');
-/** Asking for a second collection of content already in the dataset (else the first is answered). */
-const allowDuplicate = z.boolean().optional();
-const fileSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), sha256: sha256.optional(), idempotencyKey: z.string().min(8).max(128).optional(), allowDuplicate, ...chunkSettings });
-const fromUpload = z.object({ uploadId: id, name: z.string().trim().max(500).optional(), allowDuplicate, ...chunkSettings });
-// qaPrompt is not needed to estimate: it is kept with the estimate, for the import after a reload.
-const estimateUpload = z.object({ uploadId: id, trainingType: chunkSettings.trainingType, chunkSize: chunkSettings.chunkSize, chunkSplitter: chunkSettings.chunkSplitter, qaPrompt: chunkSettings.qaPrompt });
-const check = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
-const tusMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
 const mib = MAX_FILE_BYTES / 1048576;
-const datasetQuery = z.object({ datasetId: id });
-const idQuery = z.object({ id });
-const uploadParams = z.object({ uploadId: id });
-/** create/localFile's form, for the API document (the handler reads the parts itself, and `data` with fileSettings). */
-const localFileForm = z.object({
-  file: z.string().meta({ format: 'binary', description: `The file, at most ${mib} MiB` }),
-  data: z.string().meta({ description: 'The settings as JSON text', contentMediaType: 'application/json', contentSchema: z.toJSONSchema(fileSettings, { io: 'input' }) }),
-});
 
 /** What a file import answers: FastGPT's shape, plus whether the collection was there already. */
-export const imported = (r: ImportResult) => ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
-export type UploadImported = ReturnType<typeof imported>['data'];
-export type UploadCheck = Awaited<ReturnType<UploadsService['check']>>;
-export type { UploadEstimate } from './service.js';
+export const imported = (r: ImportResult) => ok<UploadImported>({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
+export type { UploadCheck, UploadEstimate, UploadImported } from '@kbchat/contracts';
 
 export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsService; tus: TusUploads; auth: RequestAuth }): void {
   const { uploads, tus } = deps;

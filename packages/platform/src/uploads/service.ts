@@ -5,6 +5,7 @@
 // uploads keep their bytes in an UploadBytes store until they are imported
 // or expire. No HTTP here; the routes shape.
 import { createHash } from 'node:crypto';
+import { MAX_FILE_BYTES, type UnfinishedUpload, type UploadCheck, type UploadEstimate } from '@kbchat/contracts';
 import type { DatasetsService, KnownCount, TextCollectionInput } from '../datasets/service.js';
 import { detectFormat, IngestError, isIngestError } from '../ingest/index.js';
 import { errors, PlatformError } from '../http/errors.js';
@@ -12,8 +13,7 @@ import type { IndexingEstimates } from '../indexing/estimate.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
 import type { UploadRow, UploadsStore } from './store.js';
 
-/** Largest upload (the readers' own limit). */
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+export { MAX_FILE_BYTES } from '@kbchat/contracts';
 /** Unfinished uploads are kept this long after they start, then removed with their bytes. */
 export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /** Unfinished uploads a team may hold at once: with the size limit, at most 1 GiB of disk a team. */
@@ -39,33 +39,9 @@ export interface ImportResult {
   alreadyImported: boolean;
 }
 
-/** What importing an upload would cost, asked before importing it (the web app asks the user when `large`). */
-export interface UploadEstimate {
-  /** Chunks the import would make: the same reader and chunker, on these bytes. */
-  chunks: number;
-  trainingType: 'chunk' | 'qa';
-  /** The rate of the dataset's model (chunks a second), and where it came from: measured by the workers' indexing, or a probe (one timed call). */
-  chunksPerSecond: number | null;
-  rateSource: 'measured' | 'probe' | null;
-  /** When that rate was measured (ISO), and how long before this answer (seconds, by the platform's clock). */
-  rateMeasuredAt: string | null;
-  rateAgeSeconds: number | null;
-  /** The rate is a probe this estimate made on this file's own chunks (else an earlier measurement, of other work). */
-  rateFromThisFile: boolean;
-  /** Why there is no rate: the probe's failure (the model did not answer), else null. */
-  rateError: string | null;
-  /** Chunks already waiting to be indexed (of any dataset), which go first. */
-  queuedAhead: number;
-  /** Seconds to index this file's chunks at that rate; null without a rate. */
-  seconds: number | null;
-  /** Seconds until the last of them is indexed, after what is queued before them. */
-  secondsWithQueue: number | null;
-  /** Worth asking before importing: `seconds` reaches confirmAboveSeconds, or (no rate) over NEVER_LARGE_CHUNKS chunks. */
-  large: boolean;
-  confirmAboveSeconds: number;
-}
-
 /** The settings an estimate is made with, kept with it for the import that follows (after a reload too). */
+export type { UnfinishedUpload, UploadEstimate };
+
 export type EstimateSettings = Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter' | 'qaPrompt'>;
 
 /**
@@ -78,22 +54,6 @@ interface StoredEstimate {
   estimate: UploadEstimate;
   settings: EstimateSettings;
   count?: KnownCount;
-}
-
-/** An upload not imported yet: some of its bytes (to resume), or all of them (to import or discard). */
-export interface UnfinishedUpload {
-  uploadId: string;
-  fileName: string;
-  size: number;
-  offset: number;
-  sha256: string | null;
-  createTime: string;
-  expireTime: string;
-  /** Every byte is in: nothing to resume; it waits to be imported (after its estimate, the user's word) or discarded. */
-  complete: boolean;
-  /** A complete upload's last estimate (rateAgeSeconds as of this answer), and the settings it was made with; null before one. */
-  estimate: UploadEstimate | null;
-  settings: EstimateSettings | null;
 }
 
 const sha256Of = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -154,7 +114,7 @@ export class UploadsService {
   }
 
   /** Before sending a file: is its content in the dataset already, or partly uploaded (to resume)? */
-  async check(caller: KeyCaller, datasetId: string, sha256: string, size: number, now = Date.now()) {
+  async check(caller: KeyCaller, datasetId: string, sha256: string, size: number, now = Date.now()): Promise<UploadCheck> {
     await this.datasets.dataset(caller, datasetId);
     const done = await this.store.imported(caller.teamId, datasetId, sha256);
     if (done?.collection_id) {

@@ -1,5 +1,6 @@
 // /apps: the team's applications (paged by the platform), a search by name,
 // a form to make one, and delete. Each row opens its settings or its chat.
+import type { ListAppsBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -54,7 +55,7 @@ function AppList({ searchKey }: { searchKey: string }) {
   const client = useQueryClient();
   const { data } = useQuery({
     queryKey: ['apps', { searchKey, offset, pageSize: PAGE_SIZE }],
-    queryFn: ({ signal }) => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } satisfies ListAppsBody, signal }),
     placeholderData: keepPreviousData,
   });
   // The last app of a later page was deleted: show the page before.

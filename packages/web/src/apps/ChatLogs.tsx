@@ -1,6 +1,7 @@
 // /apps/:appId/logs: every chat of the application for its team (signed-in,
 // API and share-link visitors'), newest first, paged by the platform, with its
 // feedback counts; a chat opens in place, read-only, each answer with its steps.
+import type { ChatLogsBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, type PublicChatLog } from '../api';
@@ -19,7 +20,7 @@ export function ChatLogsPage({ appId }: { appId: string }) {
   const [offset, setOffset] = useState(0);
   const { data } = useQuery({
     queryKey: ['apps', appId, 'chat-logs', { offset }],
-    queryFn: ({ signal }) => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE }, signal }),
+    queryFn: ({ signal }) => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
     placeholderData: keepPreviousData,
   });
   const [open, setOpen] = useState<string | null>(null);

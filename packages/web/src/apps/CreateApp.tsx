@@ -1,6 +1,7 @@
 // A new application: a name and the LLM that answers (everything else is
 // set on its settings page). A model the gateway does not serve is never the
 // default, and says why when picked.
+import type { CreateAppBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import type { ModelList } from '../api';
 import { useLang } from '../i18n';
@@ -23,7 +24,7 @@ export function CreateApp({ models, onCreated }: { models: ModelList; onCreated:
     setBusy(true);
     setError(null);
     try {
-      const { data: id } = await apiEnvelope<string>('/api/core/app/create', { method: 'POST', json: { name: name.trim(), intro, model } });
+      const { data: id } = await apiEnvelope<string>('/api/core/app/create', { method: 'POST', json: { name: name.trim(), intro, model } satisfies CreateAppBody });
       onCreated(id);
     } catch (err) {
       setError(err);

@@ -2,6 +2,7 @@
 // changed fields only, the platform's 400 (naming the field) and its warnings
 // shown beside the form, then re-read so that "Saved" is what the platform
 // holds. The test chat beside it chats with the saved settings.
+import type { ListDatasetsBody, UpdateAppBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
@@ -36,7 +37,7 @@ export function SettingsPage({ appId }: { appId: string }) {
       const [app, models, datasets] = await Promise.all([
         loadApp(appId, signal),
         api<ModelList>('/api/core/ai/model/list', { signal }),
-        api<PublicDataset[]>('/api/core/dataset/list', { json: {}, signal }),
+        api<PublicDataset[]>('/api/core/dataset/list', { json: {} satisfies ListDatasetsBody, signal }),
       ]);
       return { app, models, datasets };
     },
@@ -80,7 +81,7 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
     setBusy(true);
     setError(null);
     try {
-      const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } });
+      const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } satisfies UpdateAppBody });
       // What the platform holds now, not what was sent.
       const app = await loadApp(appId);
       const fresh = fromApp(app);

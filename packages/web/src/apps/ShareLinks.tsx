@@ -2,6 +2,7 @@
 // one (name, optional expiry and requests per minute per visitor), see its
 // public address with a copy button and when it was last used, delete it
 // (it stops working at once).
+import type { CreateOutLinkBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError, DeleteButton } from '../actions';
@@ -37,7 +38,7 @@ function CreateShareLink({ appId }: { appId: string }) {
   const [expires, setExpires] = useState('');
   const [qpm, setQpm] = useState('');
   const create = useMutation({
-    mutationFn: (json: { appId: string; name: string; limit: { expiredTime?: number; QPM?: number } }) => api('/api/support/outLink/create', { json }),
+    mutationFn: (json: CreateOutLinkBody) => api('/api/support/outLink/create', { json }),
     onSuccess: () => {
       setName('');
       setExpires('');

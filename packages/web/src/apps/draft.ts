@@ -1,7 +1,8 @@
 // The settings form's state: the saved application's name, intro and settings
 // as the platform gives them, edited in place; what an update must send; and
 // what the form can say before asking the platform.
-import type { AppSettings, DefaultQuotePrompt, DefaultQuoteTemplate, ModelStatus, PublicApp } from '../api';
+import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE } from '@kbchat/contracts';
+import type { AppSettings, ModelStatus, PublicApp } from '../api';
 import type { MessageKey } from '../i18n';
 
 export type Draft = { name: string; intro: string } & AppSettings;
@@ -9,11 +10,9 @@ export type Search = AppSettings['search'];
 export type Classify = NonNullable<AppSettings['classify']>;
 export type Extract = NonNullable<AppSettings['extract']>;
 
-// The platform's defaults, shown when the fields are empty. Their types are
-// the platform's own string literals: a copy that differs does not compile.
-export const DEFAULT_QUOTE_TEMPLATE: DefaultQuoteTemplate = '<quote id="{{index}}" source="{{source}}">\n{{q}}\n{{a}}\n</quote>';
-export const DEFAULT_QUOTE_PROMPT: DefaultQuotePrompt =
-  'Answer the question using only the quotes in the Reference block below. Cite every quote you use by its id in square brackets, like [1]. If the quotes do not contain the answer, say that you could not find it in the provided knowledge.\n<Reference>\n{{quote}}\n</Reference>\nQuestion: {{question}}';
+// The platform's defaults, shown when the fields are empty: the texts the
+// platform writes its prompts with (one copy, in the contracts).
+export { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE };
 
 export const QUOTE_TEMPLATE_PLACEHOLDERS = ['q', 'a', 'source', 'sourceId', 'index'];
 export const QUOTE_PROMPT_PLACEHOLDERS = ['quote', 'question'];

@@ -2,6 +2,7 @@
 // team's applications (session cookie + CSRF token, ?appId=), or as a visitor
 // of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
 // panel is the same for both.
+import type { ChatRecordsBody, FeedbackBody, HistoriesBody, StopAnswerBody } from '@kbchat/contracts';
 import { api, csrfHeader, withQuery, type GatewayCalls } from '../api';
 import type { ChatMessage } from './messages-model';
 
@@ -76,14 +77,14 @@ function transport(who: Record<string, string>, chatPath: string, call: Call, au
     key: ['chats', who],
     send: (body, signal) =>
       fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: (offset, pageSize, signal) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize }, signal }),
-    records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } }).then((r) => r.list.map(toMessage)),
+    histories: (offset, pageSize, signal) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize } satisfies HistoriesBody, signal }),
+    records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } satisfies ChatRecordsBody }).then((r) => r.list.map(toMessage)),
     variables: (chatId) => call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
     removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
     feedback: (chatId, dataId, f) =>
-      call('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } }).then(() => undefined),
-    stop: (chatId, dataId) => call('/api/core/chat/item/stop', { json: { ...who, chatId, dataId } }).then(() => undefined),
+      call('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } satisfies FeedbackBody }).then(() => undefined),
+    stop: (chatId, dataId) => call('/api/core/chat/item/stop', { json: { ...who, chatId, dataId } satisfies StopAnswerBody }).then(() => undefined),
   };
 }
 

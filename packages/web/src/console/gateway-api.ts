@@ -1,9 +1,10 @@
 // The gateway's admin API as the console calls it: its session cookie and
 // CSRF token (api.ts keeps the token), answers as the API gives them.
+import type { LoginBody } from '@kbchat/contracts';
 import { apiJson, setCsrfToken, type CallOptions } from '../api';
-import type { PublicUser } from '@kbchat/gateway';
+import type { GatewayUser as PublicUser } from '@kbchat/contracts';
 
-export type { PublicUser as GatewayUser, PublicToken as GatewayToken } from '@kbchat/gateway';
+export type { GatewayUser, GatewayToken } from '@kbchat/contracts';
 
 export const gatewayApi = <T>(path: string, init?: CallOptions): Promise<T> => apiJson<T>(path, init);
 
@@ -21,7 +22,7 @@ export async function me(): Promise<PublicUser> {
 
 /** Signs in with a cookie: the session secret stays in it, never in this page's script. */
 export async function signIn(username: string, password: string): Promise<PublicUser> {
-  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } });
+  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } satisfies LoginBody });
   setCsrfToken(r.csrf_token);
   return r.user;
 }

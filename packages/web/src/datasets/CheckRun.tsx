@@ -1,6 +1,7 @@
 // "Run all" for a dataset's checks: starts a run, shows its progress while it
 // goes on in the platform, then the difference to the run before it, newly
 // failing checks first. The latest run is shown when the page opens.
+import type { RunChecksBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, withQuery, type CheckRun as Run, type RunDiff } from '../api';
@@ -23,7 +24,7 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
   const [started, setStarted] = useState<string | null>(null);
   const start = useMutation({
     mutationFn: async () => {
-      const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } });
+      const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } satisfies RunChecksBody });
       return loadRun({ id: runId });
     },
     onSuccess: (answer) => {

@@ -1,6 +1,7 @@
 // /datasets/:datasetId/checks: the dataset's saved retrieval checks, each with
 // its result in the last run, edited or deleted in place; "Run all" and the
 // difference to the run before.
+import type { CreateCheckBody, UpdateCheckBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, withQuery, type CheckResult, type PublicDataset, type PublicRetrievalCheck } from '../api';
@@ -22,7 +23,7 @@ export function Checks({ dataset }: { dataset: PublicDataset }) {
   const [adding, setAdding] = useState(false);
 
   async function create(d: CheckDraft) {
-    await api<string>('/api/core/dataset/check/create', { json: { datasetId, ...d } });
+    await api<string>('/api/core/dataset/check/create', { json: { datasetId, ...d } satisfies CreateCheckBody });
     setAdding(false);
     await reload();
   }
@@ -72,7 +73,7 @@ function CheckItem({ check, onChanged }: { check: PublicRetrievalCheck; onChange
   const s = check.settings;
 
   async function save(d: CheckDraft) {
-    await api('/api/core/dataset/check/update', { method: 'PUT', json: { id: check.id, ...d } });
+    await api('/api/core/dataset/check/update', { method: 'PUT', json: { id: check.id, ...d } satisfies UpdateCheckBody });
     setEditing(false);
     await onChanged();
   }

@@ -1,6 +1,7 @@
 // One chunk: its text (q), answer (a) and index texts, edited and saved.
 // After a save the chunk is read again, so "Saved" shows what the platform
 // now holds, not what was typed.
+import type { UpdateDataBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, withQuery, type PublicData } from '../api';
@@ -46,7 +47,7 @@ export function ChunkEditor({ dataId, onSaved }: { dataId: string; onSaved: () =
     setBusy(true);
     setError(null);
     try {
-      await api('/api/core/dataset/data/update', { method: 'PUT', json: { dataId, q: draft!.q, a: draft!.a, indexes: draft!.extra.filter((x) => x.trim()).map((text) => ({ text })) } });
+      await api('/api/core/dataset/data/update', { method: 'PUT', json: { dataId, q: draft!.q, a: draft!.a, indexes: draft!.extra.filter((x) => x.trim()).map((text) => ({ text })) } satisfies UpdateDataBody });
       await reload();
       setSaved(true);
       onSaved();

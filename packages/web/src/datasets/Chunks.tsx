@@ -1,5 +1,6 @@
 // /datasets/:datasetId/collections/:collectionId: a collection's chunks,
 // searched and paged by the server, each opened to view and edit in place.
+import type { ListDataBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
@@ -28,7 +29,7 @@ export function Chunks({ collectionId }: { collectionId: string }) {
   const { data } = useQuery({
     queryKey: [...chunksKey, { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined }, signal }),
+      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListDataBody, signal }),
     placeholderData: keepPreviousData,
   });
   const reload = () => client.invalidateQueries({ queryKey: chunksKey });

@@ -6,6 +6,7 @@
 // poll read every half second while the delete runs, so that the dataset's
 // header leaves it out at once) in place of its delete button, as it shows a
 // large import's. Counts are written as the reader's language does.
+import type { ListCollectionsBody, RetryFailedBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useId, useState } from 'react';
 import { Link } from 'wouter';
@@ -30,7 +31,7 @@ export function Collections({ datasetId }: { datasetId: string }) {
   const { data } = useQuery({
     queryKey: [...datasetKeys.collections(datasetId), { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined }, signal }),
+      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListCollectionsBody, signal }),
     placeholderData: keepPreviousData,
   });
   const failed = training.detail?.failed ?? 0;
@@ -210,7 +211,7 @@ function CollectionRow({ c, p }: { c: PublicCollection; p: CollectionProgress | 
 }
 
 /** Failed items queued again (a collection's, or the whole dataset's); the poll then shows them move. */
-export function RetryButton({ body, label, name }: { body: { collectionId?: string; datasetId?: string }; label: string; name?: string }) {
+export function RetryButton({ body, label, name }: { body: RetryFailedBody; label: string; name?: string }) {
   const { t } = useLang();
   const training = useDatasetTraining();
   const [busy, setBusy] = useState(false);

@@ -1,6 +1,7 @@
 // A new knowledge base: its name and its vector model, which is fixed once
 // it is made. Models the gateway does not serve are listed with the reason,
 // and never chosen by default.
+import type { CreateDatasetBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { useModelList } from '../models';
@@ -25,7 +26,7 @@ export function CreateDataset({ onCreated }: { onCreated: (id: string) => void }
     setBusy(true);
     setError(null);
     try {
-      const id = await api<string>('/api/core/dataset/create', { json: { name: name.trim(), vectorModel: model || undefined } });
+      const id = await api<string>('/api/core/dataset/create', { json: { name: name.trim(), vectorModel: model || undefined } satisfies CreateDatasetBody });
       setName('');
       onCreated(id);
     } catch (err) {

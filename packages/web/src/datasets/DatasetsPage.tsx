@@ -1,5 +1,6 @@
 // /datasets: the team's knowledge bases with their size and indexing state,
 // a search by name, a form to make one, and delete.
+import type { ListDatasetsBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -38,7 +39,7 @@ function DatasetList({ searchKey }: { searchKey: string }) {
   const client = useQueryClient();
   const { data: list } = useQuery({
     queryKey: ['datasets', { searchKey }],
-    queryFn: ({ signal }) => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined }, signal }),
+    queryFn: ({ signal }) => api<PublicDataset[]>('/api/core/dataset/list', { json: { searchKey: searchKey || undefined } satisfies ListDatasetsBody, signal }),
   });
   if (!list) return <Loading />;
   if (list.length === 0)

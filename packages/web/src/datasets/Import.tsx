@@ -1,5 +1,6 @@
 // Import into a dataset: files, pasted text or a link, with the chunking
 // settings the API takes (shared by the three, set once above them).
+import type { CreateLinkCollectionBody, CreateTextCollectionBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, withQuery, type PublicCollection, type PublicDataset } from '../api';
@@ -81,7 +82,7 @@ function TextImport({ datasetId, settings }: { datasetId: string; settings: Retu
   const c = useCreate();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await c.create('/api/core/dataset/collection/create/text', { datasetId, name: name.trim(), text, ...settings }, name.trim())) {
+    if (await c.create('/api/core/dataset/collection/create/text', { datasetId, name: name.trim(), text, ...settings } satisfies CreateTextCollectionBody, name.trim())) {
       setName('');
       setText('');
     }
@@ -112,7 +113,7 @@ function LinkImport({ datasetId, settings }: { datasetId: string; settings: Retu
   const c = useCreate();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await c.create('/api/core/dataset/collection/create/link', { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings }, name.trim() || undefined)) {
+    if (await c.create('/api/core/dataset/collection/create/link', { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings } satisfies CreateLinkCollectionBody, name.trim() || undefined)) {
       setLink('');
       setName('');
     }

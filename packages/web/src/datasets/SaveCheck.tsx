@@ -2,6 +2,7 @@
 // and the results the person ticks as ones it should find. Each ticked result
 // is saved as a text the chunk contains (editable), which survives a re-chunk
 // where the chunk's id would not.
+import type { CreateCheckBody } from '@kbchat/contracts';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, type CheckSettings } from '../api';
@@ -43,7 +44,7 @@ export function SaveCheck({ datasetId, question, settings, results }: { datasetI
     setBusy(true);
     try {
       const expected = results.filter((r) => ticked.has(r.id)).map((r) => ({ text: ticked.get(r.id)!, label: r.sourceName }));
-      await api<string>('/api/core/dataset/check/create', { json: { datasetId, question, expected, settings } });
+      await api<string>('/api/core/dataset/check/create', { json: { datasetId, question, expected, settings } satisfies CreateCheckBody });
       setSaved(true);
     } catch (err) {
       setError(err);

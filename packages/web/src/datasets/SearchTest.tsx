@@ -1,5 +1,6 @@
 // /datasets/:datasetId/search: a question against this dataset with every
 // setting searchTest takes, to see what a chat would be given and why.
+import type { SearchTestBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { api, type CheckSettings, type ModelStatus, type PublicDataset } from '../api';
 import { useModelList } from '../models';
@@ -42,7 +43,7 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
         datasetSearchUsingExtensionQuery: extension && llmModels.length > 0,
         datasetSearchExtensionModel: extension ? extensionModel || llmModels[0]?.model : undefined,
       };
-      setAnswer(await api<SearchAnswer>('/api/core/dataset/searchTest', { json: { datasetId: dataset._id, text, ...settings } }));
+      setAnswer(await api<SearchAnswer>('/api/core/dataset/searchTest', { json: { datasetId: dataset._id, text, ...settings } satisfies SearchTestBody }));
       setAsked({ text, settings, at: Date.now() });
     } catch (err) {
       setError(err);

@@ -2,6 +2,7 @@
 // collections table (POST /api/core/dataset/training/getTrainingError): each
 // with its reason, the exact message, "attempt n of max", when it is tried
 // again, and a retry of that one item. Paged by the platform.
+import type { TrainingErrorsBody, UpdateTrainingDataBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, type IndexingReason, type PublicTrainingError } from '../api';
@@ -23,7 +24,7 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
   const { data } = useQuery({
     queryKey: [...datasetKeys.problems(training.datasetId), collectionId, { offset }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE }, signal }),
+      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE } satisfies TrainingErrorsBody, signal }),
     placeholderData: keepPreviousData,
     refetchInterval: isBusy(training.of(collectionId)) ? POLL_MS : false,
   });
@@ -67,7 +68,7 @@ function ProblemItem({ item, onRetried }: { item: PublicTrainingError; onRetried
     setBusy(true);
     setError(null);
     try {
-      await api('/api/core/dataset/training/updateTrainingData', { method: 'PUT', json: { dataId: item._id } });
+      await api('/api/core/dataset/training/updateTrainingData', { method: 'PUT', json: { dataId: item._id } satisfies UpdateTrainingDataBody });
       onRetried();
     } catch (err) {
       setError(err);

@@ -2,6 +2,7 @@
 // the create answer only: shown once, with a copy button. Above them, the base
 // URL a client uses them with, from this page's own address (the platform that
 // served it).
+import type { CreateKeyBody, ListAppsBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
@@ -57,7 +58,7 @@ function BaseUrl() {
 function useApps() {
   return useQuery({
     queryKey: ['apps', { pageSize: 500 }],
-    queryFn: ({ signal }) => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 }, signal }).then((r) => r.list),
+    queryFn: ({ signal }) => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } satisfies ListAppsBody, signal }).then((r) => r.list),
   });
 }
 
@@ -69,7 +70,7 @@ function CreateKey({ onCreated }: { onCreated: (key: string) => void }) {
   const [expires, setExpires] = useState('');
   const client = useQueryClient();
   const create = useMutation({
-    mutationFn: (json: { name?: string; appId?: string; expiredTime?: number }) => api<string>('/api/support/openapi/create', { json }),
+    mutationFn: (json: CreateKeyBody) => api<string>('/api/support/openapi/create', { json }),
     onSuccess: (key) => {
       setName('');
       onCreated(key);

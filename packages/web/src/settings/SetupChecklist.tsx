@@ -3,6 +3,7 @@
 // rate limit; and, on a new install, the first steps. Nothing when all is well.
 // Read every 15 s, and while the first step is shown also at each change of
 // address: making a knowledge base opens it, and the step goes at once.
+import type { ListDatasetsBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -20,7 +21,7 @@ interface Problems {
 }
 
 async function findProblems(signal: AbortSignal): Promise<Problems> {
-  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list', { signal }), api<PublicDataset[]>('/api/core/dataset/list', { json: {}, signal })]);
+  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list', { signal }), api<PublicDataset[]>('/api/core/dataset/list', { json: {} satisfies ListDatasetsBody, signal })]);
   const indexing = await Promise.all(
     datasets.slice(0, DATASETS_CHECKED).map(async (dataset) => ({
       dataset,

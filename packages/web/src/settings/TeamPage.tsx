@@ -1,5 +1,6 @@
 // Root manages its team: members with a username and an initial password;
 // removing one ends their sessions.
+import type { NewMemberBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
@@ -36,7 +37,7 @@ function AddMember() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const add = useMutation({
-    mutationFn: (json: { username: string; password: string }) => api('/api/team/members', { json }),
+    mutationFn: (json: NewMemberBody) => api('/api/team/members', { json }),
     onSuccess: () => {
       setUsername('');
       setPassword('');

@@ -1,26 +1,12 @@
 // The other direction, for clients written for Anthropic (POST /v1/messages
 // on the gateway): an Anthropic request -> an OpenAI chat body any channel
 // can serve, and the OpenAI answer or chunks -> Anthropic's message or events.
-import { z } from 'zod';
+import { anthropicRequestSchema } from '@kbchat/contracts/anthropic';
 import { parseWith, sseEvent } from '@kbchat/shared';
 import { errors, type GatewayError } from '../../errors.js';
 import { parseJson, SseFeed, type FinishReason } from '../wire.js';
 
-const block = z.looseObject({ type: z.string() });
-/** Anthropic's Messages request as the gateway's /v1/messages takes it (unknown fields pass). */
-export const anthropicRequestSchema = z.looseObject({
-  model: z.string().min(1, 'must be a non-empty string').max(200),
-  max_tokens: z.number({ error: 'is required (an integer of at least 1)' }).int().min(1),
-  messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) })).min(1, 'must be a non-empty array'),
-  system: z.union([z.string(), z.array(block)]).optional(),
-  stream: z.boolean().optional(),
-  temperature: z.number().min(0).max(1).optional(),
-  top_p: z.number().optional(),
-  stop_sequences: z.array(z.string()).optional(),
-  tools: z.array(z.looseObject({ name: z.string(), input_schema: z.looseObject({}).optional() })).optional(),
-  tool_choice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']), name: z.string().optional() }).optional(),
-  metadata: z.looseObject({ user_id: z.string().optional() }).optional(),
-});
+export { anthropicRequestSchema };
 
 type Block = Record<string, any>;
 const bad = (field: string, why: string) => errors.badField(field, `Invalid '${field}': ${why}`);

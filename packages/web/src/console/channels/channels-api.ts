@@ -1,9 +1,9 @@
 // The channels admin API as the page calls it; the answers' types are the gateway's own.
 import { withQuery } from '../../api';
 import { gatewayApi } from '../gateway-api';
-import type { ChannelInput, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllResult } from '@kbchat/gateway';
+import type { ChannelInput, ChannelModelBody, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllBody, TestAllResult } from '@kbchat/contracts';
 
-export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/gateway';
+export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
 
 export type StatusFilter = '' | 'enabled' | 'disabled' | 'auto_disabled';
 
@@ -23,9 +23,9 @@ export const channelsApi = {
   create: (input: ChannelInput) => gatewayApi<PublicChannel>('/api/channels', { json: input }),
   update: (id: number, input: ChannelInput) => gatewayApi<PublicChannel>(path(id), { method: 'PATCH', json: input }),
   remove: (id: number) => gatewayApi<{ deleted: boolean }>(path(id), { method: 'DELETE' }),
-  test: (id: number, model?: string) => gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: model === undefined ? {} : { model } }),
-  testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} }),
-  enableModels: (id: number, model?: string) => gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: model === undefined ? {} : { model } }),
+  test: (id: number, model?: string) => gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+  testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} satisfies TestAllBody }),
+  enableModels: (id: number, model?: string) => gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
 };
 
 /** Where the channel came from, when not made here: the variable that made it (or the built-in local models). */

@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useMemo, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { withQuery } from '../../api';
-import type { DashboardAnswer, DashboardDimension } from '@kbchat/gateway';
+import type { DashboardAnswer, DashboardDimension } from '@kbchat/contracts';
 import { useLang, type MessageKey } from '../../i18n';
 import { Boundary, formatTime, Loading } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';

@@ -2,7 +2,7 @@
 // users who spent most, and what is disabled now. Every figure is the
 // gateway's own (GET /api/dashboard), formatted, never recomputed here.
 import { Link } from 'wouter';
-import type { DashboardAnswer, DashboardDimension, DashboardGroup, TopUser } from '@kbchat/gateway';
+import type { DashboardAnswer, DashboardDimension, DashboardGroup, TopUser } from '@kbchat/contracts';
 import { useLang, type Translate } from '../../i18n';
 import { formatTime, Table } from '../../ui';
 import { formatUnits } from '../gateway-api';

@@ -2,7 +2,7 @@
 // be shared and survives a reload): ?range=hour|day|week, or
 // ?range=custom&from=<ISO>&to=<ISO>; &group_by=model|channel|token|user.
 // And how its numbers read.
-import type { DashboardDimension } from '@kbchat/gateway';
+import type { DashboardDimension } from '@kbchat/contracts';
 
 export type RangeName = 'hour' | 'day' | 'week' | 'custom';
 export const RANGE_MS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 } as const;

@@ -3,7 +3,7 @@
 // one, not only a first page; channels are few and listed once. Nothing is
 // sent until Apply (or a quick time range), so a half-made filter never loads.
 import { useEffect, useState, type FormEvent } from 'react';
-import type { PublicChannel } from '@kbchat/gateway';
+import type { PublicChannel } from '@kbchat/contracts';
 import { withQuery } from '../../api';
 import { useLang, type MessageKey } from '../../i18n';
 import { type GatewayToken, type GatewayUser } from '../gateway-api';

@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import type { PublicLogDetail } from '@kbchat/gateway';
+import type { PublicLogDetail } from '@kbchat/contracts';
 import { ApiError } from '../../api';
 import { useLang } from '../../i18n';
 import { CopyButton, Loading } from '../../ui';

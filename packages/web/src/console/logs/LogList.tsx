@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type MouseEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import type { LogPage, PublicLog } from '@kbchat/gateway';
+import type { LogPage, PublicLog } from '@kbchat/contracts';
 import { ApiError, withQuery } from '../../api';
 import { ActionError } from '../../actions';
 import { useLang, type Translate } from '../../i18n';

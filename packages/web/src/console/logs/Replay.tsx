@@ -4,7 +4,7 @@
 // toggle) on the other, with a link to the replay's own log row.
 import { useState } from 'react';
 import { Link } from 'wouter';
-import type { PublicLogDetail, ReplayResult } from '@kbchat/gateway';
+import type { PublicLogDetail, ReplayResult } from '@kbchat/contracts';
 import { ActionError } from '../../actions';
 import { useLang, type Translate } from '../../i18n';
 import { gatewayApi } from '../gateway-api';

@@ -1,6 +1,6 @@
 // What a replay answered, as a person reads it: the answer's text (a stream's
 // payloads joined), or the error's message, whatever the endpoint.
-import type { ReplayResult } from '@kbchat/gateway';
+import type { ReplayResult } from '@kbchat/contracts';
 
 export interface ReadAnswer {
   ok: boolean;

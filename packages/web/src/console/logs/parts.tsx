@@ -1,7 +1,7 @@
 // Pieces the list and the detail share: a time to the second, and a user,
 // token or channel by name (its id when deleted), linking to its requests.
 import { Link } from 'wouter';
-import type { PublicLog } from '@kbchat/gateway';
+import type { PublicLog } from '@kbchat/contracts';
 import { useLang } from '../../i18n';
 
 /** Failed: refused or failed (400 and above), or broken after its status was sent (a stream cut midway). */

@@ -3,7 +3,7 @@
 // what is sent (so what the reader typed is what the gateway converts). The
 // price is then read back from the gateway: `onDone` gets what it holds.
 import { useState, type FormEvent } from 'react';
-import type { PublicPrice } from '@kbchat/gateway';
+import type { PriceBody, PublicPrice } from '@kbchat/contracts';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
 import { gatewayApi } from '../gateway-api';
@@ -58,7 +58,7 @@ export function PriceEditor({ start, models, onDone }: { start: PublicPrice | nu
     e.preventDefault();
     const name = model.trim();
     if (!name) return setError(new Error(t('prices.needModel')));
-    let body: Record<string, number>;
+    let body: PriceBody;
     if (basis === 'ratio') {
       const r = numberOf(f.ratio);
       const c = f.completion.trim() === '' ? 1 : numberOf(f.completion);

@@ -6,7 +6,7 @@
 // says it was saved.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { PricesAnswer, PublicPrice } from '@kbchat/gateway';
+import type { PricesAnswer, PublicPrice } from '@kbchat/contracts';
 import { DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
 import { Loading, Table } from '../../ui';

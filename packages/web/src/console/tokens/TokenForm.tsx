@@ -1,6 +1,7 @@
 // Creates or edits one API token: name, owner (an administrator creating for
 // someone), quota, expiry, model and IP allow-lists. After saving it reads the
 // token back, so what the page then shows is what the gateway holds.
+import type { CreateTokenBody, PatchTokenBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
@@ -51,11 +52,11 @@ export function TokenForm({ token, owners, me, onDone }: { token?: GatewayToken;
       let id = token?.id;
       let key: string | undefined;
       if (id === undefined) {
-        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', { json: { ...fields, user_id: Number(owner) } });
+        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', { json: { ...fields, user_id: Number(owner) } satisfies CreateTokenBody });
         id = created.token.id;
         key = created.key;
       } else {
-        await gatewayApi(`/api/tokens/${id}`, { method: 'PATCH', json: fields });
+        await gatewayApi(`/api/tokens/${id}`, { method: 'PATCH', json: fields satisfies PatchTokenBody });
       }
       onDone({ token: await gatewayApi<GatewayToken>(`/api/tokens/${id}`), key });
     } catch (err) {

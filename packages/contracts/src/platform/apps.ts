@@ -1,8 +1,8 @@
-// What an application holds, validated with errors that name the field. The
-// same schema checks a create body, and an update merged onto the stored app.
+// /api/core/app/*: what an application holds, validated with errors that name
+// the field. The same schema checks a create body, and an update merged onto
+// the stored app.
 import { z } from 'zod';
-
-const id = z.string().min(1).max(64);
+import { id } from './common.js';
 
 export const SEARCH_MODES = ['embedding', 'fullTextRecall', 'mixedRecall'] as const;
 
@@ -71,3 +71,22 @@ const appMeta = { name: z.string().trim().min(1).max(200), intro: z.string().max
 export const createAppSchema = z.object({ ...appMeta, ...appSettingsSchema.shape });
 /** An update names the app and any fields to change; the merge is validated whole. */
 export const updateAppSchema = z.object({ appId: id, name: appMeta.name.optional(), intro: z.string().max(5000).optional() }).passthrough();
+export const appIdQuery = z.object({ appId: id });
+export const listAppsBody = z.object({ searchKey: z.string().max(200).optional(), offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(100) });
+
+export type CreateAppBody = z.input<typeof createAppSchema>;
+export type UpdateAppBody = z.input<typeof updateAppSchema>;
+export type ListAppsBody = z.input<typeof listAppsBody>;
+
+/** An application as the API answers it: FastGPT's `simple` app, its settings spread in. */
+export const publicAppSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  name: z.string(),
+  intro: z.string(),
+  type: z.literal('simple'),
+  ...appSettingsSchema.shape,
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type PublicApp = z.infer<typeof publicAppSchema>;

@@ -1,0 +1,92 @@
+// /api/core/dataset/*: FastGPT's paths and shapes, general keys only.
+import { z } from 'zod';
+import { id } from './common.js';
+
+/** The most data items one pushData request takes. */
+export const MAX_PUSH = 200;
+
+export const createDatasetBody = z.object({ name: z.string().trim().min(1).max(200), intro: z.string().max(5000).optional(), vectorModel: z.string().optional(), agentModel: z.string().optional(), type: z.literal('dataset').optional(), parentId: z.string().nullable().optional() });
+export const chunkSettings = {
+  trainingType: z.enum(['chunk', 'qa']).default('chunk'),
+  chunkSize: z.number().int().min(16).max(32_000).optional(),
+  chunkSplitter: z.string().max(100).optional(),
+  qaPrompt: z.string().max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+export const createTextCollectionBody = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
+export const createLinkCollectionBody = z.object({ datasetId: id, link: z.string().min(1).max(4000), name: z.string().trim().max(500).optional(), ...chunkSettings });
+export const listCollectionsBody = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
+export const pushDataBody = z.object({
+  collectionId: id,
+  data: z.array(z.object({ q: z.string().max(100_000), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() })).min(1).max(MAX_PUSH),
+  trainingType: z.enum(['chunk', 'qa']).optional(),
+});
+export const listDataBody = z.object({ collectionId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
+export const updateDataBody = z.object({ dataId: id.optional(), id: id.optional(), q: z.string().max(100_000).optional(), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() });
+/** ?id= of a dataset, collection or data item. */
+export const idQuery = z.object({ id });
+export const listDatasetsBody = z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() });
+/** What an update that names no data item is refused with. */
+export const dataIdRequired = z.object({ dataId: id });
+
+export type CreateDatasetBody = z.input<typeof createDatasetBody>;
+export type CreateTextCollectionBody = z.input<typeof createTextCollectionBody>;
+export type CreateLinkCollectionBody = z.input<typeof createLinkCollectionBody>;
+export type ListCollectionsBody = z.input<typeof listCollectionsBody>;
+export type PushDataBody = z.input<typeof pushDataBody>;
+export type ListDataBody = z.input<typeof listDataBody>;
+export type UpdateDataBody = z.input<typeof updateDataBody>;
+export type ListDatasetsBody = z.input<typeof listDatasetsBody>;
+
+export const publicDatasetSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  name: z.string(),
+  intro: z.string(),
+  type: z.literal('dataset'),
+  vectorModel: z.object({ model: z.string() }),
+  /** Learnt from the first vectors. */
+  vectorDimensions: z.number().nullable(),
+  agentModel: z.object({ model: z.string() }).nullable(),
+  collectionCount: z.number().optional(),
+  dataCount: z.number().optional(),
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type PublicDataset = z.infer<typeof publicDatasetSchema>;
+
+export const publicCollectionSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  datasetId: z.string(),
+  name: z.string(),
+  /** text, file, link or data. */
+  type: z.string(),
+  rawLink: z.string().nullable().optional(),
+  fileName: z.string().nullable().optional(),
+  trainingType: z.string(),
+  chunkSize: z.number(),
+  chunkSplitter: z.string().nullable(),
+  metadata: z.record(z.string(), z.any()),
+  dataAmount: z.number().optional(),
+  trainingAmount: z.number().optional(),
+  errorAmount: z.number().optional(),
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type PublicCollection = z.infer<typeof publicCollectionSchema>;
+
+export const publicDataSchema = z.object({
+  _id: z.string(),
+  id: z.string(),
+  datasetId: z.string(),
+  collectionId: z.string(),
+  q: z.string(),
+  a: z.string(),
+  chunkIndex: z.number(),
+  /** The Markdown headings above the chunk. */
+  titlePath: z.array(z.string()),
+  indexes: z.array(z.object({ dataId: z.string(), defaultIndex: z.boolean(), text: z.string() })).optional(),
+  updateTime: z.string(),
+});
+export type PublicData = z.infer<typeof publicDataSchema>;
