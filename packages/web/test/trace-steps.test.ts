@@ -3,10 +3,15 @@
 // search's dropped results with the rule that dropped each, one row per model
 // call with its request id, and the cost's format. The browser test
 // (trace.test.ts) checks the same against a real kbchat start.
-import { createElement } from 'react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { createElement, type ReactElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import type { StepRecord } from '../src/api.js';
+import { createQueryClient } from '../src/query.js';
+
+/** The trace as the app renders it: inside a query client (the model-call rows read the gateway's log through it). */
+const withQueries = (ui: ReactElement) => createElement(QueryClientProvider, { client: createQueryClient() }, ui);
 
 vi.hoisted(() => {
   (globalThis as { localStorage?: unknown }).localStorage = { getItem: () => 'en', setItem: () => {} };
@@ -42,7 +47,7 @@ const records: StepRecord[] = [
 describe("an answer's trace", () => {
   it('lists the dropped results collapsed, each with its rule and the number it read', async () => {
     const { Steps } = await import('../src/chat/Steps.js');
-    const html = renderToStaticMarkup(createElement(Steps, { records }));
+    const html = renderToStaticMarkup(withQueries(createElement(Steps, { records })));
     expect(html).toMatch(/<details class="trace-dropped"><summary><span>Dropped \(2\)<\/span><\/summary>/);
     expect(html).toContain('below the similarity threshold: 0.412 &lt; 0.5');
     expect(html).toContain('past the token budget (100 tokens); it has 57');
@@ -53,7 +58,7 @@ describe("an answer's trace", () => {
 
   it('shows one row per model call with its request id and a copy button; a call that never reached the gateway says so', async () => {
     const { Steps } = await import('../src/chat/Steps.js');
-    const html = renderToStaticMarkup(createElement(Steps, { records }));
+    const html = renderToStaticMarkup(withQueries(createElement(Steps, { records })));
     const rows = [...html.matchAll(/<tr( class="error")?><td><span>([^<]+)<\/span><\/td><td><code>([^<]+)<\/code>/g)].map((m) => [m[2], m[3], Boolean(m[1])]);
     expect(rows).toEqual([
       ['Embeddings', 'emb', false],
