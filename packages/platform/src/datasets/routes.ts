@@ -1,6 +1,7 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (platform-api.md), general keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { MAX_PUSH, type DatasetsService } from './service.js';
