@@ -28,7 +28,7 @@ export default defineConfig(
   },
   {
     // Its functions run in the page, through playwright-core's evaluate.
-    files: ['packages/web/bench/**'],
+    files: ['packages/web/bench/**', 'packages/e2e/bench/**'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
