@@ -177,7 +177,7 @@ describe('compose.yaml', () => {
       sources.some((s) => new RegExp(`\\benv\\.${name}\\b|\\benv\\[['"]${name}['"]\\]|['"\`]${name}['"\`]`).test(s));
     // <PROVIDER>_API_KEY / _BASE_URL / _MODELS are read by pattern (channels/service.ts) for the presets' prefixes.
     const providersSource = read('packages/gateway/src/providers/index.ts');
-    const presets = [...providersSource.matchAll(/\{ env: '([A-Z0-9_]+)'/g)].map((m) => m[1]!);
+    const presets = [...providersSource.matchAll(/\{\s*env: '([A-Z0-9_]+)'/g)].map((m) => m[1]!);
     expect(presets).toContain('OPENAI');
     const syncSource = read('packages/gateway/src/channels/service.ts');
     expect(syncSource).toContain('_API_KEY$/');

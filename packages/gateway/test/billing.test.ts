@@ -4,14 +4,12 @@
 // beyond the reservation when usage exceeds it, token limits refuse and
 // refund; PriceBook's integer cost math and price rows, refreshed across
 // processes. ledger-crash.test.ts covers dead and revived lease holders.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BalanceLedger, type Reservation } from '../src/accounts/ledger.js';
 import { LedgerStore } from '../src/accounts/ledger-store.js';
 import { costMicros, MICROS, PriceBook, ratioToPrice, unitsToMicros } from '../src/accounts/pricing.js';
 import { PricesStore } from '../src/accounts/prices-store.js';
 import { AccountsStore } from '../src/accounts/store.js';
-import { LogsStore } from '../src/logs/store.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { books, ledgerOn, logRow, newToken, newUser } from './ledger-support.js';
 import { STORE_NAMES, testStore, type TestStore } from './stores.js';

@@ -33,7 +33,7 @@ beforeAll(() => {
     execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: REPO, stdio: 'pipe' });
   } catch (err) {
     const e = err as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`tsc -b failed, so the CLI cannot run from dist/:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    throw new Error(`tsc -b failed, so the CLI cannot run from dist/:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
   }
 }, 120_000);
 

@@ -11,8 +11,8 @@ import { postJson } from './helpers.js';
 
 const sentence = (i: number) => `Indexed sentence ${i} about rivers and mountains.`;
 
-let pools: EmbedPool[] = [];
-let servers: LocalModels[] = [];
+const pools: EmbedPool[] = [];
+const servers: LocalModels[] = [];
 afterEach(async () => {
   await Promise.all([...pools.splice(0).map((p) => p.close()), ...servers.splice(0).map((s) => s.close())]);
 });

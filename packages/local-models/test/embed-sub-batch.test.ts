@@ -6,7 +6,7 @@ import { EmbedPool } from '../src/embeddings/embed-pool.js';
 
 const texts = Array.from({ length: 11 }, (_, i) => `Sentence ${i} about ${i % 2 ? 'rivers and mountains' : 'invoices, printers and a refund policy'} in the handbook.`);
 
-let pools: EmbedPool[] = [];
+const pools: EmbedPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });

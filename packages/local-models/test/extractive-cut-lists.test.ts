@@ -41,7 +41,7 @@ describe('segmenting a quote cut inside a list item', () => {
   });
 });
 
-const { server, answer } = extractiveAnswerer();
+const { answer } = extractiveAnswerer();
 
 const pieces = (text: string) => text.split(/\s*\[[^\]]+\]\s*|\n+/).map((p) => p.trim()).filter(Boolean);
 

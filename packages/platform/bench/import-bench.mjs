@@ -173,7 +173,7 @@ try {
   const indexed = await phase(`indexing (${INDEX_S} s)`, async () => {
     const first = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     const t0 = performance.now();
-    let last = first;
+    let last;
     // Every 15 s: how far it got, and what the time left it shows implies (the rate it divides by).
     for (let t = 15; t <= INDEX_S; t += 15) {
       await sleep(Math.max(0, t * 1000 - (performance.now() - t0)));

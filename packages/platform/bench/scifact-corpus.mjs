@@ -37,7 +37,7 @@ export function collapseSpace(text) {
 
 /** Abstracts are sentences joined by spaces: split after . ! ? before a capital, digit or bracket. */
 export function splitSentences(text) {
-  return collapseSpace(text).split(/(?<=[.!?])\s+(?=[A-Z0-9(\[])/).filter(Boolean);
+  return collapseSpace(text).split(/(?<=[.!?])\s+(?=[A-Z0-9([])/).filter(Boolean);
 }
 
 /**

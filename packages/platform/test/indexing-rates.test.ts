@@ -54,13 +54,12 @@ for (const kind of kinds) {
         await new Promise((r) => setTimeout(r, 600));
         return { vectors: texts.map(() => Float32Array.from([1, 0, 0])) };
       };
-      let worker: IndexingWorker | undefined;
       const rates = new RateRecorder((r) => {
         saved.push(r);
-        void saveRate(t.db, { ...r, workerId: worker!.workerId });
+        void saveRate(t.db, { ...r, workerId: worker.workerId });
       });
       const chunk = indexChunks({ embed, vectorModelOf: () => model, ...testWriters, indexed: (m, n, startedAt) => rates.record('chunk', m, n, startedAt, Date.now()) });
-      worker = new IndexingWorker({ db: t.db, pollMs: 10, batchSize: 8, processors: { chunk }, quietMs: 50, onQuiet: async () => rates.flush() }).start();
+      const worker = new IndexingWorker({ db: t.db, pollMs: 10, batchSize: 8, processors: { chunk }, quietMs: 50, onQuiet: async () => rates.flush() }).start();
       await eventually(async () => expect(saved.length).toBeGreaterThan(0), 20_000);
       await worker.stop();
       // 40 items, each batch of 8 taking at least 600 ms: at most 13.3 a second (about that), measured from the real batches.

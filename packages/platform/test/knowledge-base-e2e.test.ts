@@ -142,7 +142,7 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const collectionId = made.body.data.collectionId;
     const until = Date.now() + 30_000;
-    let list: any[] = [];
+    let list: any[];
     let d: any;
     do {
       await new Promise((r) => setTimeout(r, 150));

@@ -35,7 +35,7 @@ export function tokenCount(v: unknown): number {
 
 /** Text for a log column: PostgreSQL text cannot hold NUL. */
 function logText(s: string): string {
-  return s.includes('\u0000') ? s.replace(/\u0000/g, '') : s;
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
 }
 
 const KEY_FIELDS = /^(api[-_]?key|key|authorization|access[-_]?token|secret)$/i;

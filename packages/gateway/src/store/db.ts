@@ -24,7 +24,7 @@ export async function openStore(opts: { url?: string; dataDir?: string }): Promi
     store = await connect(opts);
   } catch (err) {
     const where = opts.url ? redactUrl(opts.url) : `${opts.dataDir ?? './data'}/gateway-db`;
-    throw new Error(`cannot open the gateway store at ${where}: ${(err as Error).message}`);
+    throw new Error(`cannot open the gateway store at ${where}: ${(err as Error).message}`, { cause: err });
   }
   try {
     await migrateToLatest(store.db, store.kind);

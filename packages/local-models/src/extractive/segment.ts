@@ -134,7 +134,7 @@ function mayBeCut(item: string, items: string[]): boolean {
   return (
     items.slice(0, -1).some((x) => SENTENCE_END.test(x)) ||
     splitSentences(body).length > 1 ||
-    /[,;(\[–—-]$/.test(body) ||
+    /[,;([–—-]$/.test(body) ||
     body.split(/\s+/).length >= 16
   );
 }

@@ -7,7 +7,7 @@ import { DatasetPicker } from './DatasetPicker';
 import { newCategory, type Classify } from './draft';
 import { CheckField, TextField } from './fields';
 import { ModelSelect } from './ModelSelect';
-import type { SectionProps } from './SettingsPage';
+import type { SectionProps } from './section-props';
 
 type Category = Classify['categories'][number];
 

@@ -7,7 +7,7 @@ import { newField, type Extract } from './draft';
 import { CheckField, SelectField, TextField } from './fields';
 import { FIELD_TYPE_KEYS, optionsOf, type FieldType } from './labels';
 import { ModelSelect } from './ModelSelect';
-import type { SectionProps } from './SettingsPage';
+import type { SectionProps } from './section-props';
 
 type Field = Extract['fields'][number];
 

@@ -4,7 +4,7 @@ import { useLang } from '../i18n';
 import { promptVariables } from './draft';
 import { NumberField, TextField } from './fields';
 import { ModelSelect } from './ModelSelect';
-import type { SectionProps } from './SettingsPage';
+import type { SectionProps } from './section-props';
 
 export function GeneralSection({ draft, change, models, invalid }: SectionProps) {
   const { t } = useLang();

@@ -8,7 +8,7 @@ import type { Search } from './draft';
 import { CheckField, NumberField, SelectField, TextField } from './fields';
 import { optionsOf, SEARCH_MODE_KEYS } from './labels';
 import { ModelSelect } from './ModelSelect';
-import type { SectionProps } from './SettingsPage';
+import type { SectionProps } from './section-props';
 
 export function KnowledgeSection({ draft, change, models, datasets, invalid }: SectionProps) {
   const { t } = useLang();

@@ -4,7 +4,7 @@
 import { useLang, type MessageKey } from '../i18n';
 import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE, QUOTE_PROMPT_PLACEHOLDERS, QUOTE_TEMPLATE_PLACEHOLDERS } from './draft';
 import { Placeholders, TextField } from './fields';
-import type { SectionProps } from './SettingsPage';
+import type { SectionProps } from './section-props';
 
 export function QuoteSection({ draft, change, invalid }: SectionProps) {
   const { t } = useLang();

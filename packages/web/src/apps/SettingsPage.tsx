@@ -173,11 +173,3 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
     </div>
   );
 }
-
-export type SectionProps = {
-  draft: Draft;
-  change: (patch: Partial<Draft>) => void;
-  models: ModelList['models'];
-  datasets: PublicDataset[];
-  invalid: boolean;
-};

@@ -65,8 +65,6 @@ export function Markdown({ text, quotes }: { text: string; quotes: Quote[] }) {
       document.removeEventListener('pointerdown', down);
       document.removeEventListener('keydown', key);
     };
-    // inside reads refs only
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, hide]);
   useEffect(() => () => clearTimeout(closing.current), []);
   // A streamed piece renders its block anew: a citation replaced under an open quote closes it.

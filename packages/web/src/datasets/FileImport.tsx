@@ -13,10 +13,11 @@
 // size). A file the platform refuses is said so in plain words, with a retry
 // only where one can help.
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import type { UnfinishedUpload, UploadEstimate } from '../api';
+import type { UnfinishedUpload } from '../api';
 import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
 import type { chunkBody } from './ChunkOptions';
+import type { FileItem } from './file-item';
 import { FileRow, InterruptedUploads } from './FileRow';
 import { useDatasetTraining } from './training';
 import { checkFile, discardUpload, estimateUpload, hashFile, importUpload, sendFile, unfinishedUploads } from './upload';
@@ -25,36 +26,6 @@ import { checkFile, discardUpload, estimateUpload, hashFile, importUpload, sendF
 const MAX_PARALLEL = 2;
 const MAX_BYTES = 50 * 1024 * 1024;
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv';
-
-export type Phase = 'hashing' | 'waiting' | 'uploading' | 'estimating' | 'confirm' | 'importing' | 'uploaded' | 'already' | 'failed' | 'skipped' | 'cancelled';
-
-export interface FileItem {
-  key: number;
-  name: string;
-  size: number;
-  /** The file dropped or chosen; none for an upload back after a reload (its bytes are all on the platform). */
-  file?: File;
-  phase: Phase;
-  loaded: number;
-  settings: ReturnType<typeof chunkBody>;
-  sha256?: string;
-  /** An unfinished upload of this content to continue, and where the platform's bytes ended. */
-  resumeId?: string;
-  resumedFrom?: number;
-  /** Every byte is in: a retry only estimates and imports it. */
-  uploadId?: string;
-  /** What importing it would cost, once every byte is in, and when this page got it (Date.now()). */
-  estimate?: UploadEstimate;
-  estimateReceivedAt?: number;
-  /** The user said to import it (a large one): a retry does not ask again. */
-  confirmed?: boolean;
-  /** A second copy of content already in the dataset, asked for. */
-  allowDuplicate?: boolean;
-  error?: unknown;
-  collectionId?: string;
-  /** The collection an earlier import of this content made. */
-  existing?: { id: string; name: string };
-}
 
 let nextKey = 1;
 const same = (i: FileItem, f: File) => i.name === f.name && i.size === f.size;

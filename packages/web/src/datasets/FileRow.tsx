@@ -12,7 +12,7 @@ import { useLang } from '../i18n';
 import { formatBytes } from '../ui';
 import { DeleteButton } from '../actions';
 import { RetryButton } from './Collections';
-import type { FileItem } from './FileImport';
+import type { FileItem } from './file-item';
 import { ProgressSummary, stateOf, timeSpan, useDatasetTraining } from './training';
 import { uploadProblem } from './upload-errors';
 import { rateOrigin } from './estimate-words';

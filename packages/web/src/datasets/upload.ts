@@ -81,7 +81,7 @@ export function sendFile(file: File, target: { datasetId: string; sha256?: strin
 function asApiError(err: Error & { originalResponse?: HttpResponse | null }): ApiError {
   const res = err.originalResponse;
   if (!res) return new ApiError(0, '');
-  let message = '';
+  let message: string;
   let code: string | undefined;
   try {
     const body = JSON.parse(res.getBody()) as { message?: string; statusText?: string };

@@ -14,7 +14,7 @@
 // number standing first on every page, one "Chapter 3" a page, goes too.)
 // Where a line is in the content stream does not matter: some writers draw
 // headers last.
-import type { PdfLine } from './pdf.js';
+import type { PdfLine } from './pdf-line.js';
 
 /** How many lines from each edge of a page may be running ones. */
 const EDGE_LINES = 3;

@@ -16,7 +16,10 @@ import { dirname, join, sep } from 'node:path';
 import { IngestError } from '../errors.js';
 import { fenceCommentLines } from './comment-lines.js';
 import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker, wrapJoint } from './line-joins.js';
+import type { PdfLine } from './pdf-line.js';
 import { withoutRunningLines } from './pdf-running-lines.js';
+
+export type { PdfLine };
 
 export interface PdfReadOptions {
   filename?: string;
@@ -57,17 +60,6 @@ const pdfjsDataDirs = (() => {
 function loadPdfJs(): Promise<PdfJs> {
   pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   return pdfjsModule;
-}
-
-/** A line of a page: its text and where it stands (PDF points, y up). */
-export interface PdfLine {
-  text: string;
-  x: number;
-  endX: number;
-  y: number;
-  height: number;
-  /** Every character of the line is set in a monospaced font (code, in a document whose text is not). */
-  mono?: boolean;
 }
 
 /**
