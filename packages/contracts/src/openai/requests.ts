@@ -8,6 +8,7 @@ const modelName = z
   .string()
   .min(1, 'must be a non-empty string')
   .max(200, 'must be at most 200 characters')
+  // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
 
 const role = z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']);

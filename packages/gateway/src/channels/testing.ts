@@ -3,7 +3,7 @@
 // that re-enables auto-disabled models. Every result is kept as the channel
 // model's latest test (channel_tests), so every process and a reload show it.
 import type { ModelTestResult, ChannelModelTestResult, TestAllResult, RetestResult } from '@kbchat/contracts';
-import { endpointOfModel, type Endpoint } from '../providers/index.js';
+import { endpointOfModel } from '../providers/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
 import { postWire, TranslatedFailure, wireFailure } from '../relay/chat-wire.js';

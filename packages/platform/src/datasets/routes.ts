@@ -5,7 +5,6 @@ import {
   listCollectionsBody as listCollections, listDataBody as listData, listDatasetsBody as listDatasets, pushDataBody as pushData, updateDataBody as updateData,
   type PublicCollection, type PublicData, type PublicDataset,
 } from '@kbchat/contracts';
-import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { DatasetsService } from './service.js';

@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
 import { isGatewayError, type GatewayClient } from '../gateway-client/index.js';
-import type { ModelFailing } from '../gateway-client/model-failures.js';
 import type { ModelConfig } from './config-file.js';
 
 export type { ModelKind, ModelStatus, ModelList };

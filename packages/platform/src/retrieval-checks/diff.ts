@@ -1,7 +1,7 @@
 // The difference between a run and the one before it, per check: what newly
 // fails comes first, then what newly passes, then every rank that moved.
 import type { CheckChange, RankChange, CheckDiff, RunDiff } from '@kbchat/contracts';
-import type { CheckResult, Expectation } from './evaluate.js';
+import type { CheckResult } from './evaluate.js';
 
 export type { CheckChange, RankChange, CheckDiff, RunDiff };
 

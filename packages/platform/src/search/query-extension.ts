@@ -4,7 +4,7 @@
 import type { ExtensionResult } from '@kbchat/contracts';
 import type { GatewayClient } from '../gateway-client/index.js';
 import type { LlmModel } from '../models/config-file.js';
-import { fitStepInput, type InputCut } from './token-limits.js';
+import { fitStepInput } from './token-limits.js';
 
 export type { ExtensionResult };
 

@@ -10,7 +10,7 @@ import type { KeyCaller } from '../keys/auth.js';
 import { recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
 import type { SearchRecorder } from '../metrics/index.js';
 import type { ModelConfig } from '../models/config-file.js';
-import { searchDataset, type SearchMode, type SearchResult } from '../retrieval/index.js';
+import { searchDataset, type SearchMode } from '../retrieval/index.js';
 import { extendQuery, type ExtensionResult } from './query-extension.js';
 import { cutToTokens, DEFAULT_VECTOR_MAX_TOKENS, SEARCH_TEXT_MAX_TOKENS } from './token-limits.js';
 

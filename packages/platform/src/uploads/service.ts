@@ -5,7 +5,7 @@
 // uploads keep their bytes in an UploadBytes store until they are imported
 // or expire. No HTTP here; the routes shape.
 import { createHash } from 'node:crypto';
-import { MAX_FILE_BYTES, type UnfinishedUpload, type UploadCheck, type UploadEstimate } from '@kbchat/contracts';
+import type { UnfinishedUpload, UploadCheck, UploadEstimate } from '@kbchat/contracts';
 import type { DatasetsService, KnownCount, TextCollectionInput } from '../datasets/service.js';
 import { detectFormat, IngestError, isIngestError } from '../ingest/index.js';
 import { errors, PlatformError } from '../http/errors.js';
