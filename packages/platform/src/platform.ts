@@ -10,7 +10,7 @@ import { accountRoutes } from './accounts/routes.js';
 import { AccountsService } from './accounts/service.js';
 import { UsersStore } from './accounts/store.js';
 import { appMigrations } from './apps/migration.js';
-import { appRoutes } from './apps/routes.js';
+import { appsPlugin } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
 import { RunningAnswers } from './chat/answer-recorder.js';
@@ -24,12 +24,13 @@ import { datasetMigrations } from './datasets/migration.js';
 import { datasetRoutes } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
+import { decorateCaller } from './http/caller.js';
 import { publicFileRoutes } from './http/public-files.js';
 import { webAppRoutes } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
 import { platformApiDocs } from './http/openapi.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
-import { keyRoutes } from './keys/routes.js';
+import { keysPlugin } from './keys/routes.js';
 import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
@@ -39,7 +40,7 @@ import { createIndexingWorker } from './indexing/wiring.js';
 import { modelRoutes } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
 import { chatMigrations } from './chat/migration.js';
-import { shareRoutes } from './share/routes.js';
+import { sharePlugin } from './share/routes.js';
 import { ShareService } from './share/service.js';
 import { OutLinksStore } from './share/store.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
@@ -194,28 +195,37 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   platformApiDocs(app);
   void app.register(multipart);
   void app.register(cookie);
+  decorateCaller(app);
   app.after(() => {
     metricsRoutes(app, {
       metrics: services.metrics, store: services.store, gateway: services.gateway, metricsToken: services.config.metricsToken,
       pendingMigrations: () => pendingMigrations(services.store.db, MODULE_MIGRATIONS),
     });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
-    accountRoutes(app, services.accounts, services.requestAuth);
-    datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
-    uploadRoutes(app, { uploads: services.uploads.service, tus: services.uploads.tus, auth: services.requestAuth });
-    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: defaultExtensionModel(services.models) });
-    retrievalCheckRoutes(app, { checks: services.checks, auth: services.requestAuth });
-    appRoutes(app, services.apps, services.requestAuth);
-    keyRoutes(app, services.keyService, services.requestAuth);
-    modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
-    chatRoutes(app, {
-      auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
-      stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
-    });
-    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
-    chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
-    traceRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
-    shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
+  });
+  // One encapsulated plugin per feature folder, each with its own authentication hooks (and, once
+  // converted to a plugin, its own validator compiler); the API document lists their routes in this order.
+  const { requestAuth: auth } = services;
+  void app.register(async (scope) => accountRoutes(scope, services.accounts, auth));
+  void app.register(async (scope) => datasetRoutes(scope, services.datasets, auth, { linkAllowPrivate: services.config.linkAllowPrivate }));
+  void app.register(async (scope) => uploadRoutes(scope, { uploads: services.uploads.service, tus: services.uploads.tus, auth }));
+  void app.register(async (scope) => searchRoutes(scope, { db: services.store.db, search: services.search, datasets: services.datasets, auth, defaultExtensionModel: defaultExtensionModel(services.models) }));
+  void app.register(async (scope) => retrievalCheckRoutes(scope, { checks: services.checks, auth }));
+  void app.register(appsPlugin, { apps: services.apps, auth });
+  void app.register(keysPlugin, { keys: services.keyService, auth });
+  void app.register(async (scope) => modelRoutes(scope, { models: services.models, gateway: services.gateway, auth }));
+  void app.register(async (scope) => {
+    chatHistoryRoutes(scope, { auth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
+    chatLogRoutes(scope, { auth, apps: services.apps, history: services.chatHistory });
+    traceRoutes(scope, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
+  });
+  void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
+  // The OpenAI-compatible routes, with their own error body.
+  void app.register(async (scope) => chatRoutes(scope, {
+    auth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
+    stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
+  }));
+  app.after(() => {
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);
   });
