@@ -6,7 +6,7 @@ import { loadTokenizer } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
 import { accountMigrations } from './accounts/migration.js';
 import { RequestAuth } from './accounts/request-auth.js';
-import { accountRoutes } from './accounts/routes.js';
+import { accountsPlugin } from './accounts/routes.js';
 import { AccountsService } from './accounts/service.js';
 import { UsersStore } from './accounts/store.js';
 import { appMigrations } from './apps/migration.js';
@@ -21,7 +21,7 @@ import { traceRoutes } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatRoutes } from './chat/routes.js';
 import { datasetMigrations } from './datasets/migration.js';
-import { datasetRoutes } from './datasets/routes.js';
+import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
 import { decorateCaller } from './http/caller.js';
@@ -206,8 +206,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   // One encapsulated plugin per feature folder, each with its own authentication hooks (and, once
   // converted to a plugin, its own validator compiler); the API document lists their routes in this order.
   const { requestAuth: auth } = services;
-  void app.register(async (scope) => accountRoutes(scope, services.accounts, auth));
-  void app.register(async (scope) => datasetRoutes(scope, services.datasets, auth, { linkAllowPrivate: services.config.linkAllowPrivate }));
+  void app.register(accountsPlugin, { accounts: services.accounts, auth });
+  void app.register(datasetsPlugin, { datasets: services.datasets, auth, linkAllowPrivate: services.config.linkAllowPrivate });
   void app.register(async (scope) => uploadRoutes(scope, { uploads: services.uploads.service, tus: services.uploads.tus, auth }));
   void app.register(async (scope) => searchRoutes(scope, { db: services.store.db, search: services.search, datasets: services.datasets, auth, defaultExtensionModel: defaultExtensionModel(services.models) }));
   void app.register(async (scope) => retrievalCheckRoutes(scope, { checks: services.checks, auth }));
