@@ -55,7 +55,7 @@ import { PlatformMetrics } from './metrics/index.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
 import { pendingMigrations } from './store/migrations.js';
-import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
+import { createUploads, uploadMigrations, uploadsPlugin, type Uploads } from './uploads/index.js';
 
 /** Every module's migrations, run after the store's own (and checked by /readyz). */
 const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations, ...datasetMigrations };
@@ -208,7 +208,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const { requestAuth: auth } = services;
   void app.register(accountsPlugin, { accounts: services.accounts, auth });
   void app.register(datasetsPlugin, { datasets: services.datasets, auth, linkAllowPrivate: services.config.linkAllowPrivate });
-  void app.register(async (scope) => uploadRoutes(scope, { uploads: services.uploads.service, tus: services.uploads.tus, auth }));
+  void app.register(uploadsPlugin, { uploads: services.uploads.service, tus: services.uploads.tus, auth });
   void app.register(async (scope) => searchRoutes(scope, { db: services.store.db, search: services.search, datasets: services.datasets, auth, defaultExtensionModel: defaultExtensionModel(services.models) }));
   void app.register(async (scope) => retrievalCheckRoutes(scope, { checks: services.checks, auth }));
   void app.register(appsPlugin, { apps: services.apps, auth });
