@@ -15,16 +15,17 @@ import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
 import { RunningAnswers } from './chat/answer-recorder.js';
 import { ChatHistoryStore } from './chat/history-store.js';
-import { chatHistoryRoutes } from './chat/history-routes.js';
-import { chatLogRoutes } from './chat/log-routes.js';
-import { traceRoutes } from './chat/trace-routes.js';
+import { chatHistoryPlugin } from './chat/history-routes.js';
+import { chatLogsPlugin } from './chat/log-routes.js';
+import { modelCallsPlugin } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
-import { chatRoutes } from './chat/routes.js';
+import { chatPlugin } from './chat/routes.js';
 import { datasetMigrations } from './datasets/migration.js';
 import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
 import { decorateCaller } from './http/caller.js';
+import { zodValidatorCompiler } from './http/validate.js';
 import { publicFileRoutes } from './http/public-files.js';
 import { webAppRoutes } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
@@ -37,7 +38,7 @@ import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
 import { enqueue, enqueueStatement, IndexingEstimates, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
-import { modelRoutes } from './models/routes.js';
+import { modelsPlugin } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
 import { chatMigrations } from './chat/migration.js';
 import { sharePlugin } from './share/routes.js';
@@ -193,6 +194,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
   // First: the document sees only the routes declared after it (in app.after below).
   platformApiDocs(app);
+  // Every route's zod schemas validate its input (in place of the document helper's noValidation: see http/validate.ts).
+  app.setValidatorCompiler(zodValidatorCompiler);
   void app.register(multipart);
   void app.register(cookie);
   decorateCaller(app);
@@ -213,18 +216,16 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   void app.register(retrievalChecksPlugin, { checks: services.checks, auth });
   void app.register(appsPlugin, { apps: services.apps, auth });
   void app.register(keysPlugin, { keys: services.keyService, auth });
-  void app.register(async (scope) => modelRoutes(scope, { models: services.models, gateway: services.gateway, auth }));
-  void app.register(async (scope) => {
-    chatHistoryRoutes(scope, { auth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
-    chatLogRoutes(scope, { auth, apps: services.apps, history: services.chatHistory });
-    traceRoutes(scope, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
-  });
+  void app.register(modelsPlugin, { models: services.models, gateway: services.gateway, auth });
+  void app.register(chatHistoryPlugin, { auth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
+  void app.register(chatLogsPlugin, { auth, apps: services.apps, history: services.chatHistory });
+  void app.register(modelCallsPlugin, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
   void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
   // The OpenAI-compatible routes, with their own error body.
-  void app.register(async (scope) => chatRoutes(scope, {
+  void app.register(chatPlugin, {
     auth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
     stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
-  }));
+  });
   app.after(() => {
     publicFileRoutes(app, services.config.publicDir);
     webAppRoutes(app, services.config.webDir);

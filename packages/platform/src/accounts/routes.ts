@@ -5,7 +5,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import { authenticated, sessionOf } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import { SESSION_COOKIE, type RequestAuth } from './request-auth.js';
 import type { AccountsService } from './service.js';
 
@@ -19,7 +18,6 @@ const sessionOnly = [{ session: [] }];
 /** Sign-in is open; the rest authenticate per route (a session, or a general key for the member list), before the body is read. */
 export const accountsPlugin: FastifyPluginAsync<{ accounts: AccountsService; auth: RequestAuth }> = async (scope, { accounts, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   const session = authenticated((req) => auth.session(req));
   const general = authenticated((req) => auth.general(req));
   const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });

@@ -4,7 +4,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { createAppSchema, updateAppSchema } from './schema.js';
 import type { App, AppsService } from './service.js';
@@ -29,7 +28,6 @@ export function publicApp(app: App) {
 /** General keys or a session, checked before the body is read. */
 export const appsPlugin: FastifyPluginAsync<{ apps: AppsService; auth: RequestAuth }> = async (scope, { apps, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema } }, async (req) => {

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../http/errors.js';
 import { authenticated } from '../http/caller.js';
-import { parseInput, zodValidatorCompiler } from '../http/validate.js';
+import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { MAX_PUSH, type DatasetsService } from './service.js';
 import type { CollectionRow, DataRow, DatasetRow } from './store.js';
@@ -61,7 +61,6 @@ export function publicData(d: DataRow & { indexes?: { id: number; text: string; 
 /** General keys or a session, checked before the body is read. */
 export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; auth: RequestAuth; linkAllowPrivate: boolean }> = async (scope, { datasets, auth, linkAllowPrivate }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(req.caller, req.body)));

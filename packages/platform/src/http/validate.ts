@@ -1,7 +1,8 @@
 // Request bodies, query strings and path parameters through zod, with a 400
 // that names the field and says plainly what it needs.
 //
-// zodValidatorCompiler is Fastify's validator for a route scope: it runs the
+// zodValidatorCompiler is the platform's Fastify validator (set once at the
+// root, buildPlatformApp, over the document helper's noValidation): it runs the
 // zod schema a route declares (`schema: { body, querystring, params }`, the
 // same schema the API document is made from) and answers Fastify's
 // { value } | { error }. Fastify puts `value` (zod's output: defaults filled,

@@ -4,7 +4,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { KeysService } from './service.js';
 import type { ApiKeyRow } from './store.js';
@@ -35,7 +34,6 @@ export function publicKey(k: ApiKeyRow) {
 /** General keys or a session, checked before the body is read. */
 export const keysPlugin: FastifyPluginAsync<{ keys: KeysService; auth: RequestAuth }> = async (scope, { keys, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   // The key itself is in this answer and nowhere else, ever.

@@ -7,7 +7,6 @@ import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
 import { errors } from '../http/errors.js';
 import { authenticated } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import type { CheckWithLast, RetrievalChecksService } from './service.js';
 
 const BODY_LIMIT = 256 * 1024;
@@ -51,7 +50,6 @@ export function publicCheck(c: CheckWithLast) {
 /** General keys or a session, checked before the body is read. */
 export const retrievalChecksPlugin: FastifyPluginAsync<{ checks: RetrievalChecksService; auth: RequestAuth }> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
 
   app.post('/api/core/dataset/check/create', { bodyLimit: BODY_LIMIT, schema: { body: createCheck } }, async (req) => {

@@ -6,7 +6,6 @@ import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
 import { errors } from '../http/errors.js';
 import { authenticated } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import { listProblems, progress, retryFailed, retryItem, sumProgress, type TrainingProblem } from '../indexing/index.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
@@ -65,7 +64,6 @@ export function publicTrainingError(p: TrainingProblem) {
 /** General keys or a session, checked before the body is read. */
 export const searchPlugin: FastifyPluginAsync<{ db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {

@@ -8,7 +8,6 @@ import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
-import { zodValidatorCompiler } from '../http/validate.js';
 import type { ShareService } from './service.js';
 import type { OutLinkRow } from './store.js';
 
@@ -52,7 +51,6 @@ type ShareDeps = { share: ShareService; apps: AppsService; auth: RequestAuth };
 /** Share links: their management (general keys or a session, checked before the body is read), and the visitors' open init. */
 export const sharePlugin: FastifyPluginAsync<ShareDeps> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   await app.register(managementRoutes, deps);
 
   // A visitor's: the share id is the credential.

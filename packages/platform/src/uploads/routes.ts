@@ -11,7 +11,7 @@ import type { RequestAuth } from '../accounts/request-auth.js';
 import { chunkSettings, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
 import { errors, PlatformError } from '../http/errors.js';
-import { parseInput, zodValidatorCompiler } from '../http/validate.js';
+import { parseInput } from '../http/validate.js';
 import { MAX_FILE_BYTES, type ImportResult, type UploadsService } from './service.js';
 import { TUS_PATH, type TusUploads } from './tus.js';
 
@@ -49,7 +49,6 @@ const documentedOnly = () => () => true;
 /** General keys or a session, checked before the body is read (a file's bytes included). */
 export const uploadsPlugin: FastifyPluginAsync<{ uploads: UploadsService; tus: TusUploads; auth: RequestAuth }> = async (scope, { uploads, tus, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
   app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
