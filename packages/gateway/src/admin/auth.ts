@@ -6,6 +6,7 @@
 // session cookie; a cookie's changes must carry its CSRF token in
 // X-CSRF-Token, since a browser sends the cookie for any site's form too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { csrfTokenOf, isCsrfTokenOf, randomSecret } from '@kbchat/shared';
 import { z } from 'zod';
 import { bearer } from '../accounts/auth.js';
@@ -13,7 +14,6 @@ import { hashKey } from '../accounts/secrets.js';
 import { errors, GatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
-import { parseBody } from './input.js';
 
 export const SESSION_TTL_MS = 7 * 86_400_000;
 /** Not the platform's kbchat_session: cookies are per host, not per port, and both services run on one host. */
@@ -114,9 +114,10 @@ const loginSchema = z.strictObject({
 const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 
 /** Routes that need no signed-in user: log-in, and log-out (which ends the session it is given). */
-export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply: FastifyReply) => {
-    const input = parseBody(loginSchema, req.body);
+export function publicAuthRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply) => {
+    const input = req.body;
     const user = await services.accounts.login(input.username, input.password);
     const session = randomSecret('kbs-');
     const expiresAt = Date.now() + SESSION_TTL_MS;

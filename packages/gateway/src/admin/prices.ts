@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
-import { MAX_UNITS, parseBody } from './input.js';
+import { documentedOnly, MAX_UNITS, parseBody } from './input.js';
 
 const amount = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
 
@@ -110,7 +110,8 @@ export function priceRoutes(app: FastifyInstance, services: GatewayServices): vo
 
   app.get('/prices/*', async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
-  app.put('/prices/*', { schema: { body: priceBody } }, async (req) => {
+  // parsePrice picks the form sent, after the model is read from the path: the union is the document's only.
+  app.put('/prices/*', { schema: { body: priceBody }, validatorCompiler: documentedOnly }, async (req) => {
     const model = modelOf(req);
     const { input, output } = parsePrice(req.body);
     await prices.set(model, unitsToMicros(input), unitsToMicros(output));

@@ -5,6 +5,7 @@
 // a plain user itself). Plain users come in signed in (the console's session):
 // an API token cannot mint or widen tokens for its owner.
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import type { TokenInput } from '../accounts/service.js';
@@ -13,7 +14,7 @@ import type { GatewayServices } from '../gateway.js';
 import type { TokenScope } from '../accounts/store.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage, rolesManagedBy } from './auth.js';
-import { MAX_INT32, MAX_UNITS, paging, parseBody, pathId, queryInt, queryOf, searchOf } from './input.js';
+import { MAX_INT32, MAX_UNITS, paging, pathId, queryInt, queryOf, searchOf } from './input.js';
 
 const fields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -58,7 +59,8 @@ function tokenInput(input: z.infer<typeof patchSchema>): TokenInput {
   };
 }
 
-export function tokenRoutes(app: FastifyInstance, services: GatewayServices): void {
+export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { accounts, accountsStore, auth } = services;
 
   const loadUser = async (id: number): Promise<UserRow> => {
@@ -104,7 +106,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
   });
 
   app.post('/tokens', { schema: { body: createSchema } }, async (req, reply) => {
-    const input = parseBody(createSchema, req.body);
+    const input = req.body;
     const actor = actorOf(req).user;
     const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
     assertCanManage(actor, owner);
@@ -119,9 +121,10 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
-  app.patch('/tokens/:id', { schema: { body: patchSchema } }, async (req) => {
+  // The path's id is checked before the body (a bad id is named first).
+  app.patch('/tokens/:id', { schema: { body: patchSchema }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
-    const input = parseBody(patchSchema, req.body);
+    const input = req.body;
     await loadManaged(actorOf(req).user, id);
     const token = await accounts.updateToken(id, tokenInput(input));
     auth.invalidate();
