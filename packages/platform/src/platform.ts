@@ -192,7 +192,7 @@ function defaultExtensionModel(models: ModelConfig): string | undefined {
 
 export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   const app = buildHttpApp({ logLevel: services.config.logLevel, requestStallTimeoutMs: services.config.requestStallTimeoutMs });
-  // First: the document sees only the routes declared after it (in app.after below).
+  // First: the document sees only the routes declared after it (the plugins and app.after below).
   platformApiDocs(app);
   // Every route's zod schemas validate its input (in place of the document helper's noValidation: see http/validate.ts).
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -206,8 +206,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
   });
-  // One encapsulated plugin per feature folder, each with its own authentication hooks (and, once
-  // converted to a plugin, its own validator compiler); the API document lists their routes in this order.
+  // One encapsulated plugin per feature folder, each authenticating its group of routes in onRequest
+  // hooks (http/caller.ts); the API document lists their routes in this order (the OpenAI-compatible last).
   const { requestAuth: auth } = services;
   void app.register(accountsPlugin, { accounts: services.accounts, auth });
   void app.register(datasetsPlugin, { datasets: services.datasets, auth, linkAllowPrivate: services.config.linkAllowPrivate });
