@@ -127,6 +127,10 @@ describe('admin API', () => {
       expectBadField(await call('/api/users', { method: 'POST', json: { username: 'bob', password: 'bob-password', balanse: 1 } }), 'balanse');
       expectBadField(await call('/api/users/1', { method: 'PATCH', json: { status: 'gone' } }), 'status');
       expectBadField(await call('/api/users/abc'), 'id');
+      // The path's id is named before a bad body; a bad body with no credentials is a 401.
+      expectBadField(await call('/api/users/abc', { method: 'PATCH', json: { status: 'gone' } }), 'id');
+      expectBadField(await call('/api/channels/abc', { method: 'PATCH', json: { name: 42 } }), 'id');
+      expect((await call('/api/users', { method: 'POST', json: { username: 'bob' }, token: '' })).status).toBe(401);
       expectBadField(await call('/api/users?limit=0'), 'limit');
     });
 

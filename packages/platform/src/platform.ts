@@ -6,55 +6,57 @@ import { loadTokenizer } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
 import { accountMigrations } from './accounts/migration.js';
 import { RequestAuth } from './accounts/request-auth.js';
-import { accountRoutes } from './accounts/routes.js';
+import { accountsPlugin } from './accounts/routes.js';
 import { AccountsService } from './accounts/service.js';
 import { UsersStore } from './accounts/store.js';
 import { appMigrations } from './apps/migration.js';
-import { appRoutes } from './apps/routes.js';
+import { appsPlugin } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
 import { RunningAnswers } from './chat/answer-recorder.js';
 import { ChatHistoryStore } from './chat/history-store.js';
-import { chatHistoryRoutes } from './chat/history-routes.js';
-import { chatLogRoutes } from './chat/log-routes.js';
-import { traceRoutes } from './chat/trace-routes.js';
+import { chatHistoryPlugin } from './chat/history-routes.js';
+import { chatLogsPlugin } from './chat/log-routes.js';
+import { modelCallsPlugin } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
-import { chatRoutes } from './chat/routes.js';
+import { chatPlugin } from './chat/routes.js';
 import { datasetMigrations } from './datasets/migration.js';
-import { datasetRoutes } from './datasets/routes.js';
+import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService, type IndexingHooks } from './datasets/service.js';
 import { DatasetsStore } from './datasets/store.js';
+import { decorateCaller } from './http/caller.js';
+import { zodValidatorCompiler } from './http/validate.js';
 import { publicFileRoutes } from './http/public-files.js';
 import { platformWebApp } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
 import { platformApiDocs } from './http/openapi.js';
 import { ensureRootTeam, KeyAuthenticator } from './keys/auth.js';
-import { keyRoutes } from './keys/routes.js';
+import { keysPlugin } from './keys/routes.js';
 import { KeysService } from './keys/service.js';
 import { KeysStore } from './keys/store.js';
 import type { PlatformConfig } from './config.js';
 import { GatewayClient } from './gateway-client/index.js';
 import { enqueue, enqueueStatement, IndexingEstimates, indexingMigrations, progress, queueDepth, sumProgress, type IndexingWorker } from './indexing/index.js';
 import { createIndexingWorker } from './indexing/wiring.js';
-import { modelRoutes } from './models/routes.js';
+import { modelsPlugin } from './models/routes.js';
 import { shareMigrations } from './share/migration.js';
 import { chatMigrations } from './chat/migration.js';
-import { shareRoutes } from './share/routes.js';
+import { sharePlugin } from './share/routes.js';
 import { ShareService } from './share/service.js';
 import { OutLinksStore } from './share/store.js';
 import { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type ModelConfig } from './models/config-file.js';
 import { retrievalMigrations, vacuumSearchTables } from './retrieval/index.js';
-import { searchRoutes } from './search/routes.js';
+import { searchPlugin } from './search/routes.js';
 import { SearchService } from './search/service.js';
 import { retrievalCheckMigrations } from './retrieval-checks/migration.js';
-import { retrievalCheckRoutes } from './retrieval-checks/routes.js';
+import { retrievalChecksPlugin } from './retrieval-checks/routes.js';
 import { RetrievalChecksService } from './retrieval-checks/service.js';
 import { ChecksStore } from './retrieval-checks/store.js';
 import { PlatformMetrics } from './metrics/index.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { openPlatformStore, type PlatformStore } from './store/db.js';
 import { pendingMigrations } from './store/migrations.js';
-import { createUploads, uploadMigrations, uploadRoutes, type Uploads } from './uploads/index.js';
+import { createUploads, uploadMigrations, uploadsPlugin, type Uploads } from './uploads/index.js';
 
 /** Every module's migrations, run after the store's own (and checked by /readyz). */
 const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations, ...datasetMigrations };
@@ -200,30 +202,39 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
 
 /** Every route of the platform: in app.after, since the document sees only the routes declared after it loads. */
 function platformRoutes(app: FastifyInstance, services: PlatformServices): void {
+  // Every route's zod schemas validate its input (in place of the document helper's noValidation: see http/validate.ts).
+  app.setValidatorCompiler(zodValidatorCompiler);
   void app.register(multipart);
   void app.register(cookie);
+  decorateCaller(app);
   app.after(() => {
     metricsRoutes(app, {
       metrics: services.metrics, store: services.store, gateway: services.gateway, metricsToken: services.config.metricsToken,
       pendingMigrations: () => pendingMigrations(services.store.db, MODULE_MIGRATIONS),
     });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
-    accountRoutes(app, services.accounts, services.requestAuth);
-    datasetRoutes(app, services.datasets, services.requestAuth, { linkAllowPrivate: services.config.linkAllowPrivate });
-    uploadRoutes(app, { uploads: services.uploads.service, tus: services.uploads.tus, auth: services.requestAuth });
-    searchRoutes(app, { db: services.store.db, search: services.search, datasets: services.datasets, auth: services.requestAuth, defaultExtensionModel: defaultExtensionModel(services.models) });
-    retrievalCheckRoutes(app, { checks: services.checks, auth: services.requestAuth });
-    appRoutes(app, services.apps, services.requestAuth);
-    keyRoutes(app, services.keyService, services.requestAuth);
-    modelRoutes(app, { models: services.models, gateway: services.gateway, auth: services.requestAuth });
-    chatRoutes(app, {
-      auth: services.requestAuth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
-      stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
-    });
-    chatHistoryRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
-    chatLogRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory });
-    traceRoutes(app, { auth: services.requestAuth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
-    shareRoutes(app, { share: services.share, apps: services.apps, auth: services.requestAuth });
+  });
+  // One encapsulated plugin per feature folder, each authenticating its group of routes in onRequest
+  // hooks (http/caller.ts); the API document lists their routes in this order (the OpenAI-compatible last).
+  const { requestAuth: auth } = services;
+  void app.register(accountsPlugin, { accounts: services.accounts, auth });
+  void app.register(datasetsPlugin, { datasets: services.datasets, auth, linkAllowPrivate: services.config.linkAllowPrivate });
+  void app.register(uploadsPlugin, { uploads: services.uploads.service, tus: services.uploads.tus, auth });
+  void app.register(searchPlugin, { db: services.store.db, search: services.search, datasets: services.datasets, auth, defaultExtensionModel: defaultExtensionModel(services.models) });
+  void app.register(retrievalChecksPlugin, { checks: services.checks, auth });
+  void app.register(appsPlugin, { apps: services.apps, auth });
+  void app.register(keysPlugin, { keys: services.keyService, auth });
+  void app.register(modelsPlugin, { models: services.models, gateway: services.gateway, auth });
+  void app.register(chatHistoryPlugin, { auth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
+  void app.register(chatLogsPlugin, { auth, apps: services.apps, history: services.chatHistory });
+  void app.register(modelCallsPlugin, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
+  void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
+  // The OpenAI-compatible routes, with their own error body.
+  void app.register(chatPlugin, {
+    auth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
+    stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
+  });
+  app.after(() => {
     publicFileRoutes(app, services.config.publicDir);
   });
 }

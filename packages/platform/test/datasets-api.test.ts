@@ -36,6 +36,21 @@ describe('dataset API', () => {
     expect((await call('/api/core/dataset/list', { json: {}, key: appKey })).status).toBe(403);
   });
 
+  it('authenticates before it reads the body: no key is a 401 whatever the body, a key with a bad body a 400 naming the field', async () => {
+    const noKey = (body: string) => fetch(`${p.url}/api/core/dataset/collection/create/text`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const body of ['{"datasetId": ', JSON.stringify({ datasetId: 42 })]) {
+      const r = await noKey(body);
+      expect(r.status).toBe(401);
+      expect(await r.json()).toMatchObject({ code: 401, statusText: 'unauthorized', data: null });
+    }
+    const bad = await call('/api/core/dataset/collection/create/text', { json: { datasetId: 'd1', name: 'n', text: 'some text', chunkSize: 'big' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ code: 400, statusText: 'invalid_field', message: "Invalid 'chunkSize': must be a number", data: null });
+    const missing = await call('/api/core/dataset/detail');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ statusText: 'invalid_field', message: "Invalid 'id': is required" });
+  });
+
   it('creates, lists, reads and deletes a dataset bound to the default vector model', async () => {
     const created = await call('/api/core/dataset/create', { json: { name: 'Handbook', intro: 'company handbook' } });
     expect(created.status).toBe(200);

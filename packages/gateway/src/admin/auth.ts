@@ -9,12 +9,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loginBody as loginSchema } from '@kbchat/contracts';
 import { csrfTokenOf, isCsrfTokenOf } from '@kbchat/server-kit';
 import { randomSecret } from '@kbchat/shared';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { bearer } from '../accounts/auth.js';
 import { hashKey } from '../accounts/secrets.js';
 import { errors, GatewayError } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
-import { parseBody } from './input.js';
 
 export const SESSION_TTL_MS = 7 * 86_400_000;
 /** Not the platform's kbchat_session: cookies are per host, not per port, and both services run on one host. */
@@ -108,9 +108,10 @@ export function apiGuard(services: GatewayServices, who: 'admins' | 'signed-in')
 const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 
 /** Routes that need no signed-in user: log-in, and log-out (which ends the session it is given). */
-export function publicAuthRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply: FastifyReply) => {
-    const input = parseBody(loginSchema, req.body);
+export function publicAuthRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply) => {
+    const input = req.body;
     const user = await services.accounts.login(input.username, input.password);
     const session = randomSecret('kbs-');
     const expiresAt = Date.now() + SESSION_TTL_MS;

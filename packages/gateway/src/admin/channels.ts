@@ -6,11 +6,12 @@
 import type { ChannelProviders } from '@kbchat/contracts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { channelBody as channelSchema, channelModelBody as modelSchema, testAllBody as testAllSchema } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { presets, providerOf, providerTypes } from '../providers/index.js';
 import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
-import { MAX_INT32, paging, parseBody, pathId, queryOf, queryString } from './input.js';
+import { MAX_INT32, paging, pathId, queryOf, queryString } from './input.js';
 
 export type { ChannelProviders };
 
@@ -26,9 +27,12 @@ function abortOnHangUp(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
-export function channelRoutes(app: FastifyInstance, services: GatewayServices): void {
+export function channelRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { channels, health } = services;
   const idOf = (req: { params: unknown }) => pathId((req.params as { id: string }).id);
+  /** The path's id is checked before the body (a bad id is named first, as when the handler parsed both). */
+  const idFirst = { preValidation: async (req: { params: unknown }) => void idOf(req) };
 
   // Without offset or limit: every channel, as before paging (older clients); the page always asks for one.
   app.get('/channels', async (req) => {
@@ -55,8 +59,7 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
   }));
 
   app.post('/channels', { schema: { body: channelSchema } }, async (req, reply) => {
-    const input = parseBody(channelSchema, req.body);
-    const channel = await channels.create(input);
+    const channel = await channels.create(req.body);
     reply.code(201);
     return channel;
   });
@@ -65,16 +68,15 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
   app.post('/channels/retest-disabled', async () => ({ data: await channels.retestDisabled() }));
 
   app.post('/channels/test-all', { schema: { body: testAllSchema } }, async (req, reply) => {
-    const { concurrency } = parseBody(testAllSchema, req.body);
+    const { concurrency } = req.body;
     return channels.testAll(concurrency ?? DEFAULT_TEST_ALL_CONCURRENCY, abortOnHangUp(reply));
   });
 
   app.get('/channels/:id', async (req) => channels.get(idOf(req)));
 
-  app.patch('/channels/:id', { schema: { body: channelSchema } }, async (req) => {
+  app.patch('/channels/:id', { schema: { body: channelSchema }, ...idFirst }, async (req) => {
     const id = idOf(req);
-    const input = parseBody(channelSchema, req.body);
-    return channels.update(id, input);
+    return channels.update(id, req.body);
   });
 
   app.delete('/channels/:id', async (req) => {
@@ -83,9 +85,9 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     return { deleted: true, id };
   });
 
-  app.post('/channels/:id/test', { schema: { body: modelSchema } }, async (req, reply) => {
+  app.post('/channels/:id/test', { schema: { body: modelSchema }, ...idFirst }, async (req, reply) => {
     const id = idOf(req);
-    const { model } = parseBody(modelSchema, req.body);
+    const { model } = req.body;
     const channel = await channels.get(id);
     if (model !== undefined && !channel.models.includes(model)) {
       throw errors.badField('model', `Invalid 'model': channel ${id} does not serve ${model}`);
@@ -93,9 +95,9 @@ export function channelRoutes(app: FastifyInstance, services: GatewayServices): 
     return { channel_id: id, data: await channels.test(id, model, abortOnHangUp(reply)) };
   });
 
-  app.post('/channels/:id/enable-models', { schema: { body: modelSchema } }, async (req) => {
+  app.post('/channels/:id/enable-models', { schema: { body: modelSchema }, ...idFirst }, async (req) => {
     const id = idOf(req);
-    const { model } = parseBody(modelSchema, req.body);
+    const { model } = req.body;
     const before = await channels.get(id);
     await health.enable(id, model);
     const enabled = before.disabled_models.filter((d) => model === undefined || d.model === model).map((d) => d.model);

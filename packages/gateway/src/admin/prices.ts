@@ -7,7 +7,7 @@ import { directPriceBody as directSchema, priceBody, ratioPriceBody as ratioSche
 import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
-import { parseBody } from './input.js';
+import { documentedOnly, parseBody } from './input.js';
 
 export type { PublicPrice, UnpricedModel, PricesAnswer };
 
@@ -78,7 +78,8 @@ export function priceRoutes(app: FastifyInstance, services: GatewayServices): vo
 
   app.get('/prices/*', async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
-  app.put('/prices/*', { schema: { body: priceBody } }, async (req) => {
+  // parsePrice picks the form sent, after the model is read from the path: the union is the document's only.
+  app.put('/prices/*', { schema: { body: priceBody }, validatorCompiler: documentedOnly }, async (req) => {
     const model = modelOf(req);
     const { input, output } = parsePrice(req.body);
     await prices.set(model, unitsToMicros(input), unitsToMicros(output));

@@ -7,6 +7,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway.js';
 import { apiGuard, meRoutes, publicAuthRoutes } from './auth.js';
+import { adminValidatorCompiler } from './input.js';
 import { channelRoutes } from './channels.js';
 import { dashboardRoutes } from './dashboard.js';
 import { logRoutes } from './logs.js';
@@ -19,6 +20,8 @@ export function adminRoutes(app: FastifyInstance, services: GatewayServices): vo
     async (api) => {
       // Cookies are parsed for /api only: the relay's routes never pay for it.
       await api.register(cookie);
+      // Bodies are validated by Fastify from the routes' zod schemas (after the guards' onRequest hooks).
+      api.setValidatorCompiler(adminValidatorCompiler);
       publicAuthRoutes(api, services);
       await api.register(async (signedIn) => {
         signedIn.addHook('onRequest', apiGuard(services, 'signed-in'));

@@ -6,6 +6,7 @@
 // an API token cannot mint or widen tokens for its owner.
 import type { FastifyInstance } from 'fastify';
 import { createTokenBody as createSchema, patchTokenBody as patchSchema, type PatchTokenBody } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import type { TokenInput } from '../accounts/service.js';
 import { errors } from '../errors.js';
@@ -13,7 +14,7 @@ import type { GatewayServices } from '../gateway.js';
 import type { TokenScope } from '../accounts/store.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage, rolesManagedBy } from './auth.js';
-import { MAX_INT32, paging, parseBody, pathId, queryInt, queryOf, searchOf } from './input.js';
+import { MAX_INT32, paging, pathId, queryInt, queryOf, searchOf } from './input.js';
 
 function tokenInput(input: PatchTokenBody): TokenInput {
   return {
@@ -26,7 +27,8 @@ function tokenInput(input: PatchTokenBody): TokenInput {
   };
 }
 
-export function tokenRoutes(app: FastifyInstance, services: GatewayServices): void {
+export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { accounts, accountsStore, auth } = services;
 
   const loadUser = async (id: number): Promise<UserRow> => {
@@ -72,7 +74,7 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
   });
 
   app.post('/tokens', { schema: { body: createSchema } }, async (req, reply) => {
-    const input = parseBody(createSchema, req.body);
+    const input = req.body;
     const actor = actorOf(req).user;
     const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
     assertCanManage(actor, owner);
@@ -87,9 +89,10 @@ export function tokenRoutes(app: FastifyInstance, services: GatewayServices): vo
     return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
-  app.patch('/tokens/:id', { schema: { body: patchSchema } }, async (req) => {
+  // The path's id is checked before the body (a bad id is named first).
+  app.patch('/tokens/:id', { schema: { body: patchSchema }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
-    const input = parseBody(patchSchema, req.body);
+    const input = req.body;
     await loadManaged(actorOf(req).user, id);
     const token = await accounts.updateToken(id, tokenInput(input));
     auth.invalidate();

@@ -2,14 +2,16 @@
 // Balances are given in currency units (fractions allowed) and kept as micros.
 import type { FastifyInstance } from 'fastify';
 import { createUserBody as createSchema, patchUserBody as patchSchema } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage } from './auth.js';
-import { paging, parseBody, pathId, queryOf, searchOf } from './input.js';
+import { paging, pathId, queryOf, searchOf } from './input.js';
 
-export function userRoutes(app: FastifyInstance, services: GatewayServices): void {
+export function userRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { accounts, accountsStore, auth } = services;
 
   // Read after this process writes its pending charges, so that an admin sees
@@ -31,7 +33,7 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
   });
 
   app.post('/users', { schema: { body: createSchema } }, async (req, reply) => {
-    const input = parseBody(createSchema, req.body);
+    const input = req.body;
     const actor = actorOf(req).user;
     if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can create administrators');
     const user = await accounts.createUser({
@@ -47,9 +49,10 @@ export function userRoutes(app: FastifyInstance, services: GatewayServices): voi
 
   app.get('/users/:id', async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0]);
 
-  app.patch('/users/:id', { schema: { body: patchSchema } }, async (req) => {
+  // The path's id is checked before the body (a bad id is named first).
+  app.patch('/users/:id', { schema: { body: patchSchema }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
-    const input = parseBody(patchSchema, req.body);
+    const input = req.body;
     const actor = actorOf(req).user;
     assertCanManage(actor, await load(id));
     if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can make administrators');

@@ -1,9 +1,10 @@
 // /api/auth/* (sign in, sign out, who am I) and /api/team/members (root
 // manages its team's members).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { memberQuery, newMemberBody as newMember, signInBody as signIn } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ok } from '../datasets/routes.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated, sessionOf } from '../http/caller.js';
 import { SESSION_COOKIE, type RequestAuth } from './request-auth.js';
 import type { AccountsService } from './service.js';
 
@@ -11,40 +12,37 @@ const BODY_LIMIT = 16 * 1024;
 /** Routes that take the web app's session only (no API key). */
 const sessionOnly = [{ session: [] }];
 
-export function accountRoutes(app: FastifyInstance, accounts: AccountsService, auth: RequestAuth): void {
+/** Sign-in is open; the rest authenticate per route (a session, or a general key for the member list), before the body is read. */
+export const accountsPlugin: FastifyPluginAsync<{ accounts: AccountsService; auth: RequestAuth }> = async (scope, { accounts, auth }) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const session = authenticated((req) => auth.session(req));
+  const general = authenticated((req) => auth.general(req));
   const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 
-  app.post('/api/auth/login', { bodyLimit: BODY_LIMIT, schema: { body: signIn, security: [] } }, async (req, reply: FastifyReply) => {
-    const b = parseInput(signIn, req.body);
-    const s = await accounts.signIn(b.username, b.password);
+  app.post('/api/auth/login', { bodyLimit: BODY_LIMIT, schema: { body: signIn, security: [] } }, async (req, reply) => {
+    const s = await accounts.signIn(req.body.username, req.body.password);
     reply.setCookie(SESSION_COOKIE, s.token, { ...cookieOptions(req), expires: new Date(s.expiresAt) });
     return ok({ user: s.user, csrfToken: s.csrfToken, expiresAt: s.expiresAt });
   });
 
-  app.post('/api/auth/logout', { bodyLimit: BODY_LIMIT, schema: { security: sessionOnly } }, async (req, reply: FastifyReply) => {
-    await auth.session(req);
+  app.post('/api/auth/logout', { bodyLimit: BODY_LIMIT, onRequest: session, schema: { security: sessionOnly } }, async (req, reply) => {
     await accounts.signOut(req.cookies[SESSION_COOKIE]!);
     reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
     return ok(null);
   });
 
-  app.get('/api/auth/me', { schema: { security: sessionOnly } }, async (req) => {
-    const s = await auth.session(req);
+  app.get('/api/auth/me', { onRequest: session, schema: { security: sessionOnly } }, async (req) => {
+    const s = sessionOf(req);
     return ok({ user: s.user, csrfToken: s.csrfToken });
   });
 
-  app.get('/api/team/members', async (req) => ok(await accounts.members(await auth.general(req))));
+  app.get('/api/team/members', { onRequest: general }, async (req) => ok(await accounts.members(req.caller)));
 
-  app.post('/api/team/members', { bodyLimit: BODY_LIMIT, schema: { body: newMember, security: sessionOnly } }, async (req) => {
-    const caller = await auth.session(req);
-    const b = parseInput(newMember, req.body);
-    return ok(await accounts.addMember(caller, b.username, b.password));
-  });
+  app.post('/api/team/members', { bodyLimit: BODY_LIMIT, onRequest: session, schema: { body: newMember, security: sessionOnly } }, async (req) =>
+    ok(await accounts.addMember(sessionOf(req), req.body.username, req.body.password)));
 
-  app.delete('/api/team/members', { schema: { querystring: memberQuery, security: sessionOnly } }, async (req) => {
-    const caller = await auth.session(req);
-    const { id } = parseInput(memberQuery, req.query);
-    await accounts.removeMember(caller, id);
+  app.delete('/api/team/members', { onRequest: session, schema: { querystring: memberQuery, security: sessionOnly } }, async (req) => {
+    await accounts.removeMember(sessionOf(req), req.query.id);
     return ok(null);
   });
-}
+};

@@ -1,8 +1,9 @@
 // /api/core/app/*: applications, general keys only.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { appIdQuery, createAppSchema, listAppsBody as listBody, updateAppSchema, type PublicApp } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ok } from '../datasets/routes.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated } from '../http/caller.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { App, AppsService } from './service.js';
 
@@ -20,32 +21,26 @@ export function publicApp(app: App): PublicApp {
   };
 }
 
-export function appRoutes(app: FastifyInstance, apps: AppsService, auth: RequestAuth): void {
-  const caller = (req: FastifyRequest) => auth.general(req);
+/** General keys or a session, checked before the body is read. */
+export const appsPlugin: FastifyPluginAsync<{ apps: AppsService; auth: RequestAuth }> = async (scope, { apps, auth }) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema } }, async (req) => {
-    const who = await caller(req);
-    const { id, warnings } = await apps.create(who, parseInput(createAppSchema, req.body));
+    const { id, warnings } = await apps.create(req.caller, req.body);
     return okWithWarnings(id, warnings);
   });
   app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT, schema: { body: listBody } }, async (req) => {
-    const who = await caller(req);
-    const { list, total } = await apps.list(who, parseInput(listBody, req.body));
+    const { list, total } = await apps.list(req.caller, req.body);
     return ok({ list: list.map(publicApp), total });
   });
-  app.get('/api/core/app/detail', { schema: { querystring: appIdQuery } }, async (req) => {
-    const who = await caller(req);
-    return ok(publicApp(await apps.app(who, parseInput(appIdQuery, req.query).appId)));
-  });
+  app.get('/api/core/app/detail', { schema: { querystring: appIdQuery } }, async (req) => ok(publicApp(await apps.app(req.caller, req.query.appId))));
   app.put('/api/core/app/update', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: updateAppSchema } }, async (req) => {
-    const who = await caller(req);
-    const body = parseInput(updateAppSchema, req.body);
-    const { app: updated, warnings } = await apps.update(who, body.appId, body);
+    const { app: updated, warnings } = await apps.update(req.caller, req.body.appId, req.body);
     return okWithWarnings(publicApp(updated), warnings);
   });
   app.delete('/api/core/app/del', { schema: { querystring: appIdQuery } }, async (req) => {
-    const who = await caller(req);
-    await apps.delete(who, parseInput(appIdQuery, req.query).appId);
+    await apps.delete(req.caller, req.query.appId);
     return ok(null);
   });
-}
+};

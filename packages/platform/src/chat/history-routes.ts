@@ -1,14 +1,14 @@
 // Chat history (FastGPT's /api/core/chat/* paths): an application key reaches
 // its own application's chats; a general key any application of its team.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   chatItemQuery as itemQuery, chatQuery, chatRecordsBody as recordsBody, clearHistoriesQuery as clearQuery, feedbackBody, historiesBody, stopAnswerBody as stopBody,
   type PublicChatHistory, type PublicChatItem,
 } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
-import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { ShareService } from '../share/service.js';
 import { STALE_AFTER_MS, type RunningAnswers } from './answer-recorder.js';
@@ -59,7 +59,16 @@ type Who = { appId?: string; shareId?: string; outLinkUid?: string };
 /** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
 const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}];
 
-export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService; running: RunningAnswers }): void {
+/**
+ * A key or a session is checked before the body is read; a request with
+ * neither can only be a share link's visitor, who is named in the body or
+ * query (shareId and outLinkUid), so is found after validation.
+ */
+export const chatHistoryPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService; running: RunningAnswers }> = async (fastify, deps) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', async (req) => {
+    if (!isAnonymous(req)) req.caller = await deps.auth.any(req);
+  });
   /**
    * The caller's team and the application it may read: an app key's own,
    * (general key or session) the named one of its team, or (a share link's
@@ -72,7 +81,8 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
       return { teamId: v.teamId, appId: v.appId, visitor: v.visitor };
     }
     const appId = w.appId;
-    const caller = await deps.auth.any(req);
+    // Anonymous without a share link: refused as a request without a key.
+    const caller = isAnonymous(req) ? await deps.auth.any(req) : req.caller;
     if (caller.appId) {
       if (appId && appId !== caller.appId) throw new PlatformError(403, 'forbidden', 'This application key opens only its own application');
       return { teamId: caller.teamId, appId: caller.appId };
@@ -83,7 +93,7 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
   };
 
   app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT, schema: { body: historiesBody, security: readers } }, async (req) => {
-    const b = parseInput(historiesBody, req.body);
+    const b = req.body;
     const s = await scope(req, b);
     const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor, b.source);
     return ok({
@@ -95,35 +105,35 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
   // FastGPT's chat init: what a reopened chat needs besides its messages (its variables). A chatId
   // not stored yet is a new chat: empty, not a 404, as FastGPT answers.
   app.get('/api/core/chat/init', { schema: { querystring: chatQuery, security: readers } }, async (req) => {
-    const q = parseInput(chatQuery, req.query);
+    const q = req.query;
     const s = await scope(req, q);
     const chat = await deps.history.chat({ ...s, chatId: q.chatId });
     return ok({ chatId: q.chatId, appId: s.appId, title: chat?.title ?? '', variables: chat?.parsedVariables ?? {} });
   });
 
   app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT, schema: { body: recordsBody, security: readers } }, async (req) => {
-    const b = parseInput(recordsBody, req.body);
+    const b = req.body;
     const s = await scope(req, b);
     const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
     return ok({ list: rows.map(publicItem), total });
   });
 
   app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT, schema: { querystring: chatQuery, security: readers } }, async (req) => {
-    const q = parseInput(chatQuery, req.query);
+    const q = req.query;
     const s = await scope(req, q);
     if (!(await deps.history.deleteChat({ ...s, chatId: q.chatId }))) throw errors.notFound(`Chat ${q.chatId}`);
     return ok(null);
   });
 
   app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: itemQuery, security: readers } }, async (req) => {
-    const q = parseInput(itemQuery, req.query);
+    const q = req.query;
     const s = await scope(req, q);
     if (!(await deps.history.deleteItem({ ...s, chatId: q.chatId }, q.contentId))) throw errors.notFound(`Chat item ${q.contentId}`);
     return ok(null);
   });
 
   app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT, schema: { querystring: clearQuery, security: readers } }, async (req) => {
-    const q = parseInput(clearQuery, req.query);
+    const q = req.query;
     const s = await scope(req, q);
     return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
   });
@@ -131,7 +141,7 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
   // Stops a running answer of the caller's own chat (the web app's Stop): what it made is kept, marked
   // stopped, with its question. An answer that already ended is left as it is ({stopped: false}).
   app.post('/api/core/chat/item/stop', { bodyLimit: BODY_LIMIT, schema: { body: stopBody, security: readers, summary: 'Stop a running answer (kept as stopped, with what it made)' } }, async (req) => {
-    const b = parseInput(stopBody, req.body);
+    const b = req.body;
     const s = await scope(req, b);
     const ref = { ...s, chatId: b.chatId };
     const chatPk = await deps.history.requestStop(ref, b.dataId);
@@ -146,10 +156,10 @@ export function chatHistoryRoutes(app: FastifyInstance, deps: { auth: RequestAut
 
   // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.
   app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT, schema: { body: feedbackBody, security: readers } }, async (req) => {
-    const b = parseInput(feedbackBody, req.body);
+    const b = req.body;
     const s = await scope(req, b);
     const ok_ = await deps.history.setFeedback({ ...s, chatId: b.chatId }, b.dataId, { good: b.userGoodFeedback || null, bad: b.userBadFeedback || null });
     if (!ok_) throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
     return ok(null);
   });
-}
+};

@@ -1,13 +1,14 @@
 // POST /api/core/app/getChatLogs: an application's chat log for its team
 // (general key or session): every chat of the app, visitors' included, newest
 // first, with where it came from and its counts. Paged in SQL.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { chatLogsBody as logsBody, type PublicChatLog } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import { errors } from '../http/errors.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated } from '../http/caller.js';
 import type { ChatHistoryStore, ChatLogRow } from './history-store.js';
 
 const BODY_LIMIT = 64 * 1024;
@@ -22,10 +23,14 @@ export function publicChatLog(c: ChatLogRow): PublicChatLog {
   };
 }
 
-export function chatLogRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }): void {
+/** General keys or a session, checked before the body is read. */
+export const chatLogsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }> = async (fastify, deps) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+
   app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT, schema: { body: logsBody } }, async (req) => {
-    const caller = await deps.auth.general(req);
-    const b = parseInput(logsBody, req.body);
+    const caller = req.caller;
+    const b = req.body;
     const from = b.dateStart ?? undefined;
     const to = b.dateEnd ?? undefined;
     if (from !== undefined && to !== undefined && to < from) throw errors.badField('dateEnd', 'is before dateStart');
@@ -33,4 +38,4 @@ export function chatLogRoutes(app: FastifyInstance, deps: { auth: RequestAuth; a
     const { rows, total } = await deps.history.chatLogs(caller.teamId, b.appId, { offset: b.offset, limit: b.pageSize, from, to });
     return ok({ list: rows.map(publicChatLog), total });
   });
-}
+};

@@ -1,13 +1,14 @@
 // POST /api/v1/chat/completions: an application's chat, for its own key only,
 // and GET /api/v1/models, which lists that application as the one model (chat
 // UIs list models first). Parses and shapes; the turn itself is ChatService's.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { chatCompletionsBody as chatBody, type ChatMessage } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { App, AppsService } from '../apps/service.js';
 import { GatewayError } from '../gateway-client/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
-import { parseInput } from '../http/validate.js';
 import { SESSION_COOKIE, type RequestAuth } from '../accounts/request-auth.js';
 import type { ShareService } from '../share/service.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
@@ -114,30 +115,35 @@ export interface ChatRouteDeps {
   stopOnDisconnect: boolean;
 }
 
-export function chatRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
-  app.register(async (scope) => {
-    scope.setErrorHandler((err: unknown, req, reply) => {
-      const e = chatError(err, req);
-      if (e.headers) reply.headers(e.headers);
-      reply.header('x-request-id', req.id).code(e.status).send(chatErrorBody(e));
-    });
-    // The key is checked before the body is read: without one, not a byte of a 20 MB body is kept.
-    const callers = new WeakMap<FastifyRequest, AppCaller>();
-    scope.post('/api/v1/chat/completions', {
-      bodyLimit: CHAT_BODY_LIMIT,
-      // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
-      schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
-      onRequest: async (req) => {
-        if (isAnonymous(req)) await checkAnonymous(deps.share, req);
-        else callers.set(req, await appCaller(deps.auth, deps.apps, req));
-      },
-    }, async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, parseInput(chatBody, req.body))), req, reply));
-    scope.get('/api/v1/models', { schema: { description: 'The application of the key (or ?appId= with a session), as the one model' } }, async (req) => {
-      const caller = await appCaller(deps.auth, deps.apps, req);
-      return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
-    });
+/** The OpenAI-compatible routes: their errors carry OpenAI's `error` object too (a refused body's 400 included). */
+export const chatPlugin: FastifyPluginAsync<ChatRouteDeps> = async (fastify, deps) => {
+  const scope = fastify.withTypeProvider<ZodTypeProvider>();
+  scope.setErrorHandler((err: unknown, req, reply) => {
+    const e = chatError(err, req);
+    if (e.headers) reply.headers(e.headers);
+    reply.header('x-request-id', req.id).code(e.status).send(chatErrorBody(e));
   });
-}
+  // The key is checked before the body is read: without one, not a byte of a 20 MB body is kept.
+  const callers = new WeakMap<FastifyRequest, AppCaller>();
+  scope.post('/api/v1/chat/completions', {
+    bodyLimit: CHAT_BODY_LIMIT,
+    // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
+    schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
+    onRequest: async (req) => {
+      if (isAnonymous(req)) await checkAnonymous(deps.share, req);
+      else callers.set(req, await appCaller(deps.auth, deps.apps, req));
+    },
+  }, async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, req.body)), req.body, req, reply));
+  scope.get('/api/v1/models', {
+    schema: { description: 'The application of the key (or ?appId= with a session), as the one model' },
+    onRequest: async (req) => {
+      callers.set(req, await appCaller(deps.auth, deps.apps, req));
+    },
+  }, async (req) => {
+    const caller = callers.get(req)!;
+    return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
+  });
+};
 
 /**
  * The application as an OpenAI model: its id is the appId. The chat body's
@@ -148,8 +154,7 @@ function modelEntry(app: App) {
   return { id: app.id, object: 'model', created: Math.floor(app.createdAt / 1000), owned_by: 'kbchat', name: app.name };
 }
 
-async function completions(deps: ChatRouteDeps, caller: AppCaller, req: FastifyRequest, reply: FastifyReply) {
-  const b = parseInput(chatBody, req.body);
+async function completions(deps: ChatRouteDeps, caller: AppCaller, b: z.output<typeof chatBody>, req: FastifyRequest, reply: FastifyReply) {
   const last = b.messages.length - 1;
   const question = textOf(b.messages[last]!.content).trim();
   if (b.messages[last]!.role !== 'user' || !question) throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);

@@ -4,24 +4,29 @@
 // operator's business). The request ids are read from the answer the team
 // owns, never taken from the caller: an id from another team's answer names
 // nothing here.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { modelCallsQuery as query } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { ok } from '../datasets/routes.js';
 import type { GatewayClient } from '../gateway-client/index.js';
 import { errors } from '../http/errors.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated } from '../http/caller.js';
 import type { ChatHistoryStore } from './history-store.js';
 import { gatewayCalls, requestIdsOf } from './model-calls.js';
 
-export function traceRoutes(app: FastifyInstance, deps: { auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }): void {
+/** General keys or a session (never a visitor), checked in onRequest. */
+export const modelCallsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }> = async (fastify, deps) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+
   app.get('/api/core/chat/modelCalls', { schema: { querystring: query } }, async (req) => {
-    const caller = await deps.auth.general(req);
-    const q = parseInput(query, req.query);
+    const caller = req.caller;
+    const q = req.query;
     await deps.apps.app(caller, q.appId); // 404 for another team's app
     const item = await deps.history.item({ teamId: caller.teamId, appId: q.appId, chatId: q.chatId }, q.dataId);
     if (!item) throw errors.notFound(`Answer ${q.dataId} of chat ${q.chatId}`);
     return ok(await gatewayCalls(deps.gateway, requestIdsOf(item.response_data ? JSON.parse(item.response_data) : [])));
   });
-}
+};

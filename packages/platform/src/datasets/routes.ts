@@ -1,10 +1,12 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import {
   createDatasetBody as createDataset, createLinkCollectionBody as createLink, createTextCollectionBody as createText, dataIdRequired, idQuery,
   listCollectionsBody as listCollections, listDataBody as listData, listDatasetsBody as listDatasets, pushDataBody as pushData, updateDataBody as updateData,
   type PublicCollection, type PublicData, type PublicDataset,
 } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { authenticated } from '../http/caller.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { DatasetsService } from './service.js';
@@ -36,61 +38,56 @@ export function publicData(d: DataRow & { indexes?: { id: number; text: string; 
   };
 }
 
-export function datasetRoutes(app: FastifyInstance, datasets: DatasetsService, auth: RequestAuth, opts: { linkAllowPrivate: boolean }): void {
-  const caller = (req: FastifyRequest) => auth.general(req);
+/** General keys or a session, checked before the body is read. */
+export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; auth: RequestAuth; linkAllowPrivate: boolean }> = async (scope, { datasets, auth, linkAllowPrivate }) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
-  app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(await caller(req), parseInput(createDataset, req.body))));
-  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) => {
-    const body = parseInput(listDatasets, req.body);
-    return ok((await datasets.listDatasets(await caller(req), body.searchKey)).map(publicDataset));
-  });
-  app.get('/api/core/dataset/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicDataset(await datasets.dataset(await caller(req), parseInput(idQuery, req.query).id))));
+  app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(req.caller, req.body)));
+  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) => ok((await datasets.listDatasets(req.caller, req.body.searchKey)).map(publicDataset)));
+  app.get('/api/core/dataset/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicDataset(await datasets.dataset(req.caller, req.query.id))));
   app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery } }, async (req) => {
-    await datasets.deleteDataset(await caller(req), parseInput(idQuery, req.query).id);
+    await datasets.deleteDataset(req.caller, req.query.id);
     return ok(null);
   });
 
   app.post('/api/core/dataset/collection/create/text', { schema: { body: createText } }, async (req) => {
-    const input = parseInput(createText, req.body);
-    const r = await datasets.createTextCollection(await caller(req), input);
+    const r = await datasets.createTextCollection(req.caller, req.body);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
   app.post('/api/core/dataset/collection/create/link', { schema: { body: createLink } }, async (req) => {
-    const input = parseInput(createLink, req.body);
-    const r = await datasets.createLinkCollection(await caller(req), input.link, input, opts.linkAllowPrivate);
+    const r = await datasets.createLinkCollection(req.caller, req.body.link, req.body, linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
   // Files (create/localFile and resumable uploads): uploads/routes.ts.
   app.post('/api/core/dataset/collection/listV2', { schema: { body: listCollections } }, async (req) => {
-    const q = parseInput(listCollections, req.body);
-    const { rows, total } = await datasets.listCollections(await caller(req), q.datasetId, q.offset, q.pageSize, q.searchText);
+    const q = req.body;
+    const { rows, total } = await datasets.listCollections(req.caller, q.datasetId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicCollection), total });
   });
-  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicCollection(await datasets.collection(await caller(req), parseInput(idQuery, req.query).id))));
+  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicCollection(await datasets.collection(req.caller, req.query.id))));
   app.delete('/api/core/dataset/collection/delete', { schema: { querystring: idQuery } }, async (req) => {
-    await datasets.deleteCollection(await caller(req), parseInput(idQuery, req.query).id);
+    await datasets.deleteCollection(req.caller, req.query.id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) => {
-    const body = parseInput(pushData, req.body);
-    return ok(await datasets.pushData(await caller(req), body.collectionId, body.data, body.trainingType));
-  });
+  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) => ok(await datasets.pushData(req.caller, req.body.collectionId, req.body.data, req.body.trainingType)));
   app.post('/api/core/dataset/data/v2/list', { schema: { body: listData } }, async (req) => {
-    const q = parseInput(listData, req.body);
-    const { rows, total } = await datasets.listData(await caller(req), q.collectionId, q.offset, q.pageSize, q.searchText);
+    const q = req.body;
+    const { rows, total } = await datasets.listData(req.caller, q.collectionId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicData), total });
   });
-  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicData(await datasets.dataItem(await caller(req), parseInput(idQuery, req.query).id))));
+  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicData(await datasets.dataItem(req.caller, req.query.id))));
   app.put('/api/core/dataset/data/update', { schema: { body: updateData } }, async (req) => {
-    const body = parseInput(updateData, req.body);
+    const body = req.body;
     const dataId = body.dataId ?? body.id;
+    // Either name is optional in the schema (FastGPT sends dataId, older clients id): one is required.
     if (!dataId) return parseInput(dataIdRequired, {});
-    await datasets.updateData(await caller(req), dataId, body);
+    await datasets.updateData(req.caller, dataId, body);
     return ok(null);
   });
   app.delete('/api/core/dataset/data/delete', { schema: { querystring: idQuery } }, async (req) => {
-    await datasets.deleteData(await caller(req), parseInput(idQuery, req.query).id);
+    await datasets.deleteData(req.caller, req.query.id);
     return ok(null);
   });
-}
+};

@@ -1,8 +1,9 @@
 // /api/support/openapi/*: API keys, managed with a general key.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { createKeyBody as createKey, deleteKeyQuery as deleteQuery, listKeysQuery as listQuery, type PublicKey } from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ok } from '../datasets/routes.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated } from '../http/caller.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { KeysService } from './service.js';
 import type { ApiKeyRow } from './store.js';
@@ -18,25 +19,20 @@ export function publicKey(k: ApiKeyRow): PublicKey {
   };
 }
 
-export function keyRoutes(app: FastifyInstance, keys: KeysService, auth: RequestAuth): void {
-  const caller = (req: FastifyRequest) => auth.general(req);
+/** General keys or a session, checked before the body is read. */
+export const keysPlugin: FastifyPluginAsync<{ keys: KeysService; auth: RequestAuth }> = async (scope, { keys, auth }) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   // The key itself is in this answer and nowhere else, ever.
   app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT, schema: { body: createKey } }, async (req) => {
-    const who = await caller(req);
-    const b = parseInput(createKey, req.body);
-    const { key } = await keys.create(who, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
+    const b = req.body;
+    const { key } = await keys.create(req.caller, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
     return ok(key);
   });
-  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) => {
-    const who = await caller(req);
-    const { appId } = parseInput(listQuery, req.query);
-    return ok((await keys.list(who, appId)).map(publicKey));
-  });
+  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) => ok((await keys.list(req.caller, req.query.appId)).map(publicKey)));
   app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: deleteQuery } }, async (req) => {
-    const who = await caller(req);
-    const { id } = parseInput(deleteQuery, req.query);
-    await keys.revoke(who, id);
+    await keys.revoke(req.caller, req.query.id);
     return ok(null);
   });
-}
+};

@@ -2,9 +2,10 @@
 // whether the gateway serves it now, so that a missing channel is seen on the
 // models page before anyone chats (or creates a knowledge base on it).
 import type { ModelKind, ModelStatus, ModelList } from '@kbchat/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
+import { authenticated } from '../http/caller.js';
 import { isGatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { ModelConfig } from './config-file.js';
 
@@ -41,10 +42,8 @@ function gatewayFailure(url: string, err: unknown): string {
   return `The gateway at ${url} refused the model list: ${message}`;
 }
 
-export function modelRoutes(app: FastifyInstance, deps: { models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }): void {
-  const caller = (req: FastifyRequest) => deps.auth.general(req);
-  app.get('/api/core/ai/model/list', async (req) => {
-    await caller(req);
-    return ok(await modelStatus(deps.models, deps.gateway));
-  });
-}
+/** General keys or a session, checked in onRequest. */
+export const modelsPlugin: FastifyPluginAsync<{ models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }> = async (app, deps) => {
+  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.get('/api/core/ai/model/list', async () => ok(await modelStatus(deps.models, deps.gateway)));
+};

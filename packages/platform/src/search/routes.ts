@@ -3,11 +3,12 @@ import {
   collectionIdQuery as collectionQuery, datasetIdQuery as datasetQuery, retryFailedBody as retryFailedItems, searchTestBody as searchTest,
   trainingErrorsBody as trainingErrors, updateTrainingDataBody as updateTrainingData, type PublicTrainingError,
 } from '@kbchat/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ok } from '../datasets/routes.js';
 import type { DatasetsService } from '../datasets/service.js';
 import { errors } from '../http/errors.js';
-import { parseInput } from '../http/validate.js';
+import { authenticated } from '../http/caller.js';
 import { listProblems, progress, retryFailed, retryItem, sumProgress, type TrainingProblem } from '../indexing/index.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { vectorIndexState } from '../retrieval/index.js';
@@ -31,12 +32,14 @@ export function publicTrainingError(p: TrainingProblem): PublicTrainingError {
   };
 }
 
-export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }): void {
-  const caller = (req: FastifyRequest) => deps.auth.general(req);
+/** General keys or a session, checked before the body is read. */
+export const searchPlugin: FastifyPluginAsync<{ db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }> = async (scope, deps) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {
-    const who = await caller(req);
-    const b = parseInput(searchTest, req.body);
+    const who = req.caller;
+    const b = req.body;
     const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
     const r = await deps.search.forRequest(req.id).search(who, {
       datasetIds: [b.datasetId], text: b.text, mode: b.searchMode, limit: b.limit, similarity: b.similarity, embeddingWeight: b.embeddingWeight,
@@ -52,8 +55,8 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
 
   // Counts of a collection's items by state, and the last error, so that "indexing" never sits without a reason.
   app.get('/api/core/dataset/collection/trainingDetail', { schema: { querystring: collectionQuery } }, async (req) => {
-    const who = await caller(req);
-    const { collectionId } = parseInput(collectionQuery, req.query);
+    const who = req.caller;
+    const { collectionId } = req.query;
     const c = await deps.datasets.collection(who, collectionId);
     const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
     const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
@@ -64,8 +67,8 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
   });
 
   app.get('/api/core/dataset/trainingDetail', { schema: { querystring: datasetQuery } }, async (req) => {
-    const who = await caller(req);
-    const { datasetId } = parseInput(datasetQuery, req.query);
+    const who = req.caller;
+    const { datasetId } = req.query;
     const dataset = await deps.datasets.dataset(who, datasetId);
     const list = await progress(deps.db, { datasetId });
     // 'exact' until the worker builds the HNSW graph (when its queue is quiet): searches scan every vector meanwhile.
@@ -75,8 +78,8 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
 
   // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
   app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT, schema: { body: retryFailedItems } }, async (req) => {
-    const who = await caller(req);
-    const b = parseInput(retryFailedItems, req.body);
+    const who = req.caller;
+    const b = req.body;
     if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
     if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
     return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });
@@ -84,8 +87,8 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
 
   // A collection's items that failed or wait on an error, each with its reason, attempts and next attempt; paged.
   app.post('/api/core/dataset/training/getTrainingError', { bodyLimit: BODY_LIMIT, schema: { body: trainingErrors } }, async (req) => {
-    const who = await caller(req);
-    const b = parseInput(trainingErrors, req.body);
+    const who = req.caller;
+    const b = req.body;
     await deps.datasets.collection(who, b.collectionId);
     const offset = b.offset ?? (b.pageNum ? (b.pageNum - 1) * b.pageSize : 0);
     const r = await listProblems(deps.db, { teamId: who.teamId, collectionId: b.collectionId, offset, limit: b.pageSize });
@@ -94,8 +97,8 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
 
   // FastGPT's retry: one item (dataId, the item's _id from getTrainingError), or every failed one of a collection or dataset.
   app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT, schema: { body: updateTrainingData } }, async (req) => {
-    const who = await caller(req);
-    const b = parseInput(updateTrainingData, req.body);
+    const who = req.caller;
+    const b = req.body;
     if (b.dataId) {
       const n = itemId(b.dataId);
       const outcome = n === undefined ? 'missing' : await retryItem(deps.db, { teamId: who.teamId, id: n, collectionId: b.collectionId });
@@ -107,4 +110,4 @@ export function searchRoutes(app: FastifyInstance, deps: { db: PlatformDb; searc
     if (b.datasetId) await deps.datasets.dataset(who, b.datasetId);
     return ok({ retried: await retryFailed(deps.db, { collectionId: b.collectionId, datasetId: b.datasetId, teamId: who.teamId }) });
   });
-}
+};

@@ -9,7 +9,7 @@ import { UploadsStore } from './store.js';
 import { TusUploads } from './tus.js';
 
 export { uploadMigrations } from './migration.js';
-export { uploadRoutes } from './routes.js';
+export { uploadsPlugin } from './routes.js';
 
 const SWEEP_MS = 60 * 60 * 1000;
 

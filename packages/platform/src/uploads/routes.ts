@@ -8,9 +8,11 @@ import {
   MAX_FILE_BYTES, tusUploadMetadata as tusMetadata, uploadCheckBody as check, uploadIdParams as uploadParams, type UploadImported,
 } from '@kbchat/contracts';
 import { Metadata } from '@tus/utils';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { authenticated } from '../http/caller.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import type { ImportResult, UploadsService } from './service.js';
@@ -24,13 +26,17 @@ const mib = MAX_FILE_BYTES / 1048576;
 export const imported = (r: ImportResult) => ok<UploadImported>({ collectionId: r.collectionId, results: { insertLen: r.insertLen }, alreadyImported: r.alreadyImported });
 export type { UploadCheck, UploadEstimate, UploadImported } from '@kbchat/contracts';
 
-export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsService; tus: TusUploads; auth: RequestAuth }): void {
-  const { uploads, tus } = deps;
-  const caller = (req: FastifyRequest) => deps.auth.general(req);
+/** create/localFile's form schema is the document's only: the handler reads the parts itself. */
+const documentedOnly = () => () => true;
+
+/** General keys or a session, checked before the body is read (a file's bytes included). */
+export const uploadsPlugin: FastifyPluginAsync<{ uploads: UploadsService; tus: TusUploads; auth: RequestAuth }> = async (scope, { uploads, tus, auth }) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', authenticated((req) => auth.general(req)));
 
   // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
-  app.post('/api/core/dataset/collection/create/localFile', { schema: { body: localFileForm, consumes: ['multipart/form-data'] } }, async (req) => {
-    const who = await caller(req);
+  app.post('/api/core/dataset/collection/create/localFile', { schema: { body: localFileForm, consumes: ['multipart/form-data'] }, validatorCompiler: documentedOnly }, async (req) => {
+    const who = req.caller;
     if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
     let file: { data: Uint8Array; filename: string; mimeType?: string } | undefined;
     let settings: unknown;
@@ -52,22 +58,22 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
   });
 
   app.post('/api/core/dataset/collection/upload/check', { schema: { body: check } }, async (req) => {
-    const body = parseInput(check, req.body);
-    return ok(await uploads.check(await caller(req), body.datasetId, body.sha256, body.size));
+    const body = req.body;
+    return ok(await uploads.check(req.caller, body.datasetId, body.sha256, body.size));
   });
-  app.get('/api/core/dataset/collection/upload/list', { schema: { querystring: datasetQuery } }, async (req) => ok(await uploads.listUnfinished(await caller(req), parseInput(datasetQuery, req.query).datasetId)));
+  app.get('/api/core/dataset/collection/upload/list', { schema: { querystring: datasetQuery } }, async (req) => ok(await uploads.listUnfinished(req.caller, req.query.datasetId)));
   app.delete('/api/core/dataset/collection/upload/delete', { schema: { querystring: idQuery } }, async (req) => {
-    await uploads.discard(await caller(req), parseInput(idQuery, req.query).id);
+    await uploads.discard(req.caller, req.query.id);
     return ok(null);
   });
   // Before create/upload, optionally: how many chunks and about how long to index (nothing is written; a file the import would refuse is refused and discarded here).
   app.post('/api/core/dataset/collection/upload/estimate', { schema: { body: estimateUpload } }, async (req) => {
-    const { uploadId, ...settings } = parseInput(estimateUpload, req.body);
-    return ok(await uploads.estimate(await caller(req), uploadId, settings));
+    const { uploadId, ...settings } = req.body;
+    return ok(await uploads.estimate(req.caller, uploadId, settings));
   });
   app.post('/api/core/dataset/collection/create/upload', { schema: { body: fromUpload } }, async (req) => {
-    const { uploadId, ...settings } = parseInput(fromUpload, req.body);
-    return imported(await uploads.finish(await caller(req), uploadId, settings));
+    const { uploadId, ...settings } = req.body;
+    return imported(await uploads.finish(req.caller, uploadId, settings));
   });
 
   // tus: the bytes pass through untouched (the tus server reads the request itself).
@@ -75,7 +81,7 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
   app.post(TUS_PATH, {
     schema: { description: 'tus creation: Upload-Length (bytes) and Upload-Metadata (datasetId, filename, filetype, sha256) in the headers; answers 201 with Location' },
   }, async (req, reply) => {
-    const who = await caller(req);
+    const who = req.caller;
     const length = req.headers['upload-length'];
     if (typeof length !== 'string' || !/^\d{1,15}$/.test(length)) throw errors.badField('Upload-Length', 'the file\'s size in bytes is required (deferred lengths are not accepted)');
     if (Number(length) > MAX_FILE_BYTES) throw new PlatformError(413, 'too_large', `Invalid 'Upload-Length': ${length} bytes is more than the ${mib} MiB a file may have`);
@@ -96,8 +102,8 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
     url: `${TUS_PATH}/:uploadId`,
     schema: { params: uploadParams, summary: 'tus: HEAD for the offset, PATCH to send bytes (application/offset+octet-stream), DELETE to discard' },
     handler: async (req, reply) => {
-      const who = await caller(req);
-      const { uploadId } = parseInput(uploadParams, req.params);
+      const who = req.caller;
+      const { uploadId } = req.params;
       const row = await uploads.upload(who, uploadId);
       if (row.collection_id) throw errors.conflict(`Upload ${uploadId} is imported already (collection ${row.collection_id})`);
       if (req.method === 'DELETE') {
@@ -108,4 +114,4 @@ export function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsServi
       await tus.handle(req.raw, reply.raw).catch((err) => req.log.error({ err }, 'tus request failed'));
     },
   });
-}
+};
