@@ -6,10 +6,12 @@
 //
 // @fastify/swagger collects the routes (onRoute) and fastify-type-provider-zod's
 // transform turns each zod schema into JSON Schema 2020-12, the dialect of
-// OpenAPI 3.1. The handlers validate with the same zod objects (the platform's
-// parseInput, the gateway's parseBody), after they authenticate: Fastify's own
-// validation is switched off, so that a request with no key is a 401 before its
-// body is looked at, and the 400s keep their messages.
+// OpenAPI 3.1. No schema is compiled here (noValidation): each service sets
+// the validator compiler that turns the same zod objects into its own 400s
+// (the platform's http/validate.ts; the gateway's admin/input.ts for /api).
+// The gateway's relay routes keep noValidation: their bodies are parsed by hand
+// in front of Fastify, for speed. Authentication runs in onRequest hooks, so a
+// request with no key is a 401 before its body is read.
 //
 // Register this before any route (routes declared before the plugin loads are
 // not seen: declare them in app.after() or a plugin registered after this).
@@ -42,7 +44,7 @@ export interface ApiDocsOptions {
   success?: { name: string; description: string; body: z.ZodType; at: (url: string) => boolean };
 }
 
-/** Every route's schemas go to the document; none is compiled by Fastify (the handler validates). */
+/** Every route's schemas go to the document; a service compiles them with its own validator compiler (see above). */
 const noValidation = () => () => true;
 
 type Operation = { tags?: string[]; responses?: Record<string, unknown> };
