@@ -15,7 +15,8 @@ const chunk = (text) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
 
 /** The stalls and refusals to try on one front. */
 function shapes(front) {
-  const post = (path, token, framing) => `POST ${path} HTTP/1.1\r\nHost: kbchat\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}Content-Type: application/json\r\n${framing}\r\n`;
+  const post = (path, token, framing) =>
+    `POST ${path} HTTP/1.1\r\nHost: kbchat\r\n${token ? `Authorization: Bearer ${token}\r\n` : ''}Content-Type: application/json\r\n${framing}\r\n`;
   const json = front === 'gateway' ? '{"username":"root","password":"not-all-of-it"}' : '{"name":"never finished"}';
   const path = front === 'gateway' ? '/api/auth/login' : '/api/core/dataset/create';
   const token = front === 'gateway' ? undefined : KEY;
@@ -50,7 +51,12 @@ async function frontCase(report, front, port) {
   const { stalls, refusals } = shapes(front);
   const results = await Promise.all(Object.entries(stalls).map(async ([what, bytes]) => [what, await stalled(port, bytes)]));
   for (const [what, r] of results) {
-    report.check(kase, what, r.status === 408 && r.closed && r.ms <= CLOSE_BOUND_MS, r.closed ? `${r.status ?? 'no answer'}, closed after ${(r.ms / 1000).toFixed(1)} s` : 'still open');
+    report.check(
+      kase,
+      what,
+      r.status === 408 && r.closed && r.ms <= CLOSE_BOUND_MS,
+      r.closed ? `${r.status ?? 'no answer'}, closed after ${(r.ms / 1000).toFixed(1)} s` : 'still open',
+    );
   }
   for (const [what, bytes] of Object.entries(refusals)) {
     const c = await RawSocket.open(port);
@@ -60,7 +66,12 @@ async function frontCase(report, front, port) {
     const ms = (c.firstByteAt ?? Date.now()) - sentAt;
     const id = /\r\nx-request-id: (\S+)/i.exec(c.data)?.[1];
     c.destroy();
-    report.check(kase, what, c.status === 400 && ms < 500 && closed && Boolean(id), `${c.status ?? 'no answer'} after ${ms} ms${id ? ', with a request id' : ', no request id'}${closed ? '' : ', left open'}`);
+    report.check(
+      kase,
+      what,
+      c.status === 400 && ms < 500 && closed && Boolean(id),
+      `${c.status ?? 'no answer'} after ${ms} ms${id ? ', with a request id' : ', no request id'}${closed ? '' : ', left open'}`,
+    );
   }
   // A hundred clients that each send a piece and stop, all at once.
   const all = Object.values(stalls);
@@ -68,14 +79,31 @@ async function frontCase(report, front, port) {
   const open = hundred.filter((r) => !r.closed || r.ms > CLOSE_BOUND_MS).length;
   const answered = hundred.filter((r) => r.status === 408).length;
   const slowest = Math.max(...hundred.map((r) => r.ms));
-  report.check(kase, '100 stalled connections at once', open === 0 && answered === 100, `${100 - open} closed within ${CLOSE_BOUND_MS / 1000} s (slowest ${(slowest / 1000).toFixed(1)} s), ${answered} answered 408`);
+  report.check(
+    kase,
+    '100 stalled connections at once',
+    open === 0 && answered === 100,
+    `${100 - open} closed within ${CLOSE_BOUND_MS / 1000} s (slowest ${(slowest / 1000).toFixed(1)} s), ${answered} answered 408`,
+  );
 }
 
 export async function httpFrontCase(report, sim) {
   const data = tempDir('front');
   const [gatewayPort, platformPort] = [await freePort(), await freePort()];
-  const env = cleanEnv({ REQUEST_STALL_TIMEOUT_MS: String(STALL_MS), INITIAL_ROOT_TOKEN: ROOT_TOKEN, INITIAL_API_KEY: KEY, SIM_API_KEY: sim.key, SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat' });
-  const p = await startKbchat('start', ['start', '--data-dir', data.dir, '--port', String(platformPort), '--gateway-port', String(gatewayPort)], env, /\[platform\] listening on/);
+  const env = cleanEnv({
+    REQUEST_STALL_TIMEOUT_MS: String(STALL_MS),
+    INITIAL_ROOT_TOKEN: ROOT_TOKEN,
+    INITIAL_API_KEY: KEY,
+    SIM_API_KEY: sim.key,
+    SIM_BASE_URL: `${sim.url}/v1`,
+    SIM_MODELS: 'sim-chat',
+  });
+  const p = await startKbchat(
+    'start',
+    ['start', '--data-dir', data.dir, '--port', String(platformPort), '--gateway-port', String(gatewayPort)],
+    env,
+    /\[platform\] listening on/,
+  );
   try {
     const gatewayUrl = listeningUrl(p, 'gateway');
     if (!report.check('gateway front', 'listens where asked', gatewayUrl === `http://127.0.0.1:${gatewayPort}`, gatewayUrl)) return;

@@ -38,7 +38,13 @@ export async function indexingCase(report, sim) {
   );
   const [gatewayPort, platformPort] = [await freePort(), await freePort()];
   const args = ['start', '--data-dir', data.dir, '--port', String(platformPort), '--gateway-port', String(gatewayPort)];
-  const env = cleanEnv({ CONFIG_PATH: config, INITIAL_API_KEY: KEY, SIM_API_KEY: sim.key, SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384' });
+  const env = cleanEnv({
+    CONFIG_PATH: config,
+    INITIAL_API_KEY: KEY,
+    SIM_API_KEY: sim.key,
+    SIM_BASE_URL: `${sim.url}/v1`,
+    SIM_MODELS: 'sim-chat,sim-embed-384',
+  });
   const ready = /\[platform\] listening on/;
   let p;
   try {
@@ -51,7 +57,8 @@ export async function indexingCase(report, sim) {
       json: { datasetId: dataset.body.data, name: 'faults.md', text: documentText(), chunkSize: 100 },
     });
     const { collectionId, results } = created.body.data ?? {};
-    if (!report.check(kase, 'upload accepted', created.status === 200 && results?.insertLen > 0, `HTTP ${created.status}, ${results?.insertLen} chunks`)) return;
+    if (!report.check(kase, 'upload accepted', created.status === 200 && results?.insertLen > 0, `HTTP ${created.status}, ${results?.insertLen} chunks`))
+      return;
 
     // Killed once a part of it is indexed, and well before the end.
     let before;
@@ -77,10 +84,22 @@ export async function indexingCase(report, sim) {
       await sleep(100);
     }
     report.check(kase, 'killed mid-upload', atKill.done > 0 && atKill.done < atKill.total, `${atKill.done} of ${atKill.total} chunks done at the kill`);
-    report.check(kase, 'restart resumes at once', movedAfter !== undefined && movedAfter < 15_000, movedAfter === undefined ? 'no progress after the restart' : `progress ${(movedAfter / 1000).toFixed(1)} s after the new process listened (${((listeningAt - restartedAt) / 1000).toFixed(1)} s to start)`);
+    report.check(
+      kase,
+      'restart resumes at once',
+      movedAfter !== undefined && movedAfter < 15_000,
+      movedAfter === undefined
+        ? 'no progress after the restart'
+        : `progress ${(movedAfter / 1000).toFixed(1)} s after the new process listened (${((listeningAt - restartedAt) / 1000).toFixed(1)} s to start)`,
+    );
     // The dead process held its items for 60 s (the indexing lease): finishing well before that means they were released at start.
     const finishedAfter = Date.now() - restartedAt;
-    report.check(kase, 'upload finishes, dead leases released', now.done === now.total && now.failed === 0 && finishedAfter < 45_000, `${now.done} of ${now.total} done, ${now.failed} failed${now.lastError ? ` (${now.lastError})` : ''}, ${(finishedAfter / 1000).toFixed(1)} s after the restart (the lease is 60 s)`);
+    report.check(
+      kase,
+      'upload finishes, dead leases released',
+      now.done === now.total && now.failed === 0 && finishedAfter < 45_000,
+      `${now.done} of ${now.total} done, ${now.failed} failed${now.lastError ? ` (${now.lastError})` : ''}, ${(finishedAfter / 1000).toFixed(1)} s after the restart (the lease is 60 s)`,
+    );
     const code = await p.stop();
     p = undefined;
     report.check(kase, 'stops cleanly', code === 0, `exit code ${code}`);
@@ -103,8 +122,14 @@ export async function indexingCase(report, sim) {
         [collectionId],
       );
       const c = rows[0];
-      const ok = c.chunks === results.insertLen && c.repeated === 0 && c.without_vector === 0 && c.stray_vectors === 0 && c.not_in_fulltext === 0 && c.queued === 0;
-      report.check(kase, 'every chunk indexed exactly once', ok, `${c.chunks} chunks (${results.insertLen} uploaded), ${c.repeated} repeated, ${c.indexes} index texts, ${c.without_vector} without a vector, ${c.stray_vectors} stray vectors, ${c.not_in_fulltext} missing from full text, ${c.queued} queued`);
+      const ok =
+        c.chunks === results.insertLen && c.repeated === 0 && c.without_vector === 0 && c.stray_vectors === 0 && c.not_in_fulltext === 0 && c.queued === 0;
+      report.check(
+        kase,
+        'every chunk indexed exactly once',
+        ok,
+        `${c.chunks} chunks (${results.insertLen} uploaded), ${c.repeated} repeated, ${c.indexes} index texts, ${c.without_vector} without a vector, ${c.stray_vectors} stray vectors, ${c.not_in_fulltext} missing from full text, ${c.queued} queued`,
+      );
     } finally {
       await pg.close();
     }

@@ -159,7 +159,12 @@ export async function serverDatabase(kind) {
       /** Rows of `text`; `?` placeholders, as in MySQL. */
       query: async (text, params = []) => {
         let i = 0;
-        return (await pool.query(text.replace(/\?/g, () => `$${++i}`), params)).rows;
+        return (
+          await pool.query(
+            text.replace(/\?/g, () => `$${++i}`),
+            params,
+          )
+        ).rows;
       },
       async drop() {
         await pool.end().catch(() => {});

@@ -79,26 +79,50 @@ export async function moneyCase(report, kind, sim) {
     const body = (i) => ({ model: i % 4 < 2 ? 'sim-slow' : 'sim-chat', messages: [{ role: 'user', content: `request ${i}` }], max_tokens: 64 });
     const running = burst([a, b], 400, body);
     await sleep(300);
-    const priced = await api(a.url, '/api/prices/sim-chat', { method: 'PUT', token: session, json: { input_price: PRICE_AFTER.input, output_price: PRICE_AFTER.output } });
+    const priced = await api(a.url, '/api/prices/sim-chat', {
+      method: 'PUT',
+      token: session,
+      json: { input_price: PRICE_AFTER.input, output_price: PRICE_AFTER.output },
+    });
     const changedAt = Date.now();
     const first = await running;
     const served1 = count(first, (r) => r.status === 200);
     const errors1 = first.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.code}`);
-    report.check(kase, '400 concurrent requests over A and B', served1 === 400, `${served1} served (A ${count(first, (r) => r.via === 'A' && r.status === 200)}, B ${count(first, (r) => r.via === 'B' && r.status === 200)})${errors1.length ? `; ${[...new Set(errors1)].join(', ')}` : ''}`);
+    report.check(
+      kase,
+      '400 concurrent requests over A and B',
+      served1 === 400,
+      `${served1} served (A ${count(first, (r) => r.via === 'A' && r.status === 200)}, B ${count(first, (r) => r.via === 'B' && r.status === 200)})${errors1.length ? `; ${[...new Set(errors1)].join(', ')}` : ''}`,
+    );
 
     // Probes sent once CHANNEL_REFRESH_MS has passed since the change (plus one refresh's own time).
     await sleep(Math.max(0, changedAt + CHANNEL_REFRESH_MS + 200 - Date.now()));
     const probes = [];
     for (const p of [a, b, a, b, a, b]) {
-      const r = await api(p.url, '/v1/chat/completions', { method: 'POST', token: ROOT_TOKEN, json: { model: 'sim-chat', messages: [{ role: 'user', content: 'what does it cost now' }], max_tokens: 32 } });
+      const r = await api(p.url, '/v1/chat/completions', {
+        method: 'POST',
+        token: ROOT_TOKEN,
+        json: { model: 'sim-chat', messages: [{ role: 'user', content: 'what does it cost now' }], max_tokens: 32 },
+      });
       probes.push({ via: p.name, status: r.status, requestId: r.requestId });
     }
-    const rows = await logRows(db, probes.map((p) => p.requestId), LEDGER_FLUSH_MS * 6);
+    const rows = await logRows(
+      db,
+      probes.map((p) => p.requestId),
+      LEDGER_FLUSH_MS * 6,
+    );
     const wrong = probes.filter((p) => {
       const row = rows.get(p.requestId);
       return !row || Number(row.cost) !== Number(row.prompt_tokens) * PRICE_AFTER.input + Number(row.completion_tokens) * PRICE_AFTER.output;
     });
-    report.check(kase, 'price set on A charged by A and B', priced.status === 200 && wrong.length === 0, wrong.length ? `wrong or missing cost for ${wrong.map((w) => `${w.via}:${w.requestId}`).join(', ')}` : `new price on both ${CHANNEL_REFRESH_MS + 200} ms after the change (CHANNEL_REFRESH_MS ${CHANNEL_REFRESH_MS})`);
+    report.check(
+      kase,
+      'price set on A charged by A and B',
+      priced.status === 200 && wrong.length === 0,
+      wrong.length
+        ? `wrong or missing cost for ${wrong.map((w) => `${w.via}:${w.requestId}`).join(', ')}`
+        : `new price on both ${CHANNEL_REFRESH_MS + 200} ms after the change (CHANNEL_REFRESH_MS ${CHANNEL_REFRESH_MS})`,
+    );
 
     // Burst 2: 200 slow requests; B is killed while its half is in flight.
     // Fast requests keep reaching B up to its death, so that it dies with answered requests whose rows it never wrote.
@@ -113,7 +137,10 @@ export async function moneyCase(report, kind, sim) {
       return (await Promise.all(sent)).flat();
     })();
     await sleep(600);
-    const heldByB = await db.query('select coalesce(sum(l.amount), 0) as held from balance_leases l join ledger_holders h on h.id = l.holder_id where h.pid = ?', [b.pid]);
+    const heldByB = await db.query(
+      'select coalesce(sum(l.amount), 0) as held from balance_leases l join ledger_holders h on h.id = l.holder_id where h.pid = ?',
+      [b.pid],
+    );
     await b.kill9();
     const killedAt = Date.now();
     trickling = false;
@@ -125,11 +152,21 @@ export async function moneyCase(report, kind, sim) {
       await sleep(50);
     }
     const returnedMs = Date.now() - killedAt;
-    report.check(kase, "kill -9 of B: its leases return", left === 0 && returnedMs <= LEASE_BOUND_MS, `${(Number(heldByB[0].held) / 1e6).toFixed(3)} units held by B came back after ${(returnedMs / 1000).toFixed(1)} s (bound ${LEASE_BOUND_MS / 1000} s)`);
+    report.check(
+      kase,
+      'kill -9 of B: its leases return',
+      left === 0 && returnedMs <= LEASE_BOUND_MS,
+      `${(Number(heldByB[0].held) / 1e6).toFixed(3)} units held by B came back after ${(returnedMs / 1000).toFixed(1)} s (bound ${LEASE_BOUND_MS / 1000} s)`,
+    );
     const after = await second;
     const quick = await trickle;
     const servedA = count(after, (r) => r.via === 'A' && r.status === 200);
-    report.check(kase, 'A serves its half while B dies', servedA === 100, `A served ${servedA} of 100; B's clients saw ${[...new Set(after.filter((r) => r.via === 'B').map((r) => r.status || r.code))].join(', ')}`);
+    report.check(
+      kase,
+      'A serves its half while B dies',
+      servedA === 100,
+      `A served ${servedA} of 100; B's clients saw ${[...new Set(after.filter((r) => r.via === 'B').map((r) => r.status || r.code))].join(', ')}`,
+    );
 
     const stopped = await a.stop();
     report.check(kase, 'A stops cleanly', stopped === 0, `exit code ${stopped}`);
@@ -141,14 +178,28 @@ export async function moneyCase(report, kind, sim) {
     const spent = Number(logs.spent);
     const paid = BALANCE_UNITS * 1e6 - Number(user.balance);
     report.check(kase, 'no lease left once both are gone', Number(leases[0].n) === 0, `${leases[0].n} lease rows`);
-    report.check(kase, 'initial − balance = Σ logged cost', paid === spent && Number(user.used) === spent, `${paid} = ${spent} micro-units over ${logs.n} log rows; used ${user.used}; balance ${(Number(user.balance) / 1e6).toFixed(6)} units`);
+    report.check(
+      kase,
+      'initial − balance = Σ logged cost',
+      paid === spent && Number(user.used) === spent,
+      `${paid} = ${spent} micro-units over ${logs.n} log rows; used ${user.used}; balance ${(Number(user.balance) / 1e6).toFixed(6)} units`,
+    );
 
     // Every request A answered has its row; B's answered requests without a row cost the user nothing.
     const answered = [...first, ...after, ...quick].filter((r) => r.status === 200);
-    const found = await logRows(db, answered.map((r) => r.requestId), 0);
+    const found = await logRows(
+      db,
+      answered.map((r) => r.requestId),
+      0,
+    );
     const missingA = answered.filter((r) => r.via === 'A' && !found.has(r.requestId)).length;
     const missingB = answered.filter((r) => r.via === 'B' && !found.has(r.requestId)).length;
-    report.check(kase, 'every answer of A is logged', missingA === 0, `${missingA} of A's answers without a row; B died with ${missingB} answered requests unwritten (${count(quick, (r) => r.status === 200)} quick ones answered), which the user does not pay for`);
+    report.check(
+      kase,
+      'every answer of A is logged',
+      missingA === 0,
+      `${missingA} of A's answers without a row; B died with ${missingB} answered requests unwritten (${count(quick, (r) => r.status === 200)} quick ones answered), which the user does not pay for`,
+    );
   } finally {
     for (const p of [a, b]) {
       if (!p) continue;
@@ -168,7 +219,10 @@ async function logRows(db, ids, waitMs) {
     for (let i = 0; i < want.length; i += 500) {
       const part = want.slice(i, i + 500).filter((id) => !rows.has(id));
       if (part.length === 0) continue;
-      const found = await db.query(`select request_id, cost, prompt_tokens, completion_tokens from logs where request_id in (${part.map(() => '?').join(',')})`, part);
+      const found = await db.query(
+        `select request_id, cost, prompt_tokens, completion_tokens from logs where request_id in (${part.map(() => '?').join(',')})`,
+        part,
+      );
       for (const r of found) rows.set(r.request_id, r);
     }
     if (rows.size >= want.length || Date.now() >= until) return rows;

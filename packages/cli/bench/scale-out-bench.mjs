@@ -55,7 +55,13 @@ async function service(command, env) {
   const port = await freePort();
   const args = command === 'worker' ? [CLI, command] : [CLI, command, '--port', String(port)];
   const ready = { gateway: /\[gateway\] listening on/, platform: /\[platform\] listening on/, worker: /\[worker\] indexing: waiting for work/ }[command];
-  const child = await spawnReady(process.execPath, args, { LOG_LEVEL: 'warn', LOCAL_MODELS: 'off', HOST: '127.0.0.1', GATEWAY_HOST: '127.0.0.1', ...env }, ready, 120_000);
+  const child = await spawnReady(
+    process.execPath,
+    args,
+    { LOG_LEVEL: 'warn', LOCAL_MODELS: 'off', HOST: '127.0.0.1', GATEWAY_HOST: '127.0.0.1', ...env },
+    ready,
+    120_000,
+  );
   const exited = new Promise((r) => child.once('exit', r));
   return {
     child,
@@ -121,7 +127,11 @@ async function freshDatabase(kind) {
 const simPort = await freePort();
 const sim = await spawnReady(process.execPath, [join(ROOT, 'packages/upstream-sim/bin/upstream-sim.js'), '--port', String(simPort)], {}, /listening/);
 const simUrl = `http://127.0.0.1:${simPort}`;
-console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model}), load average at start ${loadavg().map((l) => l.toFixed(1)).join(' ')}; other work shares them, so figures are indicative`);
+console.log(
+  `machine: ${cpus().length} cores (${cpus()[0]?.model}), load average at start ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; other work shares them, so figures are indicative`,
+);
 console.log(`relay: ${CONNECTIONS} connections, ${SECONDS} s a measurement, ${ROUNDS} rounds; indexing: ${ITEMS} items a run`);
 
 // ---- relay: one gateway process against two on one database ----
@@ -129,8 +139,13 @@ console.log(`relay: ${CONNECTIONS} connections, ${SECONDS} s a measurement, ${RO
 /** One measurement: `n` gateways started on `db`, the load split evenly over them, then stopped. */
 async function relayRun(db, n) {
   const env = {
-    GATEWAY_DATABASE_URL: db.url, GATEWAY_SECRET_KEY: 'bench-scale-out-secret', INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000',
-    SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${simUrl}/v1`, SIM_MODELS: 'sim-chat',
+    GATEWAY_DATABASE_URL: db.url,
+    GATEWAY_SECRET_KEY: 'bench-scale-out-secret',
+    INITIAL_ROOT_TOKEN: TOKEN,
+    ROOT_INITIAL_BALANCE: '1000000000',
+    SIM_API_KEY: 'sk-sim',
+    SIM_BASE_URL: `${simUrl}/v1`,
+    SIM_MODELS: 'sim-chat',
   };
   const gateways = [];
   for (let i = 0; i < n; i++) gateways.push(await service('gateway', { ...env, DATA_DIR: tmp(`gw${i}`) }));
@@ -151,7 +166,10 @@ async function relayRun(db, n) {
     const after = await db.counters();
     // Everything from the warm-up to the exits, the timers' own writes included: an upper bound per request.
     const all = warm.ok + r.ok;
-    store = { commitsPerRequest: (after.xact_commit - before.xact_commit) / all, rowsPerRequest: (after.tup_inserted + after.tup_updated + after.tup_deleted - before.tup_inserted - before.tup_updated - before.tup_deleted) / all };
+    store = {
+      commitsPerRequest: (after.xact_commit - before.xact_commit) / all,
+      rowsPerRequest: (after.tup_inserted + after.tup_updated + after.tup_deleted - before.tup_inserted - before.tup_updated - before.tup_deleted) / all,
+    };
   }
   return { ...r, rss, store, connections };
 }
@@ -164,19 +182,35 @@ async function relayBench(kind) {
   }
   try {
     // The first start migrates: not timed.
-    await (await service('gateway', { GATEWAY_DATABASE_URL: db.url, GATEWAY_SECRET_KEY: 'bench-scale-out-secret', INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${simUrl}/v1`, SIM_MODELS: 'sim-chat', DATA_DIR: tmp('gw-init') })).stop();
+    await (
+      await service('gateway', {
+        GATEWAY_DATABASE_URL: db.url,
+        GATEWAY_SECRET_KEY: 'bench-scale-out-secret',
+        INITIAL_ROOT_TOKEN: TOKEN,
+        ROOT_INITIAL_BALANCE: '1000000000',
+        SIM_API_KEY: 'sk-sim',
+        SIM_BASE_URL: `${simUrl}/v1`,
+        SIM_MODELS: 'sim-chat',
+        DATA_DIR: tmp('gw-init'),
+      })
+    ).stop();
     const runs = { 1: [], 2: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const n of round % 2 ? [2, 1] : [1, 2]) {
         const r = await relayRun(db, n);
         runs[n].push(r);
         const store = r.store ? `, store ${r.store.commitsPerRequest.toFixed(3)} commits and ${r.store.rowsPerRequest.toFixed(2)} rows written a request` : '';
-        console.log(`  relay on ${kind}, ${n} gateway${n > 1 ? 's' : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.errors} errors, RSS ${r.rss.join(' + ')} MB, ${r.connections} store connections${store}`);
+        console.log(
+          `  relay on ${kind}, ${n} gateway${n > 1 ? 's' : ''}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.errors} errors, RSS ${r.rss.join(' + ')} MB, ${r.connections} store connections${store}`,
+        );
       }
     }
     for (const n of [1, 2]) {
       const rs = runs[n];
-      console.log(`relay on ${kind}, ${n} gateway process${n > 1 ? 'es' : ''}: ${rs.map((r) => Math.round(r.rps)).join(', ')} req/s (median ${Math.round(median(rs.map((r) => r.rps)))}; p99 ${rs.map((r) => r.p99.toFixed(0)).join(', ')} ms)` + (rs[0].store ? `, ${rs.map((r) => r.store.commitsPerRequest.toFixed(3)).join(', ')} store commits a request` : ''));
+      console.log(
+        `relay on ${kind}, ${n} gateway process${n > 1 ? 'es' : ''}: ${rs.map((r) => Math.round(r.rps)).join(', ')} req/s (median ${Math.round(median(rs.map((r) => r.rps)))}; p99 ${rs.map((r) => r.p99.toFixed(0)).join(', ')} ms)` +
+          (rs[0].store ? `, ${rs.map((r) => r.store.commitsPerRequest.toFixed(3)).join(', ')} store commits a request` : ''),
+      );
     }
   } finally {
     await db.drop();
@@ -193,11 +227,24 @@ async function indexingRun(gateway, configPath, workersN) {
     if (!db.skip) await db.drop();
     return { skip: db.skip ?? 'pgvector is not installed in this PostgreSQL' };
   }
-  const env = (name, extra = {}) => ({ DATA_DIR: tmp(name), DATABASE_URL: db.url, GATEWAY_URL: gateway.url, GATEWAY_TOKEN: TOKEN, CONFIG_PATH: configPath, INITIAL_API_KEY: API_KEY, ROOT_PASSWORD: 'bench-root-password', ...extra });
+  const env = (name, extra = {}) => ({
+    DATA_DIR: tmp(name),
+    DATABASE_URL: db.url,
+    GATEWAY_URL: gateway.url,
+    GATEWAY_TOKEN: TOKEN,
+    CONFIG_PATH: configPath,
+    INITIAL_API_KEY: API_KEY,
+    ROOT_PASSWORD: 'bench-root-password',
+    ...extra,
+  });
   const platform = await service('platform', env('pl', { PLATFORM_WORKER: 'off' }));
   const workers = await Promise.all(Array.from({ length: workersN }, (_, i) => service('worker', env(`w${i}`))));
   const api = async (path, body) => {
-    const res = await fetch(`${platform.url}${path}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${platform.url}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const json = await res.json();
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.data;
@@ -209,14 +256,21 @@ async function indexingRun(gateway, configPath, workersN) {
     const { collectionId } = await api('/api/core/dataset/collection/create/text', { datasetId, name: 'bench', text: 'Readings from the stations.' });
     const started = performance.now();
     // 200 items a push (the API's limit), three pushes in flight.
-    const pushes = Array.from({ length: Math.ceil(ITEMS / 200) }, (_, p) => Array.from({ length: Math.min(200, ITEMS - p * 200) }, (_, i) => {
-      const n = p * 200 + i;
-      return { q: `Record ${n} on ${TOPICS[n % TOPICS.length]}: station ${n % 97} read ${(n * 37) % 1009} units, trend ${n % 3 ? 'rising' : 'falling'} since reading ${n - 1}.` };
-    }));
+    const pushes = Array.from({ length: Math.ceil(ITEMS / 200) }, (_, p) =>
+      Array.from({ length: Math.min(200, ITEMS - p * 200) }, (_, i) => {
+        const n = p * 200 + i;
+        return {
+          q: `Record ${n} on ${TOPICS[n % TOPICS.length]}: station ${n % 97} read ${(n * 37) % 1009} units, trend ${n % 3 ? 'rising' : 'falling'} since reading ${n - 1}.`,
+        };
+      }),
+    );
     const inserted = [];
-    await Promise.all([0, 1, 2].map(async (lane) => {
-      for (let p = lane; p < pushes.length; p += 3) inserted.push((await api('/api/core/dataset/data/pushData', { collectionId, data: pushes[p] })).insertLen);
-    }));
+    await Promise.all(
+      [0, 1, 2].map(async (lane) => {
+        for (let p = lane; p < pushes.length; p += 3)
+          inserted.push((await api('/api/core/dataset/data/pushData', { collectionId, data: pushes[p] })).insertLen);
+      }),
+    );
     const pushed = inserted.reduce((a, b) => a + b, 0);
     const pushedMs = performance.now() - started;
     for (;;) {
@@ -230,7 +284,8 @@ async function indexingRun(gateway, configPath, workersN) {
     if (detail.done !== pushed + 1 || detail.failed) throw new Error(`indexing ended with ${JSON.stringify(detail)}`);
     // The platform's in-memory copies (postings, HNSW graph) load on its first searches.
     for (let i = 0; i < 20; i++) {
-      for (const searchMode of ['fullTextRecall', 'embedding']) await api('/api/core/dataset/searchTest', { datasetId, text: `station ${i} ${TOPICS[i % TOPICS.length]}`, searchMode });
+      for (const searchMode of ['fullTextRecall', 'embedding'])
+        await api('/api/core/dataset/searchTest', { datasetId, text: `station ${i} ${TOPICS[i % TOPICS.length]}`, searchMode });
     }
     await sleep(1000); // the vector copy loads in the background
     await api('/api/core/dataset/searchTest', { datasetId, text: 'glacier melt', searchMode: 'embedding' });
@@ -243,9 +298,19 @@ async function indexingRun(gateway, configPath, workersN) {
 }
 
 async function indexingBench() {
-  const gateway = await service('gateway', { DATA_DIR: tmp('gw-idx'), INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${simUrl}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384' });
+  const gateway = await service('gateway', {
+    DATA_DIR: tmp('gw-idx'),
+    INITIAL_ROOT_TOKEN: TOKEN,
+    ROOT_INITIAL_BALANCE: '1000000000',
+    SIM_API_KEY: 'sk-sim',
+    SIM_BASE_URL: `${simUrl}/v1`,
+    SIM_MODELS: 'sim-chat,sim-embed-384',
+  });
   const configPath = join(tmp('config'), 'config.json');
-  writeFileSync(configPath, JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384' }], systemEnv: { vectorMaxProcess: 2 } }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384' }], systemEnv: { vectorMaxProcess: 2 } }),
+  );
   try {
     const runs = { 1: [], 2: [] };
     for (let round = 0; round < ROUNDS; round++) {
@@ -256,10 +321,15 @@ async function indexingBench() {
           return;
         }
         runs[n].push(r);
-        console.log(`  indexing, ${n} worker${n > 1 ? 's' : ''}: ${r.items} items in ${(r.ms / 1000).toFixed(1)} s = ${Math.round(r.items / (r.ms / 1000))} items/s (pushes done after ${(r.pushedMs / 1000).toFixed(1)} s), ${r.connections} store connections; RSS platform ${r.rss.platform} MB after searches, worker${n > 1 ? 's' : ''} ${r.rss.workers.join(' + ')} MB, gateway ${rssMb(gateway.child.pid)} MB`);
+        console.log(
+          `  indexing, ${n} worker${n > 1 ? 's' : ''}: ${r.items} items in ${(r.ms / 1000).toFixed(1)} s = ${Math.round(r.items / (r.ms / 1000))} items/s (pushes done after ${(r.pushedMs / 1000).toFixed(1)} s), ${r.connections} store connections; RSS platform ${r.rss.platform} MB after searches, worker${n > 1 ? 's' : ''} ${r.rss.workers.join(' + ')} MB, gateway ${rssMb(gateway.child.pid)} MB`,
+        );
       }
     }
-    for (const n of [1, 2]) console.log(`indexing, ${n} worker process${n > 1 ? 'es' : ''}: ${runs[n].map((r) => Math.round(r.items / (r.ms / 1000))).join(', ')} items/s (median ${Math.round(median(runs[n].map((r) => r.items / (r.ms / 1000))))})`);
+    for (const n of [1, 2])
+      console.log(
+        `indexing, ${n} worker process${n > 1 ? 'es' : ''}: ${runs[n].map((r) => Math.round(r.items / (r.ms / 1000))).join(', ')} items/s (median ${Math.round(median(runs[n].map((r) => r.items / (r.ms / 1000))))})`,
+      );
   } finally {
     await gateway.stop();
   }

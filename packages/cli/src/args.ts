@@ -134,7 +134,8 @@ export function parseCommandLine(argv: string[]): CommandLine {
   const { values, positionals } = parsed;
   for (const name of ['port', 'gateway-port', 'platform-port'] as const) {
     const raw = values[name];
-    if (raw !== undefined && !(/^\d+$/.test(raw) && Number(raw) <= 65535)) throw new UsageError(`--${name} must be a port number from 0 to 65535 (got "${raw}")`);
+    if (raw !== undefined && !(/^\d+$/.test(raw) && Number(raw) <= 65535))
+      throw new UsageError(`--${name} must be a port number from 0 to 65535 (got "${raw}")`);
   }
   const [command, ...rest] = positionals;
   return { command, rest, options: values };
@@ -146,7 +147,7 @@ export function environmentFor(line: CommandLine, env: NodeJS.ProcessEnv, warn: 
   const { options } = line;
   if (options['data-dir']) out.DATA_DIR = options['data-dir'];
   if (options['platform-port']) {
-    warn('--platform-port is deprecated: use --port (the platform\'s port) instead');
+    warn("--platform-port is deprecated: use --port (the platform's port) instead");
     out.PORT = options['platform-port'];
   }
   // --port is the port of the service people talk to: the platform's, or with `kbchat gateway` the gateway's.

@@ -88,7 +88,13 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'doctor': {
       const { options } = line;
-      const opts = doctorOptions(env, { token: options.token, platformKey: options['platform-key'], gatewayUrl: options['gateway-url'], platformUrl: options['platform-url'], compose: options.compose });
+      const opts = doctorOptions(env, {
+        token: options.token,
+        platformKey: options['platform-key'],
+        gatewayUrl: options['gateway-url'],
+        platformUrl: options['platform-url'],
+        compose: options.compose,
+      });
       return doctorCommand(opts, { json: Boolean(options.json), colour: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });
     }
     default:

@@ -6,7 +6,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { endpointOfModel, loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '@kbchat/gateway';
-import { loadModelConfig, loadPlatformConfig, startPlatform, startWorker, type PlatformConfig, type ProviderModels, type RunningPlatform } from '@kbchat/platform';
+import {
+  loadModelConfig,
+  loadPlatformConfig,
+  startPlatform,
+  startWorker,
+  type PlatformConfig,
+  type ProviderModels,
+  type RunningPlatform,
+} from '@kbchat/platform';
 import { randomSecret } from '@kbchat/shared';
 import { announceListening } from '@kbchat/shared/store-lock';
 import { checkPorts, checkStoresFree, embeddedStoreDir } from './preflight.js';
@@ -157,7 +165,9 @@ export async function runEverything(env: Env): Promise<Running> {
     const providerModels = providerModelsOf(gw);
     const offered = [...providerModels.llm, ...providerModels.embedding, ...providerModels.rerank];
     if (!platformConfig.configPath && offered.length) {
-      console.log(`[platform] models of the gateway's provider channels, offered with default limits: ${offered.join(', ')} (a config.json such as examples/config.openai.json sets their limits and tool use)`);
+      console.log(
+        `[platform] models of the gateway's provider channels, offered with default limits: ${offered.join(', ')} (a config.json such as examples/config.openai.json sets their limits and tool use)`,
+      );
     }
     platform = await startPlatformLogged({
       ...platformConfig,

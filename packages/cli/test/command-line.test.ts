@@ -39,7 +39,7 @@ describe('kbchat command line', () => {
     }
   });
 
-  it('--platform-port still sets the platform\'s port, with a note that it is deprecated', async () => {
+  it("--platform-port still sets the platform's port, with a note that it is deprecated", async () => {
     const [gatewayPort, platformPort] = await freePorts();
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(platformPort, '127.0.0.1', resolve));
@@ -56,7 +56,10 @@ describe('kbchat command line', () => {
   it('SIGTERM in the middle of the start still ends in a clean stop (stores closed, locks gone)', async () => {
     const [port] = await freePorts();
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-early-stop-'));
-    const child = spawn(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], { env: plainEnv({ LOCAL_MODELS: 'off' }), stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], {
+      env: plainEnv({ LOCAL_MODELS: 'off' }),
+      stdio: 'ignore',
+    });
     running = child;
     const lock = join(dataDir, 'gateway-db.lock');
     while (!existsSync(lock)) await sleep(5);
@@ -69,7 +72,12 @@ describe('kbchat command line', () => {
   it('kbchat gateway alone: --port is its port, and it says plainly that it listens on every interface', async () => {
     const [port] = await freePorts();
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-gateway-alone-'));
-    const s = await startUntil(process.execPath, [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)], plainEnv({ LOCAL_MODELS: 'off' }), /\[gateway\] listening on/);
+    const s = await startUntil(
+      process.execPath,
+      [CLI, 'gateway', '--data-dir', dataDir, '--port', String(port)],
+      plainEnv({ LOCAL_MODELS: 'off' }),
+      /\[gateway\] listening on/,
+    );
     running = s.child;
     expect(s.out()).toContain(
       `[gateway] listening on http://0.0.0.0:${port}: every network interface, reachable from other machines (GATEWAY_HOST=127.0.0.1 keeps it to this one); on this machine: http://127.0.0.1:${port}/v1; console at http://127.0.0.1:${port}/`,

@@ -46,16 +46,19 @@ const kbchatServices = Object.entries(compose.services).filter(([, s]) => s.buil
  */
 function interpolate(value: unknown, env: Record<string, string>, missing: Set<string>): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g, (whole, name: string | undefined, colon: string, op: string, arg: string) => {
-      if (!name) return '$';
-      const set = env[name] !== undefined && (colon !== ':' || env[name] !== '');
-      if (set) return env[name]!;
-      if (op === '?') {
-        missing.add(name);
-        return '';
-      }
-      return op === '-' ? arg : '';
-    });
+    return value.replace(
+      /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g,
+      (whole, name: string | undefined, colon: string, op: string, arg: string) => {
+        if (!name) return '$';
+        const set = env[name] !== undefined && (colon !== ':' || env[name] !== '');
+        if (set) return env[name]!;
+        if (op === '?') {
+          missing.add(name);
+          return '';
+        }
+        return op === '-' ? arg : '';
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((v) => interpolate(v, env, missing));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, missing)]));
@@ -153,18 +156,30 @@ describe('compose.yaml', () => {
       expect(url, `${name}'s healthcheck fetches no local URL`).not.toBeNull();
       expect(Number(url![1])).toBe(port);
       const route = url![2]!;
-      expect(sources.some((s) => s.includes(`app.get('${route}'`)), `no GET ${route} route in the sources`).toBe(true);
-      expect(compose.services[name]!.ports!.some((p) => p.endsWith(`:${port}`)), `${name} publishes ${port}`).toBe(true);
+      expect(
+        sources.some((s) => s.includes(`app.get('${route}'`)),
+        `no GET ${route} route in the sources`,
+      ).toBe(true);
+      expect(
+        compose.services[name]!.ports!.some((p) => p.endsWith(`:${port}`)),
+        `${name} publishes ${port}`,
+      ).toBe(true);
     }
     // The worker's check reads a table the platform's migrations create.
     const workerTest = compose.services.worker!.healthcheck!.test!.join(' ');
     const table = /from (\w+)/.exec(workerTest)?.[1];
     expect(table).toBeDefined();
-    expect(sources.some((s) => s.includes(`createTable('${table}')`)), `no migration creates ${table}`).toBe(true);
+    expect(
+      sources.some((s) => s.includes(`createTable('${table}')`)),
+      `no migration creates ${table}`,
+    ).toBe(true);
   });
 
   it('runs only kbchat commands that exist', () => {
-    const commands = USAGE.split('Commands:')[1]!.split('Options:')[0]!.match(/^ {2}(\w+)/gm)!.map((c) => c.trim());
+    const commands = USAGE.split('Commands:')[1]!
+      .split('Options:')[0]!
+      .match(/^ {2}(\w+)/gm)!
+      .map((c) => c.trim());
     expect(commands).toContain('gateway');
     for (const [name, service] of kbchatServices) {
       expect(commands, `${name} runs kbchat ${service.command?.[0]}`).toContain(service.command?.[0]);
@@ -173,8 +188,7 @@ describe('compose.yaml', () => {
 
   it('sets for kbchat only variables the code reads, and every known provider key', () => {
     const sources = sourceFiles().map((f) => readFileSync(f, 'utf8'));
-    const readsExactly = (name: string) =>
-      sources.some((s) => new RegExp(`\\benv\\.${name}\\b|\\benv\\[['"]${name}['"]\\]|['"\`]${name}['"\`]`).test(s));
+    const readsExactly = (name: string) => sources.some((s) => new RegExp(`\\benv\\.${name}\\b|\\benv\\[['"]${name}['"]\\]|['"\`]${name}['"\`]`).test(s));
     // <PROVIDER>_API_KEY / _BASE_URL / _MODELS are read by pattern (channels/service.ts) for the presets' prefixes.
     const providersSource = read('packages/gateway/src/providers/index.ts');
     const presets = [...providersSource.matchAll(/\{\s*env: '([A-Z0-9_]+)'/g)].map((m) => m[1]!);
@@ -203,7 +217,13 @@ describe('compose.yaml', () => {
   });
 
   it('keeps every store on a declared named volume', () => {
-    const dataPaths: Record<string, string> = { gateway: '/data', platform: '/data', worker: '/data', mariadb: '/var/lib/mysql', postgres: '/var/lib/postgresql/data' };
+    const dataPaths: Record<string, string> = {
+      gateway: '/data',
+      platform: '/data',
+      worker: '/data',
+      mariadb: '/var/lib/mysql',
+      postgres: '/var/lib/postgresql/data',
+    };
     for (const [name, path] of Object.entries(dataPaths)) {
       const mounts = (compose.services[name]!.volumes ?? []).map((v) => v.split(':'));
       const mount = mounts.find(([, target]) => target === path);
@@ -230,8 +250,14 @@ describe('Dockerfile', () => {
 
   it('builds in one stage and runs from another, installing with npm ci in both', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    expect(stages[0]!.lines.some((l) => /^RUN .*\bnpm ci\b/.test(l) && !/--omit=dev/.test(l)), 'the build stage runs a full npm ci').toBe(true);
-    expect(runtime.lines.some((l) => /^RUN .*\bnpm ci\b.*--omit=dev/.test(l)), 'the runtime stage runs npm ci --omit=dev').toBe(true);
+    expect(
+      stages[0]!.lines.some((l) => /^RUN .*\bnpm ci\b/.test(l) && !/--omit=dev/.test(l)),
+      'the build stage runs a full npm ci',
+    ).toBe(true);
+    expect(
+      runtime.lines.some((l) => /^RUN .*\bnpm ci\b.*--omit=dev/.test(l)),
+      'the runtime stage runs npm ci --omit=dev',
+    ).toBe(true);
     expect(runtime.from).toMatch(/^FROM node:20/);
   });
 
@@ -241,13 +267,22 @@ describe('Dockerfile', () => {
     expect(['root', '0', '0:0']).not.toContain(users.at(-1));
     // Nothing after the last USER switches back.
     const lastUser = runtime.lines.findLastIndex((l) => /^USER\s/i.test(l));
-    expect(runtime.lines.slice(lastUser).some((l) => /^RUN\s/i.test(l)), 'a RUN after USER would need root').toBe(false);
+    expect(
+      runtime.lines.slice(lastUser).some((l) => /^RUN\s/i.test(l)),
+      'a RUN after USER would need root',
+    ).toBe(false);
   });
 
   it('starts kbchat, exposes both ports and keeps its data dir on a volume', () => {
     expect(runtime.lines).toContain('ENTRYPOINT ["node", "packages/cli/bin/kbchat.js"]');
     expect(existsSync(join(REPO, 'packages/cli/bin/kbchat.js'))).toBe(true);
-    expect(runtime.lines.find((l) => l.startsWith('EXPOSE'))?.split(/\s+/).slice(1).sort()).toEqual(['3000', '3001']);
+    expect(
+      runtime.lines
+        .find((l) => l.startsWith('EXPOSE'))
+        ?.split(/\s+/)
+        .slice(1)
+        .sort(),
+    ).toEqual(['3000', '3001']);
     expect(runtime.lines.join('\n')).toMatch(/DATA_DIR=\/data/);
     expect(runtime.lines).toContain('VOLUME ["/data"]');
   });
@@ -281,7 +316,9 @@ describe('Dockerfile', () => {
   });
 
   it('leaves node_modules and build outputs out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignored).toContain('**/node_modules');
     expect(ignored).toContain('**/dist');
   });

@@ -55,7 +55,10 @@ describe.each(['postgres', 'mysql'] as const)('kbchat doctor on a %s store', (ki
 
 it('says a server that is not there is down, naming the variable', async () => {
   const [, platform] = await storeChecks(optionsFor(undefined, 'postgres://kbchat:secret-pw@127.0.0.1:9/kbchat'));
-  expect(platform).toMatchObject({ status: 'fail', remedy: 'nothing answers at 127.0.0.1:9: start the database server (docker compose up -d), or correct DATABASE_URL' });
+  expect(platform).toMatchObject({
+    status: 'fail',
+    remedy: 'nothing answers at 127.0.0.1:9: start the database server (docker compose up -d), or correct DATABASE_URL',
+  });
   expect(platform!.detail).toContain('postgres://kbchat:***@127.0.0.1:9/kbchat');
   expect(platform!.detail).not.toContain('secret-pw');
 });

@@ -69,14 +69,27 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     };
     const startedPath = join(dataDir, 'config.started.json');
     writeFileSync(startedPath, JSON.stringify(started));
-    const base = plainEnv({ INITIAL_API_KEY: PLATFORM_KEY, LOCAL_MODELS: 'off', SIM_API_KEY: SIM_KEY, SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-tools,sim-503,sim-drop,sim-strict,sim-embed-384,sim-embed-raw-384,sim-embed-64' });
-    const s = await startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(ports[1]), '--port', String(ports[0])], { ...base, CONFIG_PATH: startedPath });
+    const base = plainEnv({
+      INITIAL_API_KEY: PLATFORM_KEY,
+      LOCAL_MODELS: 'off',
+      SIM_API_KEY: SIM_KEY,
+      SIM_BASE_URL: `${sim.url}/v1`,
+      SIM_MODELS: 'sim-chat,sim-tools,sim-503,sim-drop,sim-strict,sim-embed-384,sim-embed-raw-384,sim-embed-64',
+    });
+    const s = await startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(ports[1]), '--port', String(ports[0])], {
+      ...base,
+      CONFIG_PATH: startedPath,
+    });
     running = s.child;
     const platform = `http://127.0.0.1:${ports[0]}`;
     const gateway = `http://127.0.0.1:${ports[1]}`;
 
     // A knowledge base on sim-embed-64, which the edited config.json below no longer has.
-    const created = await fetch(`${platform}/api/core/dataset/create`, { method: 'POST', headers: { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'old manuals', vectorModel: 'sim-embed-64' }) });
+    const created = await fetch(`${platform}/api/core/dataset/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PLATFORM_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'old manuals', vectorModel: 'sim-embed-64' }),
+    });
     expect(created.status).toBe(200);
     // A channel whose key the upstream refuses (the simulator ignores what follows ':').
     const rootToken = readFileSync(join(dataDir, 'platform-gateway-token'), 'utf8').trim();
@@ -88,7 +101,11 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     expect(channel.status).toBe(201);
 
     // config.json as edited since the start: a model no channel serves, the wrong-key one, and sim-embed-64 gone.
-    const edited = { ...started, llmModels: [...started.llmModels, llm('sim-chat:wrong-key'), llm('sim-missing')], vectorModels: started.vectorModels.filter((m) => m.model !== 'sim-embed-64') };
+    const edited = {
+      ...started,
+      llmModels: [...started.llmModels, llm('sim-chat:wrong-key'), llm('sim-missing')],
+      vectorModels: started.vectorModels.filter((m) => m.model !== 'sim-embed-64'),
+    };
     const editedPath = join(dataDir, 'config.json');
     writeFileSync(editedPath, JSON.stringify(edited));
     env = { ...base, CONFIG_PATH: editedPath };
@@ -107,8 +124,14 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     expect(code).toBe(1);
     expect(checks.slice(0, 4).map((c) => c.name)).toEqual(['gateway store', 'platform store', 'platform port', 'gateway port']);
     for (const name of ['gateway store', 'platform store']) expect(one(undefined, name).detail).toMatch(/embedded at .*open in kbchat \(pid \d+/);
-    expect(one(undefined, 'platform port')).toMatchObject({ status: 'ok', detail: `${ports[0]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})` });
-    expect(one(undefined, 'gateway port')).toMatchObject({ status: 'ok', detail: `${ports[1]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})` });
+    expect(one(undefined, 'platform port')).toMatchObject({
+      status: 'ok',
+      detail: `${ports[0]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})`,
+    });
+    expect(one(undefined, 'gateway port')).toMatchObject({
+      status: 'ok',
+      detail: `${ports[1]} on 127.0.0.1: held by the running kbchat of this data dir (pid ${running!.pid})`,
+    });
     expect(one(undefined, 'gateway').status).toBe('ok');
     expect(one(undefined, 'platform token')).toMatchObject({ status: 'ok', detail: 'user root, balance 200.00' });
     expect(one(undefined, 'platform').status).toBe('ok');
@@ -122,7 +145,8 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     const found = JSON.parse(r.stdout).checks as Check[];
     const row = (name: string) => found.find((c) => c.name === name && c.model === undefined)!;
     const listening = `listening: gateway on 127.0.0.1:${ports[1]}, platform on 127.0.0.1:${ports[0]}`;
-    for (const name of ['gateway store', 'platform store']) expect(row(name).detail).toMatch(new RegExp(`open in kbchat \\(pid ${running!.pid}, .*\\), ${listening}$`));
+    for (const name of ['gateway store', 'platform store'])
+      expect(row(name).detail).toMatch(new RegExp(`open in kbchat \\(pid ${running!.pid}, .*\\), ${listening}$`));
     const held = `held by the running kbchat of this data dir (pid ${running!.pid})`;
     expect(row('platform port')).toMatchObject({ status: 'ok', detail: `${ports[0]} on 127.0.0.1: ${held}` });
     expect(row('gateway port')).toMatchObject({ status: 'ok', detail: `${ports[1]} on 127.0.0.1: ${held}` });
@@ -136,19 +160,29 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     const [elsewhere] = await freePorts();
     const given = JSON.parse((await doctor(['--json', '--data-dir', dataDir, '--port', String(elsewhere)], env)).stdout).checks as Check[];
     const port = given.find((c) => c.name === 'platform port')!;
-    expect(port).toMatchObject({ status: 'warn', detail: `${elsewhere} on 127.0.0.1: free; the kbchat of this data dir (pid ${running!.pid}) listens on 127.0.0.1:${ports[0]}` });
+    expect(port).toMatchObject({
+      status: 'warn',
+      detail: `${elsewhere} on 127.0.0.1: free; the kbchat of this data dir (pid ${running!.pid}) listens on 127.0.0.1:${ports[0]}`,
+    });
     expect(port.remedy).toBe(`to check that kbchat, leave the port out or give --port ${ports[0]}`);
   }, 120_000);
 
   it('passes the models that work, every step of them', () => {
     expect(of('sim-tools').map((c) => [c.name, c.status])).toEqual([
-      ['upstream', 'ok'], ['gateway request', 'ok'], ['platform request', 'ok'], ['tool call', 'ok'], ['tool result', 'ok'],
+      ['upstream', 'ok'],
+      ['gateway request', 'ok'],
+      ['platform request', 'ok'],
+      ['tool call', 'ok'],
+      ['tool result', 'ok'],
     ]);
     expect(one('sim-tools', 'tool call').detail).toMatch(/^tool_calls: get_weather\(\{"city":/);
     expect(one('sim-tools', 'tool result').detail).toMatch(/answered from the result: "Tool result: .*23\.4/);
     expect(one('sim-tools', 'upstream').detail).toMatch(new RegExp(`channel sim \\(from environment\\) \\(${sim.url}/v1\\): 200 in \\d+ ms`));
     expect(of('sim-embed-384').map((c) => [c.name, c.status])).toEqual([
-      ['upstream', 'ok'], ['embeddings', 'ok'], ['vector norm', 'ok'], ['platform request', 'ok'],
+      ['upstream', 'ok'],
+      ['embeddings', 'ok'],
+      ['vector norm', 'ok'],
+      ['platform request', 'ok'],
     ]);
     expect(one('sim-embed-384', 'embeddings').detail).toMatch(/^384 dimensions/);
   });
@@ -161,7 +195,7 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     expect(rows[0]!.remedy).toMatch(/the upstream is failing \(503\)/);
   });
 
-  it("names the rejected key of a channel", () => {
+  it('names the rejected key of a channel', () => {
     const row = one('sim-chat:wrong-key', 'upstream');
     expect(row.status).toBe('fail');
     expect(row.detail).toMatch(/channel wrong key .*401/);
@@ -169,7 +203,12 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
   });
 
   it('tells a chat model that ignores tools to turn toolChoice and functionCall off', () => {
-    expect(of('sim-chat').map((c) => [c.name, c.status])).toEqual([['upstream', 'ok'], ['gateway request', 'ok'], ['platform request', 'ok'], ['tool call', 'fail']]);
+    expect(of('sim-chat').map((c) => [c.name, c.status])).toEqual([
+      ['upstream', 'ok'],
+      ['gateway request', 'ok'],
+      ['platform request', 'ok'],
+      ['tool call', 'fail'],
+    ]);
     const row = one('sim-chat', 'tool call');
     expect(row.detail).toMatch(/answered with text and no tool_calls in the stream: "Echo:/);
     expect(row.remedy).toContain('set "toolChoice": false and "functionCall": false for sim-chat in config.json');
@@ -179,13 +218,17 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     const dropped = one('sim-drop', 'gateway request');
     expect(dropped.status).toBe('fail');
     // The drop comes before or after the gateway has passed on the first words: either way the stream fails, and without stream the model answers.
-    expect(dropped.detail).toMatch(/^(the stream broke off after "Echo: .*": upstream stream ended abruptly|the streamed request failed: 502 get request url failed: .*connection closed).*\(request id:? \w+\); without stream it answers: "Echo:/);
+    expect(dropped.detail).toMatch(
+      /^(the stream broke off after "Echo: .*": upstream stream ended abruptly|the streamed request failed: 502 get request url failed: .*connection closed).*\(request id:? \w+\); without stream it answers: "Echo:/,
+    );
     expect(dropped.remedy).toMatch(/its stream breaks off/);
     expect(of('sim-drop').map((c) => c.name)).toEqual(['upstream', 'gateway request']);
     // sim-strict streams nothing for temperature 0 (its defaultConfig): the non-stream answer has the reason.
     const empty = one('sim-strict', 'gateway request');
     expect(empty.status).toBe('fail');
-    expect(empty.detail).toMatch(/^the stream ended empty: .*; without stream: 400 Invalid parameter: temperature must be greater than 0 \(request id:? \w+\)$/);
+    expect(empty.detail).toMatch(
+      /^the stream ended empty: .*; without stream: 400 Invalid parameter: temperature must be greater than 0 \(request id:? \w+\)$/,
+    );
     expect(empty.remedy).toMatch(/defaultConfig/);
   });
 
@@ -217,7 +260,11 @@ describe('kbchat doctor against a running kbchat and the simulator', () => {
     // The table has what the JSON has: the runs see the same services, so the rows match by name, model and status.
     rows.forEach((row, i) => {
       const c = checks[i]!;
-      expect(row).toMatch(new RegExp(`^${{ ok: 'OK', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' }[c.status]}\\s+${c.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+${(c.model ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      expect(row).toMatch(
+        new RegExp(
+          `^${{ ok: 'OK', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' }[c.status]}\\s+${c.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+${(c.model ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+        ),
+      );
     });
     // After the first run's requests, the same balance: the sim models are unpriced, and the doctor charges nothing itself.
     expect(rows.find((l) => /^OK\s+platform token /.test(l))).toMatch(/user root, balance 200\.00$/);
@@ -237,7 +284,10 @@ describe('kbchat doctor with nothing running', () => {
     other = createServer((s) => s.destroy());
     await new Promise<void>((resolve) => other!.listen(gatewayPort, '127.0.0.1', resolve));
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-doctor-idle-'));
-    const r = await doctor(['--json', '--data-dir', dataDir, '--port', String(platformPort), '--gateway-port', String(gatewayPort)], plainEnv({ INITIAL_API_KEY: PLATFORM_KEY }));
+    const r = await doctor(
+      ['--json', '--data-dir', dataDir, '--port', String(platformPort), '--gateway-port', String(gatewayPort)],
+      plainEnv({ INITIAL_API_KEY: PLATFORM_KEY }),
+    );
     expect(r.code).toBe(1);
     const checks = JSON.parse(r.stdout).checks as Check[];
     const by = (name: string) => checks.filter((c) => c.name === name);
@@ -250,7 +300,10 @@ describe('kbchat doctor with nothing running', () => {
     expect(by('gateway')[0]!.remedy).toMatch(/start it \(kbchat start/);
     expect(by('platform')[0]).toMatchObject({ status: 'fail' });
     // The embedded default's models, not checked, saying why.
-    expect(by('model').map((c) => [c.model, c.status])).toEqual([['local-extractive', 'skip'], ['local-embed', 'skip']]);
+    expect(by('model').map((c) => [c.model, c.status])).toEqual([
+      ['local-extractive', 'skip'],
+      ['local-embed', 'skip'],
+    ]);
     expect(by('model')[0]!.detail).toMatch(/not checked: the gateway at http:\/\/127\.0\.0\.1:\d+ does not answer/);
   }, 60_000);
 

@@ -9,7 +9,8 @@ export const REPO = join(import.meta.dirname, '../../..');
 /** The environment of a user with no provider configured: no <PROVIDER>_API_KEY, no HOST, no npm. */
 export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR)$/.test(k) && !k.startsWith('npm_'),
+    ([k]) =>
+      !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR)$/.test(k) && !k.startsWith('npm_'),
   );
   return { ...Object.fromEntries(kept), LOG_LEVEL: 'warn', ...extra };
 }
@@ -17,7 +18,9 @@ export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 /** Two ports free right now, as the OS hands them out (a random pick can hit a port in use). */
 export async function freePorts(): Promise<[number, number]> {
   const servers = [createServer(), createServer()];
-  const ports = await Promise.all(servers.map((s) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)))));
+  const ports = await Promise.all(
+    servers.map((s) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)))),
+  );
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return [ports[0]!, ports[1]!];
 }
@@ -28,7 +31,13 @@ export interface Started {
 }
 
 /** Spawns `command args…` and resolves once the output matches `ready` (rejects if it exits first). */
-export function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp = /\[platform\] listening on/, timeoutMs = 120_000): Promise<Started> {
+export function startUntil(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp = /\[platform\] listening on/,
+  timeoutMs = 120_000,
+): Promise<Started> {
   const child = spawn(command, args, { env, cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {

@@ -30,7 +30,10 @@ describe('kbchat start with KBCHAT_MEMORY_DIAG=1', () => {
   it('prints the main thread and the worker threads on SIGUSR2', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'kbchat-memory-diag-'));
     const [gatewayPort, platformPort] = await freePorts();
-    running = await startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)], plainEnv({ KBCHAT_MEMORY_DIAG: '1' }));
+    running = await startKbchat(
+      ['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)],
+      plainEnv({ KBCHAT_MEMORY_DIAG: '1' }),
+    );
     let report = await memoryLine(running);
     expect(report.mainHeapTotalMB).toBeGreaterThan(0);
     expect(report.rssMB).toBeGreaterThan(report.mainHeapTotalMB as number);
@@ -41,7 +44,8 @@ describe('kbchat start with KBCHAT_MEMORY_DIAG=1', () => {
     for (const t of threads) expect(t.heapTotalMB).toBeGreaterThan(0);
     // The embedding worker loads its model at start, and keeps no JS copy of the 27 MB of weights
     // (tfjs's artifacts): gone at the worker's next full GC, which V8 runs within seconds of the start.
-    const embeddingBuffers = (r: Record<string, unknown>) => (r.threads as { thread: string; arrayBuffersMB: number }[]).find((t) => t.thread.startsWith('embedding worker'))?.arrayBuffersMB;
+    const embeddingBuffers = (r: Record<string, unknown>) =>
+      (r.threads as { thread: string; arrayBuffersMB: number }[]).find((t) => t.thread.startsWith('embedding worker'))?.arrayBuffersMB;
     expect(embeddingBuffers(report)).toBeDefined();
     for (let i = 0; i < 30 && embeddingBuffers(report)! >= 10; i++) {
       await sleep(1000);

@@ -28,7 +28,11 @@ function startArgs(dataDir: string, [gatewayPort, platformPort]: [number, number
 const env = (extra: Record<string, string> = {}) => plainEnv({ INITIAL_API_KEY: KEY, LOCAL_MODELS_WARMUP: 'off', ...extra });
 
 async function api(base: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
   const json = (await res.json()) as any;
   expect(res.status, JSON.stringify(json)).toBe(200);
   return json.data;
@@ -105,10 +109,20 @@ describe('operator mistakes', () => {
       whisperModel: { model: 'whisper-1', name: 'Whisper1' },
     };
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify(fastgpt));
-    const npx = await startUntil('npx', ['--no-install', 'kbchat', ...startArgs(dataDir, ports)], env({ CONFIG_PATH: join(dataDir, 'config.json') }), /\[platform\] listening on/);
+    const npx = await startUntil(
+      'npx',
+      ['--no-install', 'kbchat', ...startArgs(dataDir, ports)],
+      env({ CONFIG_PATH: join(dataDir, 'config.json') }),
+      /\[platform\] listening on/,
+    );
     children.push(npx.child);
-    const warnings = npx.out().split('\n').filter((l) => /FastGPT/.test(l));
-    expect(warnings).toEqual([`[platform] warning: ${join(dataDir, 'config.json')}: feConfigs, audioSpeechModels, whisperModel are FastGPT settings that kbchat does not use: ignored`]);
+    const warnings = npx
+      .out()
+      .split('\n')
+      .filter((l) => /FastGPT/.test(l));
+    expect(warnings).toEqual([
+      `[platform] warning: ${join(dataDir, 'config.json')}: feConfigs, audioSpeechModels, whisperModel are FastGPT settings that kbchat does not use: ignored`,
+    ]);
     // kbchat itself, below npm and sh: killed at the end should the test fail, not left serving.
     const lock = join(dataDir, 'platform-db.lock');
     orphans.push({ pid: (JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid, lock });

@@ -17,7 +17,12 @@ describe('kbchat start with a provider key', () => {
   it("offers the provider channel's models without a config.json, ahead of the local ones", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-provider-'));
     const [gatewayPort, platformPort] = await freePorts();
-    const env = plainEnv({ INITIAL_API_KEY: KEY, LOCAL_MODELS_WARMUP: 'off', OPENAI_API_KEY: 'sk-never-sent-0123456789', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const env = plainEnv({
+      INITIAL_API_KEY: KEY,
+      LOCAL_MODELS_WARMUP: 'off',
+      OPENAI_API_KEY: 'sk-never-sent-0123456789',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    });
     const s = await startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)], env);
     running = s.child;
     expect(s.out()).toContain("[platform] models of the gateway's provider channels, offered with default limits: gpt-4o-mini, gpt-4o,");
@@ -25,7 +30,11 @@ describe('kbchat start with a provider key', () => {
 
     const platform = `http://127.0.0.1:${platformPort}`;
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${platform}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${platform}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const json = (await res.json()) as any;
       expect(res.status, JSON.stringify(json)).toBe(200);
       return json.data;

@@ -81,7 +81,10 @@ describe.skipIf(skip)('two gateway processes on one MariaDB', () => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     await sim?.close();
     await mysql.drop();
-    if (seen.length) console.log(`seen on gateway B after the change on A (CHANNEL_REFRESH_MS ${REFRESH_MS}):\n${seen.map((s) => `  ${s.change}: ${s.ms} ms (${s.servedMeanwhile} requests answered 200 meanwhile)`).join('\n')}`);
+    if (seen.length)
+      console.log(
+        `seen on gateway B after the change on A (CHANNEL_REFRESH_MS ${REFRESH_MS}):\n${seen.map((s) => `  ${s.change}: ${s.ms} ms (${s.servedMeanwhile} requests answered 200 meanwhile)`).join('\n')}`,
+      );
   });
 
   /** Gateway A's admin API, signed in as root. */
@@ -111,7 +114,13 @@ describe.skipIf(skip)('two gateway processes on one MariaDB', () => {
    * Runs `change` (through A), then asks B until `shows` holds; records and
    * returns how long that took from A's answer. Fails past the bound.
    */
-  async function seenOnB(label: string, change: () => Promise<unknown>, ask: () => Promise<Answer>, shows: (r: Answer) => boolean, boundMs = BOUND_MS): Promise<void> {
+  async function seenOnB(
+    label: string,
+    change: () => Promise<unknown>,
+    ask: () => Promise<Answer>,
+    shows: (r: Answer) => boolean,
+    boundMs = BOUND_MS,
+  ): Promise<void> {
     await change();
     const changedAt = Date.now();
     let last: Answer | undefined;
@@ -140,9 +149,19 @@ describe.skipIf(skip)('two gateway processes on one MariaDB', () => {
     const { token, key } = await admin('POST', '/tokens', { user_id: user.id, name: 'scale-out' });
     expect(await chat(b, key)).toEqual({ status: 200, code: undefined });
 
-    await seenOnB('token disabled', () => admin('PATCH', `/tokens/${token.id}`, { status: 'disabled' }), () => chat(b, key), (r) => r.status === 401 && r.code === 'token_disabled');
+    await seenOnB(
+      'token disabled',
+      () => admin('PATCH', `/tokens/${token.id}`, { status: 'disabled' }),
+      () => chat(b, key),
+      (r) => r.status === 401 && r.code === 'token_disabled',
+    );
     expect((await chat(a, key)).code).toBe('token_disabled'); // A knew at once
-    await seenOnB('token enabled again', () => admin('PATCH', `/tokens/${token.id}`, { status: 'enabled' }), () => chat(b, key), (r) => r.status === 200);
+    await seenOnB(
+      'token enabled again',
+      () => admin('PATCH', `/tokens/${token.id}`, { status: 'enabled' }),
+      () => chat(b, key),
+      (r) => r.status === 200,
+    );
 
     // A new key needs no refresh: B has nothing cached for it.
     const fresh = await admin('POST', '/tokens', { user_id: user.id, name: 'fresh' });
@@ -154,22 +173,52 @@ describe.skipIf(skip)('two gateway processes on one MariaDB', () => {
     const { key } = await admin('POST', '/tokens', { user_id: user.id, name: 'payer' });
     expect(await chat(b, key)).toEqual({ status: 200, code: undefined });
 
-    await seenOnB('user disabled', () => admin('PATCH', `/users/${user.id}`, { status: 'disabled' }), () => chat(b, key), (r) => r.status === 403 && r.code === 'user_disabled');
-    await seenOnB('user enabled again', () => admin('PATCH', `/users/${user.id}`, { status: 'enabled' }), () => chat(b, key), (r) => r.status === 200);
+    await seenOnB(
+      'user disabled',
+      () => admin('PATCH', `/users/${user.id}`, { status: 'disabled' }),
+      () => chat(b, key),
+      (r) => r.status === 403 && r.code === 'user_disabled',
+    );
+    await seenOnB(
+      'user enabled again',
+      () => admin('PATCH', `/users/${user.id}`, { status: 'enabled' }),
+      () => chat(b, key),
+      (r) => r.status === 200,
+    );
 
     // B serves this user from a lease it holds in memory; setting the balance counts the lease as the user's money.
     expect(await chat(b, key)).toEqual({ status: 200, code: undefined });
-    await seenOnB('balance set to 0', () => admin('PATCH', `/users/${user.id}`, { balance: 0 }), () => chat(b, key), (r) => r.status === 403 && r.code === 'insufficient_user_quota');
-    await seenOnB('balance topped up from 0', () => admin('PATCH', `/users/${user.id}`, { balance_delta: 3 }), () => chat(b, key), (r) => r.status === 200);
+    await seenOnB(
+      'balance set to 0',
+      () => admin('PATCH', `/users/${user.id}`, { balance: 0 }),
+      () => chat(b, key),
+      (r) => r.status === 403 && r.code === 'insufficient_user_quota',
+    );
+    await seenOnB(
+      'balance topped up from 0',
+      () => admin('PATCH', `/users/${user.id}`, { balance_delta: 3 }),
+      () => chat(b, key),
+      (r) => r.status === 200,
+    );
   });
 
   it('a channel disabled on A: B has no channel for its model (503 model_not_found); enabled again, B relays again', async () => {
     const [channel] = (await admin('GET', '/channels')).data as { id: number }[];
     expect(await chat(b, ROOT_TOKEN)).toEqual({ status: 200, code: undefined });
-    await seenOnB('channel disabled', () => admin('PATCH', `/channels/${channel!.id}`, { status: 'disabled' }), () => chat(b, ROOT_TOKEN), (r) => r.status === 503 && r.code === 'model_not_found');
+    await seenOnB(
+      'channel disabled',
+      () => admin('PATCH', `/channels/${channel!.id}`, { status: 'disabled' }),
+      () => chat(b, ROOT_TOKEN),
+      (r) => r.status === 503 && r.code === 'model_not_found',
+    );
     expect(await chat(a, ROOT_TOKEN)).toEqual({ status: 503, code: 'model_not_found' });
     const before = sim.stats().byModel['sim-chat'] ?? 0;
-    await seenOnB('channel enabled again', () => admin('PATCH', `/channels/${channel!.id}`, { status: 'enabled' }), () => chat(b, ROOT_TOKEN), (r) => r.status === 200);
+    await seenOnB(
+      'channel enabled again',
+      () => admin('PATCH', `/channels/${channel!.id}`, { status: 'enabled' }),
+      () => chat(b, ROOT_TOKEN),
+      (r) => r.status === 200,
+    );
     // The 503s never reached the upstream; the request that passed did.
     expect((sim.stats().byModel['sim-chat'] ?? 0) - before).toBe(1);
   });

@@ -69,12 +69,32 @@ describe.skipIf(Boolean(skipReason))('two platforms and two workers on one Postg
     sim = await startUpstreamSim({ port: 0, embedDelayMs: EMBED_DELAY_MS });
     gateway = await startService(
       'gateway',
-      plainEnv({ DATA_DIR: tmp('gw'), INITIAL_ROOT_TOKEN: GATEWAY_TOKEN, ROOT_INITIAL_BALANCE: '1000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${sim.url}/v1`, SIM_MODELS: 'sim-chat,sim-embed-384', LOCAL_MODELS: 'off' }),
+      plainEnv({
+        DATA_DIR: tmp('gw'),
+        INITIAL_ROOT_TOKEN: GATEWAY_TOKEN,
+        ROOT_INITIAL_BALANCE: '1000000',
+        SIM_API_KEY: 'sk-sim',
+        SIM_BASE_URL: `${sim.url}/v1`,
+        SIM_MODELS: 'sim-chat,sim-embed-384',
+        LOCAL_MODELS: 'off',
+      }),
     );
     const configDir = tmp('config');
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384' }], systemEnv: { vectorMaxProcess: 2 } }));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384' }], systemEnv: { vectorMaxProcess: 2 } }),
+    );
     const env = (name: string, extra: Record<string, string> = {}) =>
-      plainEnv({ DATA_DIR: tmp(name), DATABASE_URL: store.url!, GATEWAY_URL: gateway.url!, GATEWAY_TOKEN, CONFIG_PATH: join(configDir, 'config.json'), INITIAL_API_KEY: API_KEY, ROOT_PASSWORD: 'scale-out-root-password', ...extra });
+      plainEnv({
+        DATA_DIR: tmp(name),
+        DATABASE_URL: store.url!,
+        GATEWAY_URL: gateway.url!,
+        GATEWAY_TOKEN,
+        CONFIG_PATH: join(configDir, 'config.json'),
+        INITIAL_API_KEY: API_KEY,
+        ROOT_PASSWORD: 'scale-out-root-password',
+        ...extra,
+      });
     // The first platform migrates the fresh database; then the bookkeeping trigger; then the rest start together.
     platforms.push(await startService('platform', env('pa', { PLATFORM_WORKER: 'off' })));
     db = new pg.Client({ connectionString: store.url });
@@ -96,7 +116,11 @@ describe.skipIf(Boolean(skipReason))('two platforms and two workers on one Postg
       end $$;
       create trigger scale_queue_events after insert or update or delete on training_queue
         for each row execute function scale_queue_event();`);
-    const rest = await Promise.all([startService('platform', env('pb', { PLATFORM_WORKER: 'off' })), startService('worker', env('w1')), startService('worker', env('w2'))]);
+    const rest = await Promise.all([
+      startService('platform', env('pb', { PLATFORM_WORKER: 'off' })),
+      startService('worker', env('w1')),
+      startService('worker', env('w2')),
+    ]);
     platforms.push(rest[0]);
     workers = rest.slice(1);
   }, 180_000);
@@ -133,7 +157,11 @@ describe.skipIf(Boolean(skipReason))('two platforms and two workers on one Postg
         const via = k % 2;
         const datasetId = datasetIds[k < COLLECTIONS / 2 ? 0 : 1]!;
         const topic = TOPICS[k]!;
-        const { collectionId } = await api(platforms[via]!, '/api/core/dataset/collection/create/text', { datasetId, name: `notes ${k}`, text: `Notes on ${topic}, collection ${k}.` });
+        const { collectionId } = await api(platforms[via]!, '/api/core/dataset/collection/create/text', {
+          datasetId,
+          name: `notes ${k}`,
+          text: `Notes on ${topic}, collection ${k}.`,
+        });
         const items = Array.from({ length: ITEMS_PER_COLLECTION }, (_, i) => {
           const m = marker(k * 1000 + i);
           return { marker: m, q: `Record ${i} on ${topic}: the ${m} reading was ${(i * 37) % 101} units at station ${k}.`, datasetId, via };
@@ -163,7 +191,9 @@ describe.skipIf(Boolean(skipReason))('two platforms and two workers on one Postg
       }
     }
 
-    const { rows: events } = await db.query<{ item_id: number; event: string; owner: string | null }>('select item_id, event, owner from scale_queue_events order by seq');
+    const { rows: events } = await db.query<{ item_id: number; event: string; owner: string | null }>(
+      'select item_id, event, owner from scale_queue_events order by seq',
+    );
     const byItem = new Map<number, { event: string; owner: string | null }[]>();
     for (const e of events) byItem.set(e.item_id, [...(byItem.get(e.item_id) ?? []), e]);
     expect(byItem.size).toBe(expected);
@@ -202,7 +232,11 @@ describe.skipIf(Boolean(skipReason))('two platforms and two workers on one Postg
     const sample = uploaded.filter((_, i) => i % 9 === 0);
     for (const item of sample) {
       const other = platforms[1 - item.via]!;
-      for (const [searchMode, text] of [['fullTextRecall', item.marker], ['embedding', item.q], ['mixedRecall', item.q]] as const) {
+      for (const [searchMode, text] of [
+        ['fullTextRecall', item.marker],
+        ['embedding', item.q],
+        ['mixedRecall', item.q],
+      ] as const) {
         const r = await api(other, '/api/core/dataset/searchTest', { datasetId: item.datasetId, text, searchMode, limit: 5000 });
         expect(r.list.length, `${searchMode} "${text}" on platform ${1 - item.via}`).toBeGreaterThan(0);
         expect(r.list[0].q, `${searchMode} "${text}" on platform ${1 - item.via}`).toBe(item.q);

@@ -12,7 +12,10 @@ import { freePorts, plainEnv, startKbchat, stop } from './helpers.js';
 const KEY = 'kbchat-cli-test-key-0123456789';
 
 function start(dataDir: string, gatewayPort: number, platformPort: number) {
-  return startKbchat(['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)], plainEnv({ INITIAL_API_KEY: KEY }));
+  return startKbchat(
+    ['start', '--data-dir', dataDir, '--gateway-port', String(gatewayPort), '--port', String(platformPort)],
+    plainEnv({ INITIAL_API_KEY: KEY }),
+  );
 }
 
 /** Whether something accepts TCP connections at host:port. */
@@ -43,7 +46,9 @@ describe('kbchat start', () => {
     expect(platformUrl).toBe(`http://127.0.0.1:${platformPort}`);
     expect(s.out()).toContain(`[platform] listening on http://127.0.0.1:${platformPort} (this machine only;`);
     expect(s.out()).toContain(`[gateway] listening on http://127.0.0.1:${gw} (this machine only;`);
-    const outward = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+    const outward = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === 'IPv4');
     if (outward) {
       expect(await accepts(outward.address, platformPort)).toBe(false);
       expect(await accepts(outward.address, gw)).toBe(false);
@@ -54,7 +59,11 @@ describe('kbchat start', () => {
     expect(shown).toHaveLength(2);
     expect(shown[0]).toBe(shown[1]);
     for (const url of [platformUrl, `http://127.0.0.1:${gw}`]) {
-      const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: shown[0] }) });
+      const login = await fetch(`${url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password: shown[0] }),
+      });
       expect(login.status, url).toBe(200);
     }
 
@@ -89,7 +98,11 @@ describe('kbchat start', () => {
     running = s.child;
     const platformUrl = /\[platform\] listening on (\S+)/.exec(s.out())![1]!;
     const api = async (path: string, json: unknown) => {
-      const res = await fetch(`${platformUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+      const res = await fetch(`${platformUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
       const body = (await res.json()) as any;
       expect(res.status, JSON.stringify(body)).toBe(200);
       return body.data;
@@ -106,7 +119,11 @@ describe('kbchat start', () => {
     const { collectionId } = await api('/api/core/dataset/collection/create/text', { datasetId, name: 'zorblax.md', text });
     const until = Date.now() + 120_000;
     for (;;) {
-      const d = ((await (await fetch(`${platformUrl}/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).data;
+      const d = (
+        (await (
+          await fetch(`${platformUrl}/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })
+        ).json()) as any
+      ).data;
       if (d.total > 0 && d.done === d.total) break;
       if (d.failed > 0 || Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(d)}`);
       await new Promise((r) => setTimeout(r, 200));

@@ -8,7 +8,15 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  appSettingsSchema, chatRequestSchema, createKeyBody, DEFAULT_QUOTE_PROMPT, listCollectionsBody, MAX_PUSH, publicDatasetSchema, pushDataBody, priceBody,
+  appSettingsSchema,
+  chatRequestSchema,
+  createKeyBody,
+  DEFAULT_QUOTE_PROMPT,
+  listCollectionsBody,
+  MAX_PUSH,
+  publicDatasetSchema,
+  pushDataBody,
+  priceBody,
   type PublicDataset,
 } from '@kbchat/contracts';
 import pkg from '../package.json' with { type: 'json' };
@@ -24,7 +32,11 @@ function importGraph(from: string[]): Map<string, string[]> {
     const file = todo.pop()!;
     if (graph.has(file)) continue;
     const text = readFileSync(file, 'utf8');
-    const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+    const specifiers = [
+      ...text.matchAll(
+        /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+      ),
+    ].map((m) => m[1] ?? m[2] ?? m[3]!);
     const bare: string[] = [];
     for (const s of specifiers) {
       if (s.startsWith('.')) todo.push(resolve(dirname(file), s.replace(/\.js$/, '.ts')));
@@ -53,11 +65,17 @@ describe('the contracts package', () => {
     expect(tooMany.success).toBe(false);
     expect(tooMany.error?.issues[0]?.path).toEqual(['data']);
     const settings = appSettingsSchema.parse({ model: 'm' });
-    expect(settings.search).toEqual({ searchMode: 'mixedRecall', similarity: 0, limit: 3000, usingReRank: false, queryExtension: { enabled: false, background: '' } });
+    expect(settings.search).toEqual({
+      searchMode: 'mixedRecall',
+      similarity: 0,
+      limit: 3000,
+      usingReRank: false,
+      queryExtension: { enabled: false, background: '' },
+    });
     expect(settings.classify).toBeNull();
   });
 
-  it('keeps the gateway\'s own refusal messages', () => {
+  it("keeps the gateway's own refusal messages", () => {
     const price = priceBody.safeParse({ input_price: -1, output_price: 1 });
     expect(price.error?.issues.some((i) => i.message === 'must be >= 0')).toBe(true);
     const chat = chatRequestSchema.safeParse({ model: 'gpt\u0001', messages: [] });
@@ -68,8 +86,18 @@ describe('the contracts package', () => {
 
   it('round-trips an answer shape through its schema and JSON', () => {
     const dataset: PublicDataset = {
-      _id: 'd1', id: 'd1', name: 'Docs', intro: '', type: 'dataset', vectorModel: { model: 'sim-embed-384' }, vectorDimensions: 384, agentModel: null,
-      collectionCount: 2, dataCount: 10, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z',
+      _id: 'd1',
+      id: 'd1',
+      name: 'Docs',
+      intro: '',
+      type: 'dataset',
+      vectorModel: { model: 'sim-embed-384' },
+      vectorDimensions: 384,
+      agentModel: null,
+      collectionCount: 2,
+      dataCount: 10,
+      createTime: '2026-01-01T00:00:00.000Z',
+      updateTime: '2026-01-01T00:00:00.000Z',
     };
     expect(publicDatasetSchema.parse(JSON.parse(JSON.stringify(dataset)))).toEqual(dataset);
     expect(publicDatasetSchema.safeParse({ ...dataset, type: 'folder' }).success).toBe(false);

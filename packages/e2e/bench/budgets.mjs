@@ -50,7 +50,9 @@ const share = scriptsOf('share.html');
 const app = scriptsOf('index.html');
 const shareGz = share.reduce((s, f) => s + f.gz, 0);
 const appGz = app.reduce((s, f) => s + f.gz, 0);
-console.log(`1. share page JavaScript: ${kb(shareGz)} gzipped in ${share.length} files (budget 200 KB: ${((shareGz / (200 * 1024)) * 100).toFixed(0)}% of it); the signed-in app's first load: ${kb(appGz)} (share/app ${(shareGz / appGz).toFixed(2)})`);
+console.log(
+  `1. share page JavaScript: ${kb(shareGz)} gzipped in ${share.length} files (budget 200 KB: ${((shareGz / (200 * 1024)) * 100).toFixed(0)}% of it); the signed-in app's first load: ${kb(appGz)} (share/app ${(shareGz / appGz).toFixed(2)})`,
+);
 for (const f of share) console.log(`     ${f.src}  ${kb(f.gz)}`);
 
 if (!existsSync(CHROMIUM)) {
@@ -68,7 +70,9 @@ try {
   const shareId = await api('/api/support/outLink/create', { appId, name: 'bench' });
   const shareUrl = `${platform.url}/chat/share?shareId=${encodeURIComponent(shareId)}`;
   // The baseline: a static page from a bare node:http server on loopback.
-  const staticServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><meta charset="utf-8"><title>static</title><p>static page</p>'));
+  const staticServer = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><meta charset="utf-8"><title>static</title><p>static page</p>'),
+  );
   await new Promise((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
   const staticUrl = `http://127.0.0.1:${staticServer.address().port}/`;
 
@@ -97,7 +101,9 @@ try {
   const shareFp = percentile(sharePaints, 50);
   const staticFp = percentile(staticPaints, 50);
   staticServer.close();
-  console.log(`2. share page first contentful paint: median ${shareFp.toFixed(0)} ms, worst ${Math.max(...sharePaints).toFixed(0)} ms over ${PAINTS} (budget 500 ms); a static page: ${staticFp.toFixed(0)} ms (ratio ${(shareFp / staticFp).toFixed(2)})`);
+  console.log(
+    `2. share page first contentful paint: median ${shareFp.toFixed(0)} ms, worst ${Math.max(...sharePaints).toFixed(0)} ms over ${PAINTS} (budget 500 ms); a static page: ${staticFp.toFixed(0)} ms (ratio ${(shareFp / staticFp).toFixed(2)})`,
+  );
 
   // 3. The stream, as the page reads it and as the screen shows it: on a new
   // chat, and (3b) on a long one: a visitor's chat of LONG_TURNS stored turns
@@ -155,7 +161,10 @@ async function streamCase(label, url, long) {
       return new Response(theirs, { status: res.status, headers: res.headers });
     };
     new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__bench.longTasks.push(e.duration))).observe({ type: 'longtask', buffered: true });
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => (w.__bench.shifts += e.hadRecentInput ? 0 : e.value))).observe({ type: 'layout-shift', buffered: true });
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => (w.__bench.shifts += e.hadRecentInput ? 0 : e.value))).observe({
+      type: 'layout-shift',
+      buffered: true,
+    });
     // Rendered words of the streaming answer, checked every frame.
     const frame = () => {
       const live = document.querySelector('.streaming .markdown');
@@ -170,7 +179,8 @@ async function streamCase(label, url, long) {
     // Mutations outside the live answer and the Message box while it streams (the history's messages must not be touched).
     new MutationObserver((records) => {
       if (!w.__bench.watching) return;
-      for (const r of records) if (!(r.target instanceof Element ? r.target : r.target.parentElement)?.closest('.streaming, form')) w.__bench.outside.push(performance.now());
+      for (const r of records)
+        if (!(r.target instanceof Element ? r.target : r.target.parentElement)?.closest('.streaming, form')) w.__bench.outside.push(performance.now());
     }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     // Event-loop stalls: a 10 ms timer that fires late.
     let expected = performance.now() + 10;

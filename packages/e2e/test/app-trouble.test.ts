@@ -63,10 +63,11 @@ describe.skipIf(Boolean(noBrowser))('trouble shown in place, in Chromium', () =>
     await signIn(page);
     const call = await asPage(page, suite.p.url);
     const appId = await call<string>('/api/core/app/create', { name: 'On a failing model', model: 'sim-503' });
-    const chat = () => call(`/api/v1/chat/completions?appId=${appId}`, { messages: [{ role: 'user', content: 'hello' }] }).then(
-      () => 200,
-      (err: { status: number }) => err.status,
-    );
+    const chat = () =>
+      call(`/api/v1/chat/completions?appId=${appId}`, { messages: [{ role: 'user', content: 'hello' }] }).then(
+        () => 200,
+        (err: { status: number }) => err.status,
+      );
     expect(await chat()).toBeGreaterThanOrEqual(500);
     type Listed = { models: { model: string; served: boolean; failing?: { failures: number; lastError: string } }[] };
     const sim503 = async () => (await call<Listed>('/api/core/ai/model/list')).models.find((m) => m.model === 'sim-503')!;

@@ -213,11 +213,12 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
 
     // Closing or reloading: headless Chromium never shows the browser's own
     // question, so the test checks that the page asks for it.
-    const asksOnUnload = () => page.evaluate(() => {
-      const e = new Event('beforeunload', { cancelable: true });
-      window.dispatchEvent(e);
-      return e.defaultPrevented;
-    });
+    const asksOnUnload = () =>
+      page.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      });
     expect(await asksOnUnload()).toBe(true);
 
     answer(true);
@@ -345,7 +346,11 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await signIn(page, suite.k.url);
     // The knowledge base's text is indexed before the question is asked.
     await expect
-      .poll(async () => (await post<{ list: unknown[] }>(page, suite.k.url, '/api/core/dataset/searchTest', { datasetId, text: 'returned within 45 days' })).list.length, { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await post<{ list: unknown[] }>(page, suite.k.url, '/api/core/dataset/searchTest', { datasetId, text: 'returned within 45 days' })).list.length,
+        { timeout: 30_000 },
+      )
       .toBeGreaterThan(0);
     await page.goto(`${suite.k.url}/apps/${encodeURIComponent(appId)}`);
     await page.getByRole('heading', { level: 1, name: APP_NAME }).waitFor();
@@ -390,7 +395,9 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await saveBar(page).getByText('Saved', { exact: true }).waitFor();
     const warning = saveBar(page).locator('.ap-warning');
-    expect(await warning.textContent()).toContain('datasets: they were made without a vector model, so chat searches them by full text only (search.searchMode is mixedRecall)');
+    expect(await warning.textContent()).toContain(
+      'datasets: they were made without a vector model, so chat searches them by full text only (search.searchMode is mixedRecall)',
+    );
     expect(await alert.count()).toBe(0);
     expect((await detail(page, suite.k.url, appId)).datasets).toEqual([plain]);
     await page.screenshot({ path: join(SHOTS, 'apps-settings-warning.png'), fullPage: false });

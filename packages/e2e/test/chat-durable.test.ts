@@ -26,9 +26,14 @@ interface Item {
 if (noBrowser) console.warn(`[skip] the durable chat browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chromium', () => {
-  const suite = simPlatformSuite({ simModels: 'sim-chat', config: { llmModels: [{ model: 'sim-chat' }], vectorModels: [] }, sim: { tokens: WORDS, tokenDelayMs: DELAY_MS } });
+  const suite = simPlatformSuite({
+    simModels: 'sim-chat',
+    config: { llmModels: [{ model: 'sim-chat' }], vectorModels: [] },
+    sim: { tokens: WORDS, tokenDelayMs: DELAY_MS },
+  });
 
-  const stored = (call: Call, appId: string, chatId: string) => call<{ list: Item[] }>('/api/core/chat/getPaginationRecords', { appId, chatId }).then((r) => r.list);
+  const stored = (call: Call, appId: string, chatId: string) =>
+    call<{ list: Item[] }>('/api/core/chat/getPaginationRecords', { appId, chatId }).then((r) => r.list);
   const text = (i: Item | undefined) => i?.value.map((v) => v.text.content).join('') ?? '';
   const chatIdOf = (page: Page) => new URL(page.url()).searchParams.get('chatId');
 
@@ -62,11 +67,16 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     // Send waits for it; Stop would stop it.
     expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(1);
     // The whole answer, once it is done, without another reload.
-    await expect.poll(() => page.getByTestId('answer').last().textContent(), { timeout: WORDS * DELAY_MS + 10_000 }).toMatch(/Echo: which way to the lighthouse( which way to the lighthouse)+/);
+    await expect
+      .poll(() => page.getByTestId('answer').last().textContent(), { timeout: WORDS * DELAY_MS + 10_000 })
+      .toMatch(/Echo: which way to the lighthouse( which way to the lighthouse)+/);
     await page.getByRole('button', { name: 'Send' }).waitFor();
     expect(await page.getByRole('status').filter({ hasText: 'Still being answered' }).count()).toBe(0);
     const items = await stored(call, appId, chatId!);
-    expect(items.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'done']]);
+    expect(items.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'done'],
+    ]);
     expect(text(items[1]).split(' ').length).toBeGreaterThanOrEqual(WORDS - 1);
     // And in the application's chat log.
     const logs = await call<{ list: { chatId: string; messageCount: number }[] }>('/api/core/app/getChatLogs', { appId });
@@ -92,7 +102,10 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     expect(await answer.getByText('Stopped').count()).toBe(0);
     expect(await page.locator('.msg.user').count()).toBe(1);
     const items = await stored(call, appId, chatIdOf(page)!);
-    expect(items.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'done']]);
+    expect(items.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'done'],
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -111,7 +124,10 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     const shown = (await answer.locator('.markdown').textContent()) ?? '';
     expect(shown).toMatch(/^Echo: tell/);
     const items = await stored(call, appId, chatIdOf(page)!);
-    expect(items.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'stopped']]);
+    expect(items.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'stopped'],
+    ]);
     expect(text(items[0])).toBe('Tell me about the harbour');
     // What was stored is what was made before the stop: far less than the whole answer.
     expect(text(items[1]).split(' ').length).toBeLessThan(WORDS / 2);
@@ -173,7 +189,9 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     await page.locator('.msg.user', { hasText: 'Where is the ferry?' }).waitFor();
     await page.getByRole('status').filter({ hasText: 'Still being answered' }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'durable-share-phone.png') });
-    await expect.poll(() => page.getByTestId('answer').last().textContent(), { timeout: WORDS * DELAY_MS + 10_000 }).toMatch(/Echo: where is the ferry( where is the ferry)+/);
+    await expect
+      .poll(() => page.getByTestId('answer').last().textContent(), { timeout: WORDS * DELAY_MS + 10_000 })
+      .toMatch(/Echo: where is the ferry( where is the ferry)+/);
     // The visitor stops the next one: kept, as stopped.
     await page.getByRole('textbox', { name: 'Message' }).fill('And the last boat?');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -12,7 +12,11 @@ export async function asPage(page: Page, url: string): Promise<Call> {
   const me = await page.request.get(`${url}/api/auth/me`);
   const csrf = ((await me.json()) as { data: { csrfToken: string } }).data.csrfToken;
   return async <T>(path: string, json?: unknown, method = json === undefined ? 'GET' : 'POST'): Promise<T> => {
-    const res = await page.request.fetch(`${url}${path}`, { method, headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' }, data: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await page.request.fetch(`${url}${path}`, {
+      method,
+      headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      data: json === undefined ? undefined : JSON.stringify(json),
+    });
     const body = (await res.json()) as { data: T; message: string };
     if (!res.ok()) throw Object.assign(new Error(`${path}: ${res.status()} ${body.message}`), { status: res.status() });
     return body.data;
@@ -22,7 +26,11 @@ export async function asPage(page: Page, url: string): Promise<Call> {
 /** A knowledge base holding FACT, indexed, and an application on local-extractive that answers from it. */
 export async function appWithKnowledge(call: Call, name = 'Lighthouse desk'): Promise<{ appId: string; datasetId: string }> {
   const datasetId = await call<string>('/api/core/dataset/create', { name: `${name} notes`, vectorModel: 'local-embed' });
-  await call('/api/core/dataset/collection/create/text', { datasetId, name: 'keeper.md', text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\nThe harbour master rings the bell at noon.` });
+  await call('/api/core/dataset/collection/create/text', {
+    datasetId,
+    name: 'keeper.md',
+    text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\nThe harbour master rings the bell at noon.`,
+  });
   const until = Date.now() + 60_000;
   for (;;) {
     const p = await call<{ queued: number; indexing: number; done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);

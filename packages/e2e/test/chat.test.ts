@@ -19,7 +19,11 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
   const suite = browserSuite('chat');
 
   it('streams a cited answer, shows its quote and steps, regenerates, and keeps the chat', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const { context, page, errors } = await openPage(suite.browser, {
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     suite.onFail = page;
     await signIn(page, suite.k.url);
     const call = await asPage(page, suite.k.url);
@@ -196,7 +200,11 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
 
     // The platform's own error, with its request id.
     await page.route('**/api/v1/chat/completions**', (route) =>
-      route.fulfill({ status: 502, headers: { 'content-type': 'application/json', 'x-request-id': 'req-123' }, body: JSON.stringify({ code: 502, message: 'Connection error: the gateway is down' }) }),
+      route.fulfill({
+        status: 502,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-123' },
+        body: JSON.stringify({ code: 502, message: 'Connection error: the gateway is down' }),
+      }),
     );
     await message.fill('again');
     await message.press('Enter');
@@ -230,10 +238,22 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
     await expect.poll(() => page.getByTestId('answer').count()).toBe(2);
     expect(await page.getByTestId('answer').first().textContent()).toContain('Okonkwo');
     expect(await page.getByTestId('answer').last().textContent()).toContain('noon');
-    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Steps` }).click();
+    await page
+      .getByTestId('answer')
+      .last()
+      .getByRole('button', { name: `${T}Steps` })
+      .click();
     await page.getByText(`${T}Knowledge search`).waitFor();
-    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Steps` }).click();
-    await page.getByTestId('answer').last().getByRole('button', { name: `${T}Regenerate` }).click();
+    await page
+      .getByTestId('answer')
+      .last()
+      .getByRole('button', { name: `${T}Steps` })
+      .click();
+    await page
+      .getByTestId('answer')
+      .last()
+      .getByRole('button', { name: `${T}Regenerate` })
+      .click();
     // At once: the old answer goes and Stop shows (nothing can be sent meanwhile).
     await page.getByRole('button', { name: `${T}Stop` }).waitFor();
     await page.getByRole('button', { name: `${T}Send` }).waitFor({ timeout: 20_000 });
@@ -242,7 +262,10 @@ describe.skipIf(Boolean(noBrowser))('the chat page', () => {
     await page.evaluate(() => ((window as unknown as { holdChat: boolean }).holdChat = true));
     await message.fill('hello');
     await message.press('Enter');
-    await page.locator('.streaming').getByText(/Partial answer/).waitFor();
+    await page
+      .locator('.streaming')
+      .getByText(/Partial answer/)
+      .waitFor();
     await page.getByRole('button', { name: `${T}Stop` }).click();
     await page.getByTestId('answer').last().getByText(`${T}Stopped`).waitFor();
     expect(await page.getByTestId('answer').count()).toBe(3);

@@ -33,13 +33,20 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await signIn(page, suite.k.url);
     const headers = { 'x-csrf-token': await csrf(page) };
     const datasetId = (await (await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Coast notes' }, headers })).json()).data;
-    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/create/text`, { data: { datasetId, name: 'coast.md', text: TEXT, chunkSize: 40 }, headers });
+    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/create/text`, {
+      data: { datasetId, name: 'coast.md', text: TEXT, chunkSize: 40 },
+      headers,
+    });
     expect(made.status()).toBe(200);
     datasetUrl = `${suite.k.url}/datasets/${datasetId}`;
 
     // Search, then save the first result as what the question should find.
     await page.goto(`${datasetUrl}/search`);
-    await expect.poll(async () => (await (await page.request.get(`${suite.k.url}/api/core/dataset/trainingDetail?datasetId=${datasetId}`)).json()).data.done, { timeout: 30_000 }).toBe(3);
+    await expect
+      .poll(async () => (await (await page.request.get(`${suite.k.url}/api/core/dataset/trainingDetail?datasetId=${datasetId}`)).json()).data.done, {
+        timeout: 30_000,
+      })
+      .toBe(3);
     await page.getByLabel('Question').fill('How often does the ferry cross the fjord?');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('epsilon ferry');

@@ -43,7 +43,10 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await form.getByLabel('Key').fill(fields.key);
     await form.getByLabel('Models').fill(fields.models);
     await form.getByRole('button', { name: 'Create channel' }).click();
-    await page.getByRole('status').filter({ hasText: `Saved “${fields.name}”` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Saved “${fields.name}”` })
+      .waitFor();
   }
 
   it('creates a channel to the simulator and tests it: a green row with its latency; a wrong key shows the upstream error', async () => {
@@ -57,7 +60,9 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     expect(await page.getByRole('status').textContent()).toBe(`Saved “${GOOD}”: the gateway now holds 1 model, key set.`);
     expect(await channelNamed(GOOD)).toMatchObject({ type: 'openai', base_url: `${suite.sim.url}/v1`, models: ['sim-chat'], key_set: true, source: 'admin' });
     await row(page, GOOD).getByText('not tested').waitFor();
-    await row(page, GOOD).getByRole('button', { name: `Test all models of ${GOOD}` }).click();
+    await row(page, GOOD)
+      .getByRole('button', { name: `Test all models of ${GOOD}` })
+      .click();
     const ok = row(page, GOOD).getByTestId('test-ok');
     await ok.waitFor();
     expect(await ok.textContent()).toMatch(/^\d+ ms$/);
@@ -67,7 +72,9 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     expect(await ok.textContent()).toBe(`${kept[0].latency_ms} ms`);
 
     await createInForm(page, { name: WRONG, key: 'sk-not-the-simulator-key', models: 'sim-chat' });
-    await row(page, WRONG).getByRole('button', { name: `Test sim-chat of ${WRONG}` }).click();
+    await row(page, WRONG)
+      .getByRole('button', { name: `Test sim-chat of ${WRONG}` })
+      .click();
     const bad = row(page, WRONG).getByTestId('test-error');
     await bad.waitFor();
     expect(await bad.textContent()).toMatch(/^401: Incorrect API key provided: /);
@@ -88,7 +95,9 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     const summary = page.getByRole('region', { name: 'Test of all channels' });
     await summary.getByRole('status').waitFor({ timeout: 60_000 });
     const tested = ENV_MODELS.length + 2;
-    expect(await summary.getByRole('status').textContent()).toMatch(new RegExp(`^Tested ${tested} models on 3 channels in [\\d.]+ s: ${tested - 1} passed, 1 failed\\.$`));
+    expect(await summary.getByRole('status').textContent()).toMatch(
+      new RegExp(`^Tested ${tested} models on 3 channels in [\\d.]+ s: ${tested - 1} passed, 1 failed\\.$`),
+    );
     const failures = await summary.getByRole('listitem').allTextContents();
     expect(failures).toHaveLength(1);
     expect(failures[0]).toContain(`${WRONG} (#${(await channelNamed(WRONG)).id}) · sim-chat`);
@@ -125,8 +134,18 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await form.getByLabel('Azure API version').waitFor();
     await form.getByLabel('Provider type').selectOption('openai');
     await form.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: `Saved “${GOOD}”: the gateway now holds 2 models, key set.` }).waitFor();
-    expect(await channelNamed(GOOD)).toMatchObject({ priority: 5, weight: 3, models: ['sim-chat', 'alias-chat'], model_mapping: { 'alias-chat': 'sim-chat' }, key_set: true, options: {} });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Saved “${GOOD}”: the gateway now holds 2 models, key set.` })
+      .waitFor();
+    expect(await channelNamed(GOOD)).toMatchObject({
+      priority: 5,
+      weight: 3,
+      models: ['sim-chat', 'alias-chat'],
+      model_mapping: { 'alias-chat': 'sim-chat' },
+      key_set: true,
+      options: {},
+    });
     const goodRow = row(page, GOOD);
     expect(await goodRow.locator('td').nth(2).textContent()).toBe('5');
     expect(await goodRow.locator('td').nth(3).textContent()).toBe('3');
@@ -154,14 +173,22 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
   }, 120_000);
 
   it('says why a model was auto-disabled and when it is tested again; enables it; disables and deletes channels', async () => {
-    const created = await suite.api('/api/channels', { json: { name: FLAKY, type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-503'] } });
+    const created = await suite.api('/api/channels', {
+      json: { name: FLAKY, type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-503'] },
+    });
     const { key } = await suite.api('/api/tokens', { json: { name: 'channels test' } });
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${suite.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-503', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${suite.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sim-503', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(503);
     }
     const disabled = (await suite.api(`/api/channels/${created.id}`)).disabled_models;
-    expect(disabled).toMatchObject([{ model: 'sim-503', failures: [{ error: 'The server is overloaded or not ready yet.' }, { error: 'The server is overloaded or not ready yet.' }] }]);
+    expect(disabled).toMatchObject([
+      { model: 'sim-503', failures: [{ error: 'The server is overloaded or not ready yet.' }, { error: 'The server is overloaded or not ready yet.' }] },
+    ]);
 
     const { context, page, errors } = await openChannels();
     const flaky = row(page, FLAKY);
@@ -209,13 +236,19 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await page.screenshot({ path: join(SHOTS, 'console-channels-phone-zh.png'), fullPage: true });
     // The translator replaces every text node; a test (whose results replace text) and the form still work.
     await translateLikeChrome(page);
-    await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).getByRole('button', { name: '取消' }).click();
+    await page
+      .getByRole('form', { name: `编辑渠道 ${GOOD}` })
+      .getByRole('button', { name: '取消' })
+      .click();
     await page.getByRole('form', { name: `编辑渠道 ${GOOD}` }).waitFor({ state: 'detached' });
     const goodRow = page.locator(`tr[data-channel-id="${(await channelNamed(GOOD)).id}"]`);
     const before = (await channelNamed(GOOD)).last_tests[0].tested_at;
     await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).click();
     await expect.poll(async () => (await channelNamed(GOOD)).last_tests[0].tested_at).toBeGreaterThan(before);
-    await goodRow.getByRole('button', { name: `测试 ${GOOD} 的全部模型` }).and(page.locator(':enabled')).waitFor();
+    await goodRow
+      .getByRole('button', { name: `测试 ${GOOD} 的全部模型` })
+      .and(page.locator(':enabled'))
+      .waitFor();
     // The row shows the fresh results once the list is read again.
     await expect.poll(() => goodRow.getByTestId('test-ok').count()).toBe(2);
     await goodRow.getByRole('button', { name: `编辑 ${GOOD}` }).click();

@@ -54,7 +54,9 @@ describe.skipIf(Boolean(noBrowser))('the console dashboard in Chromium', () => {
     const { key } = await suite.api('/api/tokens', { json: { user_id: user.id, name: 'dana key' } });
     for (let i = 0; i < 3; i++) expect(await chat(key, 'sim-chat')).toBe(200);
     expect(await chat(key, 'sim-nobody-serves')).toBeGreaterThanOrEqual(400);
-    const failing = await suite.api('/api/channels', { json: { name: 'sim-failing', type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-500'] } });
+    const failing = await suite.api('/api/channels', {
+      json: { name: 'sim-failing', type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-500'] },
+    });
     failingChannel = failing.id;
     expect(await chat(key, 'sim-500')).toBe(500);
     await suite.api(`/api/channels/${failing.id}`, { method: 'PATCH', json: { status: 'disabled' } });

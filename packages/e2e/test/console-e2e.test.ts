@@ -57,7 +57,10 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
       await form.getByLabel('Key').fill(key);
       await form.getByLabel('Models').fill(models);
       await form.getByRole('button', { name: 'Create channel' }).click();
-      await page.getByRole('status').filter({ hasText: `Saved “${name}”` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Saved “${name}”` })
+        .waitFor();
     };
     await createChannel('simulator', SIM_KEY, 'sim-chat');
     await channelRow(page, 'simulator').getByRole('button', { name: 'Test all models of simulator' }).click();
@@ -80,7 +83,9 @@ describe.skipIf(Boolean(noBrowser))('the gateway console, end to end', () => {
     await page.getByRole('row').filter({ hasText: 'openai client' }).waitFor();
     await shot(page, 'tokens');
     const client = new OpenAI({ apiKey: key, baseURL: `${suite.url}/v1`, maxRetries: 0 });
-    const { data: answer, response } = await client.chat.completions.create({ model: 'sim-chat', messages: [{ role: 'user', content: 'hello from the console test' }] }).withResponse();
+    const { data: answer, response } = await client.chat.completions
+      .create({ model: 'sim-chat', messages: [{ role: 'user', content: 'hello from the console test' }] })
+      .withResponse();
     expect(answer.choices[0]!.message.content).toContain('hello from the console test');
     const okId = response.headers.get('x-request-id')!;
     expect(okId).toBeTruthy();

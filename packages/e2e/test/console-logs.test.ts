@@ -56,7 +56,13 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // A channel of the simulator's failing models; each flaky name fails its first request only.
     await suite.api('/api/channels', {
       method: 'POST',
-      json: { name: 'sim failing', type: 'openai', base_url: `${suite.sim.url}/v1`, key: SIM_KEY, models: ['sim-500', 'sim-flaky-1:logs', 'sim-flaky-1:logs-stream'] },
+      json: {
+        name: 'sim failing',
+        type: 'openai',
+        base_url: `${suite.sim.url}/v1`,
+        key: SIM_KEY,
+        models: ['sim-500', 'sim-flaky-1:logs', 'sim-flaky-1:logs-stream'],
+      },
     });
     // A channel with a wrong key (fixed later, then replayed).
     const wrongKey = { name: 'sim wrong key', type: 'openai', base_url: `${suite.sim.url}/v1`, key: 'sk-not-the-sim-key', models: ['sim-chat:keyfix'] };
@@ -77,12 +83,17 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
       (e: APIError) => e.headers!.get('x-request-id')!,
     );
     expect(ids.wrongKey).not.toBe('');
-    ids.flakyStream = await failedId(ann.chat.completions.create({ model: 'sim-flaky-1:logs-stream', messages: ask('streams after failing once'), stream: true }), 503);
+    ids.flakyStream = await failedId(
+      ann.chat.completions.create({ model: 'sim-flaky-1:logs-stream', messages: ask('streams after failing once'), stream: true }),
+      503,
+    );
 
     // 53 more, with another token: more than one page (50).
     const many = client(batchMade.key);
     for (let i = 0; i < 53; i += 9) {
-      const calls = Array.from({ length: Math.min(9, 53 - i) }, (_, j) => many.chat.completions.create({ model: 'sim-chat', messages: ask(`batch ${i + j}`) }).withResponse());
+      const calls = Array.from({ length: Math.min(9, 53 - i) }, (_, j) =>
+        many.chat.completions.create({ model: 'sim-chat', messages: ask(`batch ${i + j}`) }).withResponse(),
+      );
       ids.batch.push(...(await Promise.all(calls)).map((r) => r.response.headers.get('x-request-id')!));
     }
   }, 120_000);
@@ -166,7 +177,14 @@ describe.skipIf(Boolean(noBrowser))('the console logs page in Chromium', () => {
     // The chosen user stays listed while the search shows another.
     await expect.poll(() => filters.getByLabel(/^User/).locator('option').allTextContents()).toEqual(['Any user', 'logs.zed', 'logs.ann']);
     await filters.getByLabel('Find a token by name').fill('LAPTOP');
-    await expect.poll(() => filters.getByLabel(/^Token/).locator('option').allTextContents()).toEqual(['Any token', 'ann laptop · logs.ann']);
+    await expect
+      .poll(() =>
+        filters
+          .getByLabel(/^Token/)
+          .locator('option')
+          .allTextContents(),
+      )
+      .toEqual(['Any token', 'ann laptop · logs.ann']);
     await filters.getByLabel('Find a user by name').fill('');
     await filters.getByLabel('Find a token by name').fill('');
 

@@ -93,7 +93,9 @@ describe.skipIf(Boolean(noBrowser))('the console prices page in Chromium', () =>
     expect(await form.getByLabel('Model ratio').inputValue()).toBe('1.5');
     expect(await form.getByLabel('Completion ratio').inputValue()).toBe('3');
     await form.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('charges sim-chat 3 per 1M input tokens and 9 per 1M output tokens (model ratio 1.5, completion ratio 3)');
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toContain('charges sim-chat 3 per 1M input tokens and 9 per 1M output tokens (model ratio 1.5, completion ratio 3)');
     await expect.poll(() => rowOf(page, 'sim-chat')).toEqual({ charged: 'Own price', model_ratio: '1.5', completion_ratio: '3', input: '3', output: '9' });
     expect(await suite.api('/api/prices/sim-chat')).toMatchObject({ input_price: 3, output_price: 9, model_ratio: 1.5, completion_ratio: 3 });
     const dear = await loggedRequest(key);
@@ -103,9 +105,9 @@ describe.skipIf(Boolean(noBrowser))('the console prices page in Chromium', () =>
     // Delete: back to the default, on the page and in the API, and for the next request.
     await page.getByRole('button', { name: 'Delete “the price of sim-chat”' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe(
-      'Deleted the price of sim-chat: it is now charged 2 per 1M input tokens and 8 per 1M output tokens (model ratio 1, completion ratio 4).',
-    );
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe('Deleted the price of sim-chat: it is now charged 2 per 1M input tokens and 8 per 1M output tokens (model ratio 1, completion ratio 4).');
     await expect.poll(() => rowOf(page, 'sim-chat')).toMatchObject({ charged: 'Default', input: '2', output: '8' });
     const list = await suite.api('/api/prices');
     expect(list.data.map((p: any) => p.model)).not.toContain('sim-chat');

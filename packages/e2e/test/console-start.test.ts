@@ -13,7 +13,11 @@ import { signInToConsole } from './console-suite.js';
 
 /** The admin API with a root session, as a script calls it. */
 async function rootApi(gatewayUrl: string): Promise<<T = any>(path: string) => Promise<T>> {
-  const login = await fetch(`${gatewayUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
+  const login = await fetch(`${gatewayUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }),
+  });
   const { session } = (await login.json()) as { session: string };
   return async (path) => (await fetch(`${gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } })).json();
 }
@@ -60,7 +64,9 @@ describe.skipIf(Boolean(noBrowser))("kbchat start: the gateway's port serves the
     // Disable asks, saying what stops; Cancel leaves it enabled.
     await row.getByRole('button', { name: `Disable token ${platform.name}` }).click();
     const ask = page.getByRole('alertdialog', { name: `Disable token ${platform.name}` });
-    expect(await ask.textContent()).toContain(`Disable “${platform.name}”, the platform’s token?Chat and indexing stop: the gateway refuses every call the platform makes until the token is enabled again.`);
+    expect(await ask.textContent()).toContain(
+      `Disable “${platform.name}”, the platform’s token?Chat and indexing stop: the gateway refuses every call the platform makes until the token is enabled again.`,
+    );
     await page.screenshot({ path: join(SHOTS, 'console-start-platform-token.png'), fullPage: true });
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await ask.waitFor({ state: 'detached' });

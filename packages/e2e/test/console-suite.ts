@@ -56,7 +56,11 @@ export function consoleSuite(name: string, env: Record<string, string> = {}): Co
       launch(),
     ]);
     suite.url = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${suite.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: CONSOLE_ROOT_PASSWORD }) });
+    const login = await fetch(`${suite.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: CONSOLE_ROOT_PASSWORD }),
+    });
     const { session } = (await login.json()) as { session: string };
     suite.api = async (path, init = {}) => {
       const res = await fetch(`${suite.url}${path}`, {
@@ -70,7 +74,8 @@ export function consoleSuite(name: string, env: Record<string, string> = {}): Co
     };
   }, 120_000);
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed()) await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });
+    if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed())
+      await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });
   });
   afterAll(async () => {
     await suite.browser?.close();

@@ -90,9 +90,23 @@ describe.skipIf(Boolean(noBrowser))('the console: tokens', () => {
     expect(await admin.page.getByText('root-only', { exact: true }).count()).toBe(0);
     // The owner filter searches users on the gateway by name.
     await admin.page.getByLabel('Find an owner by name').fill('ALI');
-    await expect.poll(() => admin.page.getByLabel(/^Owner/).locator('option').allTextContents()).toEqual(['Everyone', 'alice']);
+    await expect
+      .poll(() =>
+        admin.page
+          .getByLabel(/^Owner/)
+          .locator('option')
+          .allTextContents(),
+      )
+      .toEqual(['Everyone', 'alice']);
     await admin.page.getByLabel('Find an owner by name').fill('');
-    await expect.poll(() => admin.page.getByLabel(/^Owner/).locator('option').allTextContents()).toEqual(['Everyone', 'root', 'alice']);
+    await expect
+      .poll(() =>
+        admin.page
+          .getByLabel(/^Owner/)
+          .locator('option')
+          .allTextContents(),
+      )
+      .toEqual(['Everyone', 'root', 'alice']);
     // A hand-edited owner that is no id is dropped (everyone's tokens), not the API's 400 over the page.
     await admin.page.goto(`${suite.url}/tokens?user=%zz`);
     await admin.page.getByText('root-only', { exact: true }).waitFor();

@@ -49,7 +49,8 @@ describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
       await form.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('status').waitFor();
     };
-    const rootBalance = async () => ((await adminGet('/api/users')).data as { username: string; balance: number }[]).find((u) => u.username === 'root')!.balance;
+    const rootBalance = async () =>
+      ((await adminGet('/api/users')).data as { username: string; balance: number }[]).find((u) => u.username === 'root')!.balance;
 
     await edit('Set to', '150');
     expect(await page.getByRole('status').textContent()).toBe('Saved: the gateway now holds 150 for root.');
@@ -90,7 +91,11 @@ describe.skipIf(Boolean(noBrowser))('the gateway console in Chromium', () => {
     await page.getByRole('button', { name: 'Enable erin' }).waitFor();
     expect((await erin()).status).toBe('disabled');
     // A disabled user cannot sign in.
-    const login = await fetch(`${suite.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'erin', password: 'erin-password' }) });
+    const login = await fetch(`${suite.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'erin', password: 'erin-password' }),
+    });
     expect(login.status).toBeGreaterThanOrEqual(400);
     await page.getByRole('button', { name: 'Enable erin' }).click();
     await page.getByRole('button', { name: 'Disable erin' }).waitFor();

@@ -94,7 +94,9 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill(SPECIAL);
     await page.getByLabel('Text to import').fill('The delta archive keeps 77 wax cylinders recorded in Lhasa.');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 }).toMatch(/Imported “100% Ünïcode \/ 测试 %E0”, chunks: 1\..*Indexed/);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent(), { timeout: 20_000 })
+      .toMatch(/Imported “100% Ünïcode \/ 测试 %E0”, chunks: 1\..*Indexed/);
 
     // Collections: four, each indexed; the special name shown and found by search.
     await page.getByRole('link', { name: 'Collections', exact: true }).click();
@@ -175,7 +177,11 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
 
   it('imports a page by its link, named by its title, and indexes it', async () => {
     const served = createServer((_req, res) =>
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>Harbour rules / 港口</title></head><body><nav>Menu</nav><main><h1>Harbour rules</h1><p>The harbour master rings the brass bell at noon on weekdays.</p></main></body></html>'),
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          '<!doctype html><html><head><title>Harbour rules / 港口</title></head><body><nav>Menu</nav><main><h1>Harbour rules</h1><p>The harbour master rings the brass bell at noon on weekdays.</p></main></body></html>',
+        ),
     );
     await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
     const link = `http://127.0.0.1:${(served.address() as AddressInfo).port}/rules?lang=en&x=%E0`;
@@ -203,7 +209,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     }
   }, 90_000);
 
-  it('shows a failed collection\'s exact error, and Retry asks for it again', async () => {
+  it("shows a failed collection's exact error, and Retry asks for it again", async () => {
     const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -214,9 +220,14 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.route('**/api/core/dataset/trainingDetail?*', async (route) => {
       const res = await route.fetch();
       const body = await res.json();
-      const beta = await betaId(page, body.data.collections.map((c: { collectionId: string }) => c.collectionId));
+      const beta = await betaId(
+        page,
+        body.data.collections.map((c: { collectionId: string }) => c.collectionId),
+      );
       const failing = retried === undefined;
-      body.data.collections = body.data.collections.map((c: Record<string, unknown>) => (c.collectionId === beta && failing ? { ...c, done: 0, failed: 1, lastError: message } : c));
+      body.data.collections = body.data.collections.map((c: Record<string, unknown>) =>
+        c.collectionId === beta && failing ? { ...c, done: 0, failed: 1, lastError: message } : c,
+      );
       if (failing) body.data.failed = 1;
       await route.fulfill({ response: res, json: body });
     });
@@ -253,7 +264,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await signIn(page, suite.k.url);
     const model = page.getByLabel('Vector model');
     await expect.poll(() => model.inputValue()).toBe('local-embed');
-    expect(await model.locator('option').allTextContents()).toEqual(['text-embedding-3-large (not served by the gateway)', expect.stringMatching(/^local-embed \(/)]);
+    expect(await model.locator('option').allTextContents()).toEqual([
+      'text-embedding-3-large (not served by the gateway)',
+      expect.stringMatching(/^local-embed \(/),
+    ]);
     // The setup checklist names it; the create form says nothing until it is chosen.
     const checklist = page.getByRole('complementary', { name: 'Before you start' });
     await expect.poll(() => checklist.textContent()).toContain(`Model text-embedding-3-large is not served: ${why}`);
@@ -264,7 +278,11 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     // An upload refused for a passing reason (too many unfinished uploads for now): its message in place, and Retry sends it again.
     let refused = 0;
     await page.route('**/collection/upload/tus', async (route) => {
-      if (refused++ === 0) await route.fulfill({ status: 429, json: { code: 429, statusText: 'too_many_uploads', message: 'This team has 20 unfinished uploads; finish or discard one first' } });
+      if (refused++ === 0)
+        await route.fulfill({
+          status: 429,
+          json: { code: 429, statusText: 'too_many_uploads', message: 'This team has 20 unfinished uploads; finish or discard one first' },
+        });
       else await route.continue();
     });
     await page.goto(`${datasetUrl}/import`);

@@ -18,8 +18,11 @@ import { noBrowser, openPage } from './browser.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
 /** Over a thousand local-embed chunks (100 tokens; a count with a thousands separator): paragraphs of about 60 tokens, one chunk each. */
-const LEDGER = Array.from({ length: 1100 }, (_, i) =>
-  `Entry ${i + 1}: the warehouse on pier ${i % 9} received ${(i + 3) * 17} crates of copper wire, ${(i + 5) * 11} drums of oil and ${(i + 7) * 13} bales of cotton from supplier ${i % 23}, checked by inspector ${i % 13} at dawn.`).join('\n\n');
+const LEDGER = Array.from(
+  { length: 1100 },
+  (_, i) =>
+    `Entry ${i + 1}: the warehouse on pier ${i % 9} received ${(i + 3) * 17} crates of copper wire, ${(i + 5) * 11} drums of oil and ${(i + 7) * 13} bales of cotton from supplier ${i % 23}, checked by inspector ${i % 13} at dawn.`,
+).join('\n\n');
 
 if (noBrowser) console.warn(`[skip] imports browser tests: ${noBrowser}`);
 
@@ -42,7 +45,10 @@ async function csrf(page: Page): Promise<string> {
 describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
   const suite = browserSuite('imports', { IMPORT_CONFIRM_SECONDS: '5', COLLECTION_BATCH_ROWS: '1' });
   const api = async (page: Page, path: string, data?: unknown) => {
-    const res = data === undefined ? await page.request.get(`${suite.k.url}${path}`) : await page.request.post(`${suite.k.url}${path}`, { data, headers: { 'x-csrf-token': await csrf(page) } });
+    const res =
+      data === undefined
+        ? await page.request.get(`${suite.k.url}${path}`)
+        : await page.request.post(`${suite.k.url}${path}`, { data, headers: { 'x-csrf-token': await csrf(page) } });
     return (await res.json()).data;
   };
   const uploadsOnDisk = () => readdirSync(join(suite.k.dataDir, 'uploads'));
@@ -65,7 +71,9 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     const chunks = Number(shown?.replace(/,/g, ''));
     expect(chunks, asked).toBeGreaterThan(500);
     expect(shown).toBe(chunks.toLocaleString('en-US'));
-    expect(asked).toMatch(/Indexing them takes (about \d+ min|about \d+ h( \d+ min)?|under a minute), at [\d.]+ chunks a second \(measured just now on a sample of this file\)\./);
+    expect(asked).toMatch(
+      /Indexing them takes (about \d+ min|about \d+ h( \d+ min)?|under a minute), at [\d.]+ chunks a second \(measured just now on a sample of this file\)\./,
+    );
     expect(asked).toContain('Import it and index it?');
     await page.screenshot({ path: join(SHOTS, 'imports-asks.png'), fullPage: true });
     // Nothing is imported while it asks; the bytes wait on the server.
@@ -102,7 +110,9 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     await restored.waitFor({ timeout: 30_000 });
     await restored.getByRole('button', { name: 'Import and index ledger.txt' }).click();
     await expect.poll(() => rows.first().textContent(), { timeout: 60_000 }).toMatch(/Queued|Indexing/);
-    await expect.poll(() => rows.first().textContent(), { timeout: 30_000 }).toMatch(new RegExp(`\\d+ of ${chunks.toLocaleString('en-US')} chunks indexed.*(about \\d+ min|about \\d+ h( \\d+ min)?|under a minute) left`));
+    await expect
+      .poll(() => rows.first().textContent(), { timeout: 30_000 })
+      .toMatch(new RegExp(`\\d+ of ${chunks.toLocaleString('en-US')} chunks indexed.*(about \\d+ min|about \\d+ h( \\d+ min)?|under a minute) left`));
     await page.screenshot({ path: join(SHOTS, 'imports-time-left.png'), fullPage: true });
     const detail = await api(page, `/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     expect(detail.timeLeftSeconds).toBeGreaterThan(0);
@@ -186,7 +196,11 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     const b64 = (v: string) => Buffer.from(v).toString('base64');
     const tusHeaders = { 'x-csrf-token': await csrf(page), 'tus-resumable': '1.0.0' };
     const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/upload/tus`, {
-      headers: { ...tusHeaders, 'upload-length': String(ferry.length), 'upload-metadata': `datasetId ${b64(datasetId)},filename ${b64('ferry.txt')},filetype ${b64('text/plain')}` },
+      headers: {
+        ...tusHeaders,
+        'upload-length': String(ferry.length),
+        'upload-metadata': `datasetId ${b64(datasetId)},filename ${b64('ferry.txt')},filetype ${b64('text/plain')}`,
+      },
     });
     expect(made.status()).toBe(201);
     const sent = await page.request.patch(new URL(made.headers()['location']!, suite.k.url).href, {

@@ -36,7 +36,10 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
     await page.getByRole('heading', { level: 1, name: 'Office hours' }).waitFor();
     datasetUrl = page.url();
 
-    for (const [name, text] of [['hours.md', 'The office opens at 8:30 and closes at 17:00.'], ['lunch.md', 'Lunch is served from noon in the canteen on floor 2.']]) {
+    for (const [name, text] of [
+      ['hours.md', 'The office opens at 8:30 and closes at 17:00.'],
+      ['lunch.md', 'Lunch is served from noon in the canteen on floor 2.'],
+    ]) {
       await page.getByRole('link', { name: 'Import', exact: true }).click();
       await page.getByRole('radio', { name: 'Text' }).check();
       await page.getByRole('radio', { name: 'Question/answer pairs' }).check();
@@ -101,7 +104,12 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
     await page.route('**/api/core/dataset/trainingDetail?*', async (route) => {
       const res = await route.fetch();
       const body = await res.json();
-      body.data.collections = body.data.collections.map((c: Record<string, unknown>) => ({ ...c, queued: 3, rateLimited: 3, rateLimitedUntil: until.toISOString() }));
+      body.data.collections = body.data.collections.map((c: Record<string, unknown>) => ({
+        ...c,
+        queued: 3,
+        rateLimited: 3,
+        rateLimitedUntil: until.toISOString(),
+      }));
       Object.assign(body.data, { rateLimited: 6, rateLimitedUntil: until.toISOString() });
       await route.fulfill({ response: res, json: body });
     });

@@ -62,7 +62,8 @@ export function browserSuite(name: string, env: Record<string, string> = {}): Br
     [suite.k, suite.browser] = await Promise.all([startKbchatForBrowser(env), launch()]);
   }, 120_000);
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed()) await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });
+    if (ctx.task.result?.state === 'fail' && suite.onFail && !suite.onFail.isClosed())
+      await suite.onFail.screenshot({ path: join(SHOTS, `${name}-FAILED.png`), fullPage: true });
   });
   afterAll(async () => {
     await suite.browser?.close();

@@ -25,7 +25,11 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-web-'));
     p = await startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY, ROOT_PASSWORD }, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: 'pglite:memory' }));
-    await fetch(`${p.url}/api/core/dataset/create`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Handbook / 手册 %E0' }) });
+    await fetch(`${p.url}/api/core/dataset/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Handbook / 手册 %E0' }),
+    });
     browser = await launch();
   }, 60_000);
   afterAll(async () => {
@@ -33,7 +37,7 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     await p?.close();
   });
 
-  it('signs in, shows the team\'s knowledge bases, and signs out', async () => {
+  it("signs in, shows the team's knowledge bases, and signs out", async () => {
     const page = await browser.newPage({ locale: 'en-US' });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -80,7 +84,11 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     // The chat's Send button says 发送 on one line.
     const appId = await page.evaluate(async () => {
       const me = await (await fetch('/api/auth/me')).json();
-      const res = await fetch('/api/core/app/create', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': me.data.csrfToken }, body: JSON.stringify({ name: 'Phone chat', model: 'local-extractive' }) });
+      const res = await fetch('/api/core/app/create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': me.data.csrfToken },
+        body: JSON.stringify({ name: 'Phone chat', model: 'local-extractive' }),
+      });
       return (await res.json()).data as string;
     });
     await page.goto(`${p.url}/chat?appId=${appId}`);

@@ -56,31 +56,35 @@ interface Geometry {
 
 /** Where the open popover lies, and whether every part of it can be seen. */
 async function geometry(popover: Locator, cite: Locator): Promise<Geometry> {
-  return popover.evaluate((el, citeEl) => {
-    const r = el.getBoundingClientRect();
-    // Just inside each corner, past its rounding (a rounded corner's tip is not the element to the browser).
-    const d = parseFloat(getComputedStyle(el).borderTopLeftRadius) + 2;
-    const points: [string, number, number][] = [
-      ['top-left', r.left + d, r.top + d],
-      ['top-right', r.right - d, r.top + d],
-      ['bottom-left', r.left + d, r.bottom - d],
-      ['bottom-right', r.right - d, r.bottom - d],
-      ['centre', (r.left + r.right) / 2, (r.top + r.bottom) / 2],
-    ];
-    const describe = (e: Element | null) => (e ? `${e.tagName.toLowerCase()}.${e.className} in ${e.parentElement?.tagName.toLowerCase()}.${e.parentElement?.className}` : 'outside the viewport');
-    const covered = points.filter(([, x, y]) => {
-      const hit = document.elementFromPoint(x, y);
-      return !hit || !el.contains(hit);
-    });
-    const c = citeEl.getBoundingClientRect();
-    const atCite = document.elementFromPoint((c.left + c.right) / 2, (c.top + c.bottom) / 2);
-    return {
-      box: { left: r.left, top: r.top, right: r.right, bottom: r.bottom },
-      viewport: { width: innerWidth, height: innerHeight },
-      covered: covered.map(([name, x, y]) => `${name} (${Math.round(x)},${Math.round(y)}): ${describe(document.elementFromPoint(x, y))}`),
-      citeVisible: Boolean(atCite && citeEl.contains(atCite)),
-    };
-  }, await cite.elementHandle());
+  return popover.evaluate(
+    (el, citeEl) => {
+      const r = el.getBoundingClientRect();
+      // Just inside each corner, past its rounding (a rounded corner's tip is not the element to the browser).
+      const d = parseFloat(getComputedStyle(el).borderTopLeftRadius) + 2;
+      const points: [string, number, number][] = [
+        ['top-left', r.left + d, r.top + d],
+        ['top-right', r.right - d, r.top + d],
+        ['bottom-left', r.left + d, r.bottom - d],
+        ['bottom-right', r.right - d, r.bottom - d],
+        ['centre', (r.left + r.right) / 2, (r.top + r.bottom) / 2],
+      ];
+      const describe = (e: Element | null) =>
+        e ? `${e.tagName.toLowerCase()}.${e.className} in ${e.parentElement?.tagName.toLowerCase()}.${e.parentElement?.className}` : 'outside the viewport';
+      const covered = points.filter(([, x, y]) => {
+        const hit = document.elementFromPoint(x, y);
+        return !hit || !el.contains(hit);
+      });
+      const c = citeEl.getBoundingClientRect();
+      const atCite = document.elementFromPoint((c.left + c.right) / 2, (c.top + c.bottom) / 2);
+      return {
+        box: { left: r.left, top: r.top, right: r.right, bottom: r.bottom },
+        viewport: { width: innerWidth, height: innerHeight },
+        covered: covered.map(([name, x, y]) => `${name} (${Math.round(x)},${Math.round(y)}): ${describe(document.elementFromPoint(x, y))}`),
+        citeVisible: Boolean(atCite && citeEl.contains(atCite)),
+      };
+    },
+    await cite.elementHandle(),
+  );
 }
 
 /** Asks a question in `root` and waits for its answer to be done. */
@@ -121,10 +125,13 @@ async function checkQuotes(page: Page, root: Locator, name: string, touch: boole
     await popover.waitFor();
     // Positioned once open (autoUpdate); a clipped popover stays clipped.
     await expect
-      .poll(async () => {
-        const g = await geometry(popover, cite);
-        return { covered: g.covered, citeVisible: g.citeVisible };
-      }, { timeout: 3000 })
+      .poll(
+        async () => {
+          const g = await geometry(popover, cite);
+          return { covered: g.covered, citeVisible: g.citeVisible };
+        },
+        { timeout: 3000 },
+      )
       .toEqual({ covered: [], citeVisible: true });
     const g = await geometry(popover, cite);
     expect(g.box.left).toBeGreaterThanOrEqual(0);
@@ -150,22 +157,25 @@ async function checkQuotes(page: Page, root: Locator, name: string, touch: boole
  * count, the steps must wrap or scroll in their own box.
  */
 async function cutOff(root: Locator, bound: Locator): Promise<string[]> {
-  return root.evaluate((el, boundEl) => {
-    const visibleRight = (e: Element) => e.getBoundingClientRect().left + e.clientLeft + e.clientWidth + 0.5;
-    const right = visibleRight(boundEl);
-    const out: string[] = [];
-    for (const e of [el, ...el.querySelectorAll('*')]) {
-      if (e.getBoundingClientRect().right <= right) continue;
-      // Inside a box that scrolls sideways and itself fits: reachable by scrolling that box.
-      let held = false;
-      for (let up = e.parentElement; up && up !== el.parentElement; up = up.parentElement) {
-        const x = getComputedStyle(up).overflowX;
-        if ((x === 'auto' || x === 'scroll') && up.getBoundingClientRect().right <= right) held = true;
+  return root.evaluate(
+    (el, boundEl) => {
+      const visibleRight = (e: Element) => e.getBoundingClientRect().left + e.clientLeft + e.clientWidth + 0.5;
+      const right = visibleRight(boundEl);
+      const out: string[] = [];
+      for (const e of [el, ...el.querySelectorAll('*')]) {
+        if (e.getBoundingClientRect().right <= right) continue;
+        // Inside a box that scrolls sideways and itself fits: reachable by scrolling that box.
+        let held = false;
+        for (let up = e.parentElement; up && up !== el.parentElement; up = up.parentElement) {
+          const x = getComputedStyle(up).overflowX;
+          if ((x === 'auto' || x === 'scroll') && up.getBoundingClientRect().right <= right) held = true;
+        }
+        if (!held) out.push(`${e.tagName.toLowerCase()}.${e.className} right ${Math.round(e.getBoundingClientRect().right)} > ${Math.round(right)}`);
       }
-      if (!held) out.push(`${e.tagName.toLowerCase()}.${e.className} right ${Math.round(e.getBoundingClientRect().right)} > ${Math.round(right)}`);
-    }
-    return out;
-  }, await bound.elementHandle());
+      return out;
+    },
+    await bound.elementHandle(),
+  );
 }
 
 describe.skipIf(Boolean(noBrowser))('citation quotes and steps on screen', () => {
@@ -178,7 +188,12 @@ describe.skipIf(Boolean(noBrowser))('citation quotes and steps on screen', () =>
     await signIn(page, suite.k.url);
     const call = await asPage(page, suite.k.url);
     const datasetId = await call<string>('/api/core/dataset/create', { name: 'Keeper notes', vectorModel: 'local-embed' });
-    await call('/api/core/dataset/collection/create/text', { datasetId, name: SOURCE, text: `# Lighthouse\n\n${KEEPER}\n\n# Harbour\n\n${HARBOUR}`, chunkSize: 128 });
+    await call('/api/core/dataset/collection/create/text', {
+      datasetId,
+      name: SOURCE,
+      text: `# Lighthouse\n\n${KEEPER}\n\n# Harbour\n\n${HARBOUR}`,
+      chunkSize: 128,
+    });
     const until = Date.now() + 60_000;
     for (;;) {
       const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);

@@ -15,10 +15,14 @@ if (noBrowser) console.warn(`[skip] search test with rerank browser tests: ${noB
 describe.skipIf(Boolean(noBrowser))('the search test with rerank and query extension, in Chromium', () => {
   const suite = simPlatformSuite({
     simModels: 'sim-chat,sim-embed-384,sim-rerank',
-    config: { llmModels: [{ model: 'sim-chat', usedInQueryExtension: true }], vectorModels: [{ model: 'sim-embed-384' }], reRankModels: [{ model: 'sim-rerank' }] },
+    config: {
+      llmModels: [{ model: 'sim-chat', usedInQueryExtension: true }],
+      vectorModels: [{ model: 'sim-embed-384' }],
+      reRankModels: [{ model: 'sim-rerank' }],
+    },
   });
 
-  it('shows each result\'s rerank score and why it ranked there, and the queries extension added', async () => {
+  it("shows each result's rerank score and why it ranked there, and the queries extension added", async () => {
     const { context, page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await signInRoot(page, suite.p.url);
     const call = await asPage(page, suite.p.url);
@@ -30,10 +34,15 @@ describe.skipIf(Boolean(noBrowser))('the search test with rerank and query exten
       chunkSize: 40,
       text: '# Bell\n\nThe harbour master rings the bell at noon.\n\n# Tide\n\nThe tide tables are posted by the gate each morning.\n\n# Boats\n\nFishing boats leave before dawn and return by three.',
     });
-    await expect.poll(async () => {
-      const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-      return p.total > 0 && p.done === p.total;
-    }, { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
+          return p.total > 0 && p.done === p.total;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
 
     await page.goto(`${suite.p.url}/datasets/${datasetId}/search`);
     await page.getByLabel('Question').fill('When is the bell rung?');

@@ -74,7 +74,11 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     expect(JSON.stringify(await models.json())).toContain('app key');
 
     // The key works as a general key, and the list shows only its hint.
-    const listed = await fetch(`${suite.k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const listed = await fetch(`${suite.k.url}/api/core/dataset/list`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(listed.status).toBe(200);
     const row = page.getByRole('row').filter({ hasText: 'CI key / 测试 %E0' });
     await row.waitFor();
@@ -90,7 +94,11 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await row.getByRole('button', { name: 'Delete “CI key / 测试 %E0”' }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await expect.poll(() => row.count()).toBe(0);
-    const refused = await fetch(`${suite.k.url}/api/core/dataset/list`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const refused = await fetch(`${suite.k.url}/api/core/dataset/list`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
     await context.close();
   });
@@ -140,7 +148,13 @@ describe.skipIf(Boolean(noBrowser))('the settings pages in Chromium', () => {
     await page.reload();
     await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(3);
     // Pages whose text changes under the translator's <font>s: switch pages, switch language, add and remove a key.
-    for (const [name, path] of [['Models', '/models'], ['API keys', '/keys'], ['Team', '/team'], ['Knowledge bases', '/datasets'], ['API keys', '/keys']] as const) {
+    for (const [name, path] of [
+      ['Models', '/models'],
+      ['API keys', '/keys'],
+      ['Team', '/team'],
+      ['Knowledge bases', '/datasets'],
+      ['API keys', '/keys'],
+    ] as const) {
       await page.getByRole('link', { name: `${TRANSLATED_MARK}${name}` }).click();
       await page.waitForURL(`${suite.k.url}${path}`);
     }

@@ -13,7 +13,10 @@ describe.skipIf(Boolean(noBrowser))('share links in Chromium', () => {
   const suite = browserSuite('share-links');
 
   it('makes a link whose public page chats without sign-in, and stops it when deleted', async () => {
-    const { context, page, errors } = await openPage(suite.browser, { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const { context, page, errors } = await openPage(suite.browser, {
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     await signIn(page, suite.k.url);
     const me = (await (await page.request.get(`${suite.k.url}/api/auth/me`)).json()) as { data: { csrfToken: string } };
     const made = await page.request.post(`${suite.k.url}/api/core/app/create`, {

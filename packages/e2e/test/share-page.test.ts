@@ -127,7 +127,13 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
       });
       await page.route('**/api/v1/chat/completions?**', (route) => {
         sent.push({ body: route.request().postDataJSON(), headers: route.request().headers() });
-        const quote = { id: 'q1', q: 'The harbour master rings the bell at noon.', a: '', sourceName: 'harbour.md', score: [{ type: 'embedding', value: 0.71, index: 0 }] };
+        const quote = {
+          id: 'q1',
+          q: 'The harbour master rings the bell at noon.',
+          a: '',
+          sourceName: 'harbour.md',
+          score: [{ type: 'embedding', value: 0.71, index: 0 }],
+        };
         const body = [
           'event: flowNodeStatus\ndata: {"status":"running","name":"Dataset search"}\n\n',
           'event: answer\ndata: {"choices":[{"delta":{"content":"At noon [1]."}}]}\n\n',
@@ -163,7 +169,13 @@ describe.skipIf(Boolean(noBrowser))('the share page', () => {
     expect(second.uid).not.toBe(first.uid);
     expect(sent.map((s) => s.body.outLinkUid)).toEqual([first.uid, second.uid]);
     for (const { body, headers } of sent) {
-      expect(body).toMatchObject({ shareId: 'sh/1 %', stream: true, detail: true, messages: [{ role: 'user', content: 'When is the bell rung?' }], variables: { ship: 'Sea Lark' } });
+      expect(body).toMatchObject({
+        shareId: 'sh/1 %',
+        stream: true,
+        detail: true,
+        messages: [{ role: 'user', content: 'When is the bell rung?' }],
+        variables: { ship: 'Sea Lark' },
+      });
       expect(body.chatId).toMatch(/^[0-9a-f]{24}$/);
       expect(headers['x-csrf-token']).toBeUndefined();
     }

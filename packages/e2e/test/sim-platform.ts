@@ -27,7 +27,12 @@ export interface SimPlatformSuite {
  * `simModels`: the gateway's sim channel (SIM_MODELS); `config`: the platform's config.json; `gatewayEnv`: more gateway
  * settings; `sim`: the simulator's (tokens and tokenDelayMs make an answer that takes a while).
  */
-export function simPlatformSuite(opts: { simModels: string; config: unknown; gatewayEnv?: Record<string, string>; sim?: UpstreamSimOptions }): SimPlatformSuite {
+export function simPlatformSuite(opts: {
+  simModels: string;
+  config: unknown;
+  gatewayEnv?: Record<string, string>;
+  sim?: UpstreamSimOptions;
+}): SimPlatformSuite {
   const suite = {} as SimPlatformSuite;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -36,14 +41,35 @@ export function simPlatformSuite(opts: { simModels: string; config: unknown; gat
     suite.sim = await startUpstreamSim({ ...opts.sim, port: 0 });
     suite.gw = await startGateway(
       loadGatewayConfig(
-        { INITIAL_ROOT_TOKEN: TOKEN, ROOT_INITIAL_BALANCE: '1000000000', SIM_API_KEY: 'sk-sim', SIM_BASE_URL: `${suite.sim.url}/v1`, SIM_MODELS: opts.simModels, LOCAL_MODELS: 'off', LOG_LEVEL: 'warn', ...opts.gatewayEnv },
+        {
+          INITIAL_ROOT_TOKEN: TOKEN,
+          ROOT_INITIAL_BALANCE: '1000000000',
+          SIM_API_KEY: 'sk-sim',
+          SIM_BASE_URL: `${suite.sim.url}/v1`,
+          SIM_MODELS: opts.simModels,
+          LOCAL_MODELS: 'off',
+          LOG_LEVEL: 'warn',
+          ...opts.gatewayEnv,
+        },
         { host: '127.0.0.1', port: 0, dataDir: join(dir, 'gw') },
       ),
       () => {},
     );
     writeFileSync(join(dir, 'config.json'), JSON.stringify(opts.config));
     suite.p = await startPlatform(
-      loadPlatformConfig({ ROOT_PASSWORD: SIM_ROOT_PASSWORD }, { host: '127.0.0.1', port: 0, dataDir: join(dir, 'platform'), databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: suite.gw.url, gatewayToken: TOKEN, logLevel: 'warn' }),
+      loadPlatformConfig(
+        { ROOT_PASSWORD: SIM_ROOT_PASSWORD },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: join(dir, 'platform'),
+          databaseUrl: 'pglite:memory',
+          configPath: join(dir, 'config.json'),
+          gatewayUrl: suite.gw.url,
+          gatewayToken: TOKEN,
+          logLevel: 'warn',
+        },
+      ),
     );
     suite.browser = await launch();
   }, 90_000);

@@ -24,7 +24,9 @@ async function asPage(page: Page, url: string): Promise<Call> {
   const csrf = ((await me.json()) as { data: { csrfToken: string } }).data.csrfToken;
   return async <T>(path: string, json?: unknown): Promise<T> => {
     const res = await page.request.fetch(`${url}${path}`, {
-      method: json === undefined ? 'GET' : 'POST', headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' }, data: json === undefined ? undefined : JSON.stringify(json),
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      data: json === undefined ? undefined : JSON.stringify(json),
     });
     const body = (await res.json()) as { data: T; message: string };
     if (!res.ok()) throw new Error(`${path}: ${res.status()} ${body.message}`);
@@ -38,13 +40,21 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
   let gatewayGet: (path: string) => Promise<any>;
 
   beforeAll(async () => {
-    const login = await fetch(`${suite.k.gatewayUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
+    const login = await fetch(`${suite.k.gatewayUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }),
+    });
     const { session } = (await login.json()) as { session: string };
     gatewayGet = async (path) => (await fetch(`${suite.k.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } })).json();
   }, 60_000);
 
   it("shows the chunk the token budget dropped and each model call with the gateway's request id and channel; the search test shows its dropped chunk", async () => {
-    const { page, errors } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const { page, errors } = await openPage(suite.browser, {
+      locale: 'en-US',
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     suite.onFail = page;
     await signIn(page, suite.k.url);
     const call = await asPage(page, suite.k.url);
@@ -58,7 +68,12 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
       await new Promise((r) => setTimeout(r, 300));
     }
     // A budget of one token: the first quote always comes, the second is dropped by the budget.
-    const appId = await call<string>('/api/core/app/create', { name: 'Traced desk', model: 'local-extractive', datasets: [datasetId], search: { searchMode: 'mixedRecall', similarity: 0, limit: 1 } });
+    const appId = await call<string>('/api/core/app/create', {
+      name: 'Traced desk',
+      model: 'local-extractive',
+      datasets: [datasetId],
+      search: { searchMode: 'mixedRecall', similarity: 0, limit: 1 },
+    });
 
     await page.goto(`${suite.k.url}/chat?appId=${appId}`);
     await page.getByRole('heading', { name: 'Traced desk' }).waitFor();

@@ -38,7 +38,10 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
   it('imports a file dropped twice once, says the second is already imported and links to it', async () => {
     const { page, errors, context } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await signIn(page, suite.k.url);
-    const created = await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Harbour notes' }, headers: { 'x-csrf-token': await csrf(page) } });
+    const created = await page.request.post(`${suite.k.url}/api/core/dataset/create`, {
+      data: { name: 'Harbour notes' },
+      headers: { 'x-csrf-token': await csrf(page) },
+    });
     const datasetId = (await created.json()).data;
     await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
     const rows = page.getByRole('list', { name: 'Files being imported' }).getByRole('listitem', { name: 'harbour.md' });
@@ -49,7 +52,10 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await expect.poll(() => rows.nth(1).textContent(), { timeout: 10_000 }).toContain('Already imported as harbour.md');
     expect(await rows.nth(1).getByRole('button', { name: 'Import a second copy' }).count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, 'uploads-already-imported.png'), fullPage: true });
-    const collections = await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': await csrf(page) } });
+    const collections = await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, {
+      data: { datasetId },
+      headers: { 'x-csrf-token': await csrf(page) },
+    });
     expect((await collections.json()).data.total).toBe(1);
 
     // The link opens the collection the first drop made.
@@ -59,17 +65,21 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await context.close();
   }, 90_000);
 
-  it('lists an upload a reload interrupted, and resumes it from the platform\'s bytes when the file is picked again', async () => {
+  it("lists an upload a reload interrupted, and resumes it from the platform's bytes when the file is picked again", async () => {
     const { page, errors, context } = await openPage(suite.browser, { locale: 'en-US', viewport: { width: 1280, height: 900 } });
     await signIn(page, suite.k.url);
     const token = await csrf(page);
-    const datasetId = (await (await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Depot' }, headers: { 'x-csrf-token': token } })).json()).data;
+    const datasetId = (
+      await (await page.request.post(`${suite.k.url}/api/core/dataset/create`, { data: { name: 'Depot' }, headers: { 'x-csrf-token': token } })).json()
+    ).data;
     // What a tab closed mid-upload leaves: a tus upload of the file with half its bytes.
     const meta = Object.entries({ datasetId, filename: 'depot.md', filetype: 'text/markdown', sha256: createHash('sha256').update(DEPOT).digest('hex') })
       .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
       .join(',');
     const tusHeaders = { 'x-csrf-token': token, 'tus-resumable': '1.0.0' };
-    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/upload/tus`, { headers: { ...tusHeaders, 'upload-length': String(DEPOT.length), 'upload-metadata': meta } });
+    const made = await page.request.post(`${suite.k.url}/api/core/dataset/collection/upload/tus`, {
+      headers: { ...tusHeaders, 'upload-length': String(DEPOT.length), 'upload-metadata': meta },
+    });
     expect(made.status()).toBe(201);
     const half = Math.floor(DEPOT.length / 2);
     const sent = await page.request.fetch(`${suite.k.url}${made.headers().location}`, {
@@ -106,9 +116,18 @@ describe.skipIf(Boolean(noBrowser))('uploads in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'uploads-resumed.png'), fullPage: true });
     release();
     await expect.poll(() => row.textContent(), { timeout: 60_000 }).toMatch(/Indexed/);
-    const list = (await (await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': token } })).json()).data;
+    const list = (
+      await (await page.request.post(`${suite.k.url}/api/core/dataset/collection/listV2`, { data: { datasetId }, headers: { 'x-csrf-token': token } })).json()
+    ).data;
     expect(list.total).toBe(1);
-    const data = (await (await page.request.post(`${suite.k.url}/api/core/dataset/data/v2/list`, { data: { collectionId: list.list[0]._id, pageSize: 500 }, headers: { 'x-csrf-token': token } })).json()).data;
+    const data = (
+      await (
+        await page.request.post(`${suite.k.url}/api/core/dataset/data/v2/list`, {
+          data: { collectionId: list.list[0]._id, pageSize: 500 },
+          headers: { 'x-csrf-token': token },
+        })
+      ).json()
+    ).data;
     const text = data.list.map((d: { q: string }) => d.q).join('\n');
     expect(text).toContain('Shelf 1 holds 3 crates');
     expect(text).toContain('Shelf 400 holds 1200 crates');

@@ -11,7 +11,13 @@ import { Agent } from 'undici';
 const [upstream, port, kind] = [process.argv[2], Number(process.argv[3]), process.argv[4] ?? 'fastify'];
 const agent = new Agent({ connections: 512 });
 const forward = (body) =>
-  agent.request({ origin: upstream, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-sim' }, body });
+  agent.request({
+    origin: upstream,
+    path: '/v1/chat/completions',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-sim' },
+    body,
+  });
 
 if (kind === 'raw') {
   const server = createServer((req, res) => {

@@ -49,7 +49,9 @@ try {
   const median = (l) => [...l].sort((x, y) => x - y)[Math.floor(l.length / 2)];
   const [a, b] = builds.map((x) => median(x.rps));
   for (const x of builds) {
-    console.log(`${x.dist}: ${x.rps.map((r) => r.toFixed(0)).join(', ')} req/s, median ${median(x.rps).toFixed(0)}; CPU per request median ${median(x.cpuUs).toFixed(0)} us`);
+    console.log(
+      `${x.dist}: ${x.rps.map((r) => r.toFixed(0)).join(', ')} req/s, median ${median(x.rps).toFixed(0)}; CPU per request median ${median(x.cpuUs).toFixed(0)} us`,
+    );
   }
   const [ca, cb] = builds.map((x) => median(x.cpuUs));
   console.log(`B/A = ${(b / a).toFixed(3)}, CPU per request B/A = ${(cb / ca).toFixed(3)} (${mode === 'stream' ? 'stream' : 'non-stream'}, ${ROUNDS} rounds)`);

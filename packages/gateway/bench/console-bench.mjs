@@ -34,7 +34,7 @@ const ERROR_RATE = 0.03;
 /** A deterministic generator, so that every store gets the same rows. */
 function rng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** `count` rows from the `start`th, spread over the SPAN_MS before `now` (or at timeOf(i) when given). */
@@ -47,7 +47,7 @@ function makeRows(start, count, now, random, timeOf) {
     const prompt = failed ? 0 : 20 + Math.floor(random() * 2000);
     const completion = failed ? 0 : Math.floor(random() * 800);
     rows.push({
-      request_id: `req${i.toString(36).padStart(8, '0')}${(i * 2654435761 >>> 0).toString(16)}`,
+      request_id: `req${i.toString(36).padStart(8, '0')}${((i * 2654435761) >>> 0).toString(16)}`,
       created_at: timeOf ? timeOf(i) : now - SPAN_MS + Math.floor((i * SPAN_MS) / ROWS),
       user_id: (token % USERS) + 1,
       token_id: token,
@@ -133,7 +133,10 @@ async function writeCost(url) {
   logs.rollups.add = async () => {};
   const noRollups = await time(N, 2_000_000);
   for (const idx of ['logs_time_idx', 'logs_token_time_idx', 'logs_channel_time_idx', 'logs_model_time_idx', 'logs_user_time_idx', 'logs_failed_time_idx']) {
-    await sql.raw(store.kind === 'mysql' ? `drop index ${idx} on logs` : `drop index if exists ${idx}`).execute(store.db).catch(() => {});
+    await sql
+      .raw(store.kind === 'mysql' ? `drop index ${idx} on logs` : `drop index if exists ${idx}`)
+      .execute(store.db)
+      .catch(() => {});
   }
   const bare = await time(N, 3_000_000);
   logs.rollups.add = add;
@@ -194,7 +197,9 @@ async function benchStore(kind) {
     else await sql`analyze table logs, log_rollups`.execute(db);
     const rollupRows = Number((await sql`select count(*) as n from log_rollups`.execute(db)).rows[0].n);
     const secs = (performance.now() - started) / 1000;
-    console.log(`filled in ${secs.toFixed(1)} s (${((secs * 1e6) / ROWS).toFixed(0)} µs a row: 10k-row batches over 8 days, sparse for rollups); ${rollupRows.toLocaleString('en')} rollup rows`);
+    console.log(
+      `filled in ${secs.toFixed(1)} s (${((secs * 1e6) / ROWS).toFixed(0)} µs a row: 10k-row batches over 8 days, sparse for rollups); ${rollupRows.toLocaleString('en')} rollup rows`,
+    );
 
     const api = async (path) => {
       const res = await fetch(gw.url + path, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -214,14 +219,21 @@ async function benchStore(kind) {
         sum(case when status >= 400 or error is not null then 1 else 0 end) as errors, sum(prompt_tokens) as p, sum(completion_tokens) as c,
         sum(cost) as cost ${pct} from logs where created_at >= ${from} and created_at < ${now} group by ${group}`);
     };
-    const rawUsers = (from) => q(sql`select user_id, sum(cost) as c from logs where created_at >= ${from} and created_at < ${now} group by user_id order by c desc limit 10`);
+    const rawUsers = (from) =>
+      q(sql`select user_id, sum(cost) as c from logs where created_at >= ${from} and created_at < ${now} group by user_id order by c desc limit 10`);
 
     const results = [];
     const row = (name, ours, base) => {
       results.push({ name, ours, base });
-      console.log(`${name.padEnd(40)} p50 ${fmt(ours.p50)} ms  p95 ${fmt(ours.p95)} ms   baseline p50 ${fmt(base.p50)} ms  ratio ${(base.p50 / ours.p50).toFixed(1)}`);
+      console.log(
+        `${name.padEnd(40)} p50 ${fmt(ours.p50)} ms  p95 ${fmt(ours.p95)} ms   baseline p50 ${fmt(base.p50)} ms  ratio ${(base.p50 / ours.p50).toFixed(1)}`,
+      );
     };
-    for (const [label, span, step] of [['hour', 3_600_000, 60_000], ['day', 86_400_000, 3_600_000], ['week', 7 * 86_400_000, 3_600_000]]) {
+    for (const [label, span, step] of [
+      ['hour', 3_600_000, 60_000],
+      ['day', 86_400_000, 3_600_000],
+      ['week', 7 * 86_400_000, 3_600_000],
+    ]) {
       const from = now - span;
       for (const by of [undefined, 'model', 'token', 'user']) {
         const path = `/api/dashboard?from=${from}&to=${now}${by ? `&group_by=${by}` : ''}`;
@@ -236,13 +248,18 @@ async function benchStore(kind) {
 
     // What the token and user groups' percentiles cost on their own: their rollups keep no histogram,
     // so the dashboard reads the shown groups' latencies from the log (RollupStore.latencyHistograms).
-    for (const [label, span] of [['day', 86_400_000], ['week', 7 * 86_400_000]]) {
+    for (const [label, span] of [
+      ['day', 86_400_000],
+      ['week', 7 * 86_400_000],
+    ]) {
       for (const dim of ['token', 'user']) {
         const answer = await api(`/api/dashboard?from=${now - span}&to=${now}&group_by=${dim}`);
         const keys = answer.groups.filter((g) => !g.other).map((g) => g.key);
         const rowsRead = answer.groups.filter((g) => !g.other).reduce((n, g) => n + g.totals.requests, 0);
         const t = await timeIt(() => gw.services.logsStore.rollups.latencyHistograms(dim, keys, answer.from, answer.to), RUNS);
-        console.log(`${`${dim} percentiles from the log, ${label}`.padEnd(40)} p50 ${fmt(t.p50)} ms  p95 ${fmt(t.p95)} ms   (${keys.length} groups, ${rowsRead.toLocaleString('en')} log rows)`);
+        console.log(
+          `${`${dim} percentiles from the log, ${label}`.padEnd(40)} p50 ${fmt(t.p50)} ms  p95 ${fmt(t.p95)} ms   (${keys.length} groups, ${rowsRead.toLocaleString('en')} log rows)`,
+        );
       }
     }
 
@@ -276,7 +293,9 @@ async function benchStore(kind) {
       await timeIt(() => api(`/api/logs?request_id=${rid}`), RUNS),
       await timeIt(() => oldList(sql`concat(request_id, '') = ${rid}`), BASE_RUNS),
     );
-    console.log(`(first page total: ${first.total}${first.total_capped ? ', capped' : ''}; baseline = raw SQL on the log table${isPg ? '' : ', without percentiles: MySQL has no percentile aggregate'})`);
+    console.log(
+      `(first page total: ${first.total}${first.total_capped ? ', capped' : ''}; baseline = raw SQL on the log table${isPg ? '' : ', without percentiles: MySQL has no percentile aggregate'})`,
+    );
     return results;
   } finally {
     await gw.close();

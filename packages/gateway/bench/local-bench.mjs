@@ -82,7 +82,9 @@ try {
   await embedRate(url, 8, 1, 1000); // warm-up
   const single = await embedRate(url, 1, 4, SECONDS * 1000);
   const batched = await embedRate(url, 32, 2, SECONDS * 1000);
-  console.log(`local-embed through the gateway: ${single.perSecond.toFixed(1)} inputs/s single (1 input a request, 4 at a time), ${batched.perSecond.toFixed(1)} inputs/s batched (32 a request)${single.errors + batched.errors ? `, ${single.errors + batched.errors} failed requests` : ''}`);
+  console.log(
+    `local-embed through the gateway: ${single.perSecond.toFixed(1)} inputs/s single (1 input a request, 4 at a time), ${batched.perSecond.toFixed(1)} inputs/s batched (32 a request)${single.errors + batched.errors ? `, ${single.errors + batched.errors} failed requests` : ''}`,
+  );
 
   const payload = { model: 'sim-chat', messages: [{ role: 'user', content: 'How fast is the gateway?' }], max_tokens: 64 };
   const relay = target(url, '/v1/chat/completions', TOKEN, payload, 32);
@@ -104,10 +106,16 @@ try {
   await relay.pool.close();
 
   const ratio = loaded.p99 / idle.p99;
-  console.log(`relay to the simulator at ${RATE} req/s: idle p50 ${idle.p50.toFixed(2)} ms p99 ${idle.p99.toFixed(2)} ms; while local-embed is busy (${busyEmbed.perSecond.toFixed(0)} inputs/s) p50 ${loaded.p50.toFixed(2)} ms p99 ${loaded.p99.toFixed(2)} ms`);
-  console.log(`relay p99 busy / idle: ${ratio.toFixed(2)}x (target: at most 2x) ${ratio <= 2 ? 'MET' : 'MISSED'}${idle.errors + loaded.errors ? `; ${idle.errors + loaded.errors} failed requests` : ''}`);
+  console.log(
+    `relay to the simulator at ${RATE} req/s: idle p50 ${idle.p50.toFixed(2)} ms p99 ${idle.p99.toFixed(2)} ms; while local-embed is busy (${busyEmbed.perSecond.toFixed(0)} inputs/s) p50 ${loaded.p50.toFixed(2)} ms p99 ${loaded.p99.toFixed(2)} ms`,
+  );
+  console.log(
+    `relay p99 busy / idle: ${ratio.toFixed(2)}x (target: at most 2x) ${ratio <= 2 ? 'MET' : 'MISSED'}${idle.errors + loaded.errors ? `; ${idle.errors + loaded.errors} failed requests` : ''}`,
+  );
   const end = memoryMb(kbchat.pid);
-  console.log(`kbchat start resident memory: ${atStart.rss.toFixed(0)} MB after start, ${end.rss.toFixed(0)} MB after the benchmark, peak ${end.peak.toFixed(0)} MB (target: under 600 MB) ${end.peak < 600 ? 'MET' : 'MISSED'}`);
+  console.log(
+    `kbchat start resident memory: ${atStart.rss.toFixed(0)} MB after start, ${end.rss.toFixed(0)} MB after the benchmark, peak ${end.peak.toFixed(0)} MB (target: under 600 MB) ${end.peak < 600 ? 'MET' : 'MISSED'}`,
+  );
 } finally {
   kbchat.kill();
   sim.kill();

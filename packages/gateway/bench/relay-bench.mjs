@@ -38,7 +38,12 @@ const gateway = await spawnReady(
 );
 
 const bare = await spawnReady('node', [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(barePort)], {}, /listening/);
-const raw = await spawnReady('node', [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(rawPort), 'raw'], {}, /listening/);
+const raw = await spawnReady(
+  'node',
+  [join(root, 'packages/gateway/bench/bare-proxy.mjs'), `http://127.0.0.1:${simPort}`, String(rawPort), 'raw'],
+  {},
+  /listening/,
+);
 
 /** CPU milliseconds a process has used so far (Linux /proc; NaN elsewhere). */
 function cpuMs(pid) {
@@ -85,7 +90,8 @@ try {
       runs.b.push(await measured(b.send, bare.pid, slice));
       runs.w.push(await measured(w.send, raw.pid, slice));
     }
-    if (process.env.BENCH_VERBOSE) for (const k of ["d","g","b","w"]) console.log(stream, k, runs[k].map((r) => `${r.rps.toFixed(0)}@${r.cpuUs.toFixed(0)}`).join(" "));
+    if (process.env.BENCH_VERBOSE)
+      for (const k of ['d', 'g', 'b', 'w']) console.log(stream, k, runs[k].map((r) => `${r.rps.toFixed(0)}@${r.cpuUs.toFixed(0)}`).join(' '));
     const median = (list) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
     const sum = (list, key) => list.reduce((n, r) => n + r[key], 0);
     const dr = { ...median(runs.d), errors: sum(runs.d, 'errors') };
@@ -102,7 +108,9 @@ try {
     await b.pool.close();
     await w.pool.close();
   }
-  console.log(`\nkbchat relay benchmark: ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} interleaved rounds (median), latency at ${RATE} req/s; upstream = the project's simulator`);
+  console.log(
+    `\nkbchat relay benchmark: ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} interleaved rounds (median), latency at ${RATE} req/s; upstream = the project's simulator`,
+  );
   console.log('mode        direct req/s   gateway req/s   ratio    added p50 ms @rate   added p99 ms @rate   errors (direct/gateway)');
   for (const r of rows) {
     const ratio = r.gr.rps / r.dr.rps;
@@ -118,7 +126,9 @@ try {
       `  ${mode}: bare proxies with no accounts, billing, logs or retries: Fastify+undici ${r.br.rps.toFixed(0)} req/s = ${pct(r.br.rps, r.dr.rps)} of direct, ` +
         `node:http+undici ${r.wr.rps.toFixed(0)} req/s = ${pct(r.wr.rps, r.dr.rps)}; the gateway reached ${pct(r.gr.rps, r.br.rps)} of the Fastify proxy`,
     );
-    console.log(`  ${mode}: CPU per request of the relay process: gateway ${fmt(r.gr.cpuUs)} us, Fastify proxy ${fmt(r.br.cpuUs)} us, node:http proxy ${fmt(r.wr.cpuUs)} us`);
+    console.log(
+      `  ${mode}: CPU per request of the relay process: gateway ${fmt(r.gr.cpuUs)} us, Fastify proxy ${fmt(r.br.cpuUs)} us, node:http proxy ${fmt(r.wr.cpuUs)} us`,
+    );
   }
   console.log('\ntargets: gateway throughput >= 40% of direct; added p50 < 2 ms at 200 req/s');
   for (const r of rows) {

@@ -84,10 +84,7 @@ function onOff(env: Record<string, string | undefined>, name: string, dflt: bool
   throw new Error(`${name} must be on or off (got "${env[name]}")`);
 }
 
-export function loadGatewayConfig(
-  env: Record<string, string | undefined> = process.env,
-  overrides: Partial<GatewayConfig> = {},
-): GatewayConfig {
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
     host: env.GATEWAY_HOST || '0.0.0.0',
     port: num(env, 'GATEWAY_PORT', 3001),

@@ -31,7 +31,12 @@ export const errors = {
   notFound: (what: string) => new GatewayError(404, `${what} not found`, 'invalid_request_error', 'not_found'),
   conflict: (message: string) => new GatewayError(409, message, 'invalid_request_error', 'conflict'),
   missingToken: () =>
-    new GatewayError(401, 'No API token provided: send "Authorization: Bearer <token>" (on /v1/messages, "x-api-key: <token>" also works)', 'invalid_request_error', 'missing_token'),
+    new GatewayError(
+      401,
+      'No API token provided: send "Authorization: Bearer <token>" (on /v1/messages, "x-api-key: <token>" also works)',
+      'invalid_request_error',
+      'missing_token',
+    ),
   invalidToken: () => new GatewayError(401, 'Invalid token: this key does not exist or was deleted', 'invalid_request_error', 'invalid_api_key'),
   tokenDisabled: () => new GatewayError(401, 'This token is disabled', 'invalid_request_error', 'token_disabled'),
   tokenExpired: () => new GatewayError(401, 'This token has expired', 'invalid_request_error', 'token_expired'),
@@ -45,16 +50,9 @@ export const errors = {
   noChannel: (model: string, group: string) =>
     new GatewayError(503, `No available channel for model ${model} under group ${group}`, 'new_api_error', 'model_not_found', 'model'),
   badResponseStatus: (status: number, upstreamMessage: string | undefined) =>
-    new GatewayError(
-      status,
-      upstreamMessage ?? `upstream returned status code ${status}`,
-      'upstream_error',
-      'bad_response_status_code',
-      String(status),
-    ),
+    new GatewayError(status, upstreamMessage ?? `upstream returned status code ${status}`, 'upstream_error', 'bad_response_status_code', String(status)),
   unreachable: (dialError: string) => new GatewayError(502, `get request url failed: ${dialError}`, 'upstream_error', 'do_request_failed'),
-  upstreamTimeout: (ms: number) =>
-    new GatewayError(504, `upstream did not answer within ${ms} ms`, 'upstream_error', 'upstream_timeout'),
+  upstreamTimeout: (ms: number) => new GatewayError(504, `upstream did not answer within ${ms} ms`, 'upstream_error', 'upstream_timeout'),
   badUpstreamBody: (detail: string) => new GatewayError(502, `upstream sent a body that is not valid JSON: ${detail}`, 'upstream_error', 'bad_response_body'),
   streamDropped: (detail: string) => new GatewayError(502, `upstream stream ended abruptly: ${detail}`, 'upstream_error', 'stream_dropped'),
   clientClosed: () => new GatewayError(499, 'the client closed the request before the answer was complete', 'invalid_request_error', 'client_closed_request'),
@@ -64,7 +62,12 @@ export const errors = {
     new GatewayError(401, message, 'invalid_request_error', 'unauthorized'),
   forbidden: (message: string) => new GatewayError(403, message, 'invalid_request_error', 'forbidden'),
   csrfFailed: () =>
-    new GatewayError(403, "This change came without the session's CSRF token (X-CSRF-Token): reload the page and try again", 'invalid_request_error', 'csrf_failed'),
+    new GatewayError(
+      403,
+      "This change came without the session's CSRF token (X-CSRF-Token): reload the page and try again",
+      'invalid_request_error',
+      'csrf_failed',
+    ),
   internal: (message: string) => new GatewayError(500, message, 'server_error', 'internal_error'),
   bodyTooLarge: (limit: number) =>
     new GatewayError(413, `The request body is larger than the ${byteSize(limit)} this endpoint accepts`, 'invalid_request_error', 'body_too_large'),

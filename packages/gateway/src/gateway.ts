@@ -59,11 +59,19 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   });
   const accounts = new AccountsService(accountsStore, ledger, config.platformToken ?? config.initialRootToken);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
-  const prices = new PriceBook(new PricesStore(store.db), { inputPrice: unitsToMicros(config.defaultInputPrice), outputPrice: unitsToMicros(config.defaultOutputPrice) });
+  const prices = new PriceBook(new PricesStore(store.db), {
+    inputPrice: unitsToMicros(config.defaultInputPrice),
+    outputPrice: unitsToMicros(config.defaultOutputPrice),
+  });
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const local = config.localModels
-    ? await startLocalModels({ ggufPath: config.localGgufPath, embedWorkers: config.localEmbedWorkers, embedPriority: config.localEmbedPriority, warmup: config.localWarmup })
+    ? await startLocalModels({
+        ggufPath: config.localGgufPath,
+        embedWorkers: config.localEmbedWorkers,
+        embedPriority: config.localEmbedPriority,
+        warmup: config.localWarmup,
+      })
     : undefined;
   const registry = new ChannelRegistry(channelsStore, keyBox, new Map(local ? [[local.provider.type, local.provider]] : []));
   const health = new ChannelHealth(channelsStore, registry, { threshold: config.disableThreshold, windowMs: config.disableWindowMs });
@@ -106,7 +114,22 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   const metrics = new GatewayMetrics({ channels: () => registry.all(), pendingLogRows: () => ledger.pendingRows });
   const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, metrics: metrics.relay, onError };
   return {
-    config, store, accountsStore, accounts, auth, ledger, prices, registry, health, channels, logsStore, logRetention, upstream, relay, metrics, startupNotes,
+    config,
+    store,
+    accountsStore,
+    accounts,
+    auth,
+    ledger,
+    prices,
+    registry,
+    health,
+    channels,
+    logsStore,
+    logRetention,
+    upstream,
+    relay,
+    metrics,
+    startupNotes,
     async close() {
       await channels.stopRetestLoop();
       registry.stop();

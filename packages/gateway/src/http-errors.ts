@@ -19,7 +19,8 @@ export function asGatewayError(err: unknown, requestId: string, log: ErrorLog, b
   if (fe.code === 'FST_ERR_BAD_URL') {
     return new GatewayError(400, `Invalid URL: ${fe.message ?? 'the path is not valid percent-encoding'}`, 'invalid_request_error', 'invalid_url');
   }
-  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH') return new GatewayError(414, `Invalid URL: ${fe.message ?? 'a path parameter is too long'}`, 'invalid_request_error', 'uri_too_long');
+  if (fe.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new GatewayError(414, `Invalid URL: ${fe.message ?? 'a path parameter is too long'}`, 'invalid_request_error', 'uri_too_long');
   if (fe.statusCode && fe.statusCode < 500) return new GatewayError(fe.statusCode, fe.message ?? 'Bad request', 'invalid_request_error', fe.code ?? null);
   log.error({ err, requestId }, 'unexpected error');
   return errors.internal('The gateway hit an unexpected error; the request id identifies it in the gateway log');

@@ -27,12 +27,17 @@ export function gatewayApiDocs(): ApiDocsOptions {
     title: 'kbchat gateway',
     version,
     description:
-      'The OpenAI-compatible relay under /v1 (a gateway token) and the admin API under /api (an administrator\'s session or token; ' +
+      "The OpenAI-compatible relay under /v1 (a gateway token) and the admin API under /api (an administrator's session or token; " +
       '/api/tokens and /api/auth/me for any signed-in user). Money is in currency units, kept as micro-units. Every answer carries X-Request-Id.',
     securitySchemes: {
       token: { type: 'http', scheme: 'bearer', description: 'A gateway token (sk-…): POST /api/tokens, or INITIAL_ROOT_TOKEN' },
       admin: { type: 'http', scheme: 'bearer', description: 'A session from POST /api/auth/login, or a token whose owner is an administrator (root or admin)' },
-      session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The console\'s session (POST /api/auth/login with cookie: true); a change also sends X-CSRF-Token' },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: "The console's session (POST /api/auth/login with cookie: true); a change also sends X-CSRF-Token",
+      },
     },
     security: [{ admin: [] }, { session: [] }],
     errorBody,

@@ -72,7 +72,10 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     routes: (app) => {
       app.after(() => {
         metricsRoutes(app, { metrics: services.metrics, store: services.store, metricsToken: services.config.metricsToken });
-        app.get('/healthz', { schema: { description: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
+        app.get('/healthz', { schema: { description: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({
+          ok: true,
+          store: services.store.kind,
+        }));
         relayRoutes(app, services.relay, services.auth);
       });
       adminRoutes(app, services);

@@ -63,7 +63,9 @@ describe('admin API', () => {
 
     it('shows a token its balance as the store has it, while a lease is held', async () => {
       // A relay request through the token caches its user and leaves a lease held for the next ones.
-      expect((await t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-chat', messages: [{ role: 'user', content: 'hold a lease' }] } })).status).toBe(200);
+      expect(
+        (await t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-chat', messages: [{ role: 'user', content: 'hold a lease' }] } })).status,
+      ).toBe(200);
       const id = (await call('/api/auth/me', { token: ROOT_TOKEN })).body.user.id;
       const before = (await call(`/api/users/${id}`)).body.balance;
       // The request's charge is written just after its answer: wait for it, so both reads below see the same books.
@@ -280,7 +282,15 @@ describe('admin API', () => {
         },
       });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'second sim', key_set: true, models: ['alias-chat'], priority: 5, weight: 3, status: 'enabled', source: 'admin' });
+      expect(created.body).toMatchObject({
+        name: 'second sim',
+        key_set: true,
+        models: ['alias-chat'],
+        priority: 5,
+        weight: 3,
+        status: 'enabled',
+        source: 'admin',
+      });
       const id = created.body.id;
       await rec('/api/channels');
       await rec(`/api/channels/${id}`);
@@ -404,8 +414,7 @@ describe('admin API', () => {
 
   describe('logs', () => {
     it('lists logs filtered by model and status, without bodies', async () => {
-      const chat = (model: string) =>
-        t.api('/v1/chat/completions', { method: 'POST', json: { model, messages: [{ role: 'user', content: 'log me' }] } });
+      const chat = (model: string) => t.api('/v1/chat/completions', { method: 'POST', json: { model, messages: [{ role: 'user', content: 'log me' }] } });
       const ok = await chat('sim-chat');
       expect(ok.status).toBe(200);
       const bad = await chat('sim-400');

@@ -20,7 +20,6 @@ afterAll(async () => {
   await Promise.all(stores.map((s) => s.drop()));
 });
 
-
 describe('PriceBook cost math', () => {
   it('charges integer micro-units, rounded up, never for nothing', () => {
     // 2 units per 1M input tokens, 8 per 1M output tokens.
@@ -309,7 +308,7 @@ describe.each(stores)('billing: $name', (t) => {
       }
     });
 
-    it('sets and changes a balance counting the leases every process holds as the user\'s', async () => {
+    it("sets and changes a balance counting the leases every process holds as the user's", async () => {
       const id = await user(10 * MICROS);
       const r = (await ledger.reserve(id, null, false, 100)) as Reservation; // leases 1 unit
       expect(await books(store, id)).toMatchObject({ balance: 9 * MICROS, leased: MICROS });

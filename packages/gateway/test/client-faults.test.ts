@@ -37,7 +37,8 @@ async function trickle(c: RawClient, parts: string[], gapMs: number): Promise<vo
 }
 
 /** `text` cut into `n` pieces. */
-const pieces = (text: string, n: number) => Array.from({ length: n }, (_, i) => text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
+const pieces = (text: string, n: number) =>
+  Array.from({ length: n }, (_, i) => text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n)));
 
 describe('stalled requests (REQUEST_STALL_TIMEOUT_MS = 500 here)', () => {
   const BOUND = 500;

@@ -27,7 +27,10 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
   });
 
   /** A request as a browser sends it: no Authorization, the cookie, and the CSRF token when given. */
-  async function browser(path: string, init: { method?: string; cookie?: string; csrf?: string; json?: unknown; headers?: Record<string, string> } = {}): Promise<Call> {
+  async function browser(
+    path: string,
+    init: { method?: string; cookie?: string; csrf?: string; json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Call> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.cookie) headers.cookie = `${COOKIE}=${init.cookie}`;
     if (init.csrf) headers['x-csrf-token'] = init.csrf;
@@ -93,7 +96,12 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
     const patched = await browser('/api/users/1', { method: 'PATCH', cookie: cookie.value, csrf: body.csrf_token, json: { balance: 150 } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(await rootBalance()).toBe(150);
-    const made = await browser('/api/tokens', { method: 'POST', cookie: cookie.value, csrf: body.csrf_token, json: { user_id: 1, name: 'made in the console' } });
+    const made = await browser('/api/tokens', {
+      method: 'POST',
+      cookie: cookie.value,
+      csrf: body.csrf_token,
+      json: { user_id: 1, name: 'made in the console' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect((await browser(`/api/tokens/${made.body.token.id}`, { method: 'DELETE', cookie: cookie.value, csrf: body.csrf_token })).status).toBe(200);
     expect((await t.api(`/api/tokens/${made.body.token.id}`)).status).toBe(404);
@@ -190,7 +198,11 @@ describe('console sessions (cookie + CSRF) on the admin API', () => {
   it('an expired session is a 401, by cookie and by bearer', async () => {
     const { cookie } = await cookieLogin('root', ROOT_PASSWORD);
     expect((await browser('/api/auth/me', { cookie: cookie.value })).status).toBe(200);
-    await t.gw.services.store.db.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('token_hash', '=', hashKey(cookie.value)).execute();
+    await t.gw.services.store.db
+      .updateTable('sessions')
+      .set({ expires_at: Date.now() - 1 })
+      .where('token_hash', '=', hashKey(cookie.value))
+      .execute();
     for (const path of ['/api/auth/me', '/api/users']) {
       const r = await browser(path, { cookie: cookie.value });
       expect(r.status, path).toBe(401);

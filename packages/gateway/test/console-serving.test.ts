@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGatewayConfig } from '../src/index.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
 
-const CONSOLE_HTML = '<!doctype html><html><head><script type="module" src="/assets/console-abc123.js"></script></head><body><div id="console"></div></body></html>';
+const CONSOLE_HTML =
+  '<!doctype html><html><head><script type="module" src="/assets/console-abc123.js"></script></head><body><div id="console"></div></body></html>';
 const ASSET = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 const PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/logs', '/prices'];
 

@@ -140,12 +140,24 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
       const mine = rows.filter((r) => r.model === g.key);
       expect(g.totals.requests).toBe(mine.length);
       expect(g.totals.cost_micros).toBe(mine.reduce((n, r) => n + r.cost_micros, 0));
-      expectWithinBound(g.totals.latency_p50_ms, nearestRank(mine.map((r) => r.latency_ms), 0.5));
+      expectWithinBound(
+        g.totals.latency_p50_ms,
+        nearestRank(
+          mine.map((r) => r.latency_ms),
+          0.5,
+        ),
+      );
     }
     const rest = rows.filter((r) => r.model !== 'sim-chat' && r.model !== 'sim-echo-prompt');
     expect(groups[2]).toMatchObject({ other: true, totals: { requests: rest.length, errors: 5 } });
     // "other"'s histogram is all minus the shown ones: its p95 is the slow model's.
-    expectWithinBound(groups[2].totals.latency_p95_ms, nearestRank(rest.map((r) => r.latency_ms), 0.95));
+    expectWithinBound(
+      groups[2].totals.latency_p95_ms,
+      nearestRank(
+        rest.map((r) => r.latency_ms),
+        0.95,
+      ),
+    );
     expect(groups.reduce((n: number, g: any) => n + g.totals.requests, 0)).toBe(25);
 
     const byUser = await call(`/api/dashboard?${range}&groupBy=user`);
@@ -157,9 +169,24 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
       [String(bob!.id), 'bob', bobRows.length],
     ]);
     // Token and user rollups keep no histogram: their groups' percentiles come from their log rows.
-    for (const [g, mine] of [[byUser.body.groups[0], annRows], [byUser.body.groups[1], bobRows]] as const) {
-      expectWithinBound(g.totals.latency_p50_ms, nearestRank(mine.map((r) => r.latency_ms), 0.5));
-      expectWithinBound(g.totals.latency_p95_ms, nearestRank(mine.map((r) => r.latency_ms), 0.95));
+    for (const [g, mine] of [
+      [byUser.body.groups[0], annRows],
+      [byUser.body.groups[1], bobRows],
+    ] as const) {
+      expectWithinBound(
+        g.totals.latency_p50_ms,
+        nearestRank(
+          mine.map((r) => r.latency_ms),
+          0.5,
+        ),
+      );
+      expectWithinBound(
+        g.totals.latency_p95_ms,
+        nearestRank(
+          mine.map((r) => r.latency_ms),
+          0.95,
+        ),
+      );
       expect(g.points.every((p: any) => p.latency_p50_ms === null)).toBe(true);
     }
     const spend = (rs: any[]) => rs.reduce((n, r) => n + r.cost_micros, 0);
@@ -178,9 +205,27 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
     const topRows = rows.filter((r) => String(r.token_id) === topToken.key);
     const otherRows = rows.filter((r) => String(r.token_id) !== topToken.key);
     expect([topToken.totals.requests, otherTokens.totals.requests]).toEqual([topRows.length, otherRows.length]);
-    expectWithinBound(topToken.totals.latency_p95_ms, nearestRank(topRows.map((r) => r.latency_ms), 0.95));
-    expectWithinBound(otherTokens.totals.latency_p50_ms, nearestRank(otherRows.map((r) => r.latency_ms), 0.5));
-    expectWithinBound(otherTokens.totals.latency_p95_ms, nearestRank(otherRows.map((r) => r.latency_ms), 0.95));
+    expectWithinBound(
+      topToken.totals.latency_p95_ms,
+      nearestRank(
+        topRows.map((r) => r.latency_ms),
+        0.95,
+      ),
+    );
+    expectWithinBound(
+      otherTokens.totals.latency_p50_ms,
+      nearestRank(
+        otherRows.map((r) => r.latency_ms),
+        0.5,
+      ),
+    );
+    expectWithinBound(
+      otherTokens.totals.latency_p95_ms,
+      nearestRank(
+        otherRows.map((r) => r.latency_ms),
+        0.95,
+      ),
+    );
     const byChannel = await call(`/api/dashboard?${range}&group_by=channel`);
     // The requests refused after the model was disabled never reached a channel: '' is "no channel".
     expect(byChannel.body.groups.reduce((n: number, g: any) => n + g.totals.requests, 0)).toBe(25);
@@ -286,7 +331,12 @@ describe.each(stores)('dashboard and log list: $name', (t) => {
     await filtered(`from=${new Date(mid).toISOString()}`, (r) => r.created_at >= mid);
     await filtered(`to=${mid}`, (r) => r.created_at < mid);
 
-    for (const [q, field] of [['cursor=abc', 'cursor'], ['cursor=1_2&offset=5', 'offset'], ['status=3x', 'status'], ['from=soon', 'from']]) {
+    for (const [q, field] of [
+      ['cursor=abc', 'cursor'],
+      ['cursor=1_2&offset=5', 'offset'],
+      ['status=3x', 'status'],
+      ['from=soon', 'from'],
+    ]) {
       const r = await call(`/api/logs?${q}`);
       expect(r.status).toBe(400);
       expect(r.body.error.param).toBe(field);

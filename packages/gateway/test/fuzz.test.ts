@@ -13,12 +13,37 @@ function rng(seed: number) {
 }
 
 const ODD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, '', ' ', 'x'.repeat(300), '\u0000', '\ud800', '<script>', '../../etc/passwd',
-  [], [null], [{}], {}, { a: { b: { c: [] } } }, { __proto__: { polluted: true } }, { constructor: { prototype: {} } },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  '',
+  ' ',
+  'x'.repeat(300),
+  '\u0000',
+  '\ud800',
+  '<script>',
+  '../../etc/passwd',
+  [],
+  [null],
+  [{}],
+  {},
+  { a: { b: { c: [] } } },
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: {} } },
 ];
 
 const ENDPOINTS: Array<{ method: string; path: string; fields: string[] }> = [
-  { method: 'POST', path: '/v1/chat/completions', fields: ['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'temperature', 'n', 'tools', 'tool_choice'] },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    fields: ['model', 'messages', 'stream', 'stream_options', 'max_tokens', 'temperature', 'n', 'tools', 'tool_choice'],
+  },
   { method: 'POST', path: '/v1/embeddings', fields: ['model', 'input', 'encoding_format', 'dimensions'] },
   { method: 'POST', path: '/v1/rerank', fields: ['model', 'query', 'documents', 'top_n'] },
   { method: 'POST', path: '/api/users', fields: ['username', 'password', 'role', 'group', 'balance'] },

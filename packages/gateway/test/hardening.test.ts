@@ -222,9 +222,7 @@ describe('hardening', () => {
       let release!: () => void;
       try {
         const { channels } = g.gw.services;
-        const spy = vi.spyOn(channels.tester, 'retestDisabled').mockImplementation(
-          () => new Promise((resolve) => (release = () => resolve([]))),
-        );
+        const spy = vi.spyOn(channels.tester, 'retestDisabled').mockImplementation(() => new Promise((resolve) => (release = () => resolve([]))));
         await until(() => spy.mock.calls.length > 0);
         await sleep(300); // 15 ticks
         expect(spy).toHaveBeenCalledTimes(1);
@@ -288,7 +286,7 @@ describe('hardening', () => {
       expect((await call(`/api/users/${id}`)).body.balance_micros).toBe(0);
     });
 
-    it('counts the leases other gateway processes hold as the user\'s: a delta composes with them, a set balance means what it says', async () => {
+    it("counts the leases other gateway processes hold as the user's: a delta composes with them, a set balance means what it says", async () => {
       // A second process on the same database, as the ledger of another gateway.
       const { ledger: other } = await ledgerOn(t.gw.services.store, { flushMs: 60_000, logFlushMs: 60_000 });
       const spend = async (userId: number): Promise<Reservation> => {

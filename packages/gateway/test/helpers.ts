@@ -11,8 +11,22 @@ export const ROOT_TOKEN = 'sk-test-root-token-0123456789';
 export const ROOT_PASSWORD = 'test-root-password';
 
 export const SIM_MODELS = [
-  'sim-chat', 'sim-echo-prompt', 'sim-tools', 'sim-strict', 'sim-503', 'sim-500', 'sim-400', 'sim-slow', 'sim-drop', 'sim-hang',
-  'sim-nousage', 'sim-no-stream-options', 'sim-big-3000000', 'sim-embed-384', 'sim-embed-raw-384', 'sim-rerank',
+  'sim-chat',
+  'sim-echo-prompt',
+  'sim-tools',
+  'sim-strict',
+  'sim-503',
+  'sim-500',
+  'sim-400',
+  'sim-slow',
+  'sim-drop',
+  'sim-hang',
+  'sim-nousage',
+  'sim-no-stream-options',
+  'sim-big-3000000',
+  'sim-embed-384',
+  'sim-embed-raw-384',
+  'sim-rerank',
 ];
 
 export interface TestGateway {

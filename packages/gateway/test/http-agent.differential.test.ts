@@ -33,7 +33,10 @@ const RECORDED: Array<[string, string, object]> = [
 
 /** Framings the simulator does not send. */
 const HANDMADE: Array<[string, string]> = [
-  ['chunk extensions and trailers', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n8\r\n, 世界\r\n0\r\nX-Trailer: t\r\n\r\n'],
+  [
+    'chunk extensions and trailers',
+    'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n8\r\n, 世界\r\n0\r\nX-Trailer: t\r\n\r\n',
+  ],
   ['a body that runs to the close', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno framing: read to the end, 世界'],
   ['204 with no body', 'HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n'],
   ['a body shorter than its Content-Length', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"cut":'],
@@ -74,8 +77,14 @@ async function record(sim: UpstreamSim, path: string, body: object): Promise<Buf
     parts.push(d);
     if (d.toString('latin1').endsWith('\r\n0\r\n\r\n')) socket.end();
   });
-  const auth = path.startsWith('/v1beta') ? `x-goog-api-key: ${KEY}` : path === '/v1/messages' ? `x-api-key: ${KEY}\r\nanthropic-version: 2023-06-01` : `Authorization: Bearer ${KEY}`;
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: sim\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  const auth = path.startsWith('/v1beta')
+    ? `x-goog-api-key: ${KEY}`
+    : path === '/v1/messages'
+      ? `x-api-key: ${KEY}\r\nanthropic-version: 2023-06-01`
+      : `Authorization: Bearer ${KEY}`;
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: sim\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
   await new Promise((resolve) => socket.on('close', resolve));
   return Buffer.concat(parts);
 }

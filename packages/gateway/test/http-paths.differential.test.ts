@@ -23,13 +23,15 @@ const AUTH = `Authorization: Bearer ${ROOT_TOKEN}\r\n`;
 function post(path: string, body: string, headers = `${AUTH}Content-Type: application/json\r\n`): string {
   return `POST ${path} HTTP/1.1\r\nHost: gw\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
-const chat = (model: string, extra: object = {}) => post('/v1/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'hello differential' }], ...extra }));
+const chat = (model: string, extra: object = {}) =>
+  post('/v1/chat/completions', JSON.stringify({ model, messages: [{ role: 'user', content: 'hello differential' }], ...extra }));
 const stream = (model: string) => chat(model, { stream: true, stream_options: { include_usage: true } });
 const messages = (model: string, extra: object = {}) =>
   post('/v1/messages', JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hello differential' }], ...extra }));
 const chunked = (path: string, parts: string[]) =>
   `POST ${path} HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
-  parts.map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`).join('') + '0\r\n\r\n';
+  parts.map((p) => `${Buffer.byteLength(p).toString(16)}\r\n${p}\r\n`).join('') +
+  '0\r\n\r\n';
 
 interface Case {
   name: string;
@@ -60,7 +62,10 @@ const CASES: Case[] = [
   { name: 'chat, tools', raw: chat('sim-tools', { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] }) },
   { name: 'chat, stream', raw: stream('sim-chat') },
   { name: 'chat, stream without usage from upstream', raw: stream('sim-nousage') },
-  { name: 'chat, stream of a tool call', raw: chat('sim-tools', { stream: true, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }) },
+  {
+    name: 'chat, stream of a tool call',
+    raw: chat('sim-tools', { stream: true, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }),
+  },
   // Translated providers: Anthropic and Gemini channels, and the Anthropic wire in.
   { name: 'chat to an Anthropic channel', raw: chat('claude-sim') },
   { name: 'chat stream to an Anthropic channel', raw: stream('claude-sim') },
@@ -105,15 +110,29 @@ const CASES: Case[] = [
   { name: 'a wrong token', raw: post('/v1/chat/completions', chatBody, 'Authorization: Bearer sk-wrong\r\nContent-Type: application/json\r\n') },
   { name: 'the token as X-Api-Key', raw: post('/v1/messages', messagesBody, `X-Api-Key: ${ROOT_TOKEN}\r\nContent-Type: application/json\r\n`) },
   { name: 'a caller request id', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Request-Id: caller-id_123\r\n`) },
-  { name: 'a malformed caller request id', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Request-Id: not valid!\r\n`) },
-  { name: 'a declared body over 64 MB', raw: `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 70000000\r\n\r\n{` },
+  {
+    name: 'a malformed caller request id',
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Request-Id: not valid!\r\n`),
+  },
+  {
+    name: 'a declared body over 64 MB',
+    raw: `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Type: application/json\r\nContent-Length: 70000000\r\n\r\n{`,
+  },
   { name: 'an unknown relay path', raw: post('/v1/completions', chatBody), handedOver: 1 },
   // Keep-alive and pipelining.
-  { name: 'three pipelined requests: chat, bad JSON, embeddings', answers: 3, raw: chat('sim-chat') + post('/v1/chat/completions', '{') + post('/v1/embeddings', JSON.stringify({ model: 'sim-embed-384', input: 'x' })) },
+  {
+    name: 'three pipelined requests: chat, bad JSON, embeddings',
+    answers: 3,
+    raw: chat('sim-chat') + post('/v1/chat/completions', '{') + post('/v1/embeddings', JSON.stringify({ model: 'sim-embed-384', input: 'x' })),
+  },
   { name: 'a stream then a chat, pipelined', answers: 2, raw: stream('sim-chat') + chat('sim-echo-prompt') },
   { name: 'the head, then the body in a later write', raw: [chat('sim-chat').split('\r\n\r\n')[0] + '\r\n\r\n', chatBody] },
   { name: 'a body cut inside a UTF-8 character', raw: utf8Split() },
-  { name: 'the next request arriving with the end of the body', answers: 2, raw: [chat('sim-chat').slice(0, -5), chat('sim-chat').slice(-5) + chat('sim-echo-prompt')] },
+  {
+    name: 'the next request arriving with the end of the body',
+    answers: 2,
+    raw: [chat('sim-chat').slice(0, -5), chat('sim-chat').slice(-5) + chat('sim-echo-prompt')],
+  },
   { name: 'Connection: close', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nConnection: close\r\n`) },
   { name: 'Connection: keep-alive', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nConnection: keep-alive\r\n`) },
   { name: 'a POST then a GET, pipelined (the GET hands over)', answers: 2, handedOver: 1, raw: chat('sim-chat') + 'GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n' },
@@ -121,17 +140,38 @@ const CASES: Case[] = [
   { name: 'HEAD on a relay path', raw: `HEAD /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}\r\n`, handedOver: 1, readMs: 300 },
   { name: 'PUT on a relay path', raw: `PUT /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n${AUTH}Content-Length: 0\r\n\r\n`, handedOver: 1 },
   { name: 'an unknown method', raw: `BREW /v1/chat/completions HTTP/1.1\r\nHost: gw\r\n\r\n`, handedOver: 0 },
-  { name: 'Expect: 100-continue (the 100 counts as an answer)', answers: 2, handedOver: 1, raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nExpect: 100-continue\r\n`) },
+  {
+    name: 'Expect: 100-continue (the 100 counts as an answer)',
+    answers: 2,
+    handedOver: 1,
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nExpect: 100-continue\r\n`),
+  },
   { name: 'a chunked body', raw: chunked('/v1/chat/completions', [chatBody.slice(0, 7), chatBody.slice(7)]), handedOver: 1 },
   { name: 'a chunked body that is not JSON', raw: chunked('/v1/chat/completions', ['{"model"', ':']), handedOver: 1 },
   { name: 'HTTP/1.0', raw: post('/v1/chat/completions', chatBody).replace('HTTP/1.1', 'HTTP/1.0'), handedOver: 1 },
   { name: 'no Host', raw: post('/v1/chat/completions', chatBody).replace('Host: gw\r\n', ''), handedOver: 1 },
-  { name: 'two Content-Lengths', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nContent-Length: ${chatBody.length}\r\n`), handedOver: 0 },
-  { name: 'a header name with a space', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nBad Header: x\r\n`), handedOver: 0 },
-  { name: 'a header value with obs-text', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Note: caf\xe9\r\n`), handedOver: 1 },
+  {
+    name: 'two Content-Lengths',
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nContent-Length: ${chatBody.length}\r\n`),
+    handedOver: 0,
+  },
+  {
+    name: 'a header name with a space',
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nBad Header: x\r\n`),
+    handedOver: 0,
+  },
+  {
+    name: 'a header value with obs-text',
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Note: caf\xe9\r\n`),
+    handedOver: 1,
+  },
   { name: 'two Authorization headers', raw: post('/v1/chat/completions', chatBody, `${AUTH}${AUTH}Content-Type: application/json\r\n`), handedOver: 1 },
   { name: 'a bare LF in the head', raw: `POST /v1/chat/completions HTTP/1.1\nHost: gw\r\n\r\n`, handedOver: 0 },
-  { name: 'a head over 16 KB', raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Pad: ${'a'.repeat(17_000)}\r\n`), handedOver: 0 },
+  {
+    name: 'a head over 16 KB',
+    raw: post('/v1/chat/completions', chatBody, `${AUTH}Content-Type: application/json\r\nX-Pad: ${'a'.repeat(17_000)}\r\n`),
+    handedOver: 0,
+  },
 ];
 
 /**
@@ -146,7 +186,13 @@ const UPSTREAM_ID = /"id":"(chatcmpl|msg)[-_][A-Za-z0-9]+"/g;
 const CREATED = /"created":\d+/g;
 const UPSTREAM_REQUEST_ID = /req_sim_[a-z0-9]+/g;
 const DATE = /Date: [^\\]+ GMT/g;
-const normaliseText = (s: string) => s.replace(REQUEST_ID, '<request-id>').replace(DATE, 'Date: <date>').replace(UPSTREAM_ID, '"id":"<upstream-id>"').replace(CREATED, '"created":0').replace(UPSTREAM_REQUEST_ID, 'req_sim_<id>');
+const normaliseText = (s: string) =>
+  s
+    .replace(REQUEST_ID, '<request-id>')
+    .replace(DATE, 'Date: <date>')
+    .replace(UPSTREAM_ID, '"id":"<upstream-id>"')
+    .replace(CREATED, '"created":0')
+    .replace(UPSTREAM_REQUEST_ID, 'req_sim_<id>');
 /** The only header left out: every other one (framing included) is compared, so that a new difference is noticed. */
 const IGNORED_HEADERS = new Set(['date']);
 
@@ -178,10 +224,16 @@ describe('the lean front and node:http answer alike', () => {
       // Faults must not disable a channel between a case's two runs; timeouts short enough for the hanging models.
       config: { disableThreshold: 1_000_000, upstreamTimeoutMs: 1500, upstreamIdleTimeoutMs: 1500 },
       env: {
-        CLAUDE_API_KEY: KEY, CLAUDE_BASE_URL: sim.url, CLAUDE_TYPE: 'anthropic',
+        CLAUDE_API_KEY: KEY,
+        CLAUDE_BASE_URL: sim.url,
+        CLAUDE_TYPE: 'anthropic',
         CLAUDE_MODELS: 'claude-sim,claude-sim-529,claude-sim-drop,claude-sim-stream-error',
-        GEMINI_API_KEY: KEY, GEMINI_BASE_URL: sim.url, GEMINI_MODELS: 'gemini-sim,gemini-sim-503,gemini-sim-embed-768',
-        ODD_API_KEY: KEY, ODD_BASE_URL: `${oddUrl}/v1`, ODD_MODELS: 'raw-not-json,raw-truncated,raw-html-502,raw-bad-frames',
+        GEMINI_API_KEY: KEY,
+        GEMINI_BASE_URL: sim.url,
+        GEMINI_MODELS: 'gemini-sim,gemini-sim-503,gemini-sim-embed-768',
+        ODD_API_KEY: KEY,
+        ODD_BASE_URL: `${oddUrl}/v1`,
+        ODD_MODELS: 'raw-not-json,raw-truncated,raw-html-502,raw-bad-frames',
       },
     });
     t.gw.app.server.on('request', () => void nodeRequests++);

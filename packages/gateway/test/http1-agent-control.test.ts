@@ -56,13 +56,18 @@ describe('Http1Agent: pause and resume', () => {
       setTimeout(() => s.write('-last'), 900);
     });
     const agent = makeAgent({ bodyTimeoutMs: 200 });
-    const out = await send(agent, up.origin, {}, {
-      onData(c, chunk) {
-        if (String(chunk) !== 'first') return;
-        c.pause();
-        setTimeout(() => c.resume(), 800);
+    const out = await send(
+      agent,
+      up.origin,
+      {},
+      {
+        onData(c, chunk) {
+          if (String(chunk) !== 'first') return;
+          c.pause();
+          setTimeout(() => c.resume(), 800);
+        },
       },
-    });
+    );
     expect(out.error).toBeUndefined();
     expect(out.body).toBe('first-last');
 

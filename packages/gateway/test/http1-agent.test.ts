@@ -19,7 +19,11 @@ describe('Http1Agent: the request on the wire', () => {
     });
     const agent = makeAgent();
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    const out = await send(agent, up.origin, { path: '/v1/chat/completions?x=1', headers: { authorization: 'Bearer sk-1', 'content-type': 'application/json', 'X-Custom': 'a b' }, body });
+    const out = await send(agent, up.origin, {
+      path: '/v1/chat/completions?x=1',
+      headers: { authorization: 'Bearer sk-1', 'content-type': 'application/json', 'X-Custom': 'a b' },
+      body,
+    });
 
     expect(out.error).toBeUndefined();
     expect(out.events).toEqual(['start', 'head', 'data', 'end']);
@@ -30,7 +34,13 @@ describe('Http1Agent: the request on the wire', () => {
     expect(up.requests).toHaveLength(1);
     expect(seen!.method).toBe('POST');
     expect(seen!.url).toBe('/v1/chat/completions?x=1');
-    expect(seen!.headers).toMatchObject({ host: `127.0.0.1:${up.port}`, authorization: 'Bearer sk-1', 'content-type': 'application/json', 'x-custom': 'a b', 'content-length': String(body.length) });
+    expect(seen!.headers).toMatchObject({
+      host: `127.0.0.1:${up.port}`,
+      authorization: 'Bearer sk-1',
+      'content-type': 'application/json',
+      'x-custom': 'a b',
+      'content-length': String(body.length),
+    });
     expect(seen!.headers['transfer-encoding']).toBeUndefined();
     expect(seen!.body).toBe(body);
   });
@@ -173,7 +183,11 @@ describe('Http1Agent: a stale keep-alive connection', () => {
       expect(out.error).toBeUndefined();
       expect(out.events).toEqual(['start', 'head', 'data', 'end']);
       expect(out.body).toBe('answer 1.0');
-      expect(up.requests.map((r) => [r.socket, r.body])).toEqual([[0, 'one'], [0, 'two'], [1, 'two']]);
+      expect(up.requests.map((r) => [r.socket, r.body])).toEqual([
+        [0, 'one'],
+        [0, 'two'],
+        [1, 'two'],
+      ]);
     });
   }
 

@@ -40,7 +40,15 @@ class EchoService implements ExchangeService<'/echo' | '/stream'> {
         x.responder.end('data: [DONE]\n\n');
         return;
       }
-      const echo = { front, body, requestId: x.requestId, ip: x.clientIp(true), type: x.contentType, auth: x.authorization, declared: x.declaredLength ?? null };
+      const echo = {
+        front,
+        body,
+        requestId: x.requestId,
+        ip: x.clientIp(true),
+        type: x.contentType,
+        auth: x.authorization,
+        declared: x.declaredLength ?? null,
+      };
       x.responder.json(200, JSON.stringify(echo));
     } catch (err) {
       if (!x.canAnswer()) return;
@@ -87,7 +95,15 @@ describe('the HTTP/1.1 fronts, with a service of their own', () => {
     expect(r.status).toBe(200);
     expect(r.headers['x-request-id']).toBe('mine-1');
     expect(r.headers['content-length']).toBe(String(Buffer.byteLength(r.body)));
-    expect(JSON.parse(r.body)).toEqual({ front: 'lean', body: '{"a":1}', requestId: 'mine-1', ip: '10.1.2.3', type: 'application/json', auth: 'Bearer k', declared: 7 });
+    expect(JSON.parse(r.body)).toEqual({
+      front: 'lean',
+      body: '{"a":1}',
+      requestId: 'mine-1',
+      ip: '10.1.2.3',
+      type: 'application/json',
+      auth: 'Bearer k',
+      declared: 7,
+    });
     c.close();
   });
 

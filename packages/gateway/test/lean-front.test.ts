@@ -116,7 +116,9 @@ describe('lean front (raw socket before node:http)', () => {
     const before = nodeRequests;
     const c = await RawClient.open(t.url);
     c.send(post(JSON.stringify({ model: 'sim-chat', stream: true, messages: [{ role: 'user', content: 'slow' }] })));
-    c.send(`POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    c.send(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     for (let i = 0; i < body.length; i += 50_000) {
       const part = body.slice(i, i + 50_000);
       c.send(`${part.length.toString(16)}\r\n${part}\r\n`);
@@ -146,7 +148,9 @@ describe('lean front (raw socket before node:http)', () => {
   it('hands HTTP/1.0 to node:http, which answers and closes', async () => {
     const body = chatBody('old');
     const c = await RawClient.open(t.url);
-    c.send(`POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    c.send(
+      `POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     const r = await c.response();
     expect(r.status).toBe(200);
     expect(answerText(r)).toMatch(/^Echo: old/);
@@ -382,7 +386,10 @@ describe('lean front (raw socket before node:http)', () => {
     const c = await RawClient.open(t.url);
     const big = 'x'.repeat(100_000);
     const next = post(chatBody('after the pause'));
-    c.send(`POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer sk-wrong\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big}` + next.slice(0, 20));
+    c.send(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer sk-wrong\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big}` +
+        next.slice(0, 20),
+    );
     expect((await c.response(5000)).status).toBe(401);
     await new Promise((r) => setTimeout(r, 200));
     const startedAt = Date.now();

@@ -145,7 +145,10 @@ describe('local models channel', () => {
     const channels = (await (await t.api('/api/channels')).json()).data as any[];
     const id = channels.find((c) => c.type === 'local').id;
     expect((await t.api(`/api/channels/${id}`, { method: 'PATCH', json: { priority: 5 } })).status).toBe(200);
-    const again = await t.gw.services.channels.syncLocalModels([{ id: 'local-embed', kind: 'embeddings' }, { id: 'local-extractive', kind: 'chat' }]);
+    const again = await t.gw.services.channels.syncLocalModels([
+      { id: 'local-embed', kind: 'embeddings' },
+      { id: 'local-extractive', kind: 'chat' },
+    ]);
     expect(again).toMatch(/serves local-embed, local-extractive/);
     expect((await (await t.api(`/api/channels/${id}`)).json()).priority).toBe(5);
 

@@ -36,7 +36,19 @@ describe.each(stores)('log rows name their user, token and channel: $name', (s) 
     const user = (await call('/api/users', { method: 'POST', json: { username: 'names.ann', password: 'names-password', balance: 10 } })).body;
     const first = (await call('/api/tokens', { method: 'POST', json: { user_id: user.id, name: 'ann laptop' } })).body;
     const second = (await call('/api/tokens', { method: 'POST', json: { user_id: user.id, name: 'ann phone' } })).body;
-    const channel = (await call('/api/channels', { method: 'POST', json: { name: 'sim mirror', type: 'openai', base_url: `${t.sim.url}/v1`, key: 'sk-sim-upstream-key', models: ['mirror-chat'], model_mapping: { 'mirror-chat': 'sim-chat' } } })).body;
+    const channel = (
+      await call('/api/channels', {
+        method: 'POST',
+        json: {
+          name: 'sim mirror',
+          type: 'openai',
+          base_url: `${t.sim.url}/v1`,
+          key: 'sk-sim-upstream-key',
+          models: ['mirror-chat'],
+          model_mapping: { 'mirror-chat': 'sim-chat' },
+        },
+      })
+    ).body;
     const ids = [await chat(first.key, 'sim-chat'), await chat(first.key, 'sim-400'), await chat(second.key, 'mirror-chat'), await chat(second.key, 'sim-400')];
 
     const lookup = vi.spyOn(t.gw.services.logsStore, 'namesOf');

@@ -92,8 +92,14 @@ describe('gateway metrics', () => {
     expect(res.status).toBe(503);
     const after = await scrape();
     const labels = { endpoint: 'chat', channel, model: 'sim-503' };
-    expect(after.sum('kbchat_gateway_upstream_errors_total', { ...labels, reason: '503' }) - before.sum('kbchat_gateway_upstream_errors_total', { ...labels, reason: '503' })).toBe(1);
-    expect(after.sum('kbchat_gateway_relay_requests_total', { ...labels, status: '503' }) - before.sum('kbchat_gateway_relay_requests_total', { ...labels, status: '503' })).toBe(1);
+    expect(
+      after.sum('kbchat_gateway_upstream_errors_total', { ...labels, reason: '503' }) -
+        before.sum('kbchat_gateway_upstream_errors_total', { ...labels, reason: '503' }),
+    ).toBe(1);
+    expect(
+      after.sum('kbchat_gateway_relay_requests_total', { ...labels, status: '503' }) -
+        before.sum('kbchat_gateway_relay_requests_total', { ...labels, status: '503' }),
+    ).toBe(1);
   });
 
   it('counts refused requests without a model label (a client can name any model)', async () => {
@@ -104,8 +110,14 @@ describe('gateway metrics', () => {
     expect(unknownModel.status).toBe(503);
     const after = await scrape();
     const refused = { endpoint: 'chat', channel: '', model: '' };
-    expect(after.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '401' }) - before.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '401' })).toBe(1);
-    expect(after.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '503' }) - before.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '503' })).toBe(1);
+    expect(
+      after.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '401' }) -
+        before.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '401' }),
+    ).toBe(1);
+    expect(
+      after.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '503' }) -
+        before.sum('kbchat_gateway_relay_requests_total', { ...refused, status: '503' }),
+    ).toBe(1);
     expect(after.samples.some((s) => Object.values(s.labels).includes('no-such-model-4711'))).toBe(false);
   });
 
@@ -164,8 +176,16 @@ describe.each(STORE_NAMES)('gateway /readyz on %s', (name) => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ ok: true, failing: [], checks: { store: { ok: true }, migrations: { ok: true } } });
     const db = t.gw.services.store.db;
-    const newest = await db.selectFrom('kbchat_migrations' as any).select(['name', 'timestamp']).orderBy('name', 'desc').limit(1).executeTakeFirstOrThrow() as { name: string; timestamp: string };
-    await db.deleteFrom('kbchat_migrations' as any).where('name', '=', newest.name).execute();
+    const newest = (await db
+      .selectFrom('kbchat_migrations' as any)
+      .select(['name', 'timestamp'])
+      .orderBy('name', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow()) as { name: string; timestamp: string };
+    await db
+      .deleteFrom('kbchat_migrations' as any)
+      .where('name', '=', newest.name)
+      .execute();
     try {
       const failing = await fetch(`${t.url}/readyz`);
       expect(failing.status).toBe(503);
@@ -174,7 +194,10 @@ describe.each(STORE_NAMES)('gateway /readyz on %s', (name) => {
       expect(body.checks.migrations.error).toContain(newest.name);
       expect(body.checks.store.ok).toBe(true);
     } finally {
-      await db.insertInto('kbchat_migrations' as any).values(newest).execute();
+      await db
+        .insertInto('kbchat_migrations' as any)
+        .values(newest)
+        .execute();
     }
     expect((await fetch(`${t.url}/readyz`)).status).toBe(200);
     expect(((await (await fetch(`${t.url}/healthz`)).json()) as any).ok).toBe(true);

@@ -298,51 +298,63 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     expect(Number(after.request_count) - requests0).toBe(ok.length);
   });
 
-  it.skipIf(skip)('kill -9 of one process in a burst: its leases come back within 2 x LEDGER_FLUSH_MS + 3 s, and the user pays exactly what the logs record', async () => {
-    // 1-unit leases and a balance of 5, as the operator who found the loss had them.
-    const env = { ...common, BALANCE_LEASE_UNITS: '1', LEDGER_FLUSH_MS: '200', DEFAULT_INPUT_PRICE: '2', DEFAULT_OUTPUT_PRICE: '8' };
-    const c = await startGatewayProcess('c', env);
-    const d = await startGatewayProcess('d', env);
-    try {
-      const root = (await accounts.userByName('root'))!;
-      await new LedgerStore(store.db, store.kind, new LogsStore(store.db)).changeBalance(root.id, { set: 5_000_000 });
-      const since = Date.now();
-      const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'spend it' }], max_tokens: 100 };
-      const burst = Array.from({ length: 40 }, (_, i) => chat(i % 2 ? d : c, body).catch(() => ({ status: 0, json: null })));
-      await sleep(400); // every request is in flight (sim-slow answers after 800 ms)
-      const leasedByC = await store.db.selectFrom('balance_leases').innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id').select(['ledger_holders.pid', 'balance_leases.amount']).execute();
-      expect(leasedByC.some((l) => l.pid === c.child.pid && Number(l.amount) > 0)).toBe(true);
-      c.child.kill('SIGKILL');
-      const killedAt = Date.now();
-      await c.exited;
-      const results = await Promise.all(burst);
-      expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(15); // d served its half
+  it.skipIf(skip)(
+    'kill -9 of one process in a burst: its leases come back within 2 x LEDGER_FLUSH_MS + 3 s, and the user pays exactly what the logs record',
+    async () => {
+      // 1-unit leases and a balance of 5, as the operator who found the loss had them.
+      const env = { ...common, BALANCE_LEASE_UNITS: '1', LEDGER_FLUSH_MS: '200', DEFAULT_INPUT_PRICE: '2', DEFAULT_OUTPUT_PRICE: '8' };
+      const c = await startGatewayProcess('c', env);
+      const d = await startGatewayProcess('d', env);
+      try {
+        const root = (await accounts.userByName('root'))!;
+        await new LedgerStore(store.db, store.kind, new LogsStore(store.db)).changeBalance(root.id, { set: 5_000_000 });
+        const since = Date.now();
+        const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'spend it' }], max_tokens: 100 };
+        const burst = Array.from({ length: 40 }, (_, i) => chat(i % 2 ? d : c, body).catch(() => ({ status: 0, json: null })));
+        await sleep(400); // every request is in flight (sim-slow answers after 800 ms)
+        const leasedByC = await store.db
+          .selectFrom('balance_leases')
+          .innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id')
+          .select(['ledger_holders.pid', 'balance_leases.amount'])
+          .execute();
+        expect(leasedByC.some((l) => l.pid === c.child.pid && Number(l.amount) > 0)).toBe(true);
+        c.child.kill('SIGKILL');
+        const killedAt = Date.now();
+        await c.exited;
+        const results = await Promise.all(burst);
+        expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(15); // d served its half
 
-      // Leases of the dead process go back by themselves (d looks for them every LEDGER_FLUSH_MS).
-      let leased = Infinity;
-      while (Date.now() - killedAt < 10_000) {
-        const rows = await store.db.selectFrom('balance_leases').innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id').select('ledger_holders.pid').where('ledger_holders.pid', '=', c.child.pid!).execute();
-        leased = rows.length;
-        if (leased === 0) break;
-        await sleep(50);
+        // Leases of the dead process go back by themselves (d looks for them every LEDGER_FLUSH_MS).
+        let leased = Infinity;
+        while (Date.now() - killedAt < 10_000) {
+          const rows = await store.db
+            .selectFrom('balance_leases')
+            .innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id')
+            .select('ledger_holders.pid')
+            .where('ledger_holders.pid', '=', c.child.pid!)
+            .execute();
+          leased = rows.length;
+          if (leased === 0) break;
+          await sleep(50);
+        }
+        const returnedAfter = Date.now() - killedAt;
+        expect(leased).toBe(0);
+        expect(returnedAfter).toBeLessThan(2 * 200 + 3000 + 1000); // the bound, plus one check's time
+
+        expect(await stopGatewayProcess(d)).toBe(0);
+        const after = (await accounts.userById(root.id))!;
+        const leases = await store.db.selectFrom('balance_leases').select('amount').where('kind', '=', 'user').where('account_id', '=', root.id).execute();
+        expect(leases).toEqual([]);
+        const logs = await store.db.selectFrom('logs').select('cost').where('created_at', '>=', since).where('user_id', '=', root.id).execute();
+        const spent = logs.reduce((n, l) => n + Number(l.cost), 0);
+        expect(spent).toBeGreaterThan(0);
+        // Exactly: what the user lost is what the logs record; requests the dead process served
+        // without writing their rows cost the user nothing.
+        expect(Number(after.balance) + spent).toBe(5_000_000);
+      } finally {
+        await Promise.all([stopGatewayProcess(c, 'SIGKILL'), stopGatewayProcess(d, 'SIGKILL')]);
+        for (const p of [c, d]) rmSync(p.dataDir, { recursive: true, force: true });
       }
-      const returnedAfter = Date.now() - killedAt;
-      expect(leased).toBe(0);
-      expect(returnedAfter).toBeLessThan(2 * 200 + 3000 + 1000); // the bound, plus one check's time
-
-      expect(await stopGatewayProcess(d)).toBe(0);
-      const after = (await accounts.userById(root.id))!;
-      const leases = await store.db.selectFrom('balance_leases').select('amount').where('kind', '=', 'user').where('account_id', '=', root.id).execute();
-      expect(leases).toEqual([]);
-      const logs = await store.db.selectFrom('logs').select('cost').where('created_at', '>=', since).where('user_id', '=', root.id).execute();
-      const spent = logs.reduce((n, l) => n + Number(l.cost), 0);
-      expect(spent).toBeGreaterThan(0);
-      // Exactly: what the user lost is what the logs record; requests the dead process served
-      // without writing their rows cost the user nothing.
-      expect(Number(after.balance) + spent).toBe(5_000_000);
-    } finally {
-      await Promise.all([stopGatewayProcess(c, 'SIGKILL'), stopGatewayProcess(d, 'SIGKILL')]);
-      for (const p of [c, d]) rmSync(p.dataDir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

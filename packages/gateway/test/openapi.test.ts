@@ -7,7 +7,13 @@
 import { ICON_PATHS, pagePaths } from '@kbchat/server-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
+  apiRoutes,
+  bodySchema,
+  expectOfflineDocsPage,
+  expectValidDocument,
+  operations,
+  type OpenApiDocument,
+  type RecordedRoute,
 } from '../../server-kit/test/api-docs-checks.js';
 import { RELAY_PATHS, relayRoute } from '../src/relay/front-serve.js';
 import { CONSOLE_PAGES } from '../src/server.js';
@@ -46,8 +52,14 @@ describe('the gateway API document', () => {
     expect(RELAY_PATHS.length).toBe(4);
     for (const path of RELAY_PATHS) served.add(`POST ${path}`);
     const documented = operations(doc);
-    expect([...served].filter((op) => !documented.has(op)), 'routes missing from /openapi.json').toEqual([]);
-    expect([...documented].filter((op) => !served.has(op)), 'documented operations nothing serves').toEqual([]);
+    expect(
+      [...served].filter((op) => !documented.has(op)),
+      'routes missing from /openapi.json',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((op) => !served.has(op)),
+      'documented operations nothing serves',
+    ).toEqual([]);
     for (const op of documented) if (op.startsWith('POST /v1/')) expect(relayRoute(op.slice(5)), op).toBeDefined();
   });
 

@@ -13,7 +13,10 @@ let t: TestGateway;
 
 beforeAll(async () => {
   // 3,000 words of answer: 3,900 tokens in the simulator's count, against 1,024 reserved.
-  t = await startTestGateway({ sim: { tokens: 3000, slowMs: 500 }, env: { DEFAULT_INPUT_PRICE: '2', DEFAULT_OUTPUT_PRICE: '8', RESERVE_OUTPUT_TOKENS: '1024' } });
+  t = await startTestGateway({
+    sim: { tokens: 3000, slowMs: 500 },
+    env: { DEFAULT_INPUT_PRICE: '2', DEFAULT_OUTPUT_PRICE: '8', RESERVE_OUTPUT_TOKENS: '1024' },
+  });
 });
 
 afterAll(async () => {
@@ -35,7 +38,10 @@ describe('usage beyond the reservation', () => {
     const { id, key } = await userWithToken('post-consume-burst', 0.1);
     const answers = await Promise.all(Array.from({ length: 10 }, () => ask(key, 'sim-slow')));
     const bodies = await Promise.all(answers.map((r) => r.json()));
-    expect(answers.map((r) => r.status), JSON.stringify(bodies.find((x) => x.error))).toEqual(Array(10).fill(200));
+    expect(
+      answers.map((r) => r.status),
+      JSON.stringify(bodies.find((x) => x.error)),
+    ).toEqual(Array(10).fill(200));
     for (const b of bodies) expect(b.usage.completion_tokens).toBe(3900);
     await t.gw.services.ledger.flush();
 

@@ -53,7 +53,14 @@ describe.each(stores)('prices list: $name', (t) => {
     const by = Object.fromEntries(list.body.unpriced.map((p: any) => [p.model, p]));
     expect(Object.keys(by)).toEqual(['sim-chat', 'sim-echo-prompt', 'sim-embed-8']);
     expect(by['sim-chat']).toEqual({
-      model: 'sim-chat', input_price: 2, output_price: 8, model_ratio: 1, completion_ratio: 4, charged: 'default', in_channels: true, has_traffic: true,
+      model: 'sim-chat',
+      input_price: 2,
+      output_price: 8,
+      model_ratio: 1,
+      completion_ratio: 4,
+      charged: 'default',
+      in_channels: true,
+      has_traffic: true,
     });
     expect(by['sim-echo-prompt']).toMatchObject({ charged: 'default', in_channels: true, has_traffic: false });
 

@@ -25,10 +25,23 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
 
-const { channel, send, complete, translate, recorded } = wireCalls(() => wire, () => sim.url, KEY);
+const { channel, send, complete, translate, recorded } = wireCalls(
+  () => wire,
+  () => sim.url,
+  KEY,
+);
 
 const user = (content: unknown) => [{ role: 'user', content }];
-const weather = [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+const weather = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
 
 function streamedToolCalls(chunks: ChatCompletionChunk[]) {
   const calls: { id?: string; name?: string; arguments: string }[] = [];
@@ -48,12 +61,31 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
     const body = { model: 'x', messages: [{ role: 'system', content: 'Be brief.' }, ...user('Hello there world')], temperature: 1.6, stop: 'never-said' };
     const answer = await complete(body, 'claude-sim');
     const sent = sim.stats().lastBody['claude-sim'] as Record<string, unknown>;
-    expect(sent).toEqual({ model: 'claude-sim', system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there world' }] }], max_tokens: DEFAULT_MAX_TOKENS, temperature: 1, stop_sequences: ['never-said'] });
-    expect(answer).toMatchObject({ object: 'chat.completion', created: CREATED, model: 'client-name', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] });
+    expect(sent).toEqual({
+      model: 'claude-sim',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there world' }] }],
+      max_tokens: DEFAULT_MAX_TOKENS,
+      temperature: 1,
+      stop_sequences: ['never-said'],
+    });
+    expect(answer).toMatchObject({
+      object: 'chat.completion',
+      created: CREATED,
+      model: 'client-name',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }],
+    });
     expect(answer.id).toMatch(/^chatcmpl-msg_/);
     expect(answer.choices[0]!.message.content).toMatch(/^Echo: hello there world hello/);
     // The sim counts 1.3 tokens a word: 2 + 3 prompt words, 12 answer words.
-    expect(answer.usage).toEqual({ prompt_tokens: 7, completion_tokens: 16, total_tokens: 23, prompt_tokens_details: { cached_tokens: 0 }, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(answer.usage).toEqual({
+      prompt_tokens: 7,
+      completion_tokens: 16,
+      total_tokens: 23,
+      prompt_tokens_details: { cached_tokens: 0 },
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
   });
 
   it('maps finish reasons: max_tokens -> length, stop sequence -> stop', async () => {
@@ -67,9 +99,19 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
   it('keeps cache_control on system parts: a cache write, then reads in prompt_tokens_details', async () => {
     const system = { role: 'system', content: [{ type: 'text', text: 'a long shared instruction about office hours', cache_control: { type: 'ephemeral' } }] };
     const first = await complete({ messages: [system, ...user('first question')] }, 'claude-sim');
-    expect(first.usage).toMatchObject({ prompt_tokens: 13, cache_creation_input_tokens: 10, cache_read_input_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(first.usage).toMatchObject({
+      prompt_tokens: 13,
+      cache_creation_input_tokens: 10,
+      cache_read_input_tokens: 0,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     const second = await complete({ messages: [system, ...user('second question')] }, 'claude-sim');
-    expect(second.usage).toMatchObject({ prompt_tokens: 13, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, prompt_tokens_details: { cached_tokens: 10 } });
+    expect(second.usage).toMatchObject({
+      prompt_tokens: 13,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 10,
+      prompt_tokens_details: { cached_tokens: 10 },
+    });
   });
 
   it('sends images as content blocks: data: URLs as base64, http URLs as url sources', async () => {
@@ -89,20 +131,33 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
     expect(() => wire.chatRequest({ messages: user([{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }]) }, 'claude-sim')).toThrow(
       expect.objectContaining({ status: 400, param: 'messages[0].content[0].image_url.url' }),
     );
-    expect(() => wire.chatRequest({ messages: user([{ type: 'input_audio', input_audio: {} }]) }, 'claude-sim')).toThrow(expect.objectContaining({ param: 'messages[0].content[0].type' }));
+    expect(() => wire.chatRequest({ messages: user([{ type: 'input_audio', input_audio: {} }]) }, 'claude-sim')).toThrow(
+      expect.objectContaining({ param: 'messages[0].content[0].type' }),
+    );
   });
 
   it('streams: chunks of the gateway shape, identical for every split of the bytes', async () => {
     const bytes = await recorded({ messages: user('split me please') }, 'claude-sim');
     const whole = translate(bytes, []);
-    expect(whole[0]).toEqual({ id: whole[0]!.id, object: 'chat.completion.chunk', created: CREATED, model: 'client-name', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    expect(whole[0]).toEqual({
+      id: whole[0]!.id,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model: 'client-name',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
     expect(whole.at(-2)!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop' }]);
     expect(whole.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 16, total_tokens: 20 } });
     const text = whole.map((c) => c.choices[0]?.delta.content ?? '').join('');
     const plain = await complete({ messages: user('split me please') }, 'claude-sim');
     expect(text).toBe(plain.choices[0]!.message.content);
     for (let i = 1; i < bytes.length; i++) expect(translate(bytes, [i])).toEqual(whole);
-    expect(translate(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1))).toEqual(whole);
+    expect(
+      translate(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(whole);
   });
 
   it('tools across two turns, non-stream and stream (the tool call streamed with its index)', async () => {
@@ -120,7 +175,12 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
     for (let i = 1; i < bytes.length; i++) expect(translate(bytes, [i])).toEqual(chunks);
 
-    const messages = [...user('weather in Paris'), { role: 'assistant', content: choice.message.content, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'sunny, 21C' }, { role: 'user', content: 'and tomorrow?' }];
+    const messages = [
+      ...user('weather in Paris'),
+      { role: 'assistant', content: choice.message.content, tool_calls: [call] },
+      { role: 'tool', tool_call_id: call.id, content: 'sunny, 21C' },
+      { role: 'user', content: 'and tomorrow?' },
+    ];
     const second = await complete({ messages, tools: weather }, 'claude-sim-tools');
     expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Tool result: sunny, 21C' } });
     // The tool result opens the user turn that follows the call, the user's words after it.
@@ -130,10 +190,16 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
   });
 
   it('tool_choice both ways: required and a named function force the call; none answers', async () => {
-    const forced = await complete({ messages: user('weather in Paris'), tools: weather, tool_choice: 'required', parallel_tool_calls: false }, 'claude-sim-tools');
+    const forced = await complete(
+      { messages: user('weather in Paris'), tools: weather, tool_choice: 'required', parallel_tool_calls: false },
+      'claude-sim-tools',
+    );
     expect(forced.choices[0]!.message.content).toBeNull();
     expect((sim.stats().lastBody['claude-sim-tools'] as any).tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
-    const named = await complete({ messages: user('weather in Paris'), tools: weather, tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'claude-sim-tools');
+    const named = await complete(
+      { messages: user('weather in Paris'), tools: weather, tool_choice: { type: 'function', function: { name: 'get_weather' } } },
+      'claude-sim-tools',
+    );
     expect(named.choices[0]!.message.tool_calls![0]!.function.name).toBe('get_weather');
     const none = await complete({ messages: user('weather in Paris'), tools: weather, tool_choice: 'none' }, 'claude-sim-tools');
     expect(none.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.stringMatching(/^Echo: weather/) } });
@@ -183,7 +249,11 @@ describe('anthropic outbound: OpenAI -> Anthropic -> OpenAI', () => {
     try {
       const dropped = wire.chatStream({ model: 'm', created: CREATED });
       const target = wire.chatTarget('claude-sim-drop', true, { baseUrl: slow.url, key: KEY, options: {} });
-      const res = await fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(wire.chatRequest({ messages: user('one two'), stream: true }, 'claude-sim-drop')) });
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers: target.headers,
+        body: JSON.stringify(wire.chatRequest({ messages: user('one two'), stream: true }, 'claude-sim-drop')),
+      });
       const got: ChatCompletionChunk[] = [];
       await expect(
         (async () => {
@@ -224,7 +294,11 @@ async function inboundServer(): Promise<{ url: string; close(): Promise<void> }>
       res.writeHead(e.status, { 'content-type': 'application/json' }).end(JSON.stringify(anthropicErrorBody(e, 'req-test')));
       return;
     }
-    const up = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+    const up = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(body),
+    });
     if (!up.ok) {
       const e = new GatewayError(up.status, (await up.json()).error.message, 'upstream_error');
       res.writeHead(up.status, { 'content-type': 'application/json' }).end(JSON.stringify(anthropicErrorBody(e, 'req-test')));
@@ -253,10 +327,29 @@ describe('anthropic inbound: an Anthropic client over an OpenAI-shaped channel',
   afterAll(() => front.close());
 
   it('translates the request to OpenAI and the answer back, non-stream and stream (the SDK accumulates the events)', async () => {
-    const params = { model: 'sim-chat', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user' as const, content: 'Hello there world' }], stop_sequences: ['never'] };
+    const params = {
+      model: 'sim-chat',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user' as const, content: 'Hello there world' }],
+      stop_sequences: ['never'],
+    };
     const msg = await client.messages.create(params);
-    expect(sim.stats().lastBody['sim-chat']).toMatchObject({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there world' }], max_tokens: 100, stop: ['never'] });
-    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'sim-chat', stop_reason: 'end_turn', usage: { input_tokens: 7, output_tokens: 16 } });
+    expect(sim.stats().lastBody['sim-chat']).toMatchObject({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello there world' },
+      ],
+      max_tokens: 100,
+      stop: ['never'],
+    });
+    expect(msg).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'sim-chat',
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 7, output_tokens: 16 },
+    });
     const text = (msg.content[0] as Anthropic.TextBlock).text;
     expect(text).toMatch(/^Echo: hello there world/);
 
@@ -267,13 +360,18 @@ describe('anthropic inbound: an Anthropic client over an OpenAI-shaped channel',
   });
 
   it('tools across two turns through the SDK (tool_use <- tool_calls, tool_result -> tool message)', async () => {
-    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const tools: Anthropic.Tool[] = [
+      { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    ];
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'weather in Paris' }];
     const first = await client.messages.stream({ model: 'sim-tools', max_tokens: 100, tools, messages }).finalMessage();
     expect(first.stop_reason).toBe('tool_use');
     const use = first.content.find((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock;
     expect(use).toMatchObject({ name: 'get_weather', input: { city: 'paris' } });
-    messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' }] });
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' }] },
+    );
     const second = await client.messages.create({ model: 'sim-tools', max_tokens: 100, tools, tool_choice: { type: 'auto' }, messages });
     expect(second.content).toEqual([{ type: 'text', text: 'Tool result: sunny, 21C' }]);
     expect((sim.stats().lastBody['sim-tools'] as any).messages.at(-1)).toEqual({ role: 'tool', tool_call_id: use.id, content: 'sunny, 21C' });
@@ -281,9 +379,15 @@ describe('anthropic inbound: an Anthropic client over an OpenAI-shaped channel',
 
   it('bad requests and upstream faults come back in Anthropic error shapes', async () => {
     const noMax = client.messages.create({ model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }] } as never);
-    await expect(noMax).rejects.toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining("'max_tokens'") } } });
+    await expect(noMax).rejects.toMatchObject({
+      status: 400,
+      error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining("'max_tokens'") } },
+    });
     const overloaded = client.messages.create({ model: 'sim-503', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
-    await expect(overloaded).rejects.toMatchObject({ status: 503, error: { error: { type: 'overloaded_error', message: expect.stringContaining('(request id: req-test)') } } });
+    await expect(overloaded).rejects.toMatchObject({
+      status: 503,
+      error: { error: { type: 'overloaded_error', message: expect.stringContaining('(request id: req-test)') } },
+    });
   });
 
   it('the event translation is the same for every split of an OpenAI stream', async () => {
@@ -299,7 +403,16 @@ describe('anthropic inbound: an Anthropic client over an OpenAI-shaped channel',
     };
     const whole = run(bytes.length);
     const names = [...whole.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
-    expect(names).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(names).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     expect(whole).toContain('"stop_reason":"tool_use"');
     for (let i = 1; i < bytes.length; i++) expect(run(i)).toBe(whole);
   });

@@ -18,11 +18,22 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 beforeEach(() => sim.reset());
 
-const { channel, send, complete, translate, recorded } = wireCalls(() => wire, () => sim.url, KEY);
+const { channel, send, complete, translate, recorded } = wireCalls(
+  () => wire,
+  () => sim.url,
+  KEY,
+);
 
 const user = (content: unknown) => [{ role: 'user', content }];
 const weather = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    },
+  },
 ];
 const contentOf = (chunks: ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 const norm = (v: number[]) => Math.sqrt(v.reduce((n, x) => n + x * x, 0));
@@ -40,7 +51,12 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
       systemInstruction: { parts: [{ text: 'Be brief.' }] },
       generationConfig: { temperature: 1.5, topP: 0.9, maxOutputTokens: 100, stopSequences: ['never-said'], seed: 7 },
     });
-    expect(answer).toMatchObject({ object: 'chat.completion', created: CREATED, model: 'client-name', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] });
+    expect(answer).toMatchObject({
+      object: 'chat.completion',
+      created: CREATED,
+      model: 'client-name',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }],
+    });
     expect(answer.id).toMatch(/^chatcmpl-sim/);
     expect(answer.choices[0]!.message.content).toMatch(/^Echo: hello there world hello/);
     // The sim counts 1.3 tokens a word, rounded up per text: 3 + 3 + 2 + 4 prompt tokens, 12 answer words.
@@ -51,7 +67,10 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
     const short = await complete({ messages: user('one two three'), max_completion_tokens: 4 }, 'gemini-sim');
     expect(short.choices[0]!.finish_reason).toBe('length');
     expect(short.usage.completion_tokens).toBe(4);
-    expect(wire.chatRequest({ messages: user('x'), n: 2, response_format: { type: 'json_object' } }, 'gemini-sim').generationConfig).toEqual({ candidateCount: 2, responseMimeType: 'application/json' });
+    expect(wire.chatRequest({ messages: user('x'), n: 2, response_format: { type: 'json_object' } }, 'gemini-sim').generationConfig).toEqual({
+      candidateCount: 2,
+      responseMimeType: 'application/json',
+    });
   });
 
   it('sends images as inlineData (data: URLs) and fileData (http URLs)', async () => {
@@ -72,19 +91,40 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
     const bytes = await recorded({ messages: user('split me please') }, 'gemini-sim');
     expect(Buffer.from(bytes).toString()).toContain('\r\n\r\n');
     const whole = translate(bytes, []);
-    expect(whole[0]).toEqual({ id: whole[0]!.id, object: 'chat.completion.chunk', created: CREATED, model: 'client-name', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    expect(whole[0]).toEqual({
+      id: whole[0]!.id,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model: 'client-name',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
     expect(whole.at(-2)!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop' }]);
     expect(whole.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 16, total_tokens: 20 } });
     const plain = await complete({ messages: user('split me please') }, 'gemini-sim');
     expect(contentOf(whole)).toBe(plain.choices[0]!.message.content);
     for (let i = 1; i < bytes.length; i++) expect(translate(bytes, [i])).toEqual(whole);
-    expect(translate(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1))).toEqual(whole);
+    expect(
+      translate(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(whole);
   });
 
   it('function calls across two turns, non-stream and stream (tool_calls with index, finish tool_calls)', async () => {
     const first = await complete({ messages: user('weather in Paris'), tools: weather }, 'gemini-sim-tools');
     const sentTools = (sim.stats().lastBody['gemini-sim-tools'] as any).tools;
-    expect(sentTools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] }]);
+    expect(sentTools).toEqual([
+      {
+        functionDeclarations: [
+          {
+            name: 'get_weather',
+            description: 'Weather of a city',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        ],
+      },
+    ]);
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
@@ -98,21 +138,32 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
     for (let i = 1; i < bytes.length; i++) expect(translate(bytes, [i])).toEqual(chunks);
 
-    const messages = [...user('weather in Paris'), { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: 'sunny, 21C' }];
+    const messages = [
+      ...user('weather in Paris'),
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: call.id, content: 'sunny, 21C' },
+    ];
     const second = await complete({ messages, tools: weather }, 'gemini-sim-tools');
     expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Tool result: sunny, 21C' } });
     expect((sim.stats().lastBody['gemini-sim-tools'] as any).contents.slice(1)).toEqual([
       { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'paris' } } }] },
       { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { result: 'sunny, 21C' } } }] },
     ]);
-    expect(() => wire.chatRequest({ messages: [...user('x'), { role: 'tool', tool_call_id: 'nope', content: 'r' }] }, 'm')).toThrow(expect.objectContaining({ status: 400, param: 'messages[1].tool_call_id' }));
+    expect(() => wire.chatRequest({ messages: [...user('x'), { role: 'tool', tool_call_id: 'nope', content: 'r' }] }, 'm')).toThrow(
+      expect.objectContaining({ status: 400, param: 'messages[1].tool_call_id' }),
+    );
   });
 
   it('tool_choice: none answers, a named function is forced with allowedFunctionNames', async () => {
     const none = await complete({ messages: user('weather in Paris'), tools: weather, tool_choice: 'none' }, 'gemini-sim-tools');
     expect(none.choices[0]!.message.content).toMatch(/^Echo: weather/);
-    await complete({ messages: user('weather in Paris'), tools: weather, tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'gemini-sim-tools');
-    expect((sim.stats().lastBody['gemini-sim-tools'] as any).toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
+    await complete(
+      { messages: user('weather in Paris'), tools: weather, tool_choice: { type: 'function', function: { name: 'get_weather' } } },
+      'gemini-sim-tools',
+    );
+    expect((sim.stats().lastBody['gemini-sim-tools'] as any).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    });
   });
 
   it('safety: a blocked prompt is a 400 content_filter error (stream too); a late block is finish_reason content_filter', async () => {
@@ -125,7 +176,11 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(ProviderFailure);
-    expect([(thrown as ProviderFailure).error.status, (thrown as ProviderFailure).error.code, (thrown as ProviderFailure).retryable]).toEqual([400, 'content_filter', false]);
+    expect([(thrown as ProviderFailure).error.status, (thrown as ProviderFailure).error.code, (thrown as ProviderFailure).retryable]).toEqual([
+      400,
+      'content_filter',
+      false,
+    ]);
     expect((thrown as ProviderFailure).error.message).toContain('blockReason SAFETY');
 
     const s = wire.chatStream({ model: 'm' });
@@ -135,7 +190,10 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
     const late = translate(await recorded({ messages: user('one two') }, 'gemini-sim-safety-late'), []);
     expect(contentOf(late)).toBe('Echo: one two one two one two one ');
     expect(late.at(-2)!.choices[0]!.finish_reason).toBe('content_filter');
-    expect((await complete({ messages: user('hi') }, 'gemini-sim-safety-late')).choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: '' } });
+    expect((await complete({ messages: user('hi') }, 'gemini-sim-safety-late')).choices[0]).toMatchObject({
+      finish_reason: 'content_filter',
+      message: { content: '' },
+    });
   });
 
   it('maps every fault model and a refused key to a status, an OpenAI error and a retry decision', async () => {
@@ -163,7 +221,11 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
     try {
       const s = wire.chatStream({ model: 'm' });
       const target = wire.chatTarget('gemini-sim-drop', true, channel(KEY, slow.url));
-      const res = await fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(wire.chatRequest({ messages: user('one two') }, 'gemini-sim-drop')) });
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers: target.headers,
+        body: JSON.stringify(wire.chatRequest({ messages: user('one two') }, 'gemini-sim-drop')),
+      });
       const got: ChatCompletionChunk[] = [];
       await expect(
         (async () => {
@@ -180,8 +242,13 @@ describe('gemini: OpenAI -> Gemini -> OpenAI', () => {
   it('registers the provider: the key in a header (never the URL), stream URL with alt=sse', () => {
     const p = providerOf('gemini')!;
     const t = p.target('chat', 'gemini-2.5-flash', { baseUrl: 'https://generativelanguage.googleapis.com', key: 'k', options: {} });
-    expect(t).toEqual({ url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' } });
-    expect(wire.chatTarget('m', true, { baseUrl: 'https://proxy.example/v1beta', key: 'k', options: {} }).url).toBe('https://proxy.example/v1beta/models/m:streamGenerateContent?alt=sse');
+    expect(t).toEqual({
+      url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+    });
+    expect(wire.chatTarget('m', true, { baseUrl: 'https://proxy.example/v1beta', key: 'k', options: {} }).url).toBe(
+      'https://proxy.example/v1beta/models/m:streamGenerateContent?alt=sse',
+    );
     expect(p.endpoints).toEqual(['chat', 'embeddings']);
     // Wired into the relay: offered for channels, and GEMINI_API_KEY alone makes one.
     expect(providerTypes()).toContain('gemini');

@@ -15,7 +15,14 @@ const KEY = 'sk-ant-sim-key';
 const CLAUDE_MODELS = ['claude-sim', 'claude-sim-tools', 'claude-sim-529', 'claude-sim-drop', 'claude-sim-stream-error'];
 const hi: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hello from the openai client' }];
 const weather: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
 ];
 
 describe('relay to Anthropic channels', () => {
@@ -52,10 +59,40 @@ describe('relay to Anthropic channels', () => {
     slow = await startUpstreamSim({ port: 0, key: KEY, tokenDelayMs: 30 });
     const { channels } = t.gw.services;
     // claude-retry: overloaded on the preferred channel, answered by the other.
-    await channels.create({ type: 'anthropic', name: 'overloaded', base_url: t.sim.url, key: KEY, priority: 10, models: ['claude-retry'], model_mapping: { 'claude-retry': 'claude-sim-529' } });
-    await channels.create({ type: 'anthropic', name: 'fallback', base_url: t.sim.url, key: KEY, priority: 0, models: ['claude-retry'], model_mapping: { 'claude-retry': 'claude-sim' } });
-    await channels.create({ type: 'anthropic', name: 'slow', base_url: slow.url, key: KEY, models: ['claude-slow-drop', 'claude-drop-health'], model_mapping: { 'claude-slow-drop': 'claude-sim-drop', 'claude-drop-health': 'claude-sim-drop' } });
-    await channels.create({ type: 'anthropic', name: 'wrong key', base_url: t.sim.url, key: 'sk-ant-wrong', models: ['claude-badkey'], model_mapping: { 'claude-badkey': 'claude-sim' } });
+    await channels.create({
+      type: 'anthropic',
+      name: 'overloaded',
+      base_url: t.sim.url,
+      key: KEY,
+      priority: 10,
+      models: ['claude-retry'],
+      model_mapping: { 'claude-retry': 'claude-sim-529' },
+    });
+    await channels.create({
+      type: 'anthropic',
+      name: 'fallback',
+      base_url: t.sim.url,
+      key: KEY,
+      priority: 0,
+      models: ['claude-retry'],
+      model_mapping: { 'claude-retry': 'claude-sim' },
+    });
+    await channels.create({
+      type: 'anthropic',
+      name: 'slow',
+      base_url: slow.url,
+      key: KEY,
+      models: ['claude-slow-drop', 'claude-drop-health'],
+      model_mapping: { 'claude-slow-drop': 'claude-sim-drop', 'claude-drop-health': 'claude-sim-drop' },
+    });
+    await channels.create({
+      type: 'anthropic',
+      name: 'wrong key',
+      base_url: t.sim.url,
+      key: 'sk-ant-wrong',
+      models: ['claude-badkey'],
+      model_mapping: { 'claude-badkey': 'claude-sim' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -72,7 +109,10 @@ describe('relay to Anthropic channels', () => {
   it('makes channels from <PREFIX>_TYPE=anthropic and ANTHROPIC_API_KEY, and none for an unknown _TYPE', () => {
     const all = t.gw.services.registry.all();
     expect(all.find((c) => c.name === 'claude (from environment)')).toMatchObject({ type: 'anthropic', models: CLAUDE_MODELS });
-    expect(all.find((c) => c.name === 'anthropic (from environment)')).toMatchObject({ type: 'anthropic', models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'] });
+    expect(all.find((c) => c.name === 'anthropic (from environment)')).toMatchObject({
+      type: 'anthropic',
+      models: ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-1'],
+    });
     expect(all.some((c) => c.name.startsWith('odd'))).toBe(false);
     expect(t.gw.services.startupNotes.join('\n')).toContain('ODD_API_KEY: skipped, ODD_TYPE must be one of openai, anthropic, gemini (got "cohere")');
   });
@@ -87,7 +127,14 @@ describe('relay to Anthropic channels', () => {
     expect(r.usage!.completion_tokens).toBeGreaterThan(0);
     expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
     const row = await logRow(response.headers.get('x-request-id')!);
-    expect(row).toMatchObject({ status: 200, channel_id: expect.any(Number), upstream_model: 'claude-sim', usage_source: 'upstream', prompt_tokens: r.usage!.prompt_tokens, completion_tokens: r.usage!.completion_tokens });
+    expect(row).toMatchObject({
+      status: 200,
+      channel_id: expect.any(Number),
+      upstream_model: 'claude-sim',
+      usage_source: 'upstream',
+      prompt_tokens: r.usage!.prompt_tokens,
+      completion_tokens: r.usage!.completion_tokens,
+    });
     expect(Number(row.cost)).toBe(costMicros(t.gw.services.prices.priceOf('claude-sim'), r.usage!.prompt_tokens, r.usage!.completion_tokens));
     expect(Number(row.cost)).toBeGreaterThan(0);
     // What went upstream was Anthropic's shape: max_tokens, the model, no OpenAI-only fields.
@@ -110,20 +157,37 @@ describe('relay to Anthropic channels', () => {
     expect(last.choices).toEqual([]);
     expect(last.usage!.completion_tokens).toBeGreaterThan(0);
     const row = await logRow(response.headers.get('x-request-id')!);
-    expect(row).toMatchObject({ status: 200, is_stream: 1, usage_source: 'upstream', prompt_tokens: last.usage!.prompt_tokens, completion_tokens: last.usage!.completion_tokens });
+    expect(row).toMatchObject({
+      status: 200,
+      is_stream: 1,
+      usage_source: 'upstream',
+      prompt_tokens: last.usage!.prompt_tokens,
+      completion_tokens: last.usage!.completion_tokens,
+    });
     expect(row.ttft_ms).not.toBeNull();
     expect(Number(row.cost)).toBe(costMicros(t.gw.services.prices.priceOf('claude-sim'), last.usage!.prompt_tokens, last.usage!.completion_tokens));
   });
 
   it('calls a tool and answers its result on the second turn, stream and not', async () => {
-    const first = await client.chat.completions.create({ model: 'claude-sim-tools', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: weather });
+    const first = await client.chat.completions.create({
+      model: 'claude-sim-tools',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: weather,
+    });
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call.function.name).toBe('get_weather');
     expect(() => JSON.parse(call.function.arguments)).not.toThrow();
 
     // The same turn streamed: tool_calls deltas with their index, the arguments in pieces that join up.
-    const streamed = await collect(await client.chat.completions.create({ model: 'claude-sim-tools', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: weather, stream: true }));
+    const streamed = await collect(
+      await client.chat.completions.create({
+        model: 'claude-sim-tools',
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: weather,
+        stream: true,
+      }),
+    );
     const deltas = streamed.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.every((d) => d.index === 0)).toBe(true);
@@ -134,11 +198,7 @@ describe('relay to Anthropic channels', () => {
     const second = await client.chat.completions.create({
       model: 'claude-sim-tools',
       tools: weather,
-      messages: [
-        { role: 'user', content: 'Weather in Paris?' },
-        first.choices[0]!.message,
-        { role: 'tool', tool_call_id: call.id, content: 'sunny, 21 C' },
-      ],
+      messages: [{ role: 'user', content: 'Weather in Paris?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'sunny, 21 C' }],
     });
     expect(second.choices[0]!.finish_reason).toBe('stop');
     expect(second.choices[0]!.message.content).toContain('Tool result: sunny, 21 C');

@@ -100,7 +100,7 @@ describe('relay errors', () => {
       expectRequestId((err.error as any).message, err.requestID);
     });
 
-    it("an upstream 429 keeps its status and passes its Retry-After on to the client", async () => {
+    it('an upstream 429 keeps its status and passes its Retry-After on to the client', async () => {
       const limited = await startTestGateway({ sim: { rpm: 1, retryAfterSeconds: 7 }, config: { maxAttempts: 1 } });
       try {
         const body = { model: 'sim-chat', messages: hi };
@@ -220,7 +220,16 @@ describe('relay errors', () => {
     });
 
     it('no input crashes the process: odd bodies get 4xx with a request id, and the next request works', async () => {
-      const bodies = ['null', '[]', '"text"', '42', '{"model":null,"messages":null}', '{"model":"sim-chat","messages":[null]}', '{"model":"sim-chat","messages":[{"role":"user","content":[null]}]}', ''];
+      const bodies = [
+        'null',
+        '[]',
+        '"text"',
+        '42',
+        '{"model":null,"messages":null}',
+        '{"model":"sim-chat","messages":[null]}',
+        '{"model":"sim-chat","messages":[{"role":"user","content":[null]}]}',
+        '',
+      ];
       for (const body of bodies) {
         const r = await rawError({ body });
         expect(r.status, body).toBe(400);

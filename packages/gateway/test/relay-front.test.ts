@@ -59,7 +59,11 @@ describe('relay front (node:http before Fastify)', () => {
   });
 
   it('refuses a declared body over 64 MB with 413 before reading it', async () => {
-    const r = await declaredPost(t.url, { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json', 'content-length': String(65 * 1024 * 1024) }, '{"model":');
+    const r = await declaredPost(
+      t.url,
+      { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json', 'content-length': String(65 * 1024 * 1024) },
+      '{"model":',
+    );
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe('body_too_large');
     expectRequestId(r.body.error.message, r.requestId ?? null);
@@ -69,15 +73,19 @@ describe('relay front (node:http before Fastify)', () => {
     const r = await new Promise<{ status: number; body: any; requestId: string | undefined; sentMb: number }>((resolve, reject) => {
       let sentMb = 0;
       let answered = false;
-      const req = request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' } }, (res) => {
-        answered = true;
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          req.destroy();
-          resolve({ status: res.statusCode!, body: JSON.parse(text), requestId: res.headers['x-request-id'] as string | undefined, sentMb });
-        });
-      });
+      const req = request(
+        `${t.url}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' } },
+        (res) => {
+          answered = true;
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode!, body: JSON.parse(text), requestId: res.headers['x-request-id'] as string | undefined, sentMb });
+          });
+        },
+      );
       req.on('error', (err) => (answered ? undefined : reject(err)));
       const mb = Buffer.alloc(1024 * 1024, 0x20);
       // No Content-Length: node:http sends chunks, so the lean front hands the connection over.
@@ -108,7 +116,12 @@ describe('relay front (node:http before Fastify)', () => {
     expect(created.status).toBe(201);
     const { key } = await created.json();
     const chat = (forwardedFor?: string) =>
-      t.api('/v1/chat/completions', { method: 'POST', token: key, json: { model: 'sim-chat', messages: hi }, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+      t.api('/v1/chat/completions', {
+        method: 'POST',
+        token: key,
+        json: { model: 'sim-chat', messages: hi },
+        headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
+      });
     expect((await chat('10.1.2.3, 192.0.2.1')).status).toBe(200);
     const refused = await chat('10.9.9.9');
     expect(refused.status).toBe(403);

@@ -13,10 +13,25 @@ import { startTestGateway, type TestGateway } from './helpers.js';
 import { apiError, collect, expectRequestId, openaiClient } from './relay-support.js';
 
 const KEY = 'gemini-sim-key';
-const GEMINI_MODELS = ['gemini-sim', 'gemini-sim-tools', 'gemini-sim-safety', 'gemini-sim-safety-late', 'gemini-sim-503', 'gemini-sim-drop', 'gemini-sim-embed-768'];
+const GEMINI_MODELS = [
+  'gemini-sim',
+  'gemini-sim-tools',
+  'gemini-sim-safety',
+  'gemini-sim-safety-late',
+  'gemini-sim-503',
+  'gemini-sim-drop',
+  'gemini-sim-embed-768',
+];
 const hi: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hello from the openai client' }];
 const weather: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
 ];
 const norm = (v: number[]) => Math.sqrt(v.reduce((n, x) => n + x * x, 0));
 const text = (chunks: OpenAI.Chat.Completions.ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
@@ -38,11 +53,40 @@ describe('relay to Gemini channels', () => {
     });
     client = openaiClient(t);
     const { channels } = t.gw.services;
-    await channels.create({ type: 'gemini', name: 'slow', base_url: slow.url, key: KEY, models: ['gemini-slow-drop'], model_mapping: { 'gemini-slow-drop': 'gemini-sim-drop' } });
+    await channels.create({
+      type: 'gemini',
+      name: 'slow',
+      base_url: slow.url,
+      key: KEY,
+      models: ['gemini-slow-drop'],
+      model_mapping: { 'gemini-slow-drop': 'gemini-sim-drop' },
+    });
     // gemini-retry: unavailable on the preferred channel, answered by the other.
-    await channels.create({ type: 'gemini', name: 'unavailable', base_url: sim.url, key: KEY, priority: 10, models: ['gemini-retry'], model_mapping: { 'gemini-retry': 'gemini-sim-503' } });
-    await channels.create({ type: 'gemini', name: 'fallback', base_url: sim.url, key: KEY, models: ['gemini-retry'], model_mapping: { 'gemini-retry': 'gemini-sim' } });
-    await channels.create({ type: 'gemini', name: 'wrong key', base_url: sim.url, key: 'wrong-key', models: ['gemini-badkey'], model_mapping: { 'gemini-badkey': 'gemini-sim' } });
+    await channels.create({
+      type: 'gemini',
+      name: 'unavailable',
+      base_url: sim.url,
+      key: KEY,
+      priority: 10,
+      models: ['gemini-retry'],
+      model_mapping: { 'gemini-retry': 'gemini-sim-503' },
+    });
+    await channels.create({
+      type: 'gemini',
+      name: 'fallback',
+      base_url: sim.url,
+      key: KEY,
+      models: ['gemini-retry'],
+      model_mapping: { 'gemini-retry': 'gemini-sim' },
+    });
+    await channels.create({
+      type: 'gemini',
+      name: 'wrong key',
+      base_url: sim.url,
+      key: 'wrong-key',
+      models: ['gemini-badkey'],
+      model_mapping: { 'gemini-badkey': 'gemini-sim' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -61,13 +105,21 @@ describe('relay to Gemini channels', () => {
   });
 
   it('answers a non-stream chat in OpenAI shape, with usage, charged in the request log', async () => {
-    const { data: r, response } = await client.chat.completions.create({ model: 'gemini-sim', messages: [{ role: 'system', content: 'Be brief.' }, ...hi] }).withResponse();
+    const { data: r, response } = await client.chat.completions
+      .create({ model: 'gemini-sim', messages: [{ role: 'system', content: 'Be brief.' }, ...hi] })
+      .withResponse();
     expect(r).toMatchObject({ object: 'chat.completion', model: 'gemini-sim' });
     expect(r.choices[0]!.message.content).toMatch(/^Echo: hello from the openai client/);
     expect(r.choices[0]!.finish_reason).toBe('stop');
     expect(r.usage!.completion_tokens).toBeGreaterThan(0);
     const row = await logRow(response.headers.get('x-request-id')!);
-    expect(row).toMatchObject({ status: 200, usage_source: 'upstream', upstream_model: 'gemini-sim', prompt_tokens: r.usage!.prompt_tokens, completion_tokens: r.usage!.completion_tokens });
+    expect(row).toMatchObject({
+      status: 200,
+      usage_source: 'upstream',
+      upstream_model: 'gemini-sim',
+      prompt_tokens: r.usage!.prompt_tokens,
+      completion_tokens: r.usage!.completion_tokens,
+    });
     expect(Number(row.cost)).toBe(costMicros(t.gw.services.prices.priceOf('gemini-sim'), r.usage!.prompt_tokens, r.usage!.completion_tokens));
     expect(Number(row.cost)).toBeGreaterThan(0);
   });
@@ -80,22 +132,41 @@ describe('relay to Gemini channels', () => {
     expect(plain.chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
     expect(plain.chunks.some((c) => c.usage)).toBe(false);
 
-    const { data: s, response } = await client.chat.completions.create({ model: 'gemini-sim', messages: hi, stream: true, stream_options: { include_usage: true } }).withResponse();
+    const { data: s, response } = await client.chat.completions
+      .create({ model: 'gemini-sim', messages: hi, stream: true, stream_options: { include_usage: true } })
+      .withResponse();
     const withUsage = await collect(s);
     const last = withUsage.chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage!.completion_tokens).toBeGreaterThan(0);
     const row = await logRow(response.headers.get('x-request-id')!);
-    expect(row).toMatchObject({ status: 200, is_stream: 1, usage_source: 'upstream', prompt_tokens: last.usage!.prompt_tokens, completion_tokens: last.usage!.completion_tokens });
+    expect(row).toMatchObject({
+      status: 200,
+      is_stream: 1,
+      usage_source: 'upstream',
+      prompt_tokens: last.usage!.prompt_tokens,
+      completion_tokens: last.usage!.completion_tokens,
+    });
   });
 
   it('calls a tool and answers its result on the second turn', async () => {
-    const first = await client.chat.completions.create({ model: 'gemini-sim-tools', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: weather });
+    const first = await client.chat.completions.create({
+      model: 'gemini-sim-tools',
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: weather,
+    });
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe('get_weather');
 
-    const streamed = await collect(await client.chat.completions.create({ model: 'gemini-sim-tools', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: weather, stream: true }));
+    const streamed = await collect(
+      await client.chat.completions.create({
+        model: 'gemini-sim-tools',
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        tools: weather,
+        stream: true,
+      }),
+    );
     const deltas = streamed.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(deltas).toEqual([{ index: 0, id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }]);
     expect(streamed.chunks.at(-1)!.choices[0]!.finish_reason).toBe('tool_calls');

@@ -21,7 +21,10 @@ function brokenUpstream(): Promise<{ url: string; close(): Promise<void> }> {
       };
       if (model === 'absurd-usage') {
         return json(200, {
-          id: 'x', object: 'chat.completion', created: 1, model,
+          id: 'x',
+          object: 'chat.completion',
+          created: 1,
+          model,
           choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 1e300, completion_tokens: -5, total_tokens: 1e300 },
         });
@@ -31,10 +34,22 @@ function brokenUpstream(): Promise<{ url: string; close(): Promise<void> }> {
         const body = JSON.parse(raw) as { stream?: boolean };
         if (body.stream) {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
-          res.write(`data: ${JSON.stringify({ id: 'e', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ id: 'e', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+          );
           return res.end('data: [DONE]\n\n');
         }
-        setTimeout(() => json(200, { id: 'e', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }] }), 1500).unref();
+        setTimeout(
+          () =>
+            json(200, {
+              id: 'e',
+              object: 'chat.completion',
+              created: 1,
+              model,
+              choices: [{ index: 0, message: { role: 'assistant', content: 'late' }, finish_reason: 'stop' }],
+            }),
+          1500,
+        ).unref();
         return;
       }
       if (model === 'fastapi-422') return json(422, { detail: [{ loc: ['body', 'messages'], msg: 'field required', type: 'missing' }] });
@@ -67,7 +82,12 @@ describe('relay hardening', () => {
     broken = await brokenUpstream();
     longSim = await startUpstreamSim({ port: 0, tokens: 8_000 });
     t = await startTestGateway({
-      env: { ROOT_INITIAL_BALANCE: '1000000', BROKEN_API_KEY: 'x', BROKEN_BASE_URL: broken.url, BROKEN_MODELS: 'absurd-usage,fastapi-422,status-600,stall-body,missing-model,empty-then-slow' },
+      env: {
+        ROOT_INITIAL_BALANCE: '1000000',
+        BROKEN_API_KEY: 'x',
+        BROKEN_BASE_URL: broken.url,
+        BROKEN_MODELS: 'absurd-usage,fastapi-422,status-600,stall-body,missing-model,empty-then-slow',
+      },
       config: { disableThreshold: 2, upstreamIdleTimeoutMs: 500 },
     });
   });
@@ -181,24 +201,34 @@ describe('relay hardening', () => {
     process.on('warning', onWarning);
     try {
       // A channel whose answers are 8,000 words long, streamed a word a chunk.
-      await t.gw.services.channels.create({ type: 'openai', base_url: `${longSim.url}/v1`, key: 'k', models: ['long-chat'], model_mapping: { 'long-chat': 'sim-chat' } });
+      await t.gw.services.channels.create({
+        type: 'openai',
+        base_url: `${longSim.url}/v1`,
+        key: 'k',
+        models: ['long-chat'],
+        model_mapping: { 'long-chat': 'sim-chat' },
+      });
       const body = JSON.stringify({ model: 'long-chat', stream: true, messages: [{ role: 'user', content: 'a rather long answer please' }] });
       const text = await new Promise<string>((resolve, reject) => {
-        const req = http.request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' } }, (res) => {
-          let out = '';
-          res.setEncoding('utf8');
-          let reads = 0;
-          res.on('data', (c: string) => {
-            out += c;
-            // Read in fits and starts, so that the gateway's writes meet backpressure often.
-            if (++reads % 4 === 0) {
-              res.pause();
-              setTimeout(() => res.resume(), 2);
-            }
-          });
-          res.on('end', () => resolve(out));
-          res.on('error', reject);
-        });
+        const req = http.request(
+          `${t.url}/v1/chat/completions`,
+          { method: 'POST', headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' } },
+          (res) => {
+            let out = '';
+            res.setEncoding('utf8');
+            let reads = 0;
+            res.on('data', (c: string) => {
+              out += c;
+              // Read in fits and starts, so that the gateway's writes meet backpressure often.
+              if (++reads % 4 === 0) {
+                res.pause();
+                setTimeout(() => res.resume(), 2);
+              }
+            });
+            res.on('end', () => resolve(out));
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -37,7 +37,14 @@ describe('POST /v1/messages', () => {
       models: ['sim-chat', 'sim-tools', 'sim-503'],
       env: { CLAUDE_API_KEY: KEY, CLAUDE_BASE_URL: sim.url, CLAUDE_TYPE: 'anthropic', CLAUDE_MODELS: 'claude-sim,claude-sim-tools' },
     });
-    await t.gw.services.channels.create({ type: 'openai', name: 'slow', base_url: `${slow.url}/v1`, key: KEY, models: ['slow-drop'], model_mapping: { 'slow-drop': 'sim-drop' } });
+    await t.gw.services.channels.create({
+      type: 'openai',
+      name: 'slow',
+      base_url: `${slow.url}/v1`,
+      key: KEY,
+      models: ['slow-drop'],
+      model_mapping: { 'slow-drop': 'sim-drop' },
+    });
     viaApiKey = xApiKeyClient(ROOT_TOKEN);
     viaBearer = new Anthropic({ apiKey: ROOT_TOKEN, baseURL: t.url, maxRetries: 0 });
   });
@@ -61,7 +68,15 @@ describe('POST /v1/messages', () => {
   async function expectCharged(requestId: string, model: string, usage: Anthropic.Usage, stream: boolean) {
     const row = await logRow(requestId);
     const input = usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
-    expect(row).toMatchObject({ status: 200, endpoint: 'chat', model, is_stream: stream ? 1 : 0, usage_source: 'upstream', prompt_tokens: input, completion_tokens: usage.output_tokens });
+    expect(row).toMatchObject({
+      status: 200,
+      endpoint: 'chat',
+      model,
+      is_stream: stream ? 1 : 0,
+      usage_source: 'upstream',
+      prompt_tokens: input,
+      completion_tokens: usage.output_tokens,
+    });
     expect(Number(row.cost)).toBe(costMicros(t.gw.services.prices.priceOf(model), input, usage.output_tokens));
     expect(Number(row.cost)).toBeGreaterThan(0);
   }
@@ -83,7 +98,7 @@ describe('POST /v1/messages', () => {
         expect(simCount(t.sim, model)).toBe(1);
       });
 
-      it('streams Anthropic events, read by the SDK\'s stream helper', async () => {
+      it("streams Anthropic events, read by the SDK's stream helper", async () => {
         const stream = viaBearer.messages.stream({ model, max_tokens: 64, messages: [{ role: 'user', content: 'stream this back' }] });
         const types: string[] = [];
         stream.on('streamEvent', (e) => types.push(e.type));
@@ -122,14 +137,18 @@ describe('POST /v1/messages', () => {
         model,
         max_tokens: 128,
         tools: weather,
-        messages: [ask, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21 C' }] }],
+        messages: [
+          ask,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21 C' }] },
+        ],
       });
       expect(second.stop_reason).toBe('end_turn');
       expect(second.content.map((b) => (b.type === 'text' ? b.text : '')).join('')).toContain('sunny, 21 C');
     });
   }
 
-  describe('errors, in Anthropic\'s envelope with the request id', () => {
+  describe("errors, in Anthropic's envelope with the request id", () => {
     it('a bad body: 400 invalid_request_error naming the field', async () => {
       const missing = await apiError(viaApiKey.messages.create({ model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }] } as any));
       expect(missing.status).toBe(400);
@@ -143,7 +162,9 @@ describe('POST /v1/messages', () => {
       const role = await apiError(viaApiKey.messages.create({ model: 'sim-chat', max_tokens: 8, messages: [{ role: 'system', content: 'hi' }] } as any));
       expect(role.status).toBe(400);
       expect((role.error as any).error.message).toContain('messages[0].role');
-      const block = await apiError(viaApiKey.messages.create({ model: 'sim-chat', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] } as any));
+      const block = await apiError(
+        viaApiKey.messages.create({ model: 'sim-chat', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] } as any),
+      );
       expect((block.error as any).error.message).toContain('messages[0].content[0].type');
       expect(simCount(t.sim, 'sim-chat')).toBe(0);
     });
@@ -162,7 +183,11 @@ describe('POST /v1/messages', () => {
       const none = await fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(none.status).toBe(401);
       expect(((await none.json()) as any).error.type).toBe('authentication_error');
-      const openai = await fetch(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ROOT_TOKEN }, body });
+      const openai = await fetch(`${t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ROOT_TOKEN },
+        body,
+      });
       expect(openai.status).toBe(401);
       expect(((await openai.json()) as any).error.code).toBe('missing_token');
     });
@@ -175,7 +200,12 @@ describe('POST /v1/messages', () => {
           c.close();
         },
       });
-      const r = await fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ROOT_TOKEN }, body, duplex: 'half' } as RequestInit);
+      const r = await fetch(`${t.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ROOT_TOKEN },
+        body,
+        duplex: 'half',
+      } as RequestInit);
       expect(r.status).toBe(200);
       expect(((await r.json()) as any).content[0].text).toContain('sent in chunks');
     });
@@ -191,7 +221,11 @@ describe('POST /v1/messages', () => {
     });
 
     it('a stream broken after its start ends with an error event', async () => {
-      const stream = viaApiKey.messages.stream({ model: 'slow-drop', max_tokens: 64, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] });
+      const stream = viaApiKey.messages.stream({
+        model: 'slow-drop',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'one two three four five six seven eight' }],
+      });
       const texts: string[] = [];
       stream.on('text', (x) => texts.push(x));
       const err = await apiError(stream.finalMessage());

@@ -223,7 +223,12 @@ describe('relay through the official openai client', () => {
     it('reranks documents by relevance', async () => {
       const res = await t.api('/v1/rerank', {
         method: 'POST',
-        json: { model: 'sim-rerank', query: 'green tea health', documents: ['coffee is bitter', 'green tea is good for health', { text: 'tea time' }], top_n: 2 },
+        json: {
+          model: 'sim-rerank',
+          query: 'green tea health',
+          documents: ['coffee is bitter', 'green tea is good for health', { text: 'tea time' }],
+          top_n: 2,
+        },
       });
       expect(res.status).toBe(200);
       const body: any = await res.json();

@@ -67,9 +67,34 @@ describe('relay retries, timeouts and auto-disable', () => {
     // Nothing listens there: a connection failure on the highest priority.
     await channels.create({ type: 'openai', name: 'dead', base_url: 'http://127.0.0.1:9/v1', key: 'k', priority: 20, models: ['embed-any', 'rerank-any'] });
     // Same tier as the secondary (weight 3) for 'weighted'.
-    await channels.create({ type: 'openai', name: 'light', base_url: `${t.sim.url}/v1`, key: 'k', priority: 0, weight: 1, models: ['weighted'], model_mapping: { weighted: 'sim-chat:w1' } });
-    await channels.create({ type: 'openai', name: 'slow', base_url: `${slow.url}/v1`, key: 'k', priority: 10, models: ['drop-model'], model_mapping: { 'drop-model': 'sim-drop' } });
-    await channels.create({ type: 'openai', name: 'limited', base_url: `${limited.url}/v1`, key: 'k', priority: 10, models: ['rate-model'], model_mapping: { 'rate-model': 'sim-chat:limited' } });
+    await channels.create({
+      type: 'openai',
+      name: 'light',
+      base_url: `${t.sim.url}/v1`,
+      key: 'k',
+      priority: 0,
+      weight: 1,
+      models: ['weighted'],
+      model_mapping: { weighted: 'sim-chat:w1' },
+    });
+    await channels.create({
+      type: 'openai',
+      name: 'slow',
+      base_url: `${slow.url}/v1`,
+      key: 'k',
+      priority: 10,
+      models: ['drop-model'],
+      model_mapping: { 'drop-model': 'sim-drop' },
+    });
+    await channels.create({
+      type: 'openai',
+      name: 'limited',
+      base_url: `${limited.url}/v1`,
+      key: 'k',
+      priority: 10,
+      models: ['rate-model'],
+      model_mapping: { 'rate-model': 'sim-chat:limited' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -207,7 +232,11 @@ describe('relay retries, timeouts and auto-disable', () => {
     /** The stored auto-disable row, which every gateway process reads at refresh. */
     async function stateRow(model: string) {
       return t.gw.services.store.db
-        .selectFrom('channel_model_state').selectAll().where('channel_id', '=', envChannelId).where('model', '=', model).executeTakeFirst();
+        .selectFrom('channel_model_state')
+        .selectAll()
+        .where('channel_id', '=', envChannelId)
+        .where('model', '=', model)
+        .executeTakeFirst();
     }
 
     it('disables a channel+model after 3 failures in a row, with the reason recorded', async () => {

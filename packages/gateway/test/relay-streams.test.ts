@@ -195,7 +195,11 @@ describe('relay streams', () => {
       const slowChannel = t.gw.services.registry.all().find((c) => c.name === 'slow')!;
       for (let i = 0; i < 3; i++) {
         const controller = new AbortController();
-        const pending = t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-slow', messages: hi, stream: i % 2 === 0 }, signal: controller.signal });
+        const pending = t.api('/v1/chat/completions', {
+          method: 'POST',
+          json: { model: 'sim-slow', messages: hi, stream: i % 2 === 0 },
+          signal: controller.signal,
+        });
         await vi.waitFor(() => expect(simCount(slow, 'sim-slow')).toBe(i + 1));
         controller.abort();
         await pending.catch(() => {});

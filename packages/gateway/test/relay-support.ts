@@ -38,7 +38,11 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<{ chunks: T[
 }
 
 /** A root-owned token (or one of `userId`) with the given limits; returns its key. */
-export async function makeToken(t: TestGateway, input: Parameters<TestGateway['gw']['services']['accounts']['createToken']>[1], userId?: number): Promise<string> {
+export async function makeToken(
+  t: TestGateway,
+  input: Parameters<TestGateway['gw']['services']['accounts']['createToken']>[1],
+  userId?: number,
+): Promise<string> {
   const { accounts, accountsStore } = t.gw.services;
   const owner = userId ?? (await accountsStore.userByName('root'))!.id;
   return (await accounts.createToken(owner, input)).key;

@@ -93,11 +93,25 @@ describe('replay', () => {
     // Tried first: an OpenAI channel that answers 503 (retried elsewhere); then a Gemini channel that answers 400.
     const openaiCh = await call('/api/channels', {
       method: 'POST',
-      json: { type: 'openai', base_url: `${t.sim.url}/v1`, key: 'sk-sim-upstream-key', priority: 10, models: ['mixed-wire'], model_mapping: { 'mixed-wire': 'sim-503' } },
+      json: {
+        type: 'openai',
+        base_url: `${t.sim.url}/v1`,
+        key: 'sk-sim-upstream-key',
+        priority: 10,
+        models: ['mixed-wire'],
+        model_mapping: { 'mixed-wire': 'sim-503' },
+      },
     });
     const geminiCh = await call('/api/channels', {
       method: 'POST',
-      json: { type: 'gemini', base_url: t.sim.url, key: 'sk-sim-upstream-key', priority: 0, models: ['mixed-wire'], model_mapping: { 'mixed-wire': 'gemini-sim-400' } },
+      json: {
+        type: 'gemini',
+        base_url: t.sim.url,
+        key: 'sk-sim-upstream-key',
+        priority: 0,
+        models: ['mixed-wire'],
+        model_mapping: { 'mixed-wire': 'gemini-sim-400' },
+      },
     });
     expect([openaiCh.status, geminiCh.status]).toEqual([201, 201]);
     const failed = await chat({ model: 'mixed-wire', temperature: 0.25 });
@@ -128,7 +142,10 @@ describe('replay', () => {
     expect(s.body).toMatchObject({ status: 200, stream: true });
     const payloads = s.body.response as any[];
     expect(payloads[payloads.length - 1]).toBe('[DONE]');
-    const text = payloads.slice(0, -1).map((p) => p.choices?.[0]?.delta?.content ?? '').join('');
+    const text = payloads
+      .slice(0, -1)
+      .map((p) => p.choices?.[0]?.delta?.content ?? '')
+      .join('');
     expect(text).toMatch(/^Echo: replay me/);
   });
 

@@ -30,7 +30,7 @@ describe('latency histogram', () => {
 
   it('reads percentiles within the stated bound of the nearest-rank value', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let trial = 0; trial < 200; trial++) {
       const values = Array.from({ length: 1 + Math.floor(random() * 300) }, () => Math.round(Math.exp(random() * 12)));
       const hist = new Array<number>(HIST_BUCKETS).fill(0);
@@ -47,9 +47,26 @@ describe('latency histogram', () => {
 
 function logRow(i: number, over: Partial<NewLog>): NewLog {
   return {
-    request_id: `req-${i}`, created_at: 0, user_id: 1 + (i % 3), token_id: i % 5 ? 10 + (i % 5) : null, channel_id: null, endpoint: 'chat',
-    model: 'm', upstream_model: null, is_stream: 0, prompt_tokens: i, completion_tokens: 2 * i, usage_source: 'upstream', cost: 3 * i,
-    latency_ms: 1, ttft_ms: null, status: 200, error: null, attempts: 1, request_body: null, ...over,
+    request_id: `req-${i}`,
+    created_at: 0,
+    user_id: 1 + (i % 3),
+    token_id: i % 5 ? 10 + (i % 5) : null,
+    channel_id: null,
+    endpoint: 'chat',
+    model: 'm',
+    upstream_model: null,
+    is_stream: 0,
+    prompt_tokens: i,
+    completion_tokens: 2 * i,
+    usage_source: 'upstream',
+    cost: 3 * i,
+    latency_ms: 1,
+    ttft_ms: null,
+    status: 200,
+    error: null,
+    attempts: 1,
+    request_body: null,
+    ...over,
   };
 }
 
@@ -75,7 +92,12 @@ describe.each(stores)('rollup backfill: $name', (t) => {
           Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'dim' || k === 'dim_key' ? v : Number(v)])),
         );
       const written = await dump();
-      expect(written.filter((r) => r.grain === 2 && r.dim === 'model').map((r) => r.dim_key).sort()).toEqual(['Model-A', 'model-a']);
+      expect(
+        written
+          .filter((r) => r.grain === 2 && r.dim === 'model')
+          .map((r) => r.dim_key)
+          .sort(),
+      ).toEqual(['Model-A', 'model-a']);
       await sql`delete from log_rollups`.execute(store.db);
       await backfillRollups(store.db);
       expect(await dump()).toEqual(written);

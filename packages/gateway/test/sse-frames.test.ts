@@ -7,7 +7,14 @@ import type { Responder } from '../src/relay/context.js';
 import { ChunkDecoder, plainFramesEnd, RawFrames } from '../src/http1/sse-frames.js';
 
 const chunk = (delta: object, usage: object | null = null, choices = true) =>
-  JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: choices ? [{ index: 0, delta, finish_reason: null }] : [], usage });
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: choices ? [{ index: 0, delta, finish_reason: null }] : [],
+    usage,
+  });
 
 const EVENTS = [
   chunk({ role: 'assistant', content: '' }),
@@ -46,7 +53,14 @@ async function relay(bytes: Buffer, cuts: number[], clientWantsUsage: boolean): 
         at = cut;
       }
     },
-    { responder, requestId: 'r', startedAt: Date.now(), signal: { aborted: false }, clientWantsUsage, localUsage: () => ({ prompt_tokens: 0, completion_tokens: 0 }) },
+    {
+      responder,
+      requestId: 'r',
+      startedAt: Date.now(),
+      signal: { aborted: false },
+      clientWantsUsage,
+      localUsage: () => ({ prompt_tokens: 0, completion_tokens: 0 }),
+    },
   );
   return { out: responder.out, outcome };
 }

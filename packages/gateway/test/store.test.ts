@@ -116,7 +116,13 @@ describe.each(stores)('store: $name', (t) => {
         await second.close();
       }
       const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(store.db);
-      expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes', '0005_channel_tests_and_failures']);
+      expect(applied.rows.map((r) => r.name).sort()).toEqual([
+        '0001_initial',
+        '0002_logs_without_created_at_index',
+        '0003_durable_leases',
+        '0004_log_rollups_and_list_indexes',
+        '0005_channel_tests_and_failures',
+      ]);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
 
@@ -126,7 +132,13 @@ describe.each(stores)('store: $name', (t) => {
         // Separate pools, as two gateway processes starting together would have.
         const [a, b] = await Promise.all([openStore({ url: fresh.url! }), openStore({ url: fresh.url! })]);
         const applied = await sql<{ name: string }>`select name from kbchat_migrations`.execute(a.db);
-        expect(applied.rows.map((r) => r.name).sort()).toEqual(['0001_initial', '0002_logs_without_created_at_index', '0003_durable_leases', '0004_log_rollups_and_list_indexes', '0005_channel_tests_and_failures']);
+        expect(applied.rows.map((r) => r.name).sort()).toEqual([
+          '0001_initial',
+          '0002_logs_without_created_at_index',
+          '0003_durable_leases',
+          '0004_log_rollups_and_list_indexes',
+          '0005_channel_tests_and_failures',
+        ]);
         await Promise.all([a.close(), b.close()]);
       } finally {
         await fresh.drop();
@@ -187,9 +199,7 @@ describe.each(stores)('store: $name', (t) => {
       expect(id2).not.toBe(id);
       expect(await accounts.countUsers()).toBe(before + 1);
       expect((await accounts.listUsers(0, 1000)).map((x) => x.username)).toEqual(expect.arrayContaining(['alice', 'bob']));
-      await expect(
-        accounts.insertUser({ username: 'bob', password_hash: 'x', role: 'user', group_name: 'default', balance: 0 }),
-      ).rejects.toThrow();
+      await expect(accounts.insertUser({ username: 'bob', password_hash: 'x', role: 'user', group_name: 'default', balance: 0 })).rejects.toThrow();
 
       // Deleting a user takes its tokens and sessions with it.
       const tok = await accounts.insertToken(token(id2, 'bob-key'));
@@ -204,7 +214,12 @@ describe.each(stores)('store: $name', (t) => {
 
     it('inserts tokens, finds them by hash, updates and deletes them', async () => {
       const uid = await accounts.insertUser({ username: 'tok-owner', password_hash: 'h', role: 'user', group_name: 'default', balance: 0 });
-      const id = await accounts.insertToken({ ...token(uid, 'hash-1'), models: JSON.stringify(['a', 'b']), ip_allow: '10.0.0.0/8', expires_at: 4_102_444_800_000 });
+      const id = await accounts.insertToken({
+        ...token(uid, 'hash-1'),
+        models: JSON.stringify(['a', 'b']),
+        ip_allow: '10.0.0.0/8',
+        expires_at: 4_102_444_800_000,
+      });
       const id2 = await accounts.insertToken(token(uid, 'hash-2'));
       expect(id2).not.toBe(id);
       const row = await accounts.tokenByHash('hash-1');
@@ -368,14 +383,30 @@ describe.each(stores)('store: $name', (t) => {
         const stores = [channels, new ChannelsStore(other.db)];
         await Promise.all(
           Array.from({ length: 8 }, (_, i) =>
-            stores[i % 2]!.saveTest({ channel_id: id, model: 'm1', tested_at: 1000 + i, ok: i % 2 === 0, latency_ms: i, status: i % 2 === 0 ? 200 : 401, error: i % 2 === 0 ? null : `error ${i}` }),
+            stores[i % 2]!.saveTest({
+              channel_id: id,
+              model: 'm1',
+              tested_at: 1000 + i,
+              ok: i % 2 === 0,
+              latency_ms: i,
+              status: i % 2 === 0 ? 200 : 401,
+              error: i % 2 === 0 ? null : `error ${i}`,
+            }),
           ),
         );
         await channels.saveTest({ channel_id: id, model: 'm2', tested_at: 5000, ok: false, latency_ms: 15000, status: null, error: 'timed out' });
         const rows = (await channels.tests([id])).sort((x, y) => x.model.localeCompare(y.model));
         expect(rows).toHaveLength(2);
         const i = rows[0]!.latency_ms;
-        expect(rows[0]).toEqual({ channel_id: id, model: 'm1', tested_at: 1000 + i, ok: i % 2 === 0, latency_ms: i, status: i % 2 === 0 ? 200 : 401, error: i % 2 === 0 ? null : `error ${i}` });
+        expect(rows[0]).toEqual({
+          channel_id: id,
+          model: 'm1',
+          tested_at: 1000 + i,
+          ok: i % 2 === 0,
+          latency_ms: i,
+          status: i % 2 === 0 ? 200 : 401,
+          error: i % 2 === 0 ? null : `error ${i}`,
+        });
         expect(rows[1]).toEqual({ channel_id: id, model: 'm2', tested_at: 5000, ok: false, latency_ms: 15000, status: null, error: 'timed out' });
         await channels.delete(id);
         expect(await channels.tests([id])).toEqual([]);
@@ -473,7 +504,7 @@ describe.each(stores)('store: $name', (t) => {
       }
     });
 
-    it('the ledger writes settled requests\' rows 2,000 at most to a transaction, and the rest on flush', async () => {
+    it("the ledger writes settled requests' rows 2,000 at most to a transaction, and the rest on flush", async () => {
       await sql`delete from logs`.execute(store.db);
       const errors: Error[] = [];
       const { ledger, ledgerStore } = await ledgerOn(store, { logFlushMs: 60_000, flushMs: 60_000, onError: (e) => errors.push(e) });
@@ -503,9 +534,25 @@ describe.each(stores)('store: $name', (t) => {
 
     it('writes every column to its own place (a distinct value in each)', async () => {
       const row: NewLog = {
-        request_id: 'cols-1', created_at: 1_700_000_000_001, user_id: 2, token_id: 3, channel_id: 4, endpoint: 'rerank', model: 'm-in',
-        upstream_model: 'm-up', is_stream: 1, prompt_tokens: 5, completion_tokens: 6, usage_source: 'local', cost: 7, latency_ms: 8,
-        ttft_ms: 9, status: 418, error: 'err', attempts: 10, request_body: '{"b":1}',
+        request_id: 'cols-1',
+        created_at: 1_700_000_000_001,
+        user_id: 2,
+        token_id: 3,
+        channel_id: 4,
+        endpoint: 'rerank',
+        model: 'm-in',
+        upstream_model: 'm-up',
+        is_stream: 1,
+        prompt_tokens: 5,
+        completion_tokens: 6,
+        usage_source: 'local',
+        cost: 7,
+        latency_ms: 8,
+        ttft_ms: 9,
+        status: 418,
+        error: 'err',
+        attempts: 10,
+        request_body: '{"b":1}',
       };
       await logs.insertMany([row]);
       expect(await logs.byRequestId('cols-1')).toMatchObject(row);
@@ -524,7 +571,10 @@ describe.each(stores)('store: $name', (t) => {
       const body = JSON.stringify({ messages: [{ role: 'user', content: '"quoted"\\'.repeat(100_000) }] });
       const rows = Array.from({ length: 13 }, (_, i) => logRow(i, { request_id: `fat-${i}`, status: 502, request_body: body }));
       await logs.insertMany([...rows, logRow(99, { request_id: 'fat-small' })]);
-      const stored = await sql<{ n: number; total: number }>`select count(*) as n, sum(length(request_body)) as total from logs where request_id like 'fat-%'`.execute(store.db);
+      const stored = await sql<{
+        n: number;
+        total: number;
+      }>`select count(*) as n, sum(length(request_body)) as total from logs where request_id like 'fat-%'`.execute(store.db);
       expect(Number(stored.rows[0]!.n)).toBe(14);
       expect(Number(stored.rows[0]!.total)).toBe(13 * body.length);
       expect((await logs.byRequestId('fat-12'))!.request_body).toBe(body);

@@ -11,11 +11,16 @@ describe('UpstreamClient.postStream', () => {
     const up = await httpServer((_req, res) => res.end('data: {"x":1}\n\n'));
     const client = new UpstreamClient({ connectTimeoutMs: 5000, headersTimeoutMs: 5000, idleTimeoutMs: 5000 });
     const order: string[] = [];
-    const status = await client.postStream({ url: `${up.origin}/v1/chat/completions`, headers: { 'content-type': 'application/json' } }, '{}', undefined, async (chunk) => {
-      order.push(`chunk ${chunk.length}`);
-      await sleep(100);
-      order.push('chunk taken');
-    });
+    const status = await client.postStream(
+      { url: `${up.origin}/v1/chat/completions`, headers: { 'content-type': 'application/json' } },
+      '{}',
+      undefined,
+      async (chunk) => {
+        order.push(`chunk ${chunk.length}`);
+        await sleep(100);
+        order.push('chunk taken');
+      },
+    );
     order.push('resolved');
     expect(status).toBe(200);
     expect(order).toEqual(['chunk 15', 'chunk taken', 'resolved']);

@@ -11,7 +11,8 @@ import { startLocalModels } from '../dist/index.js';
 
 const workers = Number(process.argv[2] ?? 1);
 const maxBatch = Number(process.argv[3] ?? 32);
-const WORDS = 'the a river mountain small large quickly report customer refund policy office open weather spring battery laptop meeting friday hospital recipe'.split(' ');
+const WORDS =
+  'the a river mountain small large quickly report customer refund policy office open weather spring battery laptop meeting friday hospital recipe'.split(' ');
 
 // Deterministic sentences of 10 to 20 words.
 function sentence(i) {
@@ -47,7 +48,9 @@ console.log(`single: ${((SINGLE / (performance.now() - start)) * 1000).toFixed(1
 start = performance.now();
 const CONCURRENT = 128;
 await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => embed(sentence(1000 + i))));
-console.log(`concurrent singles: ${((CONCURRENT / (performance.now() - start)) * 1000).toFixed(1)} embeddings/s (${CONCURRENT} one-sentence requests at once, coalesced)`);
+console.log(
+  `concurrent singles: ${((CONCURRENT / (performance.now() - start)) * 1000).toFixed(1)} embeddings/s (${CONCURRENT} one-sentence requests at once, coalesced)`,
+);
 
 start = performance.now();
 const BATCHED = 256;
@@ -64,16 +67,22 @@ const servers = {
 };
 async function indexingRound(server, first) {
   const post = (input) =>
-    fetch(`${server.baseUrl}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'local-embed', input, encoding_format: 'base64' }) }).then((r) => r.json());
+    fetch(`${server.baseUrl}/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'local-embed', input, encoding_format: 'base64' }),
+    }).then((r) => r.json());
   const CALLS = 6;
   const t = performance.now();
   let next = 0;
-  await Promise.all([0, 1].map(async () => {
-    while (next < CALLS) {
-      const c = next++;
-      await post(Array.from({ length: 64 }, (_, i) => chunk(first + c * 64 + i)));
-    }
-  }));
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < CALLS) {
+        const c = next++;
+        await post(Array.from({ length: 64 }, (_, i) => chunk(first + c * 64 + i)));
+      }
+    }),
+  );
   return (CALLS * 64) / ((performance.now() - t) / 1000);
 }
 await indexingRound(servers.on, 90_000); // warm both graphs
@@ -86,5 +95,7 @@ for (let r = 0; r < ROUNDS; r++) {
 const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
 console.log(`indexing-like load, nobody chatting (384 chunks of ~70 words a round, 2 x 64 at a time, ${ROUNDS} rounds each, interleaved):`);
 console.log(`  lane on  ${rates.on.map((v) => v.toFixed(1)).join(', ')} embeddings/s (mean ${mean(rates.on).toFixed(1)})`);
-console.log(`  lane off ${rates.off.map((v) => v.toFixed(1)).join(', ')} embeddings/s (mean ${mean(rates.off).toFixed(1)}); on/off ${(mean(rates.on) / mean(rates.off)).toFixed(2)}`);
+console.log(
+  `  lane off ${rates.off.map((v) => v.toFixed(1)).join(', ')} embeddings/s (mean ${mean(rates.off).toFixed(1)}); on/off ${(mean(rates.on) / mean(rates.off)).toFixed(2)}`,
+);
 await Promise.all([servers.on.close(), servers.off.close()]);

@@ -107,7 +107,8 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
     if (typeof model !== 'string' || model === '') throw new LocalModelError(400, "Missing 'model': a non-empty string.", 'invalid_field', 'model');
     if (endpoint === '/embeddings') {
       if (model !== LOCAL_EMBED_MODEL) {
-        if (engines.has(model)) throw new LocalModelError(400, `The model '${model}' is a chat model; use ${LOCAL_EMBED_MODEL} for embeddings.`, 'invalid_model', 'model');
+        if (engines.has(model))
+          throw new LocalModelError(400, `The model '${model}' is a chat model; use ${LOCAL_EMBED_MODEL} for embeddings.`, 'invalid_model', 'model');
         throw modelNotFound(model, modelIds);
       }
       await handleEmbeddings(body, res, pool, limits, declaredPriority(req.headers[PRIORITY_HEADER]));
@@ -115,7 +116,8 @@ export async function startLocalModels(options: LocalModelsOptions = {}): Promis
     }
     const engine = engines.get(model);
     if (!engine) {
-      if (model === LOCAL_EMBED_MODEL) throw new LocalModelError(400, `The model '${model}' is an embeddings model, not a chat model.`, 'invalid_model', 'model');
+      if (model === LOCAL_EMBED_MODEL)
+        throw new LocalModelError(400, `The model '${model}' is an embeddings model, not a chat model.`, 'invalid_model', 'model');
       throw modelNotFound(model, modelIds);
     }
     const abort = new AbortController();

@@ -65,7 +65,12 @@ describe('the embedding pool with a priority lane (real worker and model)', () =
     });
     const started = performance.now();
     const indexing = await Promise.race([
-      pool.embed(Array.from({ length: 12 }, (_, i) => sentence(i)), 'bulk').then((r) => r.vectors.length),
+      pool
+        .embed(
+          Array.from({ length: 12 }, (_, i) => sentence(i)),
+          'bulk',
+        )
+        .then((r) => r.vectors.length),
       new Promise<'starved'>((resolve) => setTimeout(() => resolve('starved'), 20_000)),
     ]);
     const interactiveMeanwhile = interactiveDone;
@@ -97,7 +102,13 @@ describe('local-embed over HTTP with the lane', () => {
     });
     const chat = postJson(lm.baseUrl, '/chat/completions', {
       model: 'local-extractive',
-      messages: [{ role: 'user', content: '<Reference>\n<quote id="1">The mountain is 4,810 metres high. Rivers run from it to the sea.</quote>\n</Reference>\nQuestion: How high is the mountain?' }],
+      messages: [
+        {
+          role: 'user',
+          content:
+            '<Reference>\n<quote id="1">The mountain is 4,810 metres high. Rivers run from it to the sea.</quote>\n</Reference>\nQuestion: How high is the mountain?',
+        },
+      ],
     }).then((r) => {
       expect(r.status, r.text).toBe(200);
       expect(r.json.choices[0].message.content).toContain('4,810');
@@ -163,7 +174,11 @@ describe('X-Kbchat-Priority: the lane a request asks for', () => {
 });
 
 describe('the lanes themselves', () => {
-  const job = (priority: EmbedPriority, count: number, chars = 400): LaneJob => ({ texts: Array.from({ length: count }, () => 'x'.repeat(chars)), priority, next: 0 });
+  const job = (priority: EmbedPriority, count: number, chars = 400): LaneJob => ({
+    texts: Array.from({ length: count }, () => 'x'.repeat(chars)),
+    priority,
+    next: 0,
+  });
   const options = { enabled: true, maxBatch: 32, bulkBatchMs: 1000, busyBatchMs: 150 };
 
   it('cuts indexing batches short while someone chats, and back after', () => {

@@ -4,7 +4,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbedPool } from '../src/embeddings/embed-pool.js';
 
-const texts = Array.from({ length: 11 }, (_, i) => `Sentence ${i} about ${i % 2 ? 'rivers and mountains' : 'invoices, printers and a refund policy'} in the handbook.`);
+const texts = Array.from(
+  { length: 11 },
+  (_, i) => `Sentence ${i} about ${i % 2 ? 'rivers and mountains' : 'invoices, printers and a refund policy'} in the handbook.`,
+);
 
 const pools: EmbedPool[] = [];
 afterEach(async () => {

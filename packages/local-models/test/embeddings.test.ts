@@ -33,7 +33,9 @@ describe('local-embed over HTTP', () => {
     const res = await fetch(`${lm.baseUrl}/models`);
     const body = (await res.json()) as { object: string; data: { id: string; description: string }[] };
     expect(body.object).toBe('list');
-    expect(body.data).toContainEqual(expect.objectContaining({ id: 'local-embed', object: 'model', owned_by: 'kbchat-local', kind: 'embeddings', dimensions: 512, supports_tools: false }));
+    expect(body.data).toContainEqual(
+      expect.objectContaining({ id: 'local-embed', object: 'model', owned_by: 'kbchat-local', kind: 'embeddings', dimensions: 512, supports_tools: false }),
+    );
     expect(body.data).toContainEqual(expect.objectContaining({ id: 'local-extractive', kind: 'chat', supports_tools: false }));
     expect(body.data.find((m) => m.id === 'local-extractive')?.description).toMatch(/extractive, not generative/i);
   });
@@ -51,7 +53,10 @@ describe('local-embed over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ object: 'list', model: 'local-embed', usage: { prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) } });
     expect(r.json.usage.prompt_tokens).toBeGreaterThan(3);
-    expect(r.json.data.map((d: { index: number; object: string }) => [d.object, d.index])).toEqual([['embedding', 0], ['embedding', 1]]);
+    expect(r.json.data.map((d: { index: number; object: string }) => [d.object, d.index])).toEqual([
+      ['embedding', 0],
+      ['embedding', 1],
+    ]);
     for (const d of r.json.data) {
       expect(d.embedding).toHaveLength(512);
       expect(Math.abs(norm(d.embedding) - 1)).toBeLessThan(1e-3);
@@ -163,13 +168,17 @@ describe('local-embed over HTTP', () => {
 
   it('serves a short request between the batches of a long one', async () => {
     let longDoneAt = 0;
-    const longJob = embed(Array.from({ length: 128 }, (_, i) => `Filler sentence ${i} about nothing in particular.`)).then(() => (longDoneAt = performance.now()));
+    const longJob = embed(Array.from({ length: 128 }, (_, i) => `Filler sentence ${i} about nothing in particular.`)).then(
+      () => (longDoneAt = performance.now()),
+    );
     await new Promise((r) => setTimeout(r, 100));
     const t0 = performance.now();
     await embed('a short query');
     const shortDoneAt = performance.now();
     await longJob;
-    console.log(`short query answered in ${(shortDoneAt - t0).toFixed(0)} ms while a 128-input job ran (job finished ${(longDoneAt - shortDoneAt).toFixed(0)} ms later)`);
+    console.log(
+      `short query answered in ${(shortDoneAt - t0).toFixed(0)} ms while a 128-input job ran (job finished ${(longDoneAt - shortDoneAt).toFixed(0)} ms later)`,
+    );
     expect(longDoneAt).toBeGreaterThan(shortDoneAt);
   });
 });

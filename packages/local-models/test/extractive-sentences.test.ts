@@ -98,7 +98,10 @@ describe('local-extractive answers', () => {
   it('answers with the sentence holding the key terms from the best-ranked quote, whole, with the sentence it leans on', async () => {
     const quotes = [
       { id: '1', text: `# Guide\n## The local models\n${LOCAL_MODELS}` },
-      { id: '2', text: '# Guide\n## Knowledge bases\nEach chunk is indexed twice: its words go into a full-text index, and its\nembedding from local-embed goes into a vector index.' },
+      {
+        id: '2',
+        text: '# Guide\n## Knowledge bases\nEach chunk is indexed twice: its words go into a full-text index, and its\nembedding from local-embed goes into a vector index.',
+      },
       { id: '3', text: '# Guide\n## Settings\nThe local-embed model is the default vector model of a new dataset.' },
     ];
     const text = await answer(quotes, 'How many dimensions do local-embed vectors have?');
@@ -109,23 +112,35 @@ describe('local-extractive answers', () => {
 
   it('puts a marker after each sentence, and prefers the next sentence of the same quote to a collage of quotes', async () => {
     const quotes = [
-      { id: 'travel-1', text: wrap80('Flights shorter than six hours are booked in economy class. For flights of six hours or more, employees may book premium economy. Trains are preferred for journeys under four hours.') },
+      {
+        id: 'travel-1',
+        text: wrap80(
+          'Flights shorter than six hours are booked in economy class. For flights of six hours or more, employees may book premium economy. Trains are preferred for journeys under four hours.',
+        ),
+      },
       { id: 'travel-2', text: 'Economy class seats are booked through Wayfarer.' },
     ];
     const text = await answer(quotes, 'Which class may I book for a flight of eight hours?');
-    expect(text).toBe('Flights shorter than six hours are booked in economy class. [travel-1] For flights of six hours or more, employees may book premium economy. [travel-1]');
+    expect(text).toBe(
+      'Flights shorter than six hours are booked in economy class. [travel-1] For flights of six hours or more, employees may book premium economy. [travel-1]',
+    );
   });
 
   it('drops near-duplicates (the same sentence in two overlapping chunks) and the cut tail at the start of a chunk', async () => {
-    const first = 'The station owns six aluminium boats with outboard motors and four canoes. Only visitors who have passed the boat test may take a motor boat out alone.';
+    const first =
+      'The station owns six aluminium boats with outboard motors and four canoes. Only visitors who have passed the boat test may take a motor boat out alone.';
     // The next chunk starts with the previous chunk's last words (its overlap), then goes on.
-    const second = 'passed the boat test may take a motor boat out alone.\n\nThe station owns six aluminium boats with outboard motors and four canoes. Life jackets must be worn on the water.';
+    const second =
+      'passed the boat test may take a motor boat out alone.\n\nThe station owns six aluminium boats with outboard motors and four canoes. Life jackets must be worn on the water.';
     const text = await answer([{ text: wrap80(first) }, { text: second }], 'How many boats does the station own?');
     expect(cited(text)).toEqual(['The station owns six aluminium boats with outboard motors and four canoes.']);
     const tail = await answer([{ text: second }, { text: 'Boats are kept in the boathouse.' }], 'Who may take a motor boat out alone?');
     expect(tail).not.toContain('passed the boat test may take');
     // A name written in lower case is no tail: the knowledge uses it more than once and never capitalised.
-    const name = await answer([{ text: 'kbchat is a self-hosted platform for chat applications.' }, { text: 'Start kbchat with npx kbchat start.' }], 'What is kbchat?');
+    const name = await answer(
+      [{ text: 'kbchat is a self-hosted platform for chat applications.' }, { text: 'Start kbchat with npx kbchat start.' }],
+      'What is kbchat?',
+    );
     expect(name).toBe('kbchat is a self-hosted platform for chat applications. [1]');
   });
 
@@ -143,19 +158,30 @@ describe('local-extractive answers', () => {
       stream: true,
       messages: [{ role: 'user', content: formatQuotesForPrompt([{ text: '订单在付款后四十八小时内发货。订单发货后会短信通知。' }], '订单什么时候发货？') }],
     });
-    const pieces = sseEvents(r.text).slice(0, -1).map((e) => JSON.parse(e).choices[0]?.delta?.content).filter(Boolean);
+    const pieces = sseEvents(r.text)
+      .slice(0, -1)
+      .map((e) => JSON.parse(e).choices[0]?.delta?.content)
+      .filter(Boolean);
     expect(pieces).toEqual(['订单在付款后四十八小时内发货。[1]', '订单发货后会短信通知。[1]']);
   });
 
   it('answers a list question with the list found, its introduction first, one item a line', async () => {
     const quotes = [
-      { id: 'bring', text: '# Handbook\n## What to bring\nThe station provides bed linen and towels. Visitors should bring:\n\n- rubber boots and rain clothes\n- a headlamp with spare\n  batteries\n- insect repellent' },
+      {
+        id: 'bring',
+        text: '# Handbook\n## What to bring\nThe station provides bed linen and towels. Visitors should bring:\n\n- rubber boots and rain clothes\n- a headlamp with spare\n  batteries\n- insect repellent',
+      },
       { id: 'meals', text: '# Handbook\n## Meals\nMeals are served at 07:30, 12:00 and 18:30.' },
     ];
     expect(await answer(quotes, 'What should visitors bring to the station?')).toBe(
       'Visitors should bring:\n- rubber boots and rain clothes\n- a headlamp with spare batteries\n- insect repellent [bring]',
     );
-    const steps = { id: 's', text: wrap80('To start kbchat for the first time:') + '\n\n1. Install Node.js 20.18 or newer.\n2. Run `npm ci` in a checkout.\n3. Run `npx kbchat start` and wait for the line that says the platform is\n   listening.' };
+    const steps = {
+      id: 's',
+      text:
+        wrap80('To start kbchat for the first time:') +
+        '\n\n1. Install Node.js 20.18 or newer.\n2. Run `npm ci` in a checkout.\n3. Run `npx kbchat start` and wait for the line that says the platform is\n   listening.',
+    };
     const text = await answer([steps], 'What are the steps to start kbchat?');
     expect(text.split('\n')).toEqual([
       'To start kbchat for the first time:',
@@ -185,6 +211,8 @@ describe('local-extractive answers', () => {
     expect(await answer(quotes, 'What is the capital of Australia?')).toBe(NOT_FOUND_ANSWER);
     expect(await answer(quotes, 'Does the Zorblax 3000 print in colour?')).toBe(NOT_FOUND_ANSWER);
     expect(await answer(quotes, 'How many employees does Lumen Analytics have?')).toBe(NOT_FOUND_ANSWER);
-    expect(await answer(quotes, 'How many days of paid vacation do employees have?')).toBe('Full-time employees have 28 days of paid vacation per year. [2]'.replace('[2]', '[1]'));
+    expect(await answer(quotes, 'How many days of paid vacation do employees have?')).toBe(
+      'Full-time employees have 28 days of paid vacation per year. [2]'.replace('[2]', '[1]'),
+    );
   });
 });

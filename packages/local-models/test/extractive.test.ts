@@ -37,7 +37,15 @@ describe('local-extractive over HTTP', () => {
   });
 
   it('matches a paraphrased question and cites a numbered quote', async () => {
-    const r = await ask([{ role: 'user', content: formatQuotesForPrompt(QUOTES.map(({ text }) => ({ text })), 'When can I visit the office?') }]);
+    const r = await ask([
+      {
+        role: 'user',
+        content: formatQuotesForPrompt(
+          QUOTES.map(({ text }) => ({ text })),
+          'When can I visit the office?',
+        ),
+      },
+    ]);
     const answer: string = r.json.choices[0].message.content;
     expect(answer).toContain('Our office is open Monday to Friday from 9am to 5pm. [2]');
     expect(answer).not.toContain('Refunds');
@@ -51,7 +59,8 @@ describe('local-extractive over HTTP', () => {
   });
 
   it('reads FastGPT-style <Data> in the system prompt with [n] quotes and a labelled question', async () => {
-    const system = 'Use the content in <Data></Data> as your knowledge.\n<Data>\n[1] Parking is free for visitors in lot B.\n[2] The library closes at 8pm on weekdays.\n</Data>';
+    const system =
+      'Use the content in <Data></Data> as your knowledge.\n<Data>\n[1] Parking is free for visitors in lot B.\n[2] The library closes at 8pm on weekdays.\n</Data>';
     const r = await ask([
       { role: 'system', content: system },
       { role: 'user', content: 'Answer briefly.\nQuestion: """Where can visitors park?"""' },
@@ -97,7 +106,9 @@ describe('local-extractive over HTTP', () => {
 
   it('streams without a usage chunk or usage fields when not asked', async () => {
     const r = await ask([{ role: 'user', content: formatQuotesForPrompt(QUOTES, 'How long does a refund take?') }], { stream: true });
-    const chunks = sseEvents(r.text).slice(0, -1).map((e) => JSON.parse(e));
+    const chunks = sseEvents(r.text)
+      .slice(0, -1)
+      .map((e) => JSON.parse(e));
     expect(chunks.every((c) => c.choices.length === 1 && !('usage' in c))).toBe(true);
     expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
   });

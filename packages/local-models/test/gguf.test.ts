@@ -37,7 +37,13 @@ describe('local-gguf', () => {
     lm = await startLocalModels({ ggufPath, ggufContextSize: 256 });
     expect(lm.models.find((m) => m.id === 'local-gguf')).toMatchObject({ kind: 'chat', supports_tools: false });
     const messages = [{ role: 'user', content: 'hello world' }];
-    const r = await postJson(lm.baseUrl, '/chat/completions', { model: 'local-gguf', messages, max_tokens: 8, stream: true, stream_options: { include_usage: true } });
+    const r = await postJson(lm.baseUrl, '/chat/completions', {
+      model: 'local-gguf',
+      messages,
+      max_tokens: 8,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(r.status, r.text).toBe(200);
     const events = sseEvents(r.text);
     expect(events.at(-1)).toBe('[DONE]');

@@ -2,7 +2,12 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { formatQuotesForPrompt, startLocalModels, type LocalModels, type QuoteInput } from '@kbchat/local-models';
 
-export async function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+export async function postJson(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string }> {
   const res = await fetch(baseUrl + path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -49,7 +54,10 @@ export function extractiveAnswerer(): { server(): LocalModels; answer(quotes: Qu
   return {
     server: () => lm,
     async answer(quotes, question) {
-      const r = await postJson(lm.baseUrl, '/chat/completions', { model: 'local-extractive', messages: [{ role: 'user', content: formatQuotesForPrompt(quotes, question) }] });
+      const r = await postJson(lm.baseUrl, '/chat/completions', {
+        model: 'local-extractive',
+        messages: [{ role: 'user', content: formatQuotesForPrompt(quotes, question) }],
+      });
       expect(r.status, r.text).toBe(200);
       return (r.json as any).choices[0].message.content;
     },

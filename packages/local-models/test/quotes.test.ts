@@ -12,7 +12,10 @@ describe('the quote format', () => {
     );
     const parsed = parsePrompt([{ role: 'user', text: prompt }]);
     expect(parsed.question).toBe('What does it say?');
-    expect(parsed.quotes.map((q) => [q.marker, q.sourceName])).toEqual([['a"1', 'Guide <v2>.pdf'], ['2', undefined]]);
+    expect(parsed.quotes.map((q) => [q.marker, q.sourceName])).toEqual([
+      ['a"1', 'Guide <v2>.pdf'],
+      ['2', undefined],
+    ]);
     expect(parsed.quotes[0].text).toBe('First quote.\n\nWith a second paragraph.');
     expect(parsed.quotes[1].text).toContain('close the element.');
   });
@@ -22,7 +25,11 @@ describe('the quote format', () => {
       { role: 'system', text: '<Quote>\nAlpha one.\n\nBeta two.\n</Quote>' },
       { role: 'user', text: '<Context>Gamma three.</Context>\nwhat is beta?' },
     ]);
-    expect(parsed.quotes.map((q) => [q.marker, q.text])).toEqual([['1', 'Alpha one.'], ['2', 'Beta two.'], ['3', 'Gamma three.']]);
+    expect(parsed.quotes.map((q) => [q.marker, q.text])).toEqual([
+      ['1', 'Alpha one.'],
+      ['2', 'Beta two.'],
+      ['3', 'Gamma three.'],
+    ]);
     expect(parsed.question).toBe('what is beta?');
   });
 

@@ -56,7 +56,11 @@ async function runAgainst(repoDir, docs, questions) {
       const form = new FormData();
       form.append('data', JSON.stringify({ datasetId }));
       form.append('file', new Blob([d.bytes]), d.name);
-      const res = await fetch(`${kb.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+      const res = await fetch(`${kb.url}/api/core/dataset/collection/create/localFile`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}` },
+        body: form,
+      });
       if (res.status !== 200) throw new Error(`upload of ${d.name}: ${res.status} ${await res.text()}`);
     }
     let progress;
@@ -94,7 +98,12 @@ function percentile(values, p) {
 
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 const stripMarkers = (s) => s.replace(/\s*\[[^\]\s]{1,40}\]/g, '');
-const cells = (row) => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => norm(c));
+const cells = (row) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => norm(c));
 // A sentence ends at . ! ? (or their CJK forms), after which closing quotes, brackets or Markdown marks may stand.
 const ENDS_SENTENCE = /[.!?。！？]["'”’)\]*_`]*$/;
 const CJK_STOP = /[。！？]$/;
@@ -104,7 +113,12 @@ function wholeIn(piece, block) {
   for (let at = block.indexOf(piece); at >= 0; at = block.indexOf(piece, at + 1)) {
     const before = block.slice(0, at);
     const after = block.slice(at + piece.length);
-    const starts = at === 0 || (/\s$/.test(before) && ENDS_SENTENCE.test(before.trimEnd())) || CJK_STOP.test(before) || /^(\d+\.|[-*])\s+$/.test(before) || /\|\s*$/.test(before);
+    const starts =
+      at === 0 ||
+      (/\s$/.test(before) && ENDS_SENTENCE.test(before.trimEnd())) ||
+      CJK_STOP.test(before) ||
+      /^(\d+\.|[-*])\s+$/.test(before) ||
+      /\|\s*$/.test(before);
     const ends = after === '' || (ENDS_SENTENCE.test(piece) && /^(\s|\p{Script=Han}|$)/u.test(after)) || /^\s*\|/.test(after);
     if (starts && ends) return true;
   }
@@ -113,7 +127,10 @@ function wholeIn(piece, block) {
 
 /** The pieces of an answer (between markers and line breaks) that are not whole sentences of any document. */
 function brokenPieces(answer, blocks) {
-  const pieces = answer.split(/\s*\[[^\]\s]{1,40}\]\s*|\n+/).map(norm).filter(Boolean);
+  const pieces = answer
+    .split(/\s*\[[^\]\s]{1,40}\]\s*|\n+/)
+    .map(norm)
+    .filter(Boolean);
   return pieces.filter((piece) => {
     if (piece.startsWith('|')) {
       if (/^\|[\s:|-]+\|$/.test(piece)) return false; // a table's separator row
@@ -144,8 +161,14 @@ function evaluate(run, blocks) {
     noneMisses: none.filter((a) => !refused(a)),
     wrongRefusals: answered.filter(refused).length,
     counts: { answered: answered.length, given: given.length, none: none.length },
-    p50: percentile(run.answers.map((a) => a.ms), 50),
-    p99: percentile(run.answers.map((a) => a.ms), 99),
+    p50: percentile(
+      run.answers.map((a) => a.ms),
+      50,
+    ),
+    p99: percentile(
+      run.answers.map((a) => a.ms),
+      99,
+    ),
   };
 }
 
@@ -153,11 +176,20 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const oneLine = (s) => s.replace(/\n/g, ' ⏎ ');
 
 function report(label, run, e) {
-  console.log(`\n${label}: ${run.chunks} chunks indexed in ${run.indexedS.toFixed(1)} s (start included); answer latency p50 ${e.p50.toFixed(0)} ms, p99 ${e.p99.toFixed(0)} ms`);
-  console.log(`  answers with the expected fact:     ${pct(e.facts).padStart(6)} (${Math.round(e.facts * e.counts.answered)}/${e.counts.answered}; ${e.wrongRefusals} refused)   target >= ${pct(TARGETS.facts)}: ${e.facts >= TARGETS.facts ? 'MET' : 'NOT MET'}`);
-  console.log(`  answers made only of whole sentences: ${pct(e.whole).padStart(6)} (${e.counts.given - e.broken.length}/${e.counts.given} answers that were not refusals)   target ${pct(TARGETS.whole)}: ${e.whole >= TARGETS.whole ? 'MET' : 'NOT MET'}`);
-  console.log(`  right "no answer" on uncovered questions: ${pct(e.none).padStart(6)} (${Math.round(e.none * e.counts.none)}/${e.counts.none})   target >= ${pct(TARGETS.none)}: ${e.none >= TARGETS.none ? 'MET' : 'NOT MET'}`);
-  for (const a of e.factMisses) console.log(`    fact missing (${[a.fact].flat().join(', ')}${a.not ? `; not: ${a.not.join(', ')}` : ''}): ${a.q}\n      -> ${oneLine(a.answer)}`);
+  console.log(
+    `\n${label}: ${run.chunks} chunks indexed in ${run.indexedS.toFixed(1)} s (start included); answer latency p50 ${e.p50.toFixed(0)} ms, p99 ${e.p99.toFixed(0)} ms`,
+  );
+  console.log(
+    `  answers with the expected fact:     ${pct(e.facts).padStart(6)} (${Math.round(e.facts * e.counts.answered)}/${e.counts.answered}; ${e.wrongRefusals} refused)   target >= ${pct(TARGETS.facts)}: ${e.facts >= TARGETS.facts ? 'MET' : 'NOT MET'}`,
+  );
+  console.log(
+    `  answers made only of whole sentences: ${pct(e.whole).padStart(6)} (${e.counts.given - e.broken.length}/${e.counts.given} answers that were not refusals)   target ${pct(TARGETS.whole)}: ${e.whole >= TARGETS.whole ? 'MET' : 'NOT MET'}`,
+  );
+  console.log(
+    `  right "no answer" on uncovered questions: ${pct(e.none).padStart(6)} (${Math.round(e.none * e.counts.none)}/${e.counts.none})   target >= ${pct(TARGETS.none)}: ${e.none >= TARGETS.none ? 'MET' : 'NOT MET'}`,
+  );
+  for (const a of e.factMisses)
+    console.log(`    fact missing (${[a.fact].flat().join(', ')}${a.not ? `; not: ${a.not.join(', ')}` : ''}): ${a.q}\n      -> ${oneLine(a.answer)}`);
   for (const { a, bad } of e.broken) console.log(`    not whole: ${a.q}\n      -> ${bad.map((b) => JSON.stringify(b)).join(' ')}`);
   for (const a of e.noneMisses) console.log(`    answered, should not have: ${a.q}\n      -> ${oneLine(a.answer)}`);
   if (VERBOSE) for (const a of run.answers) console.log(`    ${a.q}\n      -> ${oneLine(a.answer)}`);
@@ -166,7 +198,9 @@ function report(label, run, e) {
 const docs = await loadDocuments();
 const blocks = docs.flatMap((d) => d.blocks).map(norm);
 const questions = [...ANSWERABLE, ...UNANSWERABLE.map((q) => ({ ...q, none: true }))];
-console.log(`answers bench: ${docs.length} documents (${docs.map((d) => d.name).join(', ')}), ${ANSWERABLE.length} questions with expected facts, ${UNANSWERABLE.length} the documents do not cover`);
+console.log(
+  `answers bench: ${docs.length} documents (${docs.map((d) => d.name).join(', ')}), ${ANSWERABLE.length} questions with expected facts, ${UNANSWERABLE.length} the documents do not cover`,
+);
 
 const results = [];
 if (process.env.BENCH_BASELINE_DIR) {
@@ -183,5 +217,7 @@ if (results.length) {
   const b = results[0].e;
   const c = current.e;
   const d = (x, y) => `${((y - x) * 100).toFixed(1)} points`;
-  console.log(`\nthis checkout against the baseline: facts ${pct(b.facts)} -> ${pct(c.facts)} (${d(b.facts, c.facts)}), whole sentences ${pct(b.whole)} -> ${pct(c.whole)} (${d(b.whole, c.whole)}), no answer ${pct(b.none)} -> ${pct(c.none)} (${d(b.none, c.none)}), latency p50 x${(c.p50 / b.p50).toFixed(2)}`);
+  console.log(
+    `\nthis checkout against the baseline: facts ${pct(b.facts)} -> ${pct(c.facts)} (${d(b.facts, c.facts)}), whole sentences ${pct(b.whole)} -> ${pct(c.whole)} (${d(b.whole, c.whole)}), no answer ${pct(b.none)} -> ${pct(c.none)} (${d(b.none, c.none)}), latency p50 x${(c.p50 / b.p50).toFixed(2)}`,
+  );
 }

@@ -28,7 +28,10 @@ import { percentile } from './sim-stack.mjs';
 import { generatedMarkdown } from './generated-markdown.mjs';
 import { client, trainingProgress, uploadFile, waitIndexed } from './platform-api.mjs';
 
-const MODES = (process.env.BENCH_MODES ?? 'off,on').split(',').map((m) => m.trim()).filter(Boolean);
+const MODES = (process.env.BENCH_MODES ?? 'off,on')
+  .split(',')
+  .map((m) => m.trim())
+  .filter(Boolean);
 const CHATS = Number(process.env.BENCH_CHATS ?? 20);
 const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
 const UPLOAD_SECTIONS = Number(process.env.BENCH_UPLOAD_SECTIONS ?? 3000);
@@ -49,7 +52,6 @@ const QUESTIONS = [
   'How are streams retried?',
   'What does local-extractive answer when nothing fits?',
 ];
-
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -127,41 +129,67 @@ const stats = (rows, key = 'ms') => {
   return { p50: percentile(v, 50), p95: percentile(v, 95), n: v.length };
 };
 
-console.log(`chat during indexing: kbchat start (embedded default: local-extractive, local-embed, PGlite), modes ${MODES.join(', ')}; ` +
-  `${CHATS} idle chats, think time ${THINK_MS} ms, upload of ${UPLOAD_SECTIONS} sections, quiet upload of ${IDLE_SECTIONS}`);
+console.log(
+  `chat during indexing: kbchat start (embedded default: local-extractive, local-embed, PGlite), modes ${MODES.join(', ')}; ` +
+    `${CHATS} idle chats, think time ${THINK_MS} ms, upload of ${UPLOAD_SECTIONS} sections, quiet upload of ${IDLE_SECTIONS}`,
+);
 const results = [];
 for (const mode of MODES) {
   const r = await runMode(mode);
   results.push(r);
   if (QUIET_ONLY) {
-    console.log(`LOCAL_EMBED_PRIORITY=${mode}: quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`);
+    console.log(
+      `LOCAL_EMBED_PRIORITY=${mode}: quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`,
+    );
     continue;
   }
   const i = stats(r.idle);
   const d = stats(r.during);
   console.log(`\nLOCAL_EMBED_PRIORITY=${mode} (knowledge: ${r.docs} docs, ${r.kbChunks} chunks; app search ${r.app.search?.searchMode})`);
-  console.log(`  idle chats:            p50 ${ms(i.p50)}, p95 ${ms(i.p95)} (n ${i.n}; search p50 ${ms(stats(r.idle, 'search').p50)}, answer p50 ${ms(stats(r.idle, 'answer').p50)})`);
-  console.log(`  chats during indexing: p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (n ${d.n}; search p50 ${ms(stats(r.during, 'search').p50)} p95 ${ms(stats(r.during, 'search').p95)}, answer p50 ${ms(stats(r.during, 'answer').p50)} p95 ${ms(stats(r.during, 'answer').p95)})`);
+  console.log(
+    `  idle chats:            p50 ${ms(i.p50)}, p95 ${ms(i.p95)} (n ${i.n}; search p50 ${ms(stats(r.idle, 'search').p50)}, answer p50 ${ms(stats(r.idle, 'answer').p50)})`,
+  );
+  console.log(
+    `  chats during indexing: p50 ${ms(d.p50)}, p95 ${ms(d.p95)} (n ${d.n}; search p50 ${ms(stats(r.during, 'search').p50)} p95 ${ms(stats(r.during, 'search').p95)}, answer p50 ${ms(stats(r.during, 'answer').p50)} p95 ${ms(stats(r.during, 'answer').p95)})`,
+  );
   console.log(`  upload of ${r.chunks} chunks embedded in ${r.withChatsS.toFixed(1)} s with chats (${(r.chunks / r.withChatsS).toFixed(1)} chunks/s)`);
-  console.log(`  quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s, nobody chatting (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`);
+  console.log(
+    `  quiet upload of ${r.quietChunks} chunks embedded in ${r.quietS.toFixed(1)} s, nobody chatting (${(r.quietChunks / r.quietS).toFixed(1)} chunks/s)`,
+  );
 }
 // A mode run more than once (BENCH_MODES=off,on,on,off evens out a machine whose load drifts) counts all its runs.
 const merged = (mode) => {
   const runs = results.filter((r) => r.mode === mode);
   if (!runs.length) return undefined;
   const sum = (k) => runs.reduce((n, r) => n + r[k], 0);
-  return { idle: runs.flatMap((r) => r.idle), during: runs.flatMap((r) => r.during), chunks: sum('chunks'), withChatsS: sum('withChatsS'), quietChunks: sum('quietChunks'), quietS: sum('quietS'), runs: runs.length };
+  return {
+    idle: runs.flatMap((r) => r.idle),
+    during: runs.flatMap((r) => r.during),
+    chunks: sum('chunks'),
+    withChatsS: sum('withChatsS'),
+    quietChunks: sum('quietChunks'),
+    quietS: sum('quietS'),
+    runs: runs.length,
+  };
 };
 const off = merged('off');
 const on = merged('on');
 if (off && on && QUIET_ONLY) {
   const rate = (r) => r.quietChunks / r.quietS;
-  console.log(`quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}; ${on.runs} and ${off.runs} runs)`);
+  console.log(
+    `quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}; ${on.runs} and ${off.runs} runs)`,
+  );
 } else if (off && on) {
   const [dOff, dOn] = [stats(off.during), stats(on.during)];
   console.log(`\nlane on vs off (same run; ${on.runs} and ${off.runs} runs):`);
-  console.log(`  chats during indexing p50 ${ms(dOn.p50)} vs ${ms(dOff.p50)} (x${(dOff.p50 / dOn.p50).toFixed(1)} faster), p95 ${ms(dOn.p95)} vs ${ms(dOff.p95)} (x${(dOff.p95 / dOn.p95).toFixed(1)})`);
-  console.log(`  idle chats p50 ${ms(stats(on.idle).p50)} vs ${ms(stats(off.idle).p50)}; during / idle p50: on x${(dOn.p50 / stats(on.idle).p50).toFixed(2)}, off x${(dOff.p50 / stats(off.idle).p50).toFixed(2)}`);
+  console.log(
+    `  chats during indexing p50 ${ms(dOn.p50)} vs ${ms(dOff.p50)} (x${(dOff.p50 / dOn.p50).toFixed(1)} faster), p95 ${ms(dOn.p95)} vs ${ms(dOff.p95)} (x${(dOff.p95 / dOn.p95).toFixed(1)})`,
+  );
+  console.log(
+    `  idle chats p50 ${ms(stats(on.idle).p50)} vs ${ms(stats(off.idle).p50)}; during / idle p50: on x${(dOn.p50 / stats(on.idle).p50).toFixed(2)}, off x${(dOff.p50 / stats(off.idle).p50).toFixed(2)}`,
+  );
   const rate = (r) => r.quietChunks / r.quietS;
-  console.log(`  quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}); with chats ${(on.chunks / on.withChatsS).toFixed(1)} vs ${(off.chunks / off.withChatsS).toFixed(1)} chunks/s (with the lane the chats are served: ${dOn.n} vs ${dOff.n} of them)`);
+  console.log(
+    `  quiet indexing ${rate(on).toFixed(1)} vs ${rate(off).toFixed(1)} chunks/s (on/off ${(rate(on) / rate(off)).toFixed(2)}); with chats ${(on.chunks / on.withChatsS).toFixed(1)} vs ${(off.chunks / off.withChatsS).toFixed(1)} chunks/s (with the lane the chats are served: ${dOn.n} vs ${dOff.n} of them)`,
+  );
 }

@@ -45,13 +45,23 @@ const { buildMessages } = await import('../dist/chat/prompt.js');
 /** A deterministic corpus when SciFact is absent: paragraphs and questions over one vocabulary. */
 function generatedCorpus(docs = 3000, questions = 600) {
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const syllables = ['ka', 'lo', 'mi', 'ne', 'ta', 'ri', 'so', 'vu', 'pe', 'dra', 'gen', 'cel', 'pro', 'tin', 'ase', 'mer', 'lys', 'ox', 'cyt', 'ine'];
-  const vocab = Array.from({ length: 4000 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(''));
+  const vocab = Array.from({ length: 4000 }, () =>
+    Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(''),
+  );
   // Zipf-ish: low indexes much more often.
   const word = () => vocab[Math.floor(vocab.length * rand() ** 2.5)];
-  const sentence = (n) => { const w = Array.from({ length: n }, word); w[0] = w[0][0].toUpperCase() + w[0].slice(1); return `${w.join(' ')}.`; };
-  const corpus = Array.from({ length: docs }, (_, i) => ({ id: `gen-${i}`, title: sentence(6).slice(0, -1), text: Array.from({ length: 6 + Math.floor(rand() * 8) }, () => sentence(10 + Math.floor(rand() * 15))).join(' ') }));
+  const sentence = (n) => {
+    const w = Array.from({ length: n }, word);
+    w[0] = w[0][0].toUpperCase() + w[0].slice(1);
+    return `${w.join(' ')}.`;
+  };
+  const corpus = Array.from({ length: docs }, (_, i) => ({
+    id: `gen-${i}`,
+    title: sentence(6).slice(0, -1),
+    text: Array.from({ length: 6 + Math.floor(rand() * 8) }, () => sentence(10 + Math.floor(rand() * 15))).join(' '),
+  }));
   const queries = Array.from({ length: questions }, (_, i) => `What is the role of ${Array.from({ length: 3 + (i % 5) }, word).join(' ')}?`);
   return { corpus, queries };
 }
@@ -65,7 +75,11 @@ const ms = (v) => `${v.toFixed(1)} ms`;
  */
 async function timedStream(url, auth, body) {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   const decoder = new TextDecoder();
   let buf = '';
@@ -115,7 +129,9 @@ try {
     corpus = g.corpus;
     questions = g.queries;
     source = 'a GENERATED corpus';
-    console.log(`SciFact not found at ${SCIFACT_DIR}: falling back to a generated corpus of ${corpus.length} paragraphs and ${questions.length} generated questions (numbers are not SciFact's)`);
+    console.log(
+      `SciFact not found at ${SCIFACT_DIR}: falling back to a generated corpus of ${corpus.length} paragraphs and ${questions.length} generated questions (numbers are not SciFact's)`,
+    );
   }
   if (process.env.BENCH_DOCS) corpus = corpus.slice(0, Number(process.env.BENCH_DOCS));
 
@@ -136,7 +152,9 @@ try {
   );
   const progress = await waitIndexed(api, datasetId, { everyMs: 250 });
   const chunks = progress.total;
-  console.log(`corpus: ${source}, ${corpus.length} documents -> ${chunks} chunks (${groups.length} collections), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `corpus: ${source}, ${corpus.length} documents -> ${chunks} chunks (${groups.length} collections), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const appId = await api('/api/core/app/create', { name: 'chat-ttft-bench', model: 'sim-chat', datasets: [datasetId], search: { searchMode: 'mixedRecall' } });
   const appKey = await api('/api/support/openapi/create', { name: 'bench', appId });
@@ -164,11 +182,17 @@ try {
   }
   const diff = a.map((v, i) => v - b[i]);
   const p50Diff = percentile(a, 50) - percentile(b, 50);
-  console.log(`TTFT, ${REQUESTS} sequential requests each (interleaved, ${WARMUP} warm-up pairs first), app: sim-chat, ${app.search.searchMode}, quote limit ${app.search.limit} tokens`);
+  console.log(
+    `TTFT, ${REQUESTS} sequential requests each (interleaved, ${WARMUP} warm-up pairs first), app: sim-chat, ${app.search.searchMode}, quote limit ${app.search.limit} tokens`,
+  );
   console.log(`  platform (retrieval on):  p50 ${ms(percentile(a, 50))}, p99 ${ms(percentile(a, 99))}`);
   console.log(`  gateway directly:         p50 ${ms(percentile(b, 50))}, p99 ${ms(percentile(b, 99))}`);
-  console.log(`  difference: p50(platform) - p50(gateway) ${ms(p50Diff)}; paired differences p50 ${ms(percentile(diff, 50))}, p99 ${ms(percentile(diff, 99))}; p99(platform) - p99(gateway) ${ms(percentile(a, 99) - percentile(b, 99))}`);
-  console.log(`  target: p50 difference < ${TARGET_MS} ms: ${p50Diff < TARGET_MS && percentile(diff, 50) < TARGET_MS ? 'MET' : 'NOT MET'} (${ms(p50Diff)} / paired ${ms(percentile(diff, 50))})`);
+  console.log(
+    `  difference: p50(platform) - p50(gateway) ${ms(p50Diff)}; paired differences p50 ${ms(percentile(diff, 50))}, p99 ${ms(percentile(diff, 99))}; p99(platform) - p99(gateway) ${ms(percentile(a, 99) - percentile(b, 99))}`,
+  );
+  console.log(
+    `  target: p50 difference < ${TARGET_MS} ms: ${p50Diff < TARGET_MS && percentile(diff, 50) < TARGET_MS ? 'MET' : 'NOT MET'} (${ms(p50Diff)} / paired ${ms(percentile(diff, 50))})`,
+  );
 
   // Where the platform's time goes (detail=true: status events as the steps start).
   const split = { toSearch: [], search: [], searchRecord: [], aiToFirst: [], ttft: [], gwPrompt: [], gwBare: [], embed: [], quotes: [], promptChars: [] };
@@ -191,7 +215,11 @@ try {
     split.gwPrompt.push((await gatewayChat(messages)).ttft);
     split.gwBare.push((await gatewayChat([{ role: 'user', content: question }])).ttft);
     const t = performance.now();
-    const res = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-embed-384', input: [question], encoding_format: 'base64' }) });
+    const res = await fetch(`${gw.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'sim-embed-384', input: [question], encoding_format: 'base64' }),
+    });
     await res.json();
     split.embed.push(performance.now() - t);
   }
@@ -202,7 +230,7 @@ try {
   row('  "Dataset search" -> "AI chat" status (search step)', split.search);
   row('    search record runningTime', split.searchRecord);
   row('  "AI chat" -> first content (prompt + model call)', split.aiToFirst);
-  row('gateway TTFT, the platform\'s prompt (same quotes)', split.gwPrompt);
+  row("gateway TTFT, the platform's prompt (same quotes)", split.gwPrompt);
   row('gateway TTFT, the question alone', split.gwBare);
   row('gateway /v1/embeddings of the question (inside the search)', split.embed);
   console.log(`  quotes per answer p50 ${percentile(split.quotes, 50)}, prompt ${percentile(split.promptChars, 50)} chars p50`);

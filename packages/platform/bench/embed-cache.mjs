@@ -63,7 +63,8 @@ export async function embedRemote(baseUrl, model, texts) {
 export async function embedAll(cache, baseUrl, texts, { batch = 64, concurrency = 2, onProgress } = {}) {
   const missing = [...new Set(texts.filter((t) => t && !cache.get(t)))];
   // `concurrency` requests in flight keep every embedding worker busy (LOCAL_EMBED_WORKERS).
-  let next = 0, done = 0;
+  let next = 0,
+    done = 0;
   const lane = async () => {
     while (next < missing.length) {
       const part = missing.slice(next, (next += batch));

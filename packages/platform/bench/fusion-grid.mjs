@@ -24,7 +24,8 @@ const docs = data.docs;
 const vectorsOf = docs.map((d) => d.chunks.map((t) => data.vec(t)).filter(Boolean));
 
 // BM25 as the platform computes it (retrieval/fulltext-index.ts): Lucene idf, terms counted once per query.
-const K1 = 1.5, B = 0.4;
+const K1 = 1.5,
+  B = 0.4;
 const termFreqs = docs.map((d) => {
   const m = new Map();
   for (const t of analyze(`${d.title}\n${d.text}`)) m.set(t, (m.get(t) ?? 0) + 1);
@@ -37,10 +38,12 @@ for (const m of termFreqs) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) 
 const idf = (t) => Math.log(1 + (docs.length - df.get(t) + 0.5) / (df.get(t) + 0.5));
 const bm25 = (text) => {
   const terms = [...new Set(analyze(text))].filter((t) => df.has(t));
-  return termFreqs.map((m, i) => terms.reduce((s, t) => {
-    const f = m.get(t);
-    return f ? s + (idf(t) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * lengths[i]) / avgdl)) : s;
-  }, 0));
+  return termFreqs.map((m, i) =>
+    terms.reduce((s, t) => {
+      const f = m.get(t);
+      return f ? s + (idf(t) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * lengths[i]) / avgdl)) : s;
+    }, 0),
+  );
 };
 const dot = (a, b) => {
   let s = 0;
@@ -49,17 +52,24 @@ const dot = (a, b) => {
 };
 
 const K = 100;
-const top = (scores) => scores.map((s, i) => [i, s]).sort((a, b) => b[1] - a[1]).slice(0, K);
-const queries = [...data.qrels[split]].filter(([qid]) => data.queries.has(qid) && data.vec(data.queries.get(qid))).map(([qid, rel]) => {
-  const text = collapseSpace(data.queries.get(qid));
-  const qv = data.vec(text);
-  const full = bm25(text);
-  const cos = vectorsOf.map((vs) => (vs.length ? Math.max(...vs.map((v) => dot(qv, v))) : 0));
-  return { rel, full, cos, fullTop: top(full), denseTop: top(cos) };
-});
+const top = (scores) =>
+  scores
+    .map((s, i) => [i, s])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, K);
+const queries = [...data.qrels[split]]
+  .filter(([qid]) => data.queries.has(qid) && data.vec(data.queries.get(qid)))
+  .map(([qid, rel]) => {
+    const text = collapseSpace(data.queries.get(qid));
+    const qv = data.vec(text);
+    const full = bm25(text);
+    const cos = vectorsOf.map((vs) => (vs.length ? Math.max(...vs.map((v) => dot(qv, v))) : 0));
+    return { rel, full, cos, fullTop: top(full), denseTop: top(cos) };
+  });
 
 const minMax = (list) => {
-  const lo = Math.min(...list.map((p) => p[1])), hi = Math.max(...list.map((p) => p[1]));
+  const lo = Math.min(...list.map((p) => p[1])),
+    hi = Math.max(...list.map((p) => p[1]));
   return new Map(list.map(([i, s]) => [i, hi > lo ? (s - lo) / (hi - lo) : 1]));
 };
 const union = (q) => [...new Set([...q.fullTop, ...q.denseTop].map((p) => p[0]))];
@@ -72,17 +82,23 @@ const zScores = (values) => {
 const FUSIONS = {
   // the default before: min-max within each top-100 list, an item missing from a list gets 0 there
   'min-max per list': (q, w) => {
-    const f = minMax(q.fullTop), d = minMax(q.denseTop), out = new Map();
+    const f = minMax(q.fullTop),
+      d = minMax(q.denseTop),
+      out = new Map();
     for (const [i, v] of f) out.set(i, (1 - w) * v);
     for (const [i, v] of d) out.set(i, (out.get(i) ?? 0) + w * v);
     return [...out];
   },
   'min-max over both, exact scores': (q, w) => {
-    const ids = union(q), f = minMax(ids.map((i) => [i, q.full[i]])), d = minMax(ids.map((i) => [i, q.cos[i]]));
+    const ids = union(q),
+      f = minMax(ids.map((i) => [i, q.full[i]])),
+      d = minMax(ids.map((i) => [i, q.cos[i]]));
     return ids.map((i) => [i, (1 - w) * f.get(i) + w * d.get(i)]);
   },
   'z-scores over both': (q, w) => {
-    const ids = union(q), f = zScores(ids.map((i) => q.full[i])), d = zScores(ids.map((i) => q.cos[i]));
+    const ids = union(q),
+      f = zScores(ids.map((i) => q.full[i])),
+      d = zScores(ids.map((i) => q.cos[i]));
     return ids.map((i, j) => [i, (1 - w) * f[j] + w * d[j]]);
   },
   // the default now (retrieval/fusion.ts linearFuse): BM25 over the query's best, the raw cosine
@@ -99,9 +115,12 @@ const FUSIONS = {
 };
 
 function evaluate(rank) {
-  let ndcg = 0, recall = 0;
+  let ndcg = 0,
+    recall = 0;
   for (const q of queries) {
-    const ranked = rank(q).sort((a, b) => b[1] - a[1]).map(([i]) => docs[i].id);
+    const ranked = rank(q)
+      .sort((a, b) => b[1] - a[1])
+      .map(([i]) => docs[i].id);
     ndcg += ndcgAt(ranked, q.rel, 10);
     recall += recallAt(ranked, q.rel, 100);
   }

@@ -24,7 +24,12 @@ import { mb, selfReport, sleep, smapsGroups, status } from './proc-memory.mjs';
 const MB = Number(process.env.BENCH_MB ?? 30);
 const INDEX_S = Number(process.env.BENCH_INDEX_S ?? 120);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 5000);
-const EXTRA_ENV = Object.fromEntries((process.env.BENCH_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 const KEY = 'kbchat-import-bench-key-0123456789';
 const TUS = '/api/core/dataset/collection/upload/tus';
 const TARGET_ABOVE_IDLE_MB = 300;
@@ -48,10 +53,12 @@ function duBytes(dir) {
  * 120,000 for 30 MB (110,000).
  */
 function generatedText(mb) {
-  const WORDS = ('the report office customer refund policy battery laptop meeting friday hospital recipe river mountain weather spring warehouse printer label ' +
-    'invoice shipment supplier contract budget schedule engineer network server backup storage quarter revenue market product release feature request').split(' ');
+  const WORDS = (
+    'the report office customer refund policy battery laptop meeting friday hospital recipe river mountain weather spring warehouse printer label ' +
+    'invoice shipment supplier contract budget schedule engineer network server backup storage quarter revenue market product release feature request'
+  ).split(' ');
   let s = 7;
-  const rand = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const sentence = () => {
     const w = Array.from({ length: 8 + Math.floor(rand() * 6) }, () => WORDS[Math.floor(rand() * WORDS.length)]);
     w[0] = w[0][0].toUpperCase() + w[0].slice(1);
@@ -68,12 +75,18 @@ function generatedText(mb) {
 }
 
 async function tusUpload(url, datasetId, name, bytes) {
-  const meta = Object.entries({ datasetId, filename: name, filetype: 'text/plain' }).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+  const meta = Object.entries({ datasetId, filename: name, filetype: 'text/plain' })
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+    .join(',');
   const headers = { authorization: `Bearer ${KEY}`, 'tus-resumable': '1.0.0' };
   const made = await fetch(`${url}${TUS}`, { method: 'POST', headers: { ...headers, 'upload-length': String(bytes.length), 'upload-metadata': meta } });
   if (made.status !== 201) throw new Error(`tus creation: ${made.status} ${await made.text()}`);
   const location = made.headers.get('location');
-  const sent = await fetch(`${url}${location}`, { method: 'PATCH', headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, body: bytes });
+  const sent = await fetch(`${url}${location}`, {
+    method: 'PATCH',
+    headers: { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+    body: bytes,
+  });
   if (sent.status !== 204) throw new Error(`tus PATCH: ${sent.status} ${await sent.text()}`);
   return location.split('/').pop();
 }
@@ -103,8 +116,10 @@ const sampler = setInterval(() => {
 async function where() {
   const { groups: g, wasm } = smapsGroups(kb.pid);
   const self = await selfReport(kb);
-  return `WASM ${mb(g.wasm).toFixed(0)} MB (${wasm.map((w) => mb(w.rss).toFixed(0)).join(' + ')}), malloc ${mb(g.heap + g.arenas).toFixed(0)} MB, other anon ${mb(g.anon).toFixed(0)} MB` +
-    (self ? `, main V8 heap ${self.mainHeapUsedMB} of ${self.mainHeapTotalMB} MB, external ${self.mainExternalMB} MB` : '');
+  return (
+    `WASM ${mb(g.wasm).toFixed(0)} MB (${wasm.map((w) => mb(w.rss).toFixed(0)).join(' + ')}), malloc ${mb(g.heap + g.arenas).toFixed(0)} MB, other anon ${mb(g.anon).toFixed(0)} MB` +
+    (self ? `, main V8 heap ${self.mainHeapUsedMB} of ${self.mainHeapTotalMB} MB, external ${self.mainExternalMB} MB` : '')
+  );
 }
 
 /**
@@ -164,11 +179,13 @@ try {
   });
   if (estimate) console.log(`estimate: ${JSON.stringify(estimate)}`);
   const detail = `/api/core/dataset/detail?id=${datasetId}`;
-  const imported = await phase('import (parse, chunk, queue)', () => withLatency(kb.url, detail, async () => {
-    const r = await call(kb.url, '/api/core/dataset/collection/create/upload', { json: { uploadId } });
-    if (r.status !== 200) throw new Error(`import: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body.data;
-  }));
+  const imported = await phase('import (parse, chunk, queue)', () =>
+    withLatency(kb.url, detail, async () => {
+      const r = await call(kb.url, '/api/core/dataset/collection/create/upload', { json: { uploadId } });
+      if (r.status !== 200) throw new Error(`import: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.data;
+    }),
+  );
   console.log(`imported: ${imported.results.insertLen} chunks; store ${fmtStore(storeSize())}`);
   const indexed = await phase(`indexing (${INDEX_S} s)`, async () => {
     const first = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
@@ -179,42 +196,55 @@ try {
       await sleep(Math.max(0, t * 1000 - (performance.now() - t0)));
       last = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
       const left = last.total - last.done;
-      console.log(`  ${t} s: ${last.done - first.done} chunks indexed (${((last.done - first.done) / t).toFixed(2)} a second)` +
-        (last.timeLeftSeconds ? `; time left shown ${last.timeLeftSeconds} s (${(left / last.timeLeftSeconds).toFixed(2)} chunks a second)` : '; no time left shown'));
+      console.log(
+        `  ${t} s: ${last.done - first.done} chunks indexed (${((last.done - first.done) / t).toFixed(2)} a second)` +
+          (last.timeLeftSeconds
+            ? `; time left shown ${last.timeLeftSeconds} s (${(left / last.timeLeftSeconds).toFixed(2)} chunks a second)`
+            : '; no time left shown'),
+      );
     }
     await sleep(Math.max(0, INDEX_S * 1000 - (performance.now() - t0)));
     last = await api(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
     return { done: last.done - first.done, last };
   });
-  console.log(`indexed ${indexed.done} chunks in ${INDEX_S} s (${(indexed.done / INDEX_S).toFixed(2)} chunks/s)${indexed.last.timeLeftSeconds !== undefined ? `; time left shown at the end ${indexed.last.timeLeftSeconds} s` : ''}`);
+  console.log(
+    `indexed ${indexed.done} chunks in ${INDEX_S} s (${(indexed.done / INDEX_S).toFixed(2)} chunks/s)${indexed.last.timeLeftSeconds !== undefined ? `; time left shown at the end ${indexed.last.timeLeftSeconds} s` : ''}`,
+  );
   const before = storeSize();
-  const deleted = await phase('delete', () => withLatency(kb.url, detail, async () => {
-    const r = await call(kb.url, `/api/core/dataset/collection/delete?id=${imported.collectionId}`, { method: 'DELETE' });
-    if (r.status !== 200) throw new Error(`delete: ${r.status} ${JSON.stringify(r.body)}`);
-    // Deletion may go on after the answer: wait until the collection is gone from the list.
-    for (;;) {
-      const list = await api('/api/core/dataset/collection/listV2', { datasetId });
-      if (!list.list.length) return r.body.data;
-      await sleep(250);
-    }
-  }));
+  const deleted = await phase('delete', () =>
+    withLatency(kb.url, detail, async () => {
+      const r = await call(kb.url, `/api/core/dataset/collection/delete?id=${imported.collectionId}`, { method: 'DELETE' });
+      if (r.status !== 200) throw new Error(`delete: ${r.status} ${JSON.stringify(r.body)}`);
+      // Deletion may go on after the answer: wait until the collection is gone from the list.
+      for (;;) {
+        const list = await api('/api/core/dataset/collection/listV2', { datasetId });
+        if (!list.list.length) return r.body.data;
+        await sleep(250);
+      }
+    }),
+  );
   await phase(`settle (${SETTLE_MS * 2} ms)`, () => sleep(SETTLE_MS * 2));
   const after = storeSize();
   console.log(`delete: store ${fmtStore(before)} before, ${fmtStore(after)} after${deleted ? `; answer ${JSON.stringify(deleted)}` : ''}`);
 
   console.log('\n| phase | time | RSS at its end | peak during it | peak above idle |');
   console.log('|---|---|---|---|---|');
-  for (const p of phases) console.log(`| ${p.name} | ${p.s.toFixed(1)} s | ${mb(p.end).toFixed(0)} MB | ${mb(p.peak).toFixed(0)} MB | ${mb(p.peak - idle).toFixed(0)} MB |`);
+  for (const p of phases)
+    console.log(`| ${p.name} | ${p.s.toFixed(1)} s | ${mb(p.end).toFixed(0)} MB | ${mb(p.peak).toFixed(0)} MB | ${mb(p.peak - idle).toFixed(0)} MB |`);
   console.log('\nat the end of each phase:');
   for (const p of phases) console.log(`  ${p.name}: ${p.where}`);
   const work = phases.filter((p) => !p.name.startsWith('settle') && p.name !== 'delete');
   const peakAbove = mb(Math.max(...work.map((p) => p.peak)) - idle);
   const endAbove = mb(phases.at(-1).end - idle);
-  console.log(`\nidle ${mb(idle).toFixed(0)} MB; peak while importing and indexing ${peakAbove.toFixed(0)} MB above idle: target < ${TARGET_ABOVE_IDLE_MB} MB ${peakAbove < TARGET_ABOVE_IDLE_MB ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `\nidle ${mb(idle).toFixed(0)} MB; peak while importing and indexing ${peakAbove.toFixed(0)} MB above idle: target < ${TARGET_ABOVE_IDLE_MB} MB ${peakAbove < TARGET_ABOVE_IDLE_MB ? 'MET' : 'NOT MET'}`,
+  );
   console.log(`after the delete: ${endAbove.toFixed(0)} MB above idle; store ${fmtStore(before)} -> ${fmtStore(after)}`);
   const [imp, del] = latency;
-  console.log(`a dataset's detail, asked again and again meanwhile: while importing ${imp.n} answers, median ${imp.p50.toFixed(0)} ms, slowest ${imp.max.toFixed(0)} ms; ` +
-    `while deleting ${del.n} answers, median ${del.p50.toFixed(0)} ms, slowest ${del.max.toFixed(0)} ms`);
+  console.log(
+    `a dataset's detail, asked again and again meanwhile: while importing ${imp.n} answers, median ${imp.p50.toFixed(0)} ms, slowest ${imp.max.toFixed(0)} ms; ` +
+      `while deleting ${del.n} answers, median ${del.p50.toFixed(0)} ms, slowest ${del.max.toFixed(0)} ms`,
+  );
 } finally {
   clearInterval(sampler);
   if (process.env.BENCH_SHOW_OUTPUT === '1') console.log(`\nkbchat's output:\n${kb.output()}`);

@@ -27,7 +27,13 @@ export function freePort() {
  */
 export async function startKbchat({ repoDir = REPO, dataDir, key, env = {} }) {
   const plain = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.endsWith('_API_KEY') && !k.endsWith('_BASE_URL') && !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR|ROOT_PASSWORD)$/.test(k) && !k.startsWith('npm_')),
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !k.endsWith('_API_KEY') &&
+        !k.endsWith('_BASE_URL') &&
+        !/^(HOST|GATEWAY_HOST|PORT|GATEWAY_PORT|CONFIG_PATH|DATA_DIR|ROOT_PASSWORD)$/.test(k) &&
+        !k.startsWith('npm_'),
+    ),
   );
   const args = ['start', '--data-dir', dataDir, '--port', String(await freePort()), '--gateway-port', String(await freePort())];
   // What `npx kbchat` runs: the launcher (it sets glibc's malloc threshold and

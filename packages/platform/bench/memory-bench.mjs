@@ -30,7 +30,12 @@ import { childrenRss, descendants, f1, mb, parentPid, selfReport, sleep, smapsGr
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 10_000);
 const CHATS = Number(process.env.BENCH_CHATS ?? 200);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 5000);
-const EXTRA_ENV = Object.fromEntries((process.env.BENCH_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 const KEY = 'kbchat-memory-bench-key-0123456789';
 const SECTIONS_PER_FILE = 1000;
 const LIMIT_MB = 600;
@@ -50,7 +55,6 @@ const QUESTIONS = [
   'Which supplier handles the printer labels?',
   'What does local-extractive answer when nothing fits?',
 ];
-
 
 /** Samples the process's RSS every second while `work` runs: the stage's peak, with its children. */
 async function sampled(pid, work) {
@@ -133,16 +137,25 @@ async function measure(kb, stage, took, peakKb, note) {
   const total = s.rss + kids.rss;
   const row = { stage, took, rss: s.rss, hwm: s.hwm, kids: kids.rss, total, peakKb, g, wasm, self };
   console.log(`\n== ${stage}${note ? ` (${note})` : ''}: ${took.toFixed(1)} s`);
-  console.log(`  VmRSS ${f1(s.rss)} (anon ${f1(s.anon)}, file ${f1(s.file)}, shmem ${f1(s.shmem)}; ${s.threads} threads), VmHWM ${f1(s.hwm)}; children ${kids.names.length ? `${f1(kids.rss)} (${kids.names.join(', ')})` : 'none'}; ` +
-    `total ${f1(total)} ${mb(total) < LIMIT_MB ? '<' : '>='} ${LIMIT_MB} MB${peakKb ? `; peak sampled during the stage ${f1(peakKb)}` : ''}`);
-  console.log(`  smaps: WASM memories ${f1(g.wasm)} (resident of committed: ${wasm.map((w) => `${mb(w.rss).toFixed(0)}/${mb(w.committed).toFixed(0)}`).join(', ')} MB), ` +
-    `malloc ${f1(g.heap + g.arenas)} ([heap] ${f1(g.heap)}, thread arenas ${f1(g.arenas)}), other anonymous (V8 heaps, large allocations, thread stacks) ${f1(g.anon)}, ` +
-    `node binary ${f1(g.node)}, shared libraries ${f1(g.libs)}, other files ${f1(g.files)}, stacks ${f1(g.stack)}`);
+  console.log(
+    `  VmRSS ${f1(s.rss)} (anon ${f1(s.anon)}, file ${f1(s.file)}, shmem ${f1(s.shmem)}; ${s.threads} threads), VmHWM ${f1(s.hwm)}; children ${kids.names.length ? `${f1(kids.rss)} (${kids.names.join(', ')})` : 'none'}; ` +
+      `total ${f1(total)} ${mb(total) < LIMIT_MB ? '<' : '>='} ${LIMIT_MB} MB${peakKb ? `; peak sampled during the stage ${f1(peakKb)}` : ''}`,
+  );
+  console.log(
+    `  smaps: WASM memories ${f1(g.wasm)} (resident of committed: ${wasm.map((w) => `${mb(w.rss).toFixed(0)}/${mb(w.committed).toFixed(0)}`).join(', ')} MB), ` +
+      `malloc ${f1(g.heap + g.arenas)} ([heap] ${f1(g.heap)}, thread arenas ${f1(g.arenas)}), other anonymous (V8 heaps, large allocations, thread stacks) ${f1(g.anon)}, ` +
+      `node binary ${f1(g.node)}, shared libraries ${f1(g.libs)}, other files ${f1(g.files)}, stacks ${f1(g.stack)}`,
+  );
   if (self) {
     const sp = self.mainSpacesUsedMB;
-    console.log(`  main thread (self-report): V8 heap ${self.mainHeapUsedMB} MB used of ${self.mainHeapTotalMB} MB (old ${sp.old_space}, large objects ${sp.large_object_space}, code ${sp.code_space}, new ${sp.new_space}), ` +
-      `ArrayBuffers ${self.mainArrayBuffersMB} MB, external ${self.mainExternalMB} MB (PGlite's WASM memory counts here), V8 malloced ${self.mainMallocedMB} MB`);
-    for (const t of self.threads ?? []) console.log(`  ${t.thread} (self-report): V8 heap ${t.heapUsedMB} MB used of ${t.heapTotalMB} MB, ArrayBuffers ${t.arrayBuffersMB} MB, external ${t.externalMB} MB`);
+    console.log(
+      `  main thread (self-report): V8 heap ${self.mainHeapUsedMB} MB used of ${self.mainHeapTotalMB} MB (old ${sp.old_space}, large objects ${sp.large_object_space}, code ${sp.code_space}, new ${sp.new_space}), ` +
+        `ArrayBuffers ${self.mainArrayBuffersMB} MB, external ${self.mainExternalMB} MB (PGlite's WASM memory counts here), V8 malloced ${self.mainMallocedMB} MB`,
+    );
+    for (const t of self.threads ?? [])
+      console.log(
+        `  ${t.thread} (self-report): V8 heap ${t.heapUsedMB} MB used of ${t.heapTotalMB} MB, ArrayBuffers ${t.arrayBuffersMB} MB, external ${t.externalMB} MB`,
+      );
   } else console.log('  main thread (self-report): none (KBCHAT_MEMORY_DIAG not honoured by this checkout)');
   return row;
 }
@@ -151,7 +164,9 @@ async function measure(kb, stage, took, peakKb, note) {
 const v8Total = (self) => self.mainHeapTotalMB + (self.threads ?? []).reduce((n, t) => n + t.heapTotalMB, 0);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-memory-bench-'));
-console.log(`memory bench: kbchat start (embedded default, no provider key) on ${dataDir}; ${CHUNKS} chunks, ${CHATS} chats${Object.keys(EXTRA_ENV).length ? `; env ${JSON.stringify(EXTRA_ENV)}` : ''}`);
+console.log(
+  `memory bench: kbchat start (embedded default, no provider key) on ${dataDir}; ${CHUNKS} chunks, ${CHATS} chats${Object.keys(EXTRA_ENV).length ? `; env ${JSON.stringify(EXTRA_ENV)}` : ''}`,
+);
 const rows = [];
 const t0 = performance.now();
 // The start's peak: kbchat's own process (this script's child: the launcher
@@ -177,12 +192,22 @@ const startS = (performance.now() - t0) / 1000;
 class Done extends Error {}
 try {
   const api = client(kb.url, KEY);
-  rows.push(await measure(kb, 'start', startS, startPeak, `ready, then ${SETTLE_MS} ms idle; peak with the initdb child of a new data dir ${f1(startPeakWithChildren)}`));
+  rows.push(
+    await measure(
+      kb,
+      'start',
+      startS,
+      startPeak,
+      `ready, then ${SETTLE_MS} ms idle; peak with the initdb child of a new data dir ${f1(startPeakWithChildren)}`,
+    ),
+  );
   if (START_ONLY) throw new Done();
   const idx = await sampled(kb.pid, () => indexChunks(api, kb.url));
   rows.push(await measure(kb, 'indexed', idx.s, idx.peak, `${idx.result.chunks} chunks, ${(idx.result.chunks / idx.s).toFixed(1)} chunks/s`));
   const ch = await sampled(kb.pid, () => chats(api, kb.url, idx.result.datasetId));
-  rows.push(await measure(kb, 'chats', ch.s, ch.peak, `${CHATS} chats, p50 ${(ch.result.p50 / 1000).toFixed(2)} s, p95 ${(ch.result.p95 / 1000).toFixed(2)} s`));
+  rows.push(
+    await measure(kb, 'chats', ch.s, ch.peak, `${CHATS} chats, p50 ${(ch.result.p50 / 1000).toFixed(2)} s, p95 ${(ch.result.p95 / 1000).toFixed(2)} s`),
+  );
 } catch (err) {
   if (!(err instanceof Done)) throw err;
 } finally {
@@ -193,8 +218,10 @@ try {
 console.log(`\n| stage | time | VmRSS | VmHWM | children | WASM memories | malloc | other anon | files (node, libs, other) | V8 heaps, all threads (main) |`);
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.stage} | ${r.took.toFixed(0)} s | ${mb(r.rss).toFixed(0)} MB | ${mb(r.hwm).toFixed(0)} MB | ${mb(r.kids).toFixed(0)} MB | ${mb(r.g.wasm).toFixed(0)} MB (${r.wasm.map((w) => mb(w.rss).toFixed(0)).join(' + ')}) | ` +
-    `${mb(r.g.heap + r.g.arenas).toFixed(0)} MB | ${mb(r.g.anon).toFixed(0)} MB | ${mb(r.g.node + r.g.libs + r.g.files).toFixed(0)} MB | ${r.self ? `${v8Total(r.self).toFixed(0)} MB (${r.self.mainHeapTotalMB.toFixed(0)})` : '-'} |`);
+  console.log(
+    `| ${r.stage} | ${r.took.toFixed(0)} s | ${mb(r.rss).toFixed(0)} MB | ${mb(r.hwm).toFixed(0)} MB | ${mb(r.kids).toFixed(0)} MB | ${mb(r.g.wasm).toFixed(0)} MB (${r.wasm.map((w) => mb(w.rss).toFixed(0)).join(' + ')}) | ` +
+      `${mb(r.g.heap + r.g.arenas).toFixed(0)} MB | ${mb(r.g.anon).toFixed(0)} MB | ${mb(r.g.node + r.g.libs + r.g.files).toFixed(0)} MB | ${r.self ? `${v8Total(r.self).toFixed(0)} MB (${r.self.mainHeapTotalMB.toFixed(0)})` : '-'} |`,
+  );
 }
 // Judged twice against the limit: where it settles after each stage, and the
 // highest it went (the lifetime VmHWM, and the peak sampled every second with
@@ -205,4 +232,6 @@ const settled = Math.max(...rows.map((r) => r.total));
 const hwm = Math.max(...rows.map((r) => r.hwm));
 const sampledPeak = Math.max(...rows.map((r) => r.peakKb ?? 0));
 console.log(`\nsettled: highest resident total at a stage ${f1(settled)}: target < ${LIMIT_MB} MB ${verdict(settled)}`);
-console.log(`peak: VmHWM ${f1(hwm)} ${verdict(hwm)}; peak sampled during the stages (with children) ${f1(sampledPeak)} ${verdict(sampledPeak)} (the start's initdb child, once per data dir, not counted: ${f1(startPeakWithChildren)} with it)`);
+console.log(
+  `peak: VmHWM ${f1(hwm)} ${verdict(hwm)}; peak sampled during the stages (with children) ${f1(sampledPeak)} ${verdict(sampledPeak)} (the start's initdb child, once per data dir, not counted: ${f1(startPeakWithChildren)} with it)`,
+);

@@ -24,7 +24,7 @@ export function dedupeToDocs(dataIds, docOf) {
   const out = [];
   for (const id of dataIds) {
     const doc = docOf(id);
-    if (!seen.has(doc)) seen.add(doc), out.push(doc);
+    if (!seen.has(doc)) (seen.add(doc), out.push(doc));
   }
   return out;
 }

@@ -12,7 +12,14 @@ export const f1 = (kb) => `${mb(kb).toFixed(1)} MB`;
 export function status(pid) {
   try {
     const t = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { rss: kB(t, 'VmRSS'), hwm: kB(t, 'VmHWM'), anon: kB(t, 'RssAnon'), file: kB(t, 'RssFile'), shmem: kB(t, 'RssShmem'), threads: Number(/^Threads:\s+(\d+)/m.exec(t)?.[1] ?? 0) };
+    return {
+      rss: kB(t, 'VmRSS'),
+      hwm: kB(t, 'VmHWM'),
+      anon: kB(t, 'RssAnon'),
+      file: kB(t, 'RssFile'),
+      shmem: kB(t, 'RssShmem'),
+      threads: Number(/^Threads:\s+(\d+)/m.exec(t)?.[1] ?? 0),
+    };
   } catch {
     return null; // gone
   }
@@ -89,12 +96,22 @@ export function smapsGroups(pid) {
       if (m.perms.startsWith('rw') && anon(prev) && prev.perms === '---p' && prev.end === m.start && sizeMiB(prev) === 2048) {
         groups.wasm += m.rss;
         wasm.push({ rss: m.rss, committed: sizeMiB(m) * 1024 });
-      } else if (m.perms.startsWith('rw') && m.start % (64n * MiB) === 0n && anon(next) && next.perms === '---p' && next.start === m.end && next.end - m.start === 64n * MiB) groups.arenas += m.rss;
-      else if (m.perms.startsWith('rw') && m.start % (64n * MiB) === 0n && m.end - m.start === 64n * MiB) groups.arenas += m.rss; // an arena grown to its whole 64 MiB
+      } else if (
+        m.perms.startsWith('rw') &&
+        m.start % (64n * MiB) === 0n &&
+        anon(next) &&
+        next.perms === '---p' &&
+        next.start === m.end &&
+        next.end - m.start === 64n * MiB
+      )
+        groups.arenas += m.rss;
+      else if (m.perms.startsWith('rw') && m.start % (64n * MiB) === 0n && m.end - m.start === 64n * MiB)
+        groups.arenas += m.rss; // an arena grown to its whole 64 MiB
       else groups.anon += m.rss;
     } else if (m.path === '[heap]') groups.heap += m.rss;
     else if (m.path.startsWith('[stack')) groups.stack += m.rss;
-    else if (m.path.startsWith('[')) groups.libs += m.rss; // vdso, vvar
+    else if (m.path.startsWith('['))
+      groups.libs += m.rss; // vdso, vvar
     else if (m.path === process.execPath || /\/node$/.test(m.path)) groups.node += m.rss;
     else if (/\.so(\.|$)/.test(m.path)) groups.libs += m.rss;
     else groups.files += m.rss;

@@ -42,13 +42,18 @@ const deps = {
 /** Mean nDCG@10 and R@100 of a split under the given search params; queries/s. */
 async function evaluate(split, params) {
   const qrels = data.qrels[split];
-  let ndcg = 0, recall = 0, n = 0;
+  let ndcg = 0,
+    recall = 0,
+    n = 0;
   const started = performance.now();
   for (const [qid, rel] of qrels) {
     const text = data.queries.get(qid);
     if (!text) continue;
     const res = await searchDataset(db, { datasetIds: [datasetId], text, limit: 1e9, topK: 300, candidates: layout === 'chunks' ? 300 : 100, ...params }, deps);
-    const docs = dedupeToDocs(res.list.map((r) => r.id), docOf);
+    const docs = dedupeToDocs(
+      res.list.map((r) => r.id),
+      docOf,
+    );
     ndcg += ndcgAt(docs, rel, 10);
     recall += recallAt(docs, rel, 100);
     n++;

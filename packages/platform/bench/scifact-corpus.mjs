@@ -8,7 +8,10 @@ export function scifactPresent(dir) {
 }
 
 function readJsonl(file) {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 }
 
 export function loadScifact(dir) {
@@ -37,7 +40,9 @@ export function collapseSpace(text) {
 
 /** Abstracts are sentences joined by spaces: split after . ! ? before a capital, digit or bracket. */
 export function splitSentences(text) {
-  return collapseSpace(text).split(/(?<=[.!?])\s+(?=[A-Z0-9([])/).filter(Boolean);
+  return collapseSpace(text)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9([])/)
+    .filter(Boolean);
 }
 
 /**

@@ -8,7 +8,15 @@ export type { PlatformServices } from './platform.js';
 export { PlatformError } from './http/errors.js';
 // The API's shapes and request schemas are @kbchat/contracts' (the web app reads them there).
 export type * from '@kbchat/contracts/platform';
-export { ConfigFileError, loadModelConfig, modelsMissingFromGateway, type LlmModel, type ModelConfig, type ProviderModels, type VectorModel } from './models/config-file.js';
+export {
+  ConfigFileError,
+  loadModelConfig,
+  modelsMissingFromGateway,
+  type LlmModel,
+  type ModelConfig,
+  type ProviderModels,
+  type VectorModel,
+} from './models/config-file.js';
 
 /** Where it listens (url, listening), its app and services, and close(): the app, then the services. */
 export type RunningPlatform = RunningService<PlatformServices>;

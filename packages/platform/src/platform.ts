@@ -59,7 +59,17 @@ import { pendingMigrations } from './store/migrations.js';
 import { createUploads, uploadMigrations, uploadsPlugin, type Uploads } from './uploads/index.js';
 
 /** Every module's migrations, run after the store's own (and checked by /readyz). */
-const MODULE_MIGRATIONS = { ...retrievalMigrations, ...indexingMigrations, ...appMigrations, ...accountMigrations, ...shareMigrations, ...chatMigrations, ...retrievalCheckMigrations, ...uploadMigrations, ...datasetMigrations };
+const MODULE_MIGRATIONS = {
+  ...retrievalMigrations,
+  ...indexingMigrations,
+  ...appMigrations,
+  ...accountMigrations,
+  ...shareMigrations,
+  ...chatMigrations,
+  ...retrievalCheckMigrations,
+  ...uploadMigrations,
+  ...datasetMigrations,
+};
 
 export interface PlatformServices {
   config: PlatformConfig;
@@ -102,7 +112,10 @@ async function checkModels(gateway: GatewayClient, models: ModelConfig): Promise
   } catch (err) {
     return [`models not checked: the gateway did not answer (${(err as Error).message})`];
   }
-  if (missing.length) throw new ConfigFileError(`config.json names models the gateway at ${gateway.url} does not serve: ${missing.join(', ')} (add a channel for them, or remove them from config.json)`);
+  if (missing.length)
+    throw new ConfigFileError(
+      `config.json names models the gateway at ${gateway.url} does not serve: ${missing.join(', ')} (add a channel for them, or remove them from config.json)`,
+    );
   return [`all ${required} configured models are served by the gateway`];
 }
 
@@ -126,7 +139,9 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const onError = (err: unknown) => console.error(`kbchat platform: indexing: ${(err as Error)?.message ?? err}`);
   const datasetsStore = new DatasetsStore(store.db);
   // On the embedded store this worker is the only one: leases a dead process held can be given back at start.
-  const worker = config.runWorker ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite', metrics }) : undefined;
+  const worker = config.runWorker
+    ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite', metrics })
+    : undefined;
   const indexing: IndexingHooks = {
     async enqueue(tx, items) {
       await enqueue(tx, items);
@@ -150,9 +165,13 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   // Deletes (and imports) a stopped process left unfinished are finished now.
   datasets.jobs.start();
   // An estimate with nothing measured yet times one embeddings call of the file's chunks (marked bulk, as indexing's are).
-  const estimates = new IndexingEstimates(store.db, models.vectorModels.length ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined);
+  const estimates = new IndexingEstimates(
+    store.db,
+    models.vectorModels.length ? (model, texts) => gateway.embeddings(model, texts, { priority: 'bulk' }) : undefined,
+  );
   const uploads = createUploads(store.db, datasets, config.dataDir, (err) => console.error(`kbchat platform: uploads: ${(err as Error)?.message ?? err}`), {
-    indexing: estimates, confirmAboveSeconds: config.importConfirmSeconds,
+    indexing: estimates,
+    confirmAboveSeconds: config.importConfirmSeconds,
   });
   const search = new SearchService(store.db, datasetsStore, gateway, models, metrics);
   const appsStore = new AppsStore(store.db);
@@ -162,10 +181,15 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const chatHistory = new ChatHistoryStore(store.db);
   const share = new ShareService(new OutLinksStore(store.db), apps);
   const pending = async (datasetId: string) => ((p) => p.queued + p.indexing)(sumProgress(await progress(store.db, { datasetId })));
-  const checks = new RetrievalChecksService(new ChecksStore(store.db), datasets, search, models, { defaultExtensionModel: defaultExtensionModel(models), pending });
+  const checks = new RetrievalChecksService(new ChecksStore(store.db), datasets, search, models, {
+    defaultExtensionModel: defaultExtensionModel(models),
+    pending,
+  });
   const startupNotes = [...root.notes, ...notes, `store: ${store.description}`];
   if (models.vectorModels.length === 0) {
-    startupNotes.push('warning: no vector model configured (config.json has no vectorModels): datasets can be made, but their items are not indexed until one is; chat searches by full text only');
+    startupNotes.push(
+      'warning: no vector model configured (config.json has no vectorModels): datasets can be made, but their items are not indexed until one is; chat searches by full text only',
+    );
   }
   await tokenizer;
   if (worker) {
@@ -173,7 +197,28 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes.push(`indexing worker running (${models.systemEnv.vectorMaxProcess} batches at once)`);
   }
   return {
-    config, models, store, keys, auth, requestAuth, accounts, datasets, uploads, search, apps, keyService, chat, chatHistory, runningAnswers: new RunningAnswers(), share, checks, gateway, worker, metrics, rootTeamId: root.teamId, startupNotes,
+    config,
+    models,
+    store,
+    keys,
+    auth,
+    requestAuth,
+    accounts,
+    datasets,
+    uploads,
+    search,
+    apps,
+    keyService,
+    chat,
+    chatHistory,
+    runningAnswers: new RunningAnswers(),
+    share,
+    checks,
+    gateway,
+    worker,
+    metrics,
+    rootTeamId: root.teamId,
+    startupNotes,
     async close() {
       uploads.close();
       await datasets.jobs.stop();
@@ -209,10 +254,16 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   decorateCaller(app);
   app.after(() => {
     metricsRoutes(app, {
-      metrics: services.metrics, store: services.store, gateway: services.gateway, metricsToken: services.config.metricsToken,
+      metrics: services.metrics,
+      store: services.store,
+      gateway: services.gateway,
+      metricsToken: services.config.metricsToken,
       pendingMigrations: () => pendingMigrations(services.store.db, MODULE_MIGRATIONS),
     });
-    app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({ ok: true, store: services.store.kind }));
+    app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({
+      ok: true,
+      store: services.store.kind,
+    }));
   });
   // One encapsulated plugin per feature folder, each authenticating its group of routes in onRequest
   // hooks (http/caller.ts); the API document lists their routes in this order (the OpenAI-compatible last).
@@ -220,7 +271,13 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   void app.register(accountsPlugin, { accounts: services.accounts, auth });
   void app.register(datasetsPlugin, { datasets: services.datasets, auth, linkAllowPrivate: services.config.linkAllowPrivate });
   void app.register(uploadsPlugin, { uploads: services.uploads.service, tus: services.uploads.tus, auth });
-  void app.register(searchPlugin, { db: services.store.db, search: services.search, datasets: services.datasets, auth, defaultExtensionModel: defaultExtensionModel(services.models) });
+  void app.register(searchPlugin, {
+    db: services.store.db,
+    search: services.search,
+    datasets: services.datasets,
+    auth,
+    defaultExtensionModel: defaultExtensionModel(services.models),
+  });
   void app.register(retrievalChecksPlugin, { checks: services.checks, auth });
   void app.register(appsPlugin, { apps: services.apps, auth });
   void app.register(keysPlugin, { keys: services.keyService, auth });
@@ -231,7 +288,12 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
   // The OpenAI-compatible routes, with their own error body.
   void app.register(chatPlugin, {
-    auth, apps: services.apps, chat: services.chat, history: services.chatHistory, share: services.share, running: services.runningAnswers,
+    auth,
+    apps: services.apps,
+    chat: services.chat,
+    history: services.chatHistory,
+    share: services.share,
+    running: services.runningAnswers,
     stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
   });
   app.after(() => {

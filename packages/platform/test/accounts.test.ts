@@ -26,7 +26,11 @@ describe('platform accounts', () => {
     if (init.session) headers.cookie = init.session.cookie;
     const csrf = init.csrf === undefined ? init.session?.csrf : init.csrf;
     if (csrf) headers['x-csrf-token'] = csrf;
-    const res = await fetch(`${p.url}${path}`, { method: init.method ?? (init.json === undefined ? 'GET' : 'POST'), headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+    const res = await fetch(`${p.url}${path}`, {
+      method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
+      headers,
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
     return { status: res.status, body: (await res.json()) as any, setCookie: res.headers.getSetCookie() };
   };
 
@@ -108,7 +112,10 @@ describe('platform accounts', () => {
     expect((await call('/api/auth/me', { session: s })).status).toBe(401);
 
     const t = await signIn('root', ROOT_PASSWORD);
-    await p.services.store.db.updateTable('sessions' as never).set({ expires_at: Date.now() - 1 } as never).execute();
+    await p.services.store.db
+      .updateTable('sessions' as never)
+      .set({ expires_at: Date.now() - 1 } as never)
+      .execute();
     expect((await call('/api/auth/me', { session: t })).status).toBe(401);
   });
 
@@ -127,16 +134,24 @@ describe('platform accounts', () => {
   it('generates a root password at first start when ROOT_PASSWORD is unset, says it once, and it signs in', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-accounts-gen-'));
     const printed: string[] = [];
-    const q = await startPlatform(loadPlatformConfig({}, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: `pglite:${join(dataDir, 'db')}` }), (m) => printed.push(m));
+    const q = await startPlatform(loadPlatformConfig({}, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: `pglite:${join(dataDir, 'db')}` }), (m) =>
+      printed.push(m),
+    );
     try {
       expect(printed).toEqual([expect.stringMatching(/^kbchat platform: root user created; password \(shown once\): \S{12,}$/)]);
       const password = printed[0]!.split(': ').at(-1)!;
-      const res = await fetch(`${q.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password }) });
+      const res = await fetch(`${q.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'root', password }),
+      });
       expect(res.status).toBe(200);
     } finally {
       await q.close();
     }
-    const again = await startPlatform(loadPlatformConfig({}, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: `pglite:${join(dataDir, 'db')}` }), (m) => printed.push(m));
+    const again = await startPlatform(loadPlatformConfig({}, { host: '127.0.0.1', port: 0, dataDir, databaseUrl: `pglite:${join(dataDir, 'db')}` }), (m) =>
+      printed.push(m),
+    );
     try {
       expect(printed).toHaveLength(1);
       expect(again.services.startupNotes.join('\n')).not.toMatch(/root user created/);

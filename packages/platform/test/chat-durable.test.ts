@@ -35,12 +35,17 @@ describe('a question once sent is never lost', () => {
   let dir: string;
 
   const post = async (platform: RunningPlatform, path: string, json: unknown) => {
-    const res = await fetch(`${platform.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const res = await fetch(`${platform.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
     const body = (await res.json()) as any;
     if (!res.ok) throw new Error(`${path}: ${res.status} ${body.message}`);
     return body.data;
   };
-  const records = (platform: RunningPlatform, chatId: string): Promise<Item[]> => post(platform, '/api/core/chat/getPaginationRecords', { appId, chatId }).then((d) => d.list);
+  const records = (platform: RunningPlatform, chatId: string): Promise<Item[]> =>
+    post(platform, '/api/core/chat/getPaginationRecords', { appId, chatId }).then((d) => d.list);
   const text = (i: Item | undefined) => i?.value.map((v) => v.text.content).join('') ?? '';
 
   /** Starts a streamed turn on a chat and resolves once its first answer piece has arrived; `leave` aborts the client. */
@@ -52,7 +57,9 @@ describe('a question once sent is never lost', () => {
   const startTurn = async (platform: RunningPlatform, chatId: string, question: string, answerId: string) => {
     const leave = new AbortController();
     const res = await fetch(`${platform.url}/api/v1/chat/completions`, {
-      method: 'POST', signal: leave.signal, headers: { authorization: `Bearer ${appKeys.get(appId)}`, 'content-type': 'application/json' },
+      method: 'POST',
+      signal: leave.signal,
+      headers: { authorization: `Bearer ${appKeys.get(appId)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ chatId, stream: true, detail: true, responseChatItemId: answerId, messages: [{ role: 'user', content: question }] }),
     });
     expect(res.status).toBe(200);
@@ -84,7 +91,19 @@ describe('a question once sent is never lost', () => {
     const configPath = join(dir, 'config.json');
     writeFileSync(configPath, JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'sim-500' }], vectorModels: [] }));
     const config = (env: Record<string, string>) =>
-      loadPlatformConfig({ INITIAL_API_KEY: KEY, ...env }, { host: '127.0.0.1', port: 0, dataDir: mkdtempSync(join(dir, 'p-')), databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN, runWorker: false });
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY, ...env },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: mkdtempSync(join(dir, 'p-')),
+          databaseUrl: 'pglite:memory',
+          configPath,
+          gatewayUrl: gw.url,
+          gatewayToken: ROOT_TOKEN,
+          runWorker: false,
+        },
+      );
     [p, stopping] = await Promise.all([startPlatform(config({}), () => {}), startPlatform(config({ CHAT_ON_DISCONNECT: 'stop' }), () => {})]);
     appId = await newApp(p, 'sim-chat');
   }, 60_000);
@@ -102,12 +121,19 @@ describe('a question once sent is never lost', () => {
     const logs = await post(p, '/api/core/app/getChatLogs', { appId });
     expect(logs.list.find((c: any) => c.chatId === 'left-1')?.messageCount).toBe(2);
     const running = await records(p, 'left-1');
-    expect(running.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'running']]);
+    expect(running.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'running'],
+    ]);
     expect(text(running[0])).toBe('where did the keeper go');
     expect(running[1]!.dataId).toBe('answer-left-1');
 
     turn.leave();
-    const done = await until(() => records(p, 'left-1'), (r) => r[1]?.status !== 'running', (WORDS * DELAY_MS) + 10_000);
+    const done = await until(
+      () => records(p, 'left-1'),
+      (r) => r[1]?.status !== 'running',
+      WORDS * DELAY_MS + 10_000,
+    );
     expect(done[1]!.status).toBe('done');
     expect(text(done[1])).toMatch(/^Echo: where did the keeper go/);
     expect(text(done[1]).split(' ').length).toBeGreaterThanOrEqual(WORDS - 1);
@@ -115,7 +141,11 @@ describe('a question once sent is never lost', () => {
 
   it('shows a running answer growing while it is made', async () => {
     const turn = await startTurn(p, 'grow-1', 'tell me a long story', 'answer-grow-1');
-    const partial = await until(() => records(p, 'grow-1'), (r) => text(r[1]).length > 0, 5_000);
+    const partial = await until(
+      () => records(p, 'grow-1'),
+      (r) => text(r[1]).length > 0,
+      5_000,
+    );
     expect(partial[1]!.status).toBe('running');
     expect(text(partial[1])).toMatch(/^Echo:/);
     await turn.rest;
@@ -133,7 +163,10 @@ describe('a question once sent is never lost', () => {
     expect(Date.now() - started).toBeLessThan((WORDS * DELAY_MS) / 2);
     expect(streamed).toContain('[DONE]');
     const stored = await records(p, 'stop-1');
-    expect(stored.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'stopped']]);
+    expect(stored.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'stopped'],
+    ]);
     expect(text(stored[1])).toMatch(/^Echo: /);
     expect(text(stored[1]).split(' ').length).toBeLessThan(WORDS / 2);
     // Asked again, or for an answer that is not running: nothing changes; an unknown answer is a 404.
@@ -162,8 +195,15 @@ describe('a question once sent is never lost', () => {
     try {
       const turn = await startTurn(stopping, 'left-2', 'sing the tide song', 'answer-left-2');
       turn.leave();
-      const stored = await until(() => records(stopping, 'left-2'), (r) => r[1]?.status !== 'running', 5_000);
-      expect(stored.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'stopped']]);
+      const stored = await until(
+        () => records(stopping, 'left-2'),
+        (r) => r[1]?.status !== 'running',
+        5_000,
+      );
+      expect(stored.map((i) => [i.obj, i.status])).toEqual([
+        ['Human', 'done'],
+        ['AI', 'stopped'],
+      ]);
       expect(text(stored[1]).split(' ').length).toBeLessThan(WORDS / 2);
     } finally {
       appId = saved;
@@ -171,33 +211,44 @@ describe('a question once sent is never lost', () => {
   });
 
   it('refuses an answer id the chat already has (409), and leaves that answer alone', async () => {
-    await (await startTurn(p, 'twice-1', 'first ask', 'answer-twice')).rest;
+    await (
+      await startTurn(p, 'twice-1', 'first ask', 'answer-twice')
+    ).rest;
     const again = await fetch(`${p.url}/api/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${appKeys.get(appId)}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKeys.get(appId)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ chatId: 'twice-1', responseChatItemId: 'answer-twice', messages: [{ role: 'user', content: 'second ask' }] }),
     });
     expect(again.status).toBe(409);
     expect(((await again.json()) as any).message).toMatch(/'responseChatItemId'.*answer-twice/);
     const stored = await records(p, 'twice-1');
-    expect(stored.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'done']]);
+    expect(stored.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'done'],
+    ]);
     expect(text(stored[1])).toMatch(/^Echo: first ask/);
   });
 
   it('stores a failed answer with its error and request id, after its question', async () => {
     const failingApp = await newApp(p, 'sim-500');
     const res = await fetch(`${p.url}/api/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${appKeys.get(failingApp)}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKeys.get(failingApp)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ chatId: 'fail-1', stream: false, messages: [{ role: 'user', content: 'will this fail' }] }),
     });
     expect(res.status).toBeGreaterThanOrEqual(500);
     const requestId = res.headers.get('x-request-id');
     const stored: Item[] = (await post(p, '/api/core/chat/getPaginationRecords', { appId: failingApp, chatId: 'fail-1' })).list;
-    expect(stored.map((i) => [i.obj, i.status])).toEqual([['Human', 'done'], ['AI', 'failed']]);
+    expect(stored.map((i) => [i.obj, i.status])).toEqual([
+      ['Human', 'done'],
+      ['AI', 'failed'],
+    ]);
     expect(stored[1]!.error?.message).toMatch(/internal upstream failure/);
     expect(stored[1]!.error?.requestId).toBe(requestId);
     // A question the model cannot read is refused before anything is stored.
     const long = await fetch(`${p.url}/api/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${appKeys.get(failingApp)}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKeys.get(failingApp)}`, 'content-type': 'application/json' },
       body: JSON.stringify({ chatId: 'fail-2', messages: [{ role: 'user', content: 'word '.repeat(20_000) }] }),
     });
     expect(long.status).toBe(400);
@@ -205,15 +256,24 @@ describe('a question once sent is never lost', () => {
   });
 
   it('reads an answer whose process died (no heartbeat for 30 s) as interrupted, and leaves it out of the next turn', async () => {
-    await (await startTurn(p, 'dead-1', 'first question', 'answer-dead-1')).rest;
+    await (
+      await startTurn(p, 'dead-1', 'first question', 'answer-dead-1')
+    ).rest;
     // As if the process making this answer had died: still running, its heartbeat long gone.
-    await p.services.store.db.updateTable('chat_items').set({ status: 'running', content: '', updated_at: Date.now() - 60_000 }).where('data_id', '=', 'answer-dead-1').execute();
+    await p.services.store.db
+      .updateTable('chat_items')
+      .set({ status: 'running', content: '', updated_at: Date.now() - 60_000 })
+      .where('data_id', '=', 'answer-dead-1')
+      .execute();
     const stored = await records(p, 'dead-1');
     expect(stored[1]!.status).toBe('interrupted');
     const next = await (await startTurn(p, 'dead-1', 'second question', 'answer-dead-2')).rest;
     // The model read the first question, and no empty answer after it.
     const steps = JSON.parse(/event: flowResponses\ndata: (.+)/.exec(next)![1]!);
-    expect(steps[0].historyPreview).toEqual([{ obj: 'Human', value: 'first question' }, { obj: 'Human', value: 'second question' }]);
+    expect(steps[0].historyPreview).toEqual([
+      { obj: 'Human', value: 'first question' },
+      { obj: 'Human', value: 'second question' },
+    ]);
     expect((await records(p, 'dead-1')).map((i) => i.status)).toEqual(['done', 'interrupted', 'done', 'done']);
   });
 });

@@ -30,7 +30,11 @@ describe('applications and chat end to end', () => {
     return { appId, key, client: new OpenAI({ apiKey: key, baseURL: `${p.url}/api/v1`, maxRetries: 0 }) };
   };
   const chatRaw = (key: string, body: unknown) =>
-    fetch(`${p.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${p.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     gw = await startTestGateway();
@@ -59,7 +63,8 @@ describe('applications and chat end to end', () => {
       ),
     );
     datasetId = (await call('/api/core/dataset/create', { name: 'geo', vectorModel: 'sim-embed-384' })).body.data;
-    const text = '# Volcanoes\n\nMount Etna is an active volcano on the east coast of Sicily.\n\n# Glaciers\n\nThe Aletsch glacier is the largest glacier in the Alps.';
+    const text =
+      '# Volcanoes\n\nMount Etna is an active volcano on the east coast of Sicily.\n\n# Glaciers\n\nThe Aletsch glacier is the largest glacier in the Alps.';
     const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'geo.md', text, chunkSize: 40 });
     const until = Date.now() + 30_000;
     for (;;) {
@@ -87,10 +92,24 @@ describe('applications and chat end to end', () => {
     expect(badSearch.status).toBe(400);
     expect(badSearch.body.message).toMatch(/search\.similarity/);
 
-    const made = await call('/api/core/app/create', { name: 'first', model: 'sim-chat', systemPrompt: 'Be brief.', temperature: 0.3, maxToken: 500, datasets: [datasetId], search: { searchMode: 'embedding', similarity: 0.2, limit: 2000 } });
+    const made = await call('/api/core/app/create', {
+      name: 'first',
+      model: 'sim-chat',
+      systemPrompt: 'Be brief.',
+      temperature: 0.3,
+      maxToken: 500,
+      datasets: [datasetId],
+      search: { searchMode: 'embedding', similarity: 0.2, limit: 2000 },
+    });
     const appId = made.body.data;
     const detail = (await call(`/api/core/app/detail?appId=${appId}`)).body.data;
-    expect(detail).toMatchObject({ name: 'first', model: 'sim-chat', systemPrompt: 'Be brief.', datasets: [datasetId], search: { searchMode: 'embedding', similarity: 0.2, limit: 2000, queryExtension: { enabled: false } } });
+    expect(detail).toMatchObject({
+      name: 'first',
+      model: 'sim-chat',
+      systemPrompt: 'Be brief.',
+      datasets: [datasetId],
+      search: { searchMode: 'embedding', similarity: 0.2, limit: 2000, queryExtension: { enabled: false } },
+    });
     const updated = await call('/api/core/app/update', { appId, name: 'renamed', search: { similarity: 0.5 } }, 'PUT');
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ name: 'renamed', search: { searchMode: 'embedding', similarity: 0.5, limit: 2000 } });
@@ -112,7 +131,12 @@ describe('applications and chat end to end', () => {
   });
 
   it('answers from the knowledge base through the openai client, non-stream and stream, with real usage', async () => {
-    const { client } = await makeApp({ model: 'sim-echo-prompt', systemPrompt: 'You are a geography helper.', datasets: [datasetId], search: { searchMode: 'mixedRecall' } });
+    const { client } = await makeApp({
+      model: 'sim-echo-prompt',
+      systemPrompt: 'You are a geography helper.',
+      datasets: [datasetId],
+      search: { searchMode: 'mixedRecall' },
+    });
     const r = await client.chat.completions.create({ model: 'ignored', messages: [{ role: 'user', content: 'Which volcano is on Sicily?' }] });
     const answer = r.choices[0]!.message.content!;
     // sim-echo-prompt repeats the prompt: the quote and the system prompt reached the model.
@@ -123,7 +147,12 @@ describe('applications and chat end to end', () => {
     expect(r.usage!.completion_tokens).toBeGreaterThan(20);
     expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
 
-    const stream = await client.chat.completions.create({ model: 'ignored', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Which volcano is on Sicily?' }] });
+    const stream = await client.chat.completions.create({
+      model: 'ignored',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Which volcano is on Sicily?' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined | null;
     let finish: string | null = null;
@@ -194,7 +223,11 @@ describe('applications and chat end to end', () => {
   });
 
   it('completes the question into several queries, searches them all, and records the step', async () => {
-    const { key } = await makeApp({ model: 'sim-chat', datasets: [datasetId], search: { queryExtension: { enabled: true, model: 'sim-echo-prompt', background: 'Geography of Europe' } } });
+    const { key } = await makeApp({
+      model: 'sim-chat',
+      datasets: [datasetId],
+      search: { queryExtension: { enabled: true, model: 'sim-echo-prompt', background: 'Geography of Europe' } },
+    });
     const body = (await (await chatRaw(key, { detail: true, messages: [{ role: 'user', content: 'glacier in the Alps' }] })).json()) as any;
     const [ext, search] = body.responseData;
     expect(ext).toMatchObject({ moduleType: 'queryExtension', model: 'sim-echo-prompt' });
@@ -227,7 +260,12 @@ describe('applications and chat end to end', () => {
     const noMessages = await chatRaw(key, { messages: [] });
     expect(noMessages.status).toBe(400);
     expect(((await noMessages.json()) as any).message).toMatch(/'messages'/);
-    const lastNotUser = await chatRaw(key, { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] });
+    const lastNotUser = await chatRaw(key, {
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+    });
     expect(((await lastNotUser.json()) as any).message).toMatch(/'messages\[1\]'/);
     const badStream = await chatRaw(key, { stream: 'yes', messages: [{ role: 'user', content: 'a' }] });
     expect(((await badStream.json()) as any).message).toMatch(/'stream'/);
@@ -235,16 +273,31 @@ describe('applications and chat end to end', () => {
 
   it('classifies and extracts with tool calls (sim-tools), returning newVariables and responseData', async () => {
     const { client } = await makeApp({
-      model: 'sim-chat', datasets: [datasetId],
-      classify: { model: 'sim-tools', categories: [{ id: 'billing', description: 'Invoices and payments', reply: 'Please write to billing@example.com.' }, { id: 'geography', description: 'Questions about places' }] },
+      model: 'sim-chat',
+      datasets: [datasetId],
+      classify: {
+        model: 'sim-tools',
+        categories: [
+          { id: 'billing', description: 'Invoices and payments', reply: 'Please write to billing@example.com.' },
+          { id: 'geography', description: 'Questions about places' },
+        ],
+      },
       extract: { model: 'sim-tools', fields: [{ key: 'topic', description: 'what the question is about', type: 'string', required: true }] },
     });
-    const fixed = (await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'question about billing' }], detail: true } as any)) as any;
+    const fixed = (await client.chat.completions.create({
+      model: 'x',
+      messages: [{ role: 'user', content: 'question about billing' }],
+      detail: true,
+    } as any)) as any;
     expect(fixed.choices[0].message.content).toBe('Please write to billing@example.com.');
     expect(fixed.responseData[0]).toMatchObject({ moduleType: 'classifyQuestion', cqResult: 'billing', mode: 'toolChoice', model: 'sim-tools' });
 
     const before = Date.now();
-    const routed = (await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'tell me about geography' }], detail: true } as any)) as any;
+    const routed = (await client.chat.completions.create({
+      model: 'x',
+      messages: [{ role: 'user', content: 'tell me about geography' }],
+      detail: true,
+    } as any)) as any;
     const types = routed.responseData.map((r: any) => r.moduleType);
     expect(types).toEqual(['classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode']);
     expect(routed.responseData[0].cqResult).toBe('geography');
@@ -260,10 +313,16 @@ describe('applications and chat end to end', () => {
     expect(routed.choices[0].message.content).toMatch(/^Echo: answer the question using only the quotes/);
   });
 
-  it('classifies in prompt mode with the model\'s customCQPrompt (sim-echo-prompt)', async () => {
+  it("classifies in prompt mode with the model's customCQPrompt (sim-echo-prompt)", async () => {
     const { key } = await makeApp({
       model: 'sim-chat',
-      classify: { model: 'sim-echo-prompt', categories: [{ id: 'tech', description: 'Technical problems', reply: 'Restart it.' }, { id: 'other', description: 'Anything else' }] },
+      classify: {
+        model: 'sim-echo-prompt',
+        categories: [
+          { id: 'tech', description: 'Technical problems', reply: 'Restart it.' },
+          { id: 'other', description: 'Anything else' },
+        ],
+      },
     });
     const res = await chatRaw(key, { detail: true, messages: [{ role: 'user', content: 'my laptop is slow' }] });
     const body = (await res.json()) as any;
@@ -284,11 +343,14 @@ describe('applications and chat end to end', () => {
     expect(events[doneAt + 1]!.name).toBe('flowResponses');
     const flow = JSON.parse(events[doneAt + 1]!.data);
     expect(flow.map((r: any) => r.moduleType)).toEqual(['datasetSearchNode', 'chatNode']);
-    const text = answers.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data).choices[0].delta.content ?? '').join('');
+    const text = answers
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data).choices[0].delta.content ?? '')
+      .join('');
     expect(text).toMatch(/^Echo: answer the question using only the quotes/);
   });
 
-  it('keeps the gateway\'s message and request id on model errors, stream and non-stream', async () => {
+  it("keeps the gateway's message and request id on model errors, stream and non-stream", async () => {
     const { key, client } = await makeApp({ model: 'sim-500' });
     const err = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
     expect(err.status).toBe(500);
@@ -305,7 +367,12 @@ describe('applications and chat end to end', () => {
     const app = await p.services.apps.app({ keyId: 0, teamId: p.services.rootTeamId, appId: null }, (await p.services.keys.byHash(hashKey(key)))!.app_id!);
     const failures: { step: string; body?: string }[] = [];
     await expect(
-      p.services.chat.run({ keyId: 0, teamId: p.services.rootTeamId, appId: app.id }, app, { question: 'hi', history: [], variables: {}, stream: false, onModelFailure: (step, e) => failures.push({ step, body: e.requestBody }) }, { status() {}, answer() {}, fastAnswer() {}, variables() {} }),
+      p.services.chat.run(
+        { keyId: 0, teamId: p.services.rootTeamId, appId: app.id },
+        app,
+        { question: 'hi', history: [], variables: {}, stream: false, onModelFailure: (step, e) => failures.push({ step, body: e.requestBody }) },
+        { status() {}, answer() {}, fastAnswer() {}, variables() {} },
+      ),
     ).rejects.toThrow(/request id/);
     expect(failures).toHaveLength(1);
     expect(failures[0]!.step).toBe('answer');
@@ -327,7 +394,8 @@ describe('applications and chat end to end', () => {
     for (const stream of [true, false]) {
       const leave = new AbortController();
       const pending = fetch(`${p.url}/api/v1/chat/completions`, {
-        method: 'POST', signal: leave.signal,
+        method: 'POST',
+        signal: leave.signal,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ stream, messages: [{ role: 'user', content: `slow ${stream}` }] }),
       }).catch((e) => e);
@@ -348,11 +416,41 @@ describe('applications and chat end to end', () => {
 
   it('says "Connection error" naming the address when the gateway is unreachable', async () => {
     const configPath = join(dir, 'config.json');
-    const down = await startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: mkdtempSync(join(tmpdir(), 'kbchat-chat-down-')), databaseUrl: 'pglite:memory', configPath, gatewayUrl: 'http://127.0.0.1:9', gatewayToken: ROOT_TOKEN, runWorker: false }));
+    const down = await startPlatform(
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: mkdtempSync(join(tmpdir(), 'kbchat-chat-down-')),
+          databaseUrl: 'pglite:memory',
+          configPath,
+          gatewayUrl: 'http://127.0.0.1:9',
+          gatewayToken: ROOT_TOKEN,
+          runWorker: false,
+        },
+      ),
+    );
     try {
-      const appId = (await fetch(`${down.url}/api/core/app/create`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'a', model: 'sim-chat' }) }).then((r) => r.json()) as any).data;
-      const key = (await fetch(`${down.url}/api/support/openapi/create`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ appId }) }).then((r) => r.json()) as any).data;
-      const res = await fetch(`${down.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+      const appId = (
+        (await fetch(`${down.url}/api/core/app/create`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'a', model: 'sim-chat' }),
+        }).then((r) => r.json())) as any
+      ).data;
+      const key = (
+        (await fetch(`${down.url}/api/support/openapi/create`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ appId }),
+        }).then((r) => r.json())) as any
+      ).data;
+      const res = await fetch(`${down.url}/api/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(502);
       expect(((await res.json()) as any).message).toMatch(/^Connection error: http:\/\/127\.0\.0\.1:9/);
     } finally {

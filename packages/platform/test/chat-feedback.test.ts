@@ -32,7 +32,11 @@ describe('feedback and chat logs', () => {
     const headers: Record<string, string> = json === undefined ? {} : { 'content-type': 'application/json' };
     if (key === 'session') Object.assign(headers, { cookie, 'x-csrf-token': csrf });
     else if (key) headers.authorization = `Bearer ${key}`;
-    const res = await fetch(`${p.url}${path}`, { method: opts.method ?? (json === undefined ? 'GET' : 'POST'), headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await fetch(`${p.url}${path}`, {
+      method: opts.method ?? (json === undefined ? 'GET' : 'POST'),
+      headers,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const ask = (key: string | null | 'session', body: Record<string, unknown>, path = '/api/v1/chat/completions') => call(path, body, { key });
@@ -53,13 +57,28 @@ describe('feedback and chat logs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-feedback-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [] }));
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY, ROOT_PASSWORD }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY, ROOT_PASSWORD },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: dir,
+          databaseUrl: 'pglite:memory',
+          configPath: join(dir, 'config.json'),
+          gatewayUrl: gw.url,
+          gatewayToken: ROOT_TOKEN,
+        },
+      ),
       () => {},
     );
     appId = (await call('/api/core/app/create', { name: 'Help', model: 'sim-chat' })).body.data;
     appKey = (await call('/api/support/openapi/create', { name: 'app key', appId })).body.data;
     shareId = (await call('/api/support/outLink/create', { appId, name: 'public' })).body.data;
-    const login = await fetch(`${p.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
+    const login = await fetch(`${p.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }),
+    });
     cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
     csrf = ((await login.json()) as any).data.csrfToken;
     await p.services.keys.insertTeam('otherfeedbackteam0000000', 'other');
@@ -81,7 +100,9 @@ describe('feedback and chat logs', () => {
     expect((await records('fb-1'))[1]).toMatchObject({ userGoodFeedback: 'clear and right' });
     expect((await records('fb-1'))[1].userBadFeedback).toBeUndefined();
     // The application key reaches its own app's chats without naming it.
-    expect((await feedback({ chatId: 'fb-1', dataId: 'answer-1', userGoodFeedback: '', userBadFeedback: 'the warranty is two years' }, appKey)).status).toBe(200);
+    expect((await feedback({ chatId: 'fb-1', dataId: 'answer-1', userGoodFeedback: '', userBadFeedback: 'the warranty is two years' }, appKey)).status).toBe(
+      200,
+    );
     let item = (await records('fb-1'))[1];
     expect(item.userBadFeedback).toBe('the warranty is two years');
     expect(item.userGoodFeedback).toBeUndefined();
@@ -106,7 +127,9 @@ describe('feedback and chat logs', () => {
 
   it("keeps a visitor's feedback the visitor's: the team cannot set it, another visitor cannot either", async () => {
     const visitor = { shareId, outLinkUid: 'visitor-fb' };
-    expect((await ask(null, { ...visitor, chatId: 'v-chat', responseChatItemId: 'v-answer', messages: [{ role: 'user', content: 'opening hours?' }] })).status).toBe(200);
+    expect(
+      (await ask(null, { ...visitor, chatId: 'v-chat', responseChatItemId: 'v-answer', messages: [{ role: 'user', content: 'opening hours?' }] })).status,
+    ).toBe(200);
     expect((await feedback({ ...visitor, chatId: 'v-chat', dataId: 'v-answer', userBadFeedback: 'not what I asked' }, null)).status).toBe(200);
     expect((await records('v-chat', visitor, null))[1]).toMatchObject({ dataId: 'v-answer', userBadFeedback: 'not what I asked' });
     expect((await feedback({ appId, chatId: 'v-chat', dataId: 'v-answer', userGoodFeedback: 'overruled' })).status).toBe(404);
@@ -120,7 +143,11 @@ describe('feedback and chat logs', () => {
     const visitor = { shareId, outLinkUid: 'visitor-own' };
     expect((await ask(null, { ...visitor, chatId: 'owned', messages: [{ role: 'user', content: 'my secret order number is 4711' }] })).status).toBe(200);
     const from = Date.now();
-    for (const [key, body] of [[appKey, {}], ['session', {}], [null, { shareId, outLinkUid: 'visitor-other' }]] as const) {
+    for (const [key, body] of [
+      [appKey, {}],
+      ['session', {}],
+      [null, { shareId, outLinkUid: 'visitor-other' }],
+    ] as const) {
       const path = key === 'session' ? `/api/v1/chat/completions?appId=${appId}` : '/api/v1/chat/completions';
       const r = await ask(key, { ...body, chatId: 'owned', messages: [{ role: 'user', content: 'what was my order number?' }] }, path);
       expect(r.status, JSON.stringify(r.body)).toBe(409);
@@ -152,7 +179,9 @@ describe('feedback and chat logs', () => {
     await turn(logKey, 'api-2', 'latest', { responseChatItemId: 'api-2-a1' });
     expect((await feedback({ appId: logApp, chatId: 'api-1', dataId: 'api-1-a1', userGoodFeedback: 'yes' })).status).toBe(200);
     expect((await feedback({ appId: logApp, chatId: 'api-1', dataId: 'api-1-a2', userBadFeedback: 'no' })).status).toBe(200);
-    expect((await feedback({ shareId: logShare, outLinkUid: 'visitor-log', chatId: 'shared-1', dataId: 'shared-1-a1', userGoodFeedback: 'thanks' }, null)).status).toBe(200);
+    expect(
+      (await feedback({ shareId: logShare, outLinkUid: 'visitor-log', chatId: 'shared-1', dataId: 'shared-1-a1', userGoodFeedback: 'thanks' }, null)).status,
+    ).toBe(200);
     // Feedback does not move a chat in the log (it is not a new turn).
 
     const all = await logs({ appId: logApp, offset: 0, pageSize: 10 });

@@ -30,7 +30,11 @@ describe('oversized chat input', () => {
     return { appId, key, client: new OpenAI({ apiKey: key, baseURL: `${p.url}/api/v1`, maxRetries: 0 }) };
   };
   const chat = async (key: string, body: unknown) => {
-    const res = await fetch(`${p.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${p.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   /** The gateway's log rows since `from` (ms), once its batched writes are in. */
@@ -43,19 +47,32 @@ describe('oversized chat input', () => {
     gw = await startTestGateway();
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-chat-limits-'));
     const configPath = join(dir, 'config.json');
-    writeFileSync(configPath, JSON.stringify({
-      llmModels: [
-        // No maxContext: 16,000 assumed.
-        { model: 'sim-chat' },
-        { model: 'sim-echo-prompt', maxContext: 400_000 },
-        { model: 'sim-tools', toolChoice: true, maxContext: 4_000 },
-        { model: 'sim-500' },
-      ],
-      vectorModels: [{ model: 'sim-embed-384', defaultToken: 100, maxToken: 256 }],
-    }));
-    p = await startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }));
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        llmModels: [
+          // No maxContext: 16,000 assumed.
+          { model: 'sim-chat' },
+          { model: 'sim-echo-prompt', maxContext: 400_000 },
+          { model: 'sim-tools', toolChoice: true, maxContext: 4_000 },
+          { model: 'sim-500' },
+        ],
+        vectorModels: [{ model: 'sim-embed-384', defaultToken: 100, maxToken: 256 }],
+      }),
+    );
+    p = await startPlatform(
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+      ),
+    );
     datasetId = (await call('/api/core/dataset/create', { name: 'geo', vectorModel: 'sim-embed-384' })).body.data;
-    const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'geo.md', text: '# Glaciers\n\nThe Aletsch glacier is the largest glacier in the Alps.\n\n# Volcanoes\n\nMount Etna is an active volcano on Sicily.', chunkSize: 40 });
+    const made = await call('/api/core/dataset/collection/create/text', {
+      datasetId,
+      name: 'geo.md',
+      text: '# Glaciers\n\nThe Aletsch glacier is the largest glacier in the Alps.\n\n# Volcanoes\n\nMount Etna is an active volcano on Sicily.',
+      chunkSize: 40,
+    });
     for (const until = Date.now() + 30_000; ;) {
       const d = (await call(`/api/core/dataset/collection/trainingDetail?collectionId=${made.body.data.collectionId}`)).body.data;
       if (d.total > 0 && d.done === d.total) break;
@@ -97,15 +114,24 @@ describe('oversized chat input', () => {
     const err = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: question }] }).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err.code).toBe('context_length_exceeded');
-    expect(err.message).toMatch(/sim-chat can read: at most 14000 tokens \(16000 in all, config\.json gives no maxContext for it: 16000 assumed; 2000 kept for the answer\)/);
+    expect(err.message).toMatch(
+      /sim-chat can read: at most 14000 tokens \(16000 in all, config\.json gives no maxContext for it: 16000 assumed; 2000 kept for the answer\)/,
+    );
     expect(await gatewayCallsSince(from)).toEqual([]);
   });
 
   it('cuts a long question for the search and the helper steps, says so in each record, and answers with the whole question', async () => {
     const { key } = await makeApp({
-      model: 'sim-echo-prompt', datasets: [datasetId],
+      model: 'sim-echo-prompt',
+      datasets: [datasetId],
       search: { searchMode: 'mixedRecall', queryExtension: { enabled: true, model: 'sim-chat' } },
-      classify: { model: 'sim-tools', categories: [{ id: 'glaciers', description: 'glacier questions' }, { id: 'other', description: 'anything else' }] },
+      classify: {
+        model: 'sim-tools',
+        categories: [
+          { id: 'glaciers', description: 'glacier questions' },
+          { id: 'other', description: 'anything else' },
+        ],
+      },
     });
     const question = 'Where is the Aletsch glacier? ' + 'glacier ice flows slowly down the valley '.repeat(5000).trim(); // ~205,000 characters
     const from = Date.now();
@@ -141,7 +167,12 @@ describe('oversized chat input', () => {
     const app = await p.services.apps.app({ keyId: 0, teamId: p.services.rootTeamId, appId: null }, appId);
     const failures: GatewayError[] = [];
     await p.services.chat
-      .run({ keyId: 0, teamId: p.services.rootTeamId, appId }, app, { question, history: [], variables: {}, stream: false, onModelFailure: (_step, e) => failures.push(e) }, { status() {}, answer() {}, fastAnswer() {}, variables() {} })
+      .run(
+        { keyId: 0, teamId: p.services.rootTeamId, appId },
+        app,
+        { question, history: [], variables: {}, stream: false, onModelFailure: (_step, e) => failures.push(e) },
+        { status() {}, answer() {}, fastAnswer() {}, variables() {} },
+      )
       .catch(() => {});
     const logged = failures[0]!.forLog();
     expect(failures[0]!.requestBody!.length).toBeGreaterThan(52_000);

@@ -21,14 +21,24 @@ describe('chat without a configured vector model', () => {
     const configPath = join(dir, `config-${Date.now()}.json`);
     writeFileSync(configPath, JSON.stringify(config));
     // The same data dir each time: the store outlives a change of config.json.
-    return startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }));
+    return startPlatform(
+      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+    );
   };
   const call = async (path: string, json?: unknown) => {
-    const res = await fetch(`${p!.url}${path}`, { method: json === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await fetch(`${p!.url}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${KEY}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const chat = async (key: string, question: string) => {
-    const res = await fetch(`${p!.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ detail: true, messages: [{ role: 'user', content: question }] }) });
+    const res = await fetch(`${p!.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ detail: true, messages: [{ role: 'user', content: question }] }),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -38,7 +48,12 @@ describe('chat without a configured vector model', () => {
     // First with the vector model: a dataset is indexed (vectors and full-text postings).
     p = await start({ llmModels: [{ model: 'sim-echo-prompt' }], vectorModels: [{ model: 'sim-embed-384' }] });
     indexedId = (await call('/api/core/dataset/create', { name: 'geo', vectorModel: 'sim-embed-384' })).body.data;
-    const made = await call('/api/core/dataset/collection/create/text', { datasetId: indexedId, name: 'geo.md', text: '# Volcanoes\n\nMount Etna is an active volcano on the east coast of Sicily.', chunkSize: 40 });
+    const made = await call('/api/core/dataset/collection/create/text', {
+      datasetId: indexedId,
+      name: 'geo.md',
+      text: '# Volcanoes\n\nMount Etna is an active volcano on the east coast of Sicily.',
+      chunkSize: 40,
+    });
     for (const until = Date.now() + 30_000; ;) {
       const d = (await call(`/api/core/dataset/collection/trainingDetail?collectionId=${made.body.data.collectionId}`)).body.data;
       if (d.total > 0 && d.done === d.total) break;
@@ -69,7 +84,9 @@ describe('chat without a configured vector model', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const search = res.body.responseData.find((r: any) => r.moduleType === 'datasetSearchNode');
     expect(search.searchMode).toBe('fullTextRecall');
-    expect(search.note).toBe("the datasets' vector model sim-embed-384 is not in config.json's vectorModels: searched by full text only instead of mixedRecall");
+    expect(search.note).toBe(
+      "the datasets' vector model sim-embed-384 is not in config.json's vectorModels: searched by full text only instead of mixedRecall",
+    );
     expect(search.quoteList.map((q: any) => q.q).join(' ')).toContain('Mount Etna');
     // sim-echo-prompt repeats its prompt: the quote reached the answering model.
     expect(res.body.choices[0].message.content).toContain('Mount Etna');
@@ -79,7 +96,9 @@ describe('chat without a configured vector model', () => {
     const datasetId = (await call('/api/core/dataset/create', { name: 'new' })).body.data;
     await call('/api/core/dataset/collection/create/text', { datasetId, name: 'a.md', text: 'The Aletsch glacier is in the Alps.' });
     const made = await call('/api/core/app/create', { name: 'new', model: 'sim-echo-prompt', datasets: [datasetId], search: { searchMode: 'embedding' } });
-    expect(made.body.message).toMatch(/^datasets: they were made without a vector model, so chat searches them by full text only \(search\.searchMode is embedding\)/);
+    expect(made.body.message).toMatch(
+      /^datasets: they were made without a vector model, so chat searches them by full text only \(search\.searchMode is embedding\)/,
+    );
     const key = (await call('/api/support/openapi/create', { appId: made.body.data })).body.data as string;
     const res = await chat(key, 'Where is the Aletsch glacier?');
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -27,14 +27,19 @@ describe.skipIf(process.platform !== 'linux')('oversized chat bodies against a p
   let out = '';
   let url: string;
   const call = async (path: string, json: unknown) => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
     return (await res.json()) as any;
   };
   const appKey = async (model: string) => {
     const appId = (await call('/api/core/app/create', { name: model, model })).data;
     return (await call('/api/support/openapi/create', { appId })).data as string;
   };
-  const chat = (key: string, body: string) => fetch(`${url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+  const chat = (key: string, body: string) =>
+    fetch(`${url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
 
   beforeAll(async () => {
     // The CLI runs from dist/: bring it up to date with the sources (a no-op when it is).
@@ -45,11 +50,23 @@ describe.skipIf(process.platform !== 'linux')('oversized chat bodies against a p
     }
     gw = await startTestGateway();
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-oversized-'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'sim-500' }], vectorModels: [{ model: 'sim-embed-384' }] }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'sim-500' }], vectorModels: [{ model: 'sim-embed-384' }] }),
+    );
     child = spawn(process.execPath, [join(REPO, 'packages/cli/bin/kbchat.js'), 'platform'], {
       env: {
-        PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, CONFIG_PATH: join(dir, 'config.json'), GATEWAY_URL: gw.url, GATEWAY_TOKEN: ROOT_TOKEN,
-        INITIAL_API_KEY: KEY, LOG_LEVEL: 'warn', PLATFORM_WORKER: 'off', PUBLIC_DIR: dir,
+        PATH: process.env.PATH,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: dir,
+        CONFIG_PATH: join(dir, 'config.json'),
+        GATEWAY_URL: gw.url,
+        GATEWAY_TOKEN: ROOT_TOKEN,
+        INITIAL_API_KEY: KEY,
+        LOG_LEVEL: 'warn',
+        PLATFORM_WORKER: 'off',
+        PUBLIC_DIR: dir,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -83,7 +100,15 @@ describe.skipIf(process.platform !== 'linux')('oversized chat bodies against a p
       // 12 MB of question: refused before any model call.
       (await chat(key, ask('why '.repeat(3 * MB)))).status,
       // 12 MB of image beside a short question: read, the image left out, answered.
-      (await chat(key, ask([{ type: 'image_url', image_url: { url: image } }, { type: 'text', text: 'what is this?' }]))).status,
+      (
+        await chat(
+          key,
+          ask([
+            { type: 'image_url', image_url: { url: image } },
+            { type: 'text', text: 'what is this?' },
+          ]),
+        )
+      ).status,
     ];
     // A first round warms up what any first request allocates; then the baseline.
     expect([...(await sixty()), ...(await twelve())]).toEqual([413, 413, 400, 200]);
@@ -98,7 +123,9 @@ describe.skipIf(process.platform !== 'linux')('oversized chat bodies against a p
       expect(await twelve()).toEqual([400, 200]);
       afterTwelve.push(rssMb(child.pid!));
     }
-    console.log(`platform RSS (MB): ${before} before; after each 60 MB pair (declared, chunked) ${afterSixty.join(', ')}; after each 12 MB pair (question, image) ${afterTwelve.join(', ')}`);
+    console.log(
+      `platform RSS (MB): ${before} before; after each 60 MB pair (declared, chunked) ${afterSixty.join(', ')}; after each 12 MB pair (question, image) ${afterTwelve.join(', ')}`,
+    );
     // A 60 MB body is refused on its Content-Length, or once 20 MB of it have come: at most that is held, and let go.
     expect(Math.max(...afterSixty) - before).toBeLessThan(32);
     // A 12 MB body is read, decoded and parsed: a few copies of it live while it is handled, until the
@@ -111,7 +138,11 @@ describe.skipIf(process.platform !== 'linux')('oversized chat bodies against a p
     const question = 'why does the glacier move '.repeat(2000);
     expect((await chat(key, JSON.stringify({ messages: [{ role: 'user', content: question }] }))).status).toBe(500);
     await new Promise((r) => setTimeout(r, 200));
-    const line = out.split('\n').filter((l) => l.includes('chat: the answer model call failed')).map((l) => JSON.parse(l)).at(-1);
+    const line = out
+      .split('\n')
+      .filter((l) => l.includes('chat: the answer model call failed'))
+      .map((l) => JSON.parse(l))
+      .at(-1);
     expect(line).toMatchObject({ level: 40, step: 'answer', status: 500, gatewayRequestId: expect.any(String), requestBodyChars: expect.any(Number) });
     expect(line.requestBodyChars).toBeGreaterThan(question.length);
     expect(line.requestBody.length).toBeLessThan(LOGGED_BODY_CHARS + 200);

@@ -35,10 +35,17 @@ describe('chatting signed in', () => {
     const configPath = join(dir, 'config.json');
     writeFileSync(configPath, JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [] }));
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY, ROOT_PASSWORD, CONFIG_PATH: configPath }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY, ROOT_PASSWORD, CONFIG_PATH: configPath },
+        { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+      ),
       () => {},
     );
-    const login = await fetch(`${p.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }) });
+    const login = await fetch(`${p.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }),
+    });
     cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
     csrf = ((await login.json()) as any).data.csrfToken;
     const made = await call('/api/core/app/create', { json: { name: 'web helper', model: 'sim-chat', datasets: [] } });
@@ -51,7 +58,9 @@ describe('chatting signed in', () => {
   });
 
   it("answers the team's own application, streamed with detail, and keeps the chat in its history", async () => {
-    const r = await call(`/api/v1/chat/completions?appId=${appId}`, { json: { chatId: 'web-1', stream: true, detail: true, messages: [{ role: 'user', content: 'hello from the browser' }] } });
+    const r = await call(`/api/v1/chat/completions?appId=${appId}`, {
+      json: { chatId: 'web-1', stream: true, detail: true, messages: [{ role: 'user', content: 'hello from the browser' }] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.type).toMatch(/^text\/event-stream/);
     expect(r.text).toContain('event: answer');

@@ -57,7 +57,11 @@ describe('chat steps against the gateway and simulator', () => {
           function: {
             name: 'classify_question',
             description: "Records the category of the user's question.",
-            parameters: { type: 'object', properties: { type: { type: 'string', enum: ['Billing', 'tech'], description: expect.any(String) } }, required: ['type'] },
+            parameters: {
+              type: 'object',
+              properties: { type: { type: 'string', enum: ['Billing', 'tech'], description: expect.any(String) } },
+              required: ['type'],
+            },
           },
         },
       ]);
@@ -78,7 +82,11 @@ describe('chat steps against the gateway and simulator', () => {
         {
           name: 'classify_question',
           description: "Records the category of the user's question.",
-          parameters: { type: 'object', properties: { type: { type: 'string', enum: ['Billing', 'tech'], description: expect.any(String) } }, required: ['type'] },
+          parameters: {
+            type: 'object',
+            properties: { type: { type: 'string', enum: ['Billing', 'tech'], description: expect.any(String) } },
+            required: ['type'],
+          },
         },
       ]);
       expect(body.function_call).toEqual({ name: 'classify_question' });
@@ -124,7 +132,9 @@ describe('chat steps against the gateway and simulator', () => {
       expect(prompt).not.toContain('{{typeList}}');
       expect(prompt.startsWith('You sort support mail into:\n- Billing: Invoices, payments and refunds\n- tech: Technical problems')).toBe(true);
       expect(prompt.match(/- Billing:/g)).toHaveLength(1); // placed, so not appended again
-      expect(prompt.endsWith(`Conversation so far:\nuser: Hi, I have a question about my account.\nassistant: Sure, what is it?\n\nQuestion:\n${question}`)).toBe(true);
+      expect(
+        prompt.endsWith(`Conversation so far:\nuser: Hi, I have a question about my account.\nassistant: Sure, what is it?\n\nQuestion:\n${question}`),
+      ).toBe(true);
     });
 
     it('an answer that matches no category: null, with the answer and request id in the error', async () => {
@@ -222,7 +232,9 @@ describe('chat steps against the gateway and simulator', () => {
       expect(r.error).toBeUndefined();
       const prompt: string = sentTo('sim-echo-prompt').messages[0].content;
       expect(prompt.startsWith(BUILT_IN_EXTRACT_INTRO)).toBe(true);
-      expect(prompt).toContain('- amount (number, required): How many items\n- city (string, required): Delivery city\n- urgent (boolean, optional): Whether it is urgent');
+      expect(prompt).toContain(
+        '- amount (number, required): How many items\n- city (string, required): Delivery city\n- urgent (boolean, optional): Whether it is urgent',
+      );
       expect(prompt).toContain('Conversation so far:\nuser: Hi, I have a question about my account.');
       expect(prompt).toContain(`Latest message:\n${question}`);
     });

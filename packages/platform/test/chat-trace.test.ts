@@ -35,10 +35,17 @@ describe('the trace of an answer', () => {
     const configPath = join(dir, 'config.json');
     writeFileSync(
       configPath,
-      JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [{ model: 'sim-embed-384', maxToken: 512 }], reRankModels: [{ model: 'sim-rerank' }] }),
+      JSON.stringify({
+        llmModels: [{ model: 'sim-chat' }],
+        vectorModels: [{ model: 'sim-embed-384', maxToken: 512 }],
+        reRankModels: [{ model: 'sim-rerank' }],
+      }),
     );
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+      ),
     );
     datasetId = (await call('/api/core/dataset/create', { name: 'volcanoes', vectorModel: 'sim-embed-384' })).body.data;
     // Full text ranks these by how often they say "volcano": graded BM25 scores, relative to the best.
@@ -100,7 +107,9 @@ describe('the trace of an answer', () => {
 
   it("a chat turn records every model call with its request id, the search's dropped results are stored with the chat, and modelCalls reads channel and cost from the gateway's log", async () => {
     const made = await call('/api/core/app/create', {
-      name: 'traced', model: 'sim-chat', datasets: [datasetId],
+      name: 'traced',
+      model: 'sim-chat',
+      datasets: [datasetId],
       search: { searchMode: 'fullTextRecall', similarity: 0.99, limit: 5000, usingReRank: false, queryExtension: { enabled: true, model: 'sim-chat' } },
     });
     const appId = made.body.data as string;
@@ -121,7 +130,8 @@ describe('the trace of an answer', () => {
 
     const calls = steps.flatMap((s) => s.modelCalls ?? []);
     expect(calls.map((c: any) => c.step)).toEqual(['queryExtension', 'chatNode']);
-    for (const c of calls) expect(c).toMatchObject({ kind: 'chat', model: 'sim-chat', requestId: expect.stringMatching(/\S/), runningTime: expect.any(Number) });
+    for (const c of calls)
+      expect(c).toMatchObject({ kind: 'chat', model: 'sim-chat', requestId: expect.stringMatching(/\S/), runningTime: expect.any(Number) });
     // The query extension's id is on its record too (it was not kept before).
     expect(steps[0].requestId).toBe(calls[0].requestId);
 
@@ -161,7 +171,11 @@ describe('the trace of an answer', () => {
   });
 
   it('modelCalls: the missing field named in a 400', async () => {
-    for (const [query, field] of [['chatId=a&dataId=b', 'appId'], ['appId=a&dataId=b', 'chatId'], ['appId=a&chatId=b', 'dataId']]) {
+    for (const [query, field] of [
+      ['chatId=a&dataId=b', 'appId'],
+      ['appId=a&dataId=b', 'chatId'],
+      ['appId=a&chatId=b', 'dataId'],
+    ]) {
       const bad = await call(`/api/core/chat/modelCalls?${query}`);
       expect(bad.status).toBe(400);
       expect(bad.body.message).toContain(field);
@@ -170,7 +184,9 @@ describe('the trace of an answer', () => {
 
   it("says plainly when the platform's gateway token may not read the gateway's log", async () => {
     // A plain user's token: it may relay, but the admin API refuses it.
-    const user = (await (await gw.api('/api/users', { method: 'POST', json: { username: 'plain-trace', password: 'plain-password-1', role: 'user', balance: 10 } })).json()) as any;
+    const user = (await (
+      await gw.api('/api/users', { method: 'POST', json: { username: 'plain-trace', password: 'plain-password-1', role: 'user', balance: 10 } })
+    ).json()) as any;
     const token = (await (await gw.api('/api/tokens', { method: 'POST', json: { user_id: user.id, name: 'platform' } })).json()) as any;
     expect(token.key, JSON.stringify(token)).toMatch(/^sk-/);
     // It relays (so it is a working token), yet its log read is refused.

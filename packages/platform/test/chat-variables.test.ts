@@ -26,12 +26,20 @@ describe('chat variables', () => {
   const call = async (path: string, json?: unknown, key: string | null = KEY) => {
     const headers: Record<string, string> = json === undefined ? {} : { 'content-type': 'application/json' };
     if (key) headers.authorization = `Bearer ${key}`;
-    const res = await fetch(`${p.url}${path}`, { method: json === undefined ? 'GET' : 'POST', headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await fetch(`${p.url}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   /** The prompt the model saw (sim-echo-prompt answers with it). */
   const ask = async (body: Record<string, unknown>, visitor = false) => {
-    const r = await call(visitor ? `/api/v1/chat/completions?shareId=${shareId}` : '/api/v1/chat/completions', { messages: [{ role: 'user', content: 'hello' }], ...body }, visitor ? null : appKey);
+    const r = await call(
+      visitor ? `/api/v1/chat/completions?shareId=${shareId}` : '/api/v1/chat/completions',
+      { messages: [{ role: 'user', content: 'hello' }], ...body },
+      visitor ? null : appKey,
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return String(r.body.choices[0].message.content);
   };
@@ -42,7 +50,18 @@ describe('chat variables', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-variables-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-echo-prompt' }], vectorModels: [] }));
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: dir,
+          databaseUrl: 'pglite:memory',
+          configPath: join(dir, 'config.json'),
+          gatewayUrl: gw.url,
+          gatewayToken: ROOT_TOKEN,
+        },
+      ),
       () => {},
     );
     appId = (await call('/api/core/app/create', { name: 'Desk', model: 'sim-echo-prompt', systemPrompt: 'You serve {{city}} for {{team}}.' })).body.data;

@@ -21,8 +21,12 @@ for (const kind of kinds) {
   describe.skipIf(Boolean(kind.skipReason))(`collection jobs on '${kind.name}'`, () => {
     let t: TestDb;
     const embedded = kind.name === 'pglite';
-    const jobsOf = (store: DatasetsStore, onError: (err: unknown) => void = (err) => { throw err; }) =>
-      new CollectionJobs(store, { batchRows: 10, vacuumAfterRows: 10, embeddedStore: embedded, vacuumSearchTables: async () => undefined, onError });
+    const jobsOf = (
+      store: DatasetsStore,
+      onError: (err: unknown) => void = (err) => {
+        throw err;
+      },
+    ) => new CollectionJobs(store, { batchRows: 10, vacuumAfterRows: 10, embeddedStore: embedded, vacuumSearchTables: async () => undefined, onError });
     beforeAll(async () => {
       t = await kind.open();
     });

@@ -24,7 +24,9 @@ describe('collections from files and links', () => {
     [strict, open] = await Promise.all([platform(false), platform(true)]);
     site = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<html><head><title>Opening hours</title></head><body><h1>Hours</h1><p>The library opens at 8 am.</p><table><tr><th>Day</th><th>Open</th></tr><tr><td>Mon</td><td>8-18</td></tr></table></body></html>');
+      res.end(
+        '<html><head><title>Opening hours</title></head><body><h1>Hours</h1><p>The library opens at 8 am.</p><table><tr><th>Day</th><th>Open</th></tr><tr><td>Mon</td><td>8-18</td></tr></table></body></html>',
+      );
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/hours`;
@@ -35,7 +37,11 @@ describe('collections from files and links', () => {
   });
 
   const post = async (p: RunningPlatform, path: string, body: unknown) => {
-    const res = await fetch(`${p.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${p.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -44,11 +50,17 @@ describe('collections from files and links', () => {
     const form = new FormData();
     form.append('file', new Blob(['# Guide\n\n## Returns\n\nBooks go back within 21 days.\n'], { type: 'text/markdown' }), 'guide.md');
     form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk', chunkSize: 64 }));
-    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    });
     const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body)).toBe(200);
     const collectionId = body.data.collectionId;
-    const detail = (await (await fetch(`${strict.url}/api/core/dataset/collection/detail?id=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
+    const detail = (await (
+      await fetch(`${strict.url}/api/core/dataset/collection/detail?id=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })
+    ).json()) as any;
     expect(detail.data).toMatchObject({ name: 'guide.md', type: 'file', fileName: 'guide.md' });
     const data = await post(strict, '/api/core/dataset/data/v2/list', { collectionId });
     expect(data.body.data.list.some((d: any) => d.titlePath.join('/').includes('Returns') && /21 days/.test(d.q))).toBe(true);
@@ -57,10 +69,15 @@ describe('collections from files and links', () => {
   it('stores the chunks of a hard-wrapped file unwrapped', async () => {
     const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'wrapped' })).body.data;
     const form = new FormData();
-    const md = '# Keys\n\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a\r\n  random key kept in the data dir); passwords with scrypt.\r\n';
+    const md =
+      '# Keys\n\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a\r\n  random key kept in the data dir); passwords with scrypt.\r\n';
     form.append('file', new Blob([md], { type: 'text/markdown' }), 'keys.md');
     form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk' }));
-    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    });
     const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body)).toBe(200);
     const data = await post(strict, '/api/core/dataset/data/v2/list', { collectionId: body.data.collectionId });
@@ -74,12 +91,20 @@ describe('collections from files and links', () => {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3])]), 'sheet.xlsx');
     form.append('data', JSON.stringify({ datasetId }));
-    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).message).toMatch(/xlsx/);
     const empty = new FormData();
     empty.append('data', JSON.stringify({ datasetId }));
-    const none = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: empty });
+    const none = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: empty,
+    });
     expect(none.status).toBe(400);
     expect(((await none.json()) as any).message).toMatch(/'file'/);
   });

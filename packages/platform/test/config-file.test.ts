@@ -4,7 +4,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigFileError, EMBEDDED_MODEL_CONFIG, embeddedModelConfig, loadModelConfig, modelsMissingFromGateway, parseModelConfig } from '../src/models/config-file.js';
+import {
+  ConfigFileError,
+  EMBEDDED_MODEL_CONFIG,
+  embeddedModelConfig,
+  loadModelConfig,
+  modelsMissingFromGateway,
+  parseModelConfig,
+} from '../src/models/config-file.js';
 
 const problem = (raw: unknown) => {
   try {
@@ -50,7 +57,9 @@ describe('config.json', () => {
     const objectNull = problem({ llmModels: [{ model: 'a', defaultConfig: null }] });
     expect(objectNull).toMatch(/llmModels\[0\]\.defaultConfig: must be an object: use \{\} for an empty one/);
     expect(objectNull).not.toMatch(/expected record/);
-    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', queryConfig: [] }] })).toMatch(/vectorModels\[0\]\.queryConfig: must be an object: use \{\}/);
+    expect(problem({ llmModels: [{ model: 'a' }], vectorModels: [{ model: 'v', queryConfig: [] }] })).toMatch(
+      /vectorModels\[0\]\.queryConfig: must be an object: use \{\}/,
+    );
     expect(problem({ llmModels: [{ model: 'a' }], reRankModels: null })).toMatch(/reRankModels: must be a list: use \[\] for an empty one/);
     expect(problem({ llmModels: [{ model: 'a' }], vectorModels: {} })).toMatch(/vectorModels: must be a list: use \[\]/);
     expect(problem({ llmModels: [{ model: 'a' }], systemEnv: null })).toMatch(/systemEnv: must be an object: use \{\}/);
@@ -73,7 +82,7 @@ describe('config.json', () => {
     expect(problem({ ...fastgpt, llmModel: [] })).toMatch(/llmModel/);
   });
 
-  it('the embedded default offers the models of the gateway\'s provider channels first, and needs some LLM', () => {
+  it("the embedded default offers the models of the gateway's provider channels first, and needs some LLM", () => {
     const c = parseModelConfig(embeddedModelConfig({ providerModels: { llm: ['gpt-4o-mini', 'gpt-4o'], embedding: ['text-embedding-3-small'], rerank: [] } }));
     expect(c.llmModels.map((m) => m.model)).toEqual(['gpt-4o-mini', 'gpt-4o', 'local-extractive']);
     expect(c.vectorModels.map((m) => m.model)).toEqual(['text-embedding-3-small', 'local-embed']);

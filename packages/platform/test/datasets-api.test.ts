@@ -37,7 +37,8 @@ describe('dataset API', () => {
   });
 
   it('authenticates before it reads the body: no key is a 401 whatever the body, a key with a bad body a 400 naming the field', async () => {
-    const noKey = (body: string) => fetch(`${p.url}/api/core/dataset/collection/create/text`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const noKey = (body: string) =>
+      fetch(`${p.url}/api/core/dataset/collection/create/text`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     for (const body of ['{"datasetId": ', JSON.stringify({ datasetId: 42 })]) {
       const r = await noKey(body);
       expect(r.status).toBe(401);
@@ -82,7 +83,11 @@ describe('dataset API', () => {
     const badModel = await call('/api/core/dataset/create', { json: { name: 'x', vectorModel: 'text-embedding-3-small' } });
     expect(badModel.status).toBe(400);
     expect(badModel.body.message).toMatch(/vectorModel/);
-    const badJson = await fetch(`${p.url}/api/core/dataset/create`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"name":' });
+    const badJson = await fetch(`${p.url}/api/core/dataset/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: '{"name":',
+    });
     expect(badJson.status).toBe(400);
   });
 
@@ -99,7 +104,9 @@ describe('dataset API', () => {
     const data = await call('/api/core/dataset/data/v2/list', { json: { collectionId, offset: 0, pageSize: 10 } });
     expect(data.body.data.list[1].titlePath.join(' > ')).toMatch(/Parking/);
 
-    const pushed = await call('/api/core/dataset/data/pushData', { json: { collectionId, data: [{ q: 'Who cleans the kitchen?', a: 'Everyone, by turns.' }] } });
+    const pushed = await call('/api/core/dataset/data/pushData', {
+      json: { collectionId, data: [{ q: 'Who cleans the kitchen?', a: 'Everyone, by turns.' }] },
+    });
     expect(pushed.body.data.insertLen).toBe(1);
     const all = (await call('/api/core/dataset/data/v2/list', { json: { collectionId, searchText: 'kitchen' } })).body.data;
     expect(all.total).toBe(1);
@@ -116,7 +123,7 @@ describe('dataset API', () => {
     expect((await call('/api/core/dataset/data/v2/list', { json: { collectionId } })).status).toBe(404);
   });
 
-  it('another team\'s key never reaches this team\'s datasets', async () => {
+  it("another team's key never reaches this team's datasets", async () => {
     const datasetId = (await call('/api/core/dataset/create', { json: { name: 'Private' } })).body.data;
     const otherTeam = newId();
     await p.services.keys.insertTeam(otherTeam, 'other');

@@ -40,7 +40,11 @@ async function tinyServer(answer: (req: http.IncomingMessage, res: http.ServerRe
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((r) => { server.close(() => r()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -83,7 +87,12 @@ describe('GatewayClient through a real gateway', () => {
 
   it('lists the served models and names the missing ones', async () => {
     expect(await client.models()).toContain('sim-chat');
-    const config = { llmModels: [{ model: 'sim-chat' }, { model: 'no-such-model' }], vectorModels: [{ model: 'sim-embed-384' }], reRankModels: [], systemEnv: { vectorMaxProcess: 1, qaMaxProcess: 1, hnswEfSearch: 100 } };
+    const config = {
+      llmModels: [{ model: 'sim-chat' }, { model: 'no-such-model' }],
+      vectorModels: [{ model: 'sim-embed-384' }],
+      reRankModels: [],
+      systemEnv: { vectorMaxProcess: 1, qaMaxProcess: 1, hnswEfSearch: 100 },
+    };
     expect(modelsMissingFromGateway(config, new Set(await client.models()))).toEqual(['no-such-model']);
   });
 
@@ -130,7 +139,15 @@ describe('GatewayClient against other servers', () => {
       calls++;
       if (calls === 1) {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ data: [{ index: 1, embedding: [0, 1] }, { index: 0, embedding: [1, 0] }], usage: { prompt_tokens: 2 } }));
+        res.end(
+          JSON.stringify({
+            data: [
+              { index: 1, embedding: [0, 1] },
+              { index: 0, embedding: [1, 0] },
+            ],
+            usage: { prompt_tokens: 2 },
+          }),
+        );
       } else {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' });
         res.end(JSON.stringify({ error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }));
@@ -139,7 +156,10 @@ describe('GatewayClient against other servers', () => {
     const c = new GatewayClient({ url: `${srv.url}/v1/` });
     try {
       const out = await c.embeddings('m', ['a', 'b']);
-      expect(out.vectors.map((v) => Array.from(v))).toEqual([[1, 0], [0, 1]]);
+      expect(out.vectors.map((v) => Array.from(v))).toEqual([
+        [1, 0],
+        [0, 1],
+      ]);
       const err = await caught(c.embeddings('m', ['a']));
       expect(err).toMatchObject({ status: 429, code: 'rate_limit_exceeded', retryAfterMs: 2000, message: 'slow down' });
       expect(err.isRateLimit).toBe(true);

@@ -28,7 +28,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const head = (path: string, length: number, type = 'application/json') => `POST ${path} HTTP/1.1\r\nHost: p\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
+const head = (path: string, length: number, type = 'application/json') =>
+  `POST ${path} HTTP/1.1\r\nHost: p\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
 const body = JSON.stringify({ question: 'slow but steady' });
 
 /** The platform's envelope {code, statusText, message, data}, with a request id header. */
@@ -88,7 +89,9 @@ describe('refusals in the envelope', () => {
   }
 
   it("answers node's parser refusals and a missing Host in the envelope, then closes", async () => {
-    expect(expectEnvelope(await refused('POST /echo HTTP/1.1\r\nHost: p\r\nBad Header: x\r\nContent-Length: 2\r\n\r\n{}'), 400, 'bad_request')).toMatch(/not valid HTTP\/1\.1/);
+    expect(expectEnvelope(await refused('POST /echo HTTP/1.1\r\nHost: p\r\nBad Header: x\r\nContent-Length: 2\r\n\r\n{}'), 400, 'bad_request')).toMatch(
+      /not valid HTTP\/1\.1/,
+    );
     expectEnvelope(await refused('POST /echo HTTP/1.1\r\nHost: p\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'), 400, 'bad_request');
     expectEnvelope(await refused(`GET /echo HTTP/1.1\r\nHost: p\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'request_header_too_large');
     expectEnvelope(await refused('POST /echo HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}'), 400, 'missing_host');

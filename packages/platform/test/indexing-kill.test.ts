@@ -141,7 +141,9 @@ describe('kill -9 of a worker process', () => {
           (select count(*) from idx_test_vectors v where not exists (select 1 from data_indexes i where i.id = v.index_id))::int as stray`.execute(store.db);
       expect(vectors.rows[0]).toEqual({ missing: 0, duplicated: 0, stray: 0 });
       const totals = await sql<{ vectors: number; postings: number; data: number }>`
-        select (select count(*) from idx_test_vectors)::int as vectors, (select count(*) from idx_test_postings)::int as postings, (select count(*) from data)::int as data`.execute(store.db);
+        select (select count(*) from idx_test_vectors)::int as vectors, (select count(*) from idx_test_postings)::int as postings, (select count(*) from data)::int as data`.execute(
+        store.db,
+      );
       expect(totals.rows[0]).toEqual({ vectors: 2 * N, postings: N, data: N });
       // The kills cost repeated work (calls whose results were lost), never repeated results.
       expect(embedCalls()).toBeGreaterThanOrEqual(N / 4);

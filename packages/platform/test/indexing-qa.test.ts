@@ -32,12 +32,20 @@ const PASSAGE = 'Q: What colour is the sky on a clear day?\nA: Blue, because air
 describe('QA mode', () => {
   it('turns a chunk into question/answer data rows, then indexes them', async () => {
     const s = await seed(t.db, { n: 0 });
-    await t.db.updateTable('collections').set({ training_type: 'qa', qa_prompt: 'Write questions a pupil would ask.' }).where('id', '=', s.collectionId).execute();
-    await enqueue(t.db, [{ teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text: PASSAGE, chunkIndex: 3 }) }]);
+    await t.db
+      .updateTable('collections')
+      .set({ training_type: 'qa', qa_prompt: 'Write questions a pupil would ask.' })
+      .where('id', '=', s.collectionId)
+      .execute();
+    await enqueue(t.db, [
+      { teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text: PASSAGE, chunkIndex: 3 }) },
+    ]);
     expect((await progress(t.db, { datasetId: s.datasetId }))[0]).toMatchObject({ queued: 1, total: 0 });
 
     const qa = new IndexingWorker({
-      db: t.db, batchSize: 1, pollMs: 10,
+      db: t.db,
+      batchSize: 1,
+      pollMs: 10,
       processors: { qa: indexQa({ chat: (body) => client.chat(body), qaModelOf: () => 'sim-echo-prompt', newId: () => `qa${++ids}` }) },
     }).start();
     const expected = parseQaPairs(buildQaPrompt(PASSAGE, 'Write questions a pupil would ask.'));
@@ -59,24 +67,37 @@ describe('QA mode', () => {
     expect(queue.map((r) => r.mode)).toEqual(Array(data.length).fill('chunk'));
 
     const chunk = new IndexingWorker({
-      db: t.db, pollMs: 10,
+      db: t.db,
+      pollMs: 10,
       processors: { chunk: indexChunks({ embed: (m, x) => client.embeddings(m, x), vectorModelOf: () => 'sim-embed-384', ...testWriters }) },
     }).start();
-    await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]).toMatchObject({ queued: 0, done: data.length, total: data.length }));
+    await eventually(async () =>
+      expect((await progress(t.db, { datasetId: s.datasetId }))[0]).toMatchObject({ queued: 0, done: data.length, total: data.length }),
+    );
     await chunk.stop();
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from idx_test_vectors where data_id in (${sql.join(data.map((d) => d.id))})`.execute(t.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from idx_test_vectors where data_id in (${sql.join(data.map((d) => d.id))})`.execute(
+      t.db,
+    );
     expect(Number(rows[0]!.n)).toBe(data.length);
   });
 
   it('an answer with no pairs fails the item with that exact reason; no LLM configured holds it', async () => {
     const s = await seed(t.db, { n: 0 });
-    await enqueue(t.db, [{ teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text: 'Some passage.' }) }]);
-    const noChat = new IndexingWorker({ db: t.db, pollMs: 10, processors: { qa: indexQa({ qaModelOf: () => 'sim-chat', newId: () => `qa${++ids}` }) } }).start();
+    await enqueue(t.db, [
+      { teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text: 'Some passage.' }) },
+    ]);
+    const noChat = new IndexingWorker({
+      db: t.db,
+      pollMs: 10,
+      processors: { qa: indexQa({ qaModelOf: () => 'sim-chat', newId: () => `qa${++ids}` }) },
+    }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]!.lastError).toBe('no QA model configured'));
     await noChat.stop();
 
     const worker = new IndexingWorker({
-      db: t.db, pollMs: 10, maxAttempts: 1,
+      db: t.db,
+      pollMs: 10,
+      maxAttempts: 1,
       processors: { qa: indexQa({ chat: (body) => client.chat(body), qaModelOf: () => 'sim-chat', newId: () => `qa${++ids}` }) },
     }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]!.failed).toBe(1));

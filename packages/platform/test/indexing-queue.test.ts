@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { GatewayClient } from '../src/gateway-client/index.js';
 import {
-  claimItems, completeItems, enqueue, indexChunks, IndexingWorker, NO_VECTOR_MODEL, progress, retryFailed, type ChunkIndexingDeps,
+  claimItems,
+  completeItems,
+  enqueue,
+  indexChunks,
+  IndexingWorker,
+  NO_VECTOR_MODEL,
+  progress,
+  retryFailed,
+  type ChunkIndexingDeps,
 } from '../src/indexing/index.js';
 import { eventually, pgliteKind, postgresKind, queueRows, seed, testWriters, type StoreKind, type TestDb } from './fixtures/indexing-stores.js';
 
@@ -25,7 +33,10 @@ afterAll(async () => {
   await Promise.all(kinds.map((k) => k.drop()));
 });
 
-function chunkDeps(models: Record<string, string | undefined> | ((ds: string) => string | undefined), extra: Partial<ChunkIndexingDeps> = {}): ChunkIndexingDeps {
+function chunkDeps(
+  models: Record<string, string | undefined> | ((ds: string) => string | undefined),
+  extra: Partial<ChunkIndexingDeps> = {},
+): ChunkIndexingDeps {
   return {
     embed: (model, texts) => client.embeddings(model, texts),
     vectorModelOf: typeof models === 'function' ? models : (ds) => models[ds],
@@ -35,7 +46,9 @@ function chunkDeps(models: Record<string, string | undefined> | ((ds: string) =>
 }
 
 async function vectorCounts(db: Kysely<any>): Promise<Map<string, number>> {
-  const { rows } = await sql<{ key: string; n: number }>`select data_id || ':' || index_id as key, count(*)::int as n from idx_test_vectors group by 1`.execute(db);
+  const { rows } = await sql<{ key: string; n: number }>`select data_id || ':' || index_id as key, count(*)::int as n from idx_test_vectors group by 1`.execute(
+    db,
+  );
   return new Map(rows.map((r) => [r.key, Number(r.n)]));
 }
 
@@ -50,7 +63,7 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     await t?.close();
   });
 
-  run('enqueues inside the caller\'s transaction: a rollback leaves no item', async () => {
+  run("enqueues inside the caller's transaction: a rollback leaves no item", async () => {
     const s = await seed(t.db, { n: 3 });
     await expect(
       t.db.transaction().execute(async (tx) => {
@@ -68,7 +81,13 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     const before = (await progress(t.db, { datasetId: s.datasetId }))[0]!;
     expect(before).toMatchObject({ collectionId: s.collectionId, queued: 40, indexing: 0, failed: 0, done: 0, total: 40, lastError: null });
     gw.sim.reset();
-    const worker = new IndexingWorker({ db: t.db, concurrency: 3, batchSize: 8, pollMs: 20, processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) } }).start();
+    const worker = new IndexingWorker({
+      db: t.db,
+      concurrency: 3,
+      batchSize: 8,
+      pollMs: 20,
+      processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) },
+    }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]).toMatchObject({ queued: 0, indexing: 0, done: 40 }));
     await worker.stop();
     expect(gw.sim.stats().byModel['sim-embed-384']).toBe(5); // 40 items / 8 a batch: one embeddings call each
@@ -81,19 +100,29 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     expect((await queueRows(t.db)).filter((r) => r.collection_id === s.collectionId)).toHaveLength(0);
     // Indexed again (a data update): replaced, not duplicated.
     await enqueue(t.db, s.items.slice(0, 5));
-    const again = new IndexingWorker({ db: t.db, batchSize: 8, pollMs: 20, processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) } }).start();
+    const again = new IndexingWorker({
+      db: t.db,
+      batchSize: 8,
+      pollMs: 20,
+      processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) },
+    }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]!.done).toBe(40));
     await again.stop();
     const after = await vectorCounts(t.db);
     for (const { key } of indexes) expect(after.get(key)).toBe(1);
   });
 
-  run('after a short claim the worker lingers: items enqueued one by one go in as full batches of their mode\'s size', async () => {
+  run("after a short claim the worker lingers: items enqueued one by one go in as full batches of their mode's size", async () => {
     const s = await seed(t.db, { n: 21, vectorModel: 'linger' });
     const open = async () => (await queueRows(t.db)).filter((r) => r.collection_id === s.collectionId).length;
     gw.sim.reset();
     const worker = new IndexingWorker({
-      db: t.db, concurrency: 1, batchSize: 2, batchSizes: { chunk: 10 }, lingerMs: 1500, pollMs: 20,
+      db: t.db,
+      concurrency: 1,
+      batchSize: 2,
+      batchSizes: { chunk: 10 },
+      lingerMs: 1500,
+      pollMs: 20,
       processors: { chunk: indexChunks(chunkDeps({ [s.datasetId]: 'sim-embed-384' })) },
     }).start();
     try {
@@ -116,9 +145,16 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
   run('`done` counts committed work only: whoever sees it grow finds those items gone from the queue', async () => {
     const s = await seed(t.db, { n: 60, vectorModel: 'committed' });
     await enqueue(t.db, s.items);
-    const open = async () => Number((await sql<{ n: number }>`select count(*)::int as n from training_queue where collection_id = ${s.collectionId}`.execute(t.db)).rows[0]!.n);
+    const open = async () =>
+      Number((await sql<{ n: number }>`select count(*)::int as n from training_queue where collection_id = ${s.collectionId}`.execute(t.db)).rows[0]!.n);
     // A processor that writes nothing: the only work in each transaction is the queue's own delete, so the commit is the race.
-    const worker = new IndexingWorker({ db: t.db, concurrency: 2, batchSize: 1, pollMs: 5, processors: { chunk: { prepare: async () => null, commit: async () => {} } } }).start();
+    const worker = new IndexingWorker({
+      db: t.db,
+      concurrency: 2,
+      batchSize: 1,
+      pollMs: 5,
+      processors: { chunk: { prepare: async () => null, commit: async () => {} } },
+    }).start();
     const seen: string[] = [];
     try {
       while (worker.stats.done < s.items.length) {
@@ -146,9 +182,21 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     const b = await claimItems(t.db, { workerId: 'B', limit: 10, leaseMs: 1000, modes: ['chunk'], now: now + 1500 });
     expect(b.map((i) => i.id).sort()).toEqual(a.map((i) => i.id).sort());
     expect(b.every((i) => i.attempts === 0)).toBe(true);
-    const lateA = await t.db.transaction().execute((tx) => completeItems(tx, 'A', a.map((i) => i.id)));
+    const lateA = await t.db.transaction().execute((tx) =>
+      completeItems(
+        tx,
+        'A',
+        a.map((i) => i.id),
+      ),
+    );
     expect(lateA.size).toBe(0);
-    const byB = await t.db.transaction().execute((tx) => completeItems(tx, 'B', b.map((i) => i.id)));
+    const byB = await t.db.transaction().execute((tx) =>
+      completeItems(
+        tx,
+        'B',
+        b.map((i) => i.id),
+      ),
+    );
     expect(byB.size).toBe(2);
   });
 
@@ -172,7 +220,9 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
 
     expect(await retryFailed(t.db, { collectionId: s.collectionId })).toBe(3);
     expect((await queueRows(t.db)).filter((r) => r.collection_id === s.collectionId).map((r) => [r.status, Number(r.attempts), r.error])).toEqual([
-      ['queued', 0, null], ['queued', 0, null], ['queued', 0, null],
+      ['queued', 0, null],
+      ['queued', 0, null],
+      ['queued', 0, null],
     ]);
     models[s.datasetId] = 'sim-embed-384'; // the operator fixed the model
     const fixed = new IndexingWorker({ ...opts, processors: { chunk: indexChunks(chunkDeps(models)) } }).start();
@@ -184,12 +234,15 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     const s = await seed(t.db, { n: 6 });
     await enqueue(t.db, s.items);
     const bad = s.dataIds[2]!;
-    const deps = chunkDeps({ [s.datasetId]: 'sim-embed-384' }, {
-      async writePostings(tx, items) {
-        if (items.some((i) => i.dataId === bad)) throw new Error(`posting of ${bad} refused`);
-        await testWriters.writePostings(tx, items);
+    const deps = chunkDeps(
+      { [s.datasetId]: 'sim-embed-384' },
+      {
+        async writePostings(tx, items) {
+          if (items.some((i) => i.dataId === bad)) throw new Error(`posting of ${bad} refused`);
+          await testWriters.writePostings(tx, items);
+        },
       },
-    });
+    );
     const worker = new IndexingWorker({ db: t.db, batchSize: 6, pollMs: 10, maxAttempts: 1, processors: { chunk: indexChunks(deps) } }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: s.datasetId }))[0]).toMatchObject({ queued: 0, indexing: 0, failed: 1, done: 5 }));
     await worker.stop();
@@ -202,7 +255,11 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     const s = await seed(t.db, { n: 4 });
     const other = await seed(t.db, { n: 2 });
     await enqueue(t.db, [...s.items, ...other.items]);
-    const noEmbed = new IndexingWorker({ db: t.db, pollMs: 10, processors: { chunk: indexChunks({ vectorModelOf: () => 'sim-embed-384', ...testWriters }) } }).start();
+    const noEmbed = new IndexingWorker({
+      db: t.db,
+      pollMs: 10,
+      processors: { chunk: indexChunks({ vectorModelOf: () => 'sim-embed-384', ...testWriters }) },
+    }).start();
     await eventually(async () => {
       const rows = (await queueRows(t.db)).filter((r) => [s.collectionId, other.collectionId].includes(r.collection_id));
       expect(rows.map((r) => [r.status, r.error])).toEqual(Array(6).fill(['queued', NO_VECTOR_MODEL]));
@@ -212,7 +269,9 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
 
     // A dataset whose model is not configured: its items say so (held back, no attempt counted); the other dataset proceeds.
     const partial = new IndexingWorker({
-      db: t.db, pollMs: 10, unconfiguredRecheckMs: 60_000,
+      db: t.db,
+      pollMs: 10,
+      unconfiguredRecheckMs: 60_000,
       processors: { chunk: indexChunks(chunkDeps((ds) => (ds === other.datasetId ? 'sim-embed-384' : undefined))) },
     }).start();
     await eventually(async () => expect((await progress(t.db, { datasetId: other.datasetId }))[0]!.done).toBe(2));
@@ -236,8 +295,32 @@ describe.each(kinds)('indexing queue on $name', (kind) => {
     expect(claimed).toHaveLength(2);
     const list = await progress(t.db, { datasetId: s.datasetId, collectionIds: [s.collectionId, idle.collectionId] });
     expect(list).toEqual([
-      { collectionId: s.collectionId, queued: 3, indexing: 2, failed: 0, done: 0, total: 5, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null },
-      { collectionId: idle.collectionId, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null },
+      {
+        collectionId: s.collectionId,
+        queued: 3,
+        indexing: 2,
+        failed: 0,
+        done: 0,
+        total: 5,
+        lastError: null,
+        rateLimited: 0,
+        rateLimitedUntil: null,
+        timeLeftSeconds: null,
+        job: null,
+      },
+      {
+        collectionId: idle.collectionId,
+        queued: 0,
+        indexing: 0,
+        failed: 0,
+        done: 0,
+        total: 0,
+        lastError: null,
+        rateLimited: 0,
+        rateLimitedUntil: null,
+        timeLeftSeconds: null,
+        job: null,
+      },
     ]);
     // Deleting the collection removes its items with it.
     await t.db.deleteFrom('collections').where('id', '=', s.collectionId).execute();

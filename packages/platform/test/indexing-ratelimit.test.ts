@@ -44,7 +44,11 @@ describe('rate limits', () => {
       const s = await seed(t.db, { n: 6 });
       await enqueue(t.db, s.items);
       const worker = new IndexingWorker({
-        db: t.db, batchSize: 3, concurrency: 1, pollMs: 10, maxAttempts: 1,
+        db: t.db,
+        batchSize: 3,
+        concurrency: 1,
+        pollMs: 10,
+        maxAttempts: 1,
         processors: { chunk: indexChunks({ embed: (m, x) => client.embeddings(m, x), vectorModelOf: () => 'm', ...testWriters }) },
       }).start();
       await eventually(async () => expect(hits.length).toBeGreaterThanOrEqual(1));
@@ -72,7 +76,12 @@ describe('rate limits', () => {
       const s = await seed(t.db, { n: 4 });
       await enqueue(t.db, s.items);
       const worker = new IndexingWorker({
-        db: t.db, batchSize: 2, pollMs: 5, maxAttempts: 1, rateLimitBaseMs: 100, rateLimitMaxMs: 400,
+        db: t.db,
+        batchSize: 2,
+        pollMs: 5,
+        maxAttempts: 1,
+        rateLimitBaseMs: 100,
+        rateLimitMaxMs: 400,
         processors: { chunk: indexChunks({ embed: (m, x) => client.embeddings(m, x), vectorModelOf: () => 'sim-embed-384', ...testWriters }) },
       }).start();
       const started = Date.now();

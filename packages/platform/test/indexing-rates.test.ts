@@ -58,7 +58,12 @@ for (const kind of kinds) {
         saved.push(r);
         void saveRate(t.db, { ...r, workerId: worker.workerId });
       });
-      const chunk = indexChunks({ embed, vectorModelOf: () => model, ...testWriters, indexed: (m, n, startedAt) => rates.record('chunk', m, n, startedAt, Date.now()) });
+      const chunk = indexChunks({
+        embed,
+        vectorModelOf: () => model,
+        ...testWriters,
+        indexed: (m, n, startedAt) => rates.record('chunk', m, n, startedAt, Date.now()),
+      });
       const worker = new IndexingWorker({ db: t.db, pollMs: 10, batchSize: 8, processors: { chunk }, quietMs: 50, onQuiet: async () => rates.flush() }).start();
       await eventually(async () => expect(saved.length).toBeGreaterThan(0), 20_000);
       await worker.stop();
@@ -72,7 +77,7 @@ for (const kind of kinds) {
       });
     });
 
-    it('progress: time left is the open items up to the collection\'s last one over its model\'s rate; none before a rate', async () => {
+    it("progress: time left is the open items up to the collection's last one over its model's rate; none before a rate", async () => {
       const model = `eta-${kind.name}`;
       const first = await seed(t.db, { n: 7, vectorModel: model });
       const second = await seed(t.db, { n: 5, teamId: first.teamId, datasetId: first.datasetId });
@@ -91,7 +96,12 @@ for (const kind of kinds) {
       const ahead = { first: upTo(first.dataIds), second: upTo(second.dataIds) };
       expect(ahead.second).toBeGreaterThanOrEqual(ahead.first + 5);
       const byId = async () => new Map((await progress(t.db, { datasetId: first.datasetId })).map((p) => [p.collectionId, p.timeLeftSeconds]));
-      expect(await byId()).toEqual(new Map([[first.collectionId, Math.ceil(ahead.first / 2)], [second.collectionId, Math.ceil(ahead.second / 2)]]));
+      expect(await byId()).toEqual(
+        new Map([
+          [first.collectionId, Math.ceil(ahead.first / 2)],
+          [second.collectionId, Math.ceil(ahead.second / 2)],
+        ]),
+      );
       expect(sumProgress(await progress(t.db, { datasetId: first.datasetId })).timeLeftSeconds).toBe(Math.ceil(ahead.second / 2));
 
       // A second worker measuring at the same time: the rates add up.
@@ -102,7 +112,7 @@ for (const kind of kinds) {
       expect((await progress(t.db, { datasetId: first.datasetId, collectionIds: [idle.collectionId] }))[0]!.timeLeftSeconds).toBeNull();
     });
 
-    it('progress: a collection being deleted has nothing waiting, counts in no one\'s time left nor in what a new import waits behind, and its dataset says it is being deleted', async () => {
+    it("progress: a collection being deleted has nothing waiting, counts in no one's time left nor in what a new import waits behind, and its dataset says it is being deleted", async () => {
       const model = `del-${kind.name}`;
       const going = await seed(t.db, { n: 6, vectorModel: model });
       const staying = await seed(t.db, { n: 4, teamId: going.teamId, datasetId: going.datasetId });
@@ -119,7 +129,13 @@ for (const kind of kinds) {
       await sql`insert into collection_jobs (collection_id, team_id, dataset_id, kind, done, total, owner, heartbeat_at, created_at)
         values (${going.collectionId}, ${going.teamId}, ${going.datasetId}, 'delete', 0, 6, 'test', ${Date.now()}, ${Date.now()})`.execute(t.db);
       const during = await progress(t.db, { datasetId: going.datasetId });
-      expect(of(during, going.collectionId)).toMatchObject({ queued: 0, indexing: 0, failed: 0, timeLeftSeconds: null, job: { kind: 'delete', done: 0, total: 6 } });
+      expect(of(during, going.collectionId)).toMatchObject({
+        queued: 0,
+        indexing: 0,
+        failed: 0,
+        timeLeftSeconds: null,
+        job: { kind: 'delete', done: 0, total: 6 },
+      });
       // The other collection's items ahead of it no longer include the six that go.
       expect(of(during, staying.collectionId)).toMatchObject({ queued: 4, timeLeftSeconds: leftBefore - 6 });
       expect(sumProgress(during)).toMatchObject({ queued: 4, total: 4, deleting: 1, timeLeftSeconds: leftBefore - 6 });

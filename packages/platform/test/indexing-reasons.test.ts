@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, SIM_MODELS, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { GatewayClient } from '../src/gateway-client/index.js';
 import {
-  claimItems, enqueue, failItems, indexChunks, IndexingWorker, indexQa, listProblems, markWaiting, NO_VECTOR_MODEL, progress, retryItem,
+  claimItems,
+  enqueue,
+  failItems,
+  indexChunks,
+  IndexingWorker,
+  indexQa,
+  listProblems,
+  markWaiting,
+  NO_VECTOR_MODEL,
+  progress,
+  retryItem,
   type IndexingWorkerOptions,
 } from '../src/indexing/index.js';
 import { eventually, pgliteKind, queueRows, seed, testWriters, type Seeded, type TestDb } from './fixtures/indexing-stores.js';
@@ -31,8 +41,7 @@ afterAll(async () => {
 const problems = (s: Pick<Seeded, 'teamId' | 'collectionId'>, offset = 0, limit = 50) =>
   listProblems(t.db, { teamId: s.teamId, collectionId: s.collectionId, offset, limit });
 
-const chunkWith = (model: string | undefined, c = client) =>
-  indexChunks({ embed: (m, x) => c.embeddings(m, x), vectorModelOf: () => model, ...testWriters });
+const chunkWith = (model: string | undefined, c = client) => indexChunks({ embed: (m, x) => c.embeddings(m, x), vectorModelOf: () => model, ...testWriters });
 const qaWith = (model: string) => indexQa({ chat: (body) => client.chat(body), qaModelOf: () => model, newId: () => `qa${++ids}` });
 
 /** Runs a worker until `check` passes, then stops it. */
@@ -47,7 +56,9 @@ async function runUntil(processors: IndexingWorkerOptions['processors'], check: 
 
 async function qaSeed(text = 'The office opens at 8:30.'): Promise<Seeded> {
   const s = await seed(t.db, { n: 0 });
-  await enqueue(t.db, [{ teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text, chunkIndex: 7 }) }]);
+  await enqueue(t.db, [
+    { teamId: s.teamId, datasetId: s.datasetId, collectionId: s.collectionId, mode: 'qa', payload: JSON.stringify({ text, chunkIndex: 7 }) },
+  ]);
   return s;
 }
 
@@ -57,7 +68,15 @@ describe('the reason of each problem item', () => {
     // A long backoff holds the item after its first attempt: "attempt 1 of 3", next attempt a minute away.
     await runUntil({ qa: qaWith('sim-500') }, async () => expect((await problems(s)).list[0]?.attempts).toBe(1), { maxAttempts: 3, backoffBaseMs: 60_000 });
     const [waiting] = (await problems(s)).list;
-    expect(waiting).toMatchObject({ status: 'waiting', reason: 'upstream_error', attempts: 1, maxAttempts: 3, chunkIndex: 7, preview: 'The office opens at 8:30.', mode: 'qa' });
+    expect(waiting).toMatchObject({
+      status: 'waiting',
+      reason: 'upstream_error',
+      attempts: 1,
+      maxAttempts: 3,
+      chunkIndex: 7,
+      preview: 'The office opens at 8:30.',
+      mode: 'qa',
+    });
     expect(waiting!.nextAttemptAt! - waiting!.updatedAt).toBe(60_000);
     expect(waiting!.error).toMatch(/\(request id: \w+\)$/);
 
@@ -89,7 +108,9 @@ describe('the reason of each problem item', () => {
 
     const noChannel = await seed(t.db, { n: 1 });
     await enqueue(t.db, noChannel.items);
-    await runUntil({ chunk: chunkWith('sim-embed-nowhere') }, async () => expect((await problems(noChannel)).list[0]?.status).toBe('failed'), { maxAttempts: 1 });
+    await runUntil({ chunk: chunkWith('sim-embed-nowhere') }, async () => expect((await problems(noChannel)).list[0]?.status).toBe('failed'), {
+      maxAttempts: 1,
+    });
     expect((await problems(noChannel)).list[0]).toMatchObject({ reason: 'model_missing', chunkIndex: 0, dataId: noChannel.dataIds[0] });
     expect((await problems(noChannel)).list[0]!.error).toMatch(/^No available channel for model sim-embed-nowhere/);
 
@@ -104,7 +125,9 @@ describe('the reason of each problem item', () => {
     const s = await seed(t.db, { n: 1 });
     await enqueue(t.db, s.items);
     const broken = indexChunks({
-      embed: (m, x) => client.embeddings(m, x), vectorModelOf: () => 'sim-embed-384', ...testWriters,
+      embed: (m, x) => client.embeddings(m, x),
+      vectorModelOf: () => 'sim-embed-384',
+      ...testWriters,
       writeVectors: async () => {
         throw new Error('disk full');
       },
@@ -120,7 +143,10 @@ describe('the reason of each problem item', () => {
       const s = await seed(t.db, { n: 4 });
       await enqueue(t.db, s.items);
       // The first batch uses the minute's one request; the second is refused and waits 30 s.
-      await runUntil({ chunk: chunkWith('sim-embed-384', c) }, async () => expect((await problems(s)).total).toBe(2), { batchSize: 2, rateLimitBaseMs: 30_000 });
+      await runUntil({ chunk: chunkWith('sim-embed-384', c) }, async () => expect((await problems(s)).total).toBe(2), {
+        batchSize: 2,
+        rateLimitBaseMs: 30_000,
+      });
       const list = (await problems(s)).list;
       for (const p of list) {
         expect(p).toMatchObject({ status: 'waiting', reason: 'rate_limited', attempts: 0 });
@@ -146,7 +172,12 @@ describe('the problem list and the one-item retry', () => {
     // 5 items fail for good (one attempt allowed), 20 wait on a missing model.
     const claimed = await claimItems(t.db, { workerId: 'w', limit: 5, leaseMs: 60_000, modes: ['chunk'] });
     expect(claimed.every((i) => i.collectionId === s.collectionId)).toBe(true);
-    await failItems(t.db, 'w', claimed.map((i) => i.id), { error: 'upstream broke', reason: 'upstream_error', maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 });
+    await failItems(
+      t.db,
+      'w',
+      claimed.map((i) => i.id),
+      { error: 'upstream broke', reason: 'upstream_error', maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 },
+    );
     // Held for an hour, so that no later claim of this file takes them.
     await markWaiting(t.db, { mode: 'chunk', error: NO_VECTOR_MODEL, datasetId: s.datasetId, nextAttemptAt: Date.now() + 3_600_000 });
 

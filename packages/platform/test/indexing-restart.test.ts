@@ -51,7 +51,7 @@ describe('a sole worker at start (the embedded store)', () => {
     }
   });
 
-  it('leaves other workers\' leases alone when it may not be the only one', async () => {
+  it("leaves other workers' leases alone when it may not be the only one", async () => {
     const { db } = await storeWithDeadLeases(3);
     const worker = new IndexingWorker({ db, pollMs: 20, processors: { chunk: recorder } }).start();
     try {
@@ -65,7 +65,7 @@ describe('a sole worker at start (the embedded store)', () => {
   });
 });
 
-describe('the platform\'s worker (createIndexingWorker)', () => {
+describe("the platform's worker (createIndexingWorker)", () => {
   // No models: nothing is claimed again, so what start did to the leases stays visible.
   const models: ModelConfig = { llmModels: [], vectorModels: [], reRankModels: [], systemEnv: { vectorMaxProcess: 1, qaMaxProcess: 1, hnswEfSearch: 100 } };
   const gateway = new GatewayClient({ url: 'http://127.0.0.1:9' });

@@ -19,7 +19,10 @@ function recorder(worker: string): BatchProcessor<null> {
       return null;
     },
     async commit(tx, items) {
-      await tx.insertInto('idx_test_done').values(items.map((i) => ({ item_id: i.id, worker }))).execute();
+      await tx
+        .insertInto('idx_test_done')
+        .values(items.map((i) => ({ item_id: i.id, worker })))
+        .execute();
     },
   };
 }

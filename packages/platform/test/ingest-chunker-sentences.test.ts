@@ -27,13 +27,15 @@ describe('cutting over-long text at sentences and clauses', () => {
   });
 
   it('does not end a chunk after an abbreviation, and reads a line break inside a sentence as a space', async () => {
-    const first = 'Visitors who stay for more than a week should bring clothes for wet and cold weather and for the long evenings on the shore, e.g. a warm fleece jacket, woollen socks, gloves and a hat that keeps the ears warm in the wind.';
+    const first =
+      'Visitors who stay for more than a week should bring clothes for wet and cold weather and for the long evenings on the shore, e.g. a warm fleece jacket, woollen socks, gloves and a hat that keeps the ears warm in the wind.';
     const second = 'The station lends out rubber boots in most sizes, and rain clothes can be borrowed from the caretaker on the day of arrival.';
     const chunks = await chunkMarkdown(`${first} ${second}`, { chunkSize: 60, overlap: 0, prefixTitle: false });
     expect(chunks.length).toBeGreaterThan(1);
     for (const c of chunks) expect(c.text.trimEnd()).not.toMatch(/e\.g\.$/);
     // A hard-wrapped paragraph is cut at its sentences, not at its line ends.
-    const wrapped = 'The boats are kept in the\nboathouse by the jetty. Only visitors who passed the\nboat test may take one out alone. Life jackets must be worn on the water at all\ntimes, also in calm weather.';
+    const wrapped =
+      'The boats are kept in the\nboathouse by the jetty. Only visitors who passed the\nboat test may take one out alone. Life jackets must be worn on the water at all\ntimes, also in calm weather.';
     const pieces = await chunkMarkdown(wrapped, { chunkSize: 24, overlap: 0, prefixTitle: false });
     for (const c of pieces) expect(c.text.trimEnd()).toMatch(/[.,]$/);
   });

@@ -121,7 +121,12 @@ describe('chunkMarkdown', () => {
     const chunks = await chunkMarkdown(`# One\n\n${prose(20)}\n\n# Two\n\n${prose(3, 5)}`, { chunkSize: 64, overlap: 20 });
     const firstOfTwo = chunks.find((c) => c.titlePath[0] === '# Two')!;
     expect(firstOfTwo.overlap).toBe('');
-    expect(chunks.filter((c) => c.titlePath[0] === '# One').slice(1).every((c) => c.overlap !== '')).toBe(true);
+    expect(
+      chunks
+        .filter((c) => c.titlePath[0] === '# One')
+        .slice(1)
+        .every((c) => c.overlap !== ''),
+    ).toBe(true);
   });
 
   it('keeps a list marker with its text when a long item is cut at sentences or words', async () => {
@@ -140,12 +145,17 @@ describe('chunkMarkdown', () => {
       prose(30),
       '## Section with a list',
       '- one item\n- two items\n  continued',
-      '中文句子没有空格。' .repeat(60),
+      '中文句子没有空格。'.repeat(60),
       longWord,
       '### Deep',
       prose(12, 3),
     ].join('\n\n');
-    for (const [chunkSize, overlap] of [[16, 0], [40, 6], [128, 15], [512, 60]]) {
+    for (const [chunkSize, overlap] of [
+      [16, 0],
+      [40, 6],
+      [128, 15],
+      [512, 60],
+    ]) {
       const chunks = await chunkMarkdown(md, { chunkSize, overlap, prefixTitle: false });
       assertSizes(chunks, chunkSize);
       expect(noSpace(chunks.map((c) => fresh(c, false)).join(''))).toBe(noSpace(md));

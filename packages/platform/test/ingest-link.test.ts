@@ -114,9 +114,26 @@ async function failure(link: string, opts?: FetchLinkOptions): Promise<IngestErr
 describe('address policy', () => {
   it('classifies private, loopback, link-local, CGNAT, multicast and embedded IPv4 forms', () => {
     const refused = [
-      '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-      '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1%eth0', 'ff02::1',
-      '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::10.0.0.1', '2002:c0a8:0101::1',
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1%eth0',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '64:ff9b::10.0.0.1',
+      '2002:c0a8:0101::1',
     ];
     for (const a of refused) expect(forbiddenAddressReason(a), a).toBeDefined();
     for (const a of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
@@ -147,7 +164,13 @@ describe('address policy', () => {
 describe('fetchLink', () => {
   it('refuses loopback by default, before any request is sent', async () => {
     const before = hits.length;
-    for (const link of [local('/page'), `http://localhost:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://[::ffff:0:7f00:1]:${port}/page`, `http://0x7f.1:${port}/page`]) {
+    for (const link of [
+      local('/page'),
+      `http://localhost:${port}/page`,
+      `http://[::ffff:127.0.0.1]:${port}/page`,
+      `http://[::ffff:0:7f00:1]:${port}/page`,
+      `http://0x7f.1:${port}/page`,
+    ]) {
       const err = await failure(link);
       expect(err).toMatchObject({ code: 'link_forbidden_address', status: 400 });
       expect(err.message).toMatch(/loopback/);

@@ -101,7 +101,11 @@ describe('html', () => {
   });
 
   it('reads .html files in their meta charset', async () => {
-    const html = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>caf'), Buffer.from([0xe9]), Buffer.from('</p></body></html>')]);
+    const html = Buffer.concat([
+      Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('</p></body></html>'),
+    ]);
     expect((await readDocument({ data: html, filename: 'p.htm' })).text).toBe('café');
   });
 });
@@ -115,7 +119,10 @@ describe('csv', () => {
       ['Smith, J.', 'said "hi"\nthen left', '3'],
       ['Doe', '', '4'],
     ]);
-    expect(parseCsv('a;b\n1;2')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parseCsv('a;b\n1;2')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
   });
 
   it('renders one "header: value" block per row', async () => {
@@ -174,7 +181,15 @@ describe('pdf', () => {
   });
 
   it('keeps the hyphen of a word broken before a capitalised line, with no space', async () => {
-    const r = await readDocument({ data: buildPdf([[[72, 700, 'Made by Jean-'], [72, 686, 'Paul']]]), filename: 'a.pdf' });
+    const r = await readDocument({
+      data: buildPdf([
+        [
+          [72, 700, 'Made by Jean-'],
+          [72, 686, 'Paul'],
+        ],
+      ]),
+      filename: 'a.pdf',
+    });
     expect(r.text).toBe('Made by Jean-Paul');
   });
 

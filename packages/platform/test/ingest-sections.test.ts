@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import { loadTokenizer } from '@kbchat/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  chunkBatches, chunkMarkdownLoaded, countChunks, IN_THREAD_MAX_BYTES, isIngestError, readDocument, readDocumentText, SectionChunker, textSections, type Chunk,
+  chunkBatches,
+  chunkMarkdownLoaded,
+  countChunks,
+  IN_THREAD_MAX_BYTES,
+  isIngestError,
+  readDocument,
+  readDocumentText,
+  SectionChunker,
+  textSections,
+  type Chunk,
 } from '../src/ingest/index.js';
 import { decodedPieces, textEncoding } from '../src/ingest/readers/text.js';
 import { MAX_SECTION_FACTOR } from '../src/ingest/sections.js';
@@ -76,7 +85,12 @@ describe('reading and chunking a section at a time', () => {
       expect(s.text.trimEnd().endsWith('```')).toBe(true);
     }
     // Every line of code is in exactly one section.
-    expect(cut.map((s) => s.text).join('').match(/const line\d+/g)).toHaveLength(3000);
+    expect(
+      cut
+        .map((s) => s.text)
+        .join('')
+        .match(/const line\d+/g),
+    ).toHaveLength(3000);
   });
 
   it('reads a text file in decoded pieces, a line ending split between pieces kept one', () => {
@@ -90,12 +104,24 @@ describe('reading and chunking a section at a time', () => {
   it('reads Markdown and plain text a section at a time as it reads them whole', async () => {
     const md = Buffer.from(bigMarkdown(30).replace(/long paragraph about the harbour,/g, 'long paragraph about the\nharbour,'));
     const txt = Buffer.from(
-      Array.from({ length: 300 }, (_, i) => `Paragraph ${i} is hard-wrapped at a narrow width as mail\nis, so that its lines join back into one when it is read,\nand the # sign inside it is no heading.\n# update-mime-database command. DO NOT EDIT!\n`).join('\n'),
+      Array.from(
+        { length: 300 },
+        (_, i) =>
+          `Paragraph ${i} is hard-wrapped at a narrow width as mail\nis, so that its lines join back into one when it is read,\nand the # sign inside it is no heading.\n# update-mime-database command. DO NOT EDIT!\n`,
+      ).join('\n'),
     );
-    for (const [data, filename] of [[md, 'notes.md'], [txt, 'mail.txt']] as const) {
+    for (const [data, filename] of [
+      [md, 'notes.md'],
+      [txt, 'mail.txt'],
+    ] as const) {
       const whole = (await readDocument({ data, filename })).text;
       const doc = await readDocumentText({ data, filename });
-      expect([...doc.sections({ size: 700 })].map((s) => s.text).join('').trim()).toBe(whole);
+      expect(
+        [...doc.sections({ size: 700 })]
+          .map((s) => s.text)
+          .join('')
+          .trim(),
+      ).toBe(whole);
     }
   });
 
@@ -133,9 +159,12 @@ describe('reading and chunking a section at a time', () => {
     // The built code, as `kbchat start` runs it.
     const built = new URL('../dist/ingest/index.js', import.meta.url).href;
     const script = join(mkdtempSync(join(tmpdir(), 'kbchat-worker-args-')), 'count.mjs');
-    writeFileSync(script, `const I = await import(${JSON.stringify(built)});
+    writeFileSync(
+      script,
+      `const I = await import(${JSON.stringify(built)});
       const r = await I.countChunks({ text: '# T\\n\\n' + 'One short paragraph of a long text.\\n\\n'.repeat(40000) }, { chunkSize: 64 }, 4);
-      console.log(r.chunks);`);
+      console.log(r.chunks);`,
+    );
     const run = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
     expect(Number(run.stdout)).toBeGreaterThan(100);

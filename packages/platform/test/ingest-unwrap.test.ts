@@ -104,11 +104,14 @@ describe('hyphens at a line end', () => {
   });
 
   it('drops the hyphens of a text out of a typesetter: two splits whose second parts are no words', async () => {
-    const pasted = 'Text copied out of a PDF keeps the typesetter\'s hyphen-\nation, as in this exam-\nple, and a com-\npound such as read-\nonly is only read once.';
-    expect(await txt(pasted)).toBe("Text copied out of a PDF keeps the typesetter's hyphenation, as in this example, and a compound such as read-only is only read once.");
+    const pasted =
+      "Text copied out of a PDF keeps the typesetter's hyphen-\nation, as in this exam-\nple, and a com-\npound such as read-\nonly is only read once.";
+    expect(await txt(pasted)).toBe(
+      "Text copied out of a PDF keeps the typesetter's hyphenation, as in this example, and a compound such as read-only is only read once.",
+    );
   });
 
-  it('drops typesetters\' hyphens in a document that hyphenates (second parts that are no words)', async () => {
+  it("drops typesetters' hyphens in a document that hyphenates (second parts that are no words)", async () => {
     const items = (lines: string[]) => lines.map((str, i) => ({ str, transform: [1, 0, 0, 1, 72, 700 - 14 * i], width: 480, height: 12 }));
     expect(pageItemsToText(items(['The quick brown fox is an exam-', 'ple of a sentence; hyphen-', 'ation is common in such docu-', 'ments.']))).toBe(
       'The quick brown fox is an example of a sentence; hyphenation is common in such documents.',
@@ -128,7 +131,9 @@ describe('hyphens at a line end', () => {
 
 describe('CJK', () => {
   it('joins lines between CJK characters with no space, and with a space next to Latin or Hangul', async () => {
-    expect(await md('本文是一个中文段落，它被编辑器\n按照固定宽度折行。第二句话\n也一样。')).toBe('本文是一个中文段落，它被编辑器按照固定宽度折行。第二句话也一样。');
+    expect(await md('本文是一个中文段落，它被编辑器\n按照固定宽度折行。第二句话\n也一样。')).toBe(
+      '本文是一个中文段落，它被编辑器按照固定宽度折行。第二句话也一样。',
+    );
     expect(await md('これは日本語の文章で、\n途中で改行されています。')).toBe('これは日本語の文章で、途中で改行されています。');
     expect(await md('密钥使用\nAES-256-GCM 加密')).toBe('密钥使用 AES-256-GCM 加密');
     expect(await md('한국어 문장은\n띄어쓰기를 합니다.')).toBe('한국어 문장은 띄어쓰기를 합니다.');
@@ -180,14 +185,21 @@ describe('plain text', () => {
   });
 
   it('keeps a log, an address, aligned columns and short lines as lines', async () => {
-    const log = Array.from({ length: 40 }, (_, i) => `2024-05-01T12:${String(i).padStart(2, '0')}:00Z INFO ${'request served '.repeat(1 + (i % 9)).trim()}`).join('\n');
+    const log = Array.from(
+      { length: 40 },
+      (_, i) => `2024-05-01T12:${String(i).padStart(2, '0')}:00Z INFO ${'request served '.repeat(1 + (i % 9)).trim()}`,
+    ).join('\n');
     expect(await txt(log)).toBe(log);
-    const rest = 'Ops team\nBuilding 4, Room 210\nops@example.test\n\nService      Port    Store\nplatform     3000    PGlite in ./data\ngateway      3001    PGlite in ./data/gateway';
+    const rest =
+      'Ops team\nBuilding 4, Room 210\nops@example.test\n\nService      Port    Store\nplatform     3000    PGlite in ./data\ngateway      3001    PGlite in ./data/gateway';
     expect(await txt(`${wrap(prose, 72)}\n\n${rest}`)).toBe(`${prose}\n\n${rest}`);
   });
 
   it('joins quoted mail lines inside the quote and never across quote depths', async () => {
-    const quoted = wrap(prose, 70).split('\n').map((l) => `> ${l}`).join('\n');
+    const quoted = wrap(prose, 70)
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n');
     expect(await txt(`${quoted}\n>> ${prose.slice(0, 60)}`)).toBe(`> ${prose}\n>> ${prose.slice(0, 60)}`);
   });
 });

@@ -54,13 +54,19 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
       configPath,
       JSON.stringify({
         llmModels: [{ model: 'sim-chat', toolChoice: false, functionCall: false }, { model: 'sim-echo-prompt' }],
-        vectorModels: [{ model: 'sim-embed-384', defaultToken: 200, maxToken: 512 }, { model: 'sim-embed-raw-384', defaultToken: 200, maxToken: 512 }],
+        vectorModels: [
+          { model: 'sim-embed-384', defaultToken: 200, maxToken: 512 },
+          { model: 'sim-embed-raw-384', defaultToken: 200, maxToken: 512 },
+        ],
         reRankModels: [{ model: 'sim-rerank' }],
         systemEnv: { vectorMaxProcess: 2 },
       }),
     );
     p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: database.url, configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: database.url, configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+      ),
     );
   }, 90_000);
   afterAll(async () => {
@@ -73,7 +79,20 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-e2e-bad-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'gpt-nowhere' }], vectorModels: [] }));
     await expect(
-      startPlatform(loadPlatformConfig({}, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN })),
+      startPlatform(
+        loadPlatformConfig(
+          {},
+          {
+            host: '127.0.0.1',
+            port: 0,
+            dataDir: dir,
+            databaseUrl: 'pglite:memory',
+            configPath: join(dir, 'config.json'),
+            gatewayUrl: gw.url,
+            gatewayToken: ROOT_TOKEN,
+          },
+        ),
+      ),
     ).rejects.toThrow(/gpt-nowhere/);
   });
 
@@ -119,9 +138,15 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
 
   it('answers a chat from the knowledge base through an app key, quoting what it found', async () => {
     const datasetId = (await call('/api/core/dataset/create', { name: 'chat', vectorModel: 'sim-embed-384' })).body.data;
-    const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'lakes.md', text: 'Lake Baikal in Siberia is the deepest lake in the world.\n\nLake Titicaca lies on the border of Peru and Bolivia.' });
+    const made = await call('/api/core/dataset/collection/create/text', {
+      datasetId,
+      name: 'lakes.md',
+      text: 'Lake Baikal in Siberia is the deepest lake in the world.\n\nLake Titicaca lies on the border of Peru and Bolivia.',
+    });
     expect((await waitIndexed(made.body.data.collectionId)).failed).toBe(0);
-    const appId = (await call('/api/core/app/create', { name: 'lakes', model: 'sim-echo-prompt', datasets: [datasetId], search: { searchMode: 'mixedRecall' } })).body.data;
+    const appId = (
+      await call('/api/core/app/create', { name: 'lakes', model: 'sim-echo-prompt', datasets: [datasetId], search: { searchMode: 'mixedRecall' } })
+    ).body.data;
     const key = (await call('/api/support/openapi/create', { name: 'k', appId })).body.data as string;
     const res = await fetch(`${p.url}/api/v1/chat/completions`, {
       method: 'POST',
@@ -134,7 +159,7 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
     expect(body.choices[0].message.content).toMatch(/Baikal in Siberia is the deepest lake/);
   });
 
-  it('QA mode: the dataset\'s LLM turns each chunk into question/answer pairs, which become the indexed items', async () => {
+  it("QA mode: the dataset's LLM turns each chunk into question/answer pairs, which become the indexed items", async () => {
     const datasetId = (await call('/api/core/dataset/create', { name: 'qa', vectorModel: 'sim-embed-384', agentModel: 'sim-echo-prompt' })).body.data;
     // sim-echo-prompt answers with the prompt itself, so the pairs written in the text come back as its answer.
     const text = 'Q1: When was the bridge built?\nA1: The bridge was built in 1890.\n\nQ2: How long is it?\nA2: It is 400 metres long.';
@@ -183,7 +208,16 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
     const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'tmp', text: 'Penguins live in the southern hemisphere.' });
     await waitIndexed(made.body.data.collectionId);
     const db = p.services.store.db;
-    const count = async (table: string) => Number((await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where data_id in (select id from data where collection_id = ${made.body.data.collectionId})`.execute(db)).rows[0]!.n);
+    const count = async (table: string) =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*) as n from ${sql.table(table)} where data_id in (select id from data where collection_id = ${made.body.data.collectionId})`.execute(
+            db,
+          )
+        ).rows[0]!.n,
+      );
     expect(await count('vectors_384')).toBeGreaterThan(0);
     expect((await call(`/api/core/dataset/collection/delete?id=${made.body.data.collectionId}`, undefined, 'DELETE')).status).toBe(200);
     const left = await sql<{ n: number }>`select count(*) as n from vectors_384 where dataset_id = ${datasetId}`.execute(db);
@@ -194,30 +228,57 @@ describe.each(databases)('knowledge base end to end on $name', (database) => {
 });
 
 describe('a platform with no vector model configured', () => {
-  itRun('still takes data, and every waiting item says "no vector model configured"', async () => {
-    const gw = await startTestGateway();
-    const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-novector-'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }] }));
-    const p = await startPlatform(
-      loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
-    );
-    try {
-      expect(p.services.startupNotes.join('\n')).toMatch(/no vector model configured/);
-      const post = async (path: string, json: unknown) =>
-        (await (await fetch(`${p.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) })).json()) as any;
-      const datasetId = (await post('/api/core/dataset/create', { name: 'waiting' })).data;
-      const made = await post('/api/core/dataset/collection/create/text', { datasetId, name: 'a', text: 'One sentence.\n\nAnother one.' });
-      const until = Date.now() + 20_000;
-      let d: any;
-      do {
-        await new Promise((r) => setTimeout(r, 100));
-        d = ((await (await fetch(`${p.url}/api/core/dataset/collection/trainingDetail?collectionId=${made.data.collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any).data;
-      } while (d.lastError !== 'no vector model configured' && Date.now() < until);
-      expect(d).toMatchObject({ lastError: 'no vector model configured', failed: 0, done: 0 });
-      expect(d.queued).toBe(d.total);
-    } finally {
-      await p.close();
-      await gw.close();
-    }
-  }, 60_000);
+  itRun(
+    'still takes data, and every waiting item says "no vector model configured"',
+    async () => {
+      const gw = await startTestGateway();
+      const dir = mkdtempSync(join(tmpdir(), 'kbchat-kb-novector-'));
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }] }));
+      const p = await startPlatform(
+        loadPlatformConfig(
+          { INITIAL_API_KEY: KEY },
+          {
+            host: '127.0.0.1',
+            port: 0,
+            dataDir: dir,
+            databaseUrl: 'pglite:memory',
+            configPath: join(dir, 'config.json'),
+            gatewayUrl: gw.url,
+            gatewayToken: ROOT_TOKEN,
+          },
+        ),
+      );
+      try {
+        expect(p.services.startupNotes.join('\n')).toMatch(/no vector model configured/);
+        const post = async (path: string, json: unknown) =>
+          (await (
+            await fetch(`${p.url}${path}`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify(json),
+            })
+          ).json()) as any;
+        const datasetId = (await post('/api/core/dataset/create', { name: 'waiting' })).data;
+        const made = await post('/api/core/dataset/collection/create/text', { datasetId, name: 'a', text: 'One sentence.\n\nAnother one.' });
+        const until = Date.now() + 20_000;
+        let d: any;
+        do {
+          await new Promise((r) => setTimeout(r, 100));
+          d = (
+            (await (
+              await fetch(`${p.url}/api/core/dataset/collection/trainingDetail?collectionId=${made.data.collectionId}`, {
+                headers: { authorization: `Bearer ${KEY}` },
+              })
+            ).json()) as any
+          ).data;
+        } while (d.lastError !== 'no vector model configured' && Date.now() < until);
+        expect(d).toMatchObject({ lastError: 'no vector model configured', failed: 0, done: 0 });
+        expect(d.queued).toBe(d.total);
+      } finally {
+        await p.close();
+        await gw.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -33,7 +33,10 @@ describe('platform metrics', () => {
   let datasetId: string;
   const call = apiCaller(() => p.url, KEY);
   const config = (overrides: Partial<PlatformConfig>) =>
-    loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN, ...overrides });
+    loadPlatformConfig(
+      { INITIAL_API_KEY: KEY },
+      { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN, ...overrides },
+    );
   const scrape = async (url = p.url): Promise<Exposition> => {
     const res = await fetch(`${url}/metrics`);
     expect(res.status).toBe(200);
@@ -71,7 +74,10 @@ describe('platform metrics', () => {
     const made = await addText(call, (d) => d.total >= 3 && d.done === d.total);
     datasetId = made.datasetId;
     const mid = await scrape();
-    expect(mid.sum('kbchat_platform_indexing_items_total', { mode: 'chunk', outcome: 'indexed' }) - before.sum('kbchat_platform_indexing_items_total', { mode: 'chunk', outcome: 'indexed' })).toBe(made.detail.total);
+    expect(
+      mid.sum('kbchat_platform_indexing_items_total', { mode: 'chunk', outcome: 'indexed' }) -
+        before.sum('kbchat_platform_indexing_items_total', { mode: 'chunk', outcome: 'indexed' }),
+    ).toBe(made.detail.total);
 
     for (const mode of ['embedding', 'fullTextRecall', 'mixedRecall']) {
       const r = await call('/api/core/dataset/searchTest', { datasetId, text: 'volcano', searchMode: mode });
@@ -83,7 +89,10 @@ describe('platform metrics', () => {
     for (const mode of ['embedding', 'fullTextRecall', 'mixedRecall']) {
       const l = { mode, outcome: 'ok' };
       expect(after.sum('kbchat_platform_search_duration_seconds_count', l) - mid.sum('kbchat_platform_search_duration_seconds_count', l)).toBe(1);
-      expect(after.sum('kbchat_platform_search_duration_seconds_bucket', { ...l, le: '+Inf' }) - mid.sum('kbchat_platform_search_duration_seconds_bucket', { ...l, le: '+Inf' })).toBe(1);
+      expect(
+        after.sum('kbchat_platform_search_duration_seconds_bucket', { ...l, le: '+Inf' }) -
+          mid.sum('kbchat_platform_search_duration_seconds_bucket', { ...l, le: '+Inf' }),
+      ).toBe(1);
       expect(after.sum('kbchat_platform_search_duration_seconds_sum', l)).toBeGreaterThan(0);
     }
     const route = { method: 'POST', route: '/api/core/dataset/searchTest', status: '200' };
@@ -93,7 +102,9 @@ describe('platform metrics', () => {
   });
 
   it("sends the platform's request id to the gateway: one id finds the chat's calls in the gateway's request log", async () => {
-    const appId = (await call('/api/core/app/create', { name: 'metrics', model: 'sim-chat', datasets: [datasetId], search: { searchMode: 'embedding', similarity: 0 } })).body.data;
+    const appId = (
+      await call('/api/core/app/create', { name: 'metrics', model: 'sim-chat', datasets: [datasetId], search: { searchMode: 'embedding', similarity: 0 } })
+    ).body.data;
     const key = (await call('/api/support/openapi/create', { name: 'k', appId })).body.data as string;
     const res = await fetch(`${p.url}/api/v1/chat/completions`, {
       method: 'POST',
@@ -142,7 +153,9 @@ describe('platform metrics', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ ok: true, failing: [], checks: { store: { ok: true }, migrations: { ok: true }, gateway: { ok: true } } });
     const unreachable = `http://127.0.0.1:${await closedPort()}`;
-    const lonely = await startPlatform(config({ dataDir: mkdtempSync(join(tmpdir(), 'kbchat-platform-metrics-lonely-')), gatewayUrl: unreachable, runWorker: false }));
+    const lonely = await startPlatform(
+      config({ dataDir: mkdtempSync(join(tmpdir(), 'kbchat-platform-metrics-lonely-')), gatewayUrl: unreachable, runWorker: false }),
+    );
     try {
       const res = await fetch(`${lonely.url}/readyz`);
       expect(res.status).toBe(503);
@@ -161,7 +174,9 @@ describe('platform metrics', () => {
     const proxied = await fetch(`${p.url}/metrics`, { headers: { 'x-forwarded-for': '198.51.100.7' } });
     expect(proxied.status).toBe(403);
     expect(((await proxied.json()) as any).message).toContain('METRICS_TOKEN');
-    const guarded = await startPlatform(config({ dataDir: mkdtempSync(join(tmpdir(), 'kbchat-platform-metrics-token-')), runWorker: false, metricsToken: 'platform-metrics-secret' }));
+    const guarded = await startPlatform(
+      config({ dataDir: mkdtempSync(join(tmpdir(), 'kbchat-platform-metrics-token-')), runWorker: false, metricsToken: 'platform-metrics-secret' }),
+    );
     try {
       expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
       expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer platform-metrics-secret' } })).status).toBe(200);

@@ -7,7 +7,12 @@ import { GatewayError, recordCall, type ModelCall } from '../src/gateway-client/
 describe('recordCall', () => {
   it('records a call with the request id read from its result, and returns the result', async () => {
     const calls: ModelCall[] = [];
-    const r = await recordCall(calls, { step: 'embeddings', kind: 'embeddings', model: 'm' }, async () => ({ requestId: 'req-1', n: 3 }), (x) => x.requestId);
+    const r = await recordCall(
+      calls,
+      { step: 'embeddings', kind: 'embeddings', model: 'm' },
+      async () => ({ requestId: 'req-1', n: 3 }),
+      (x) => x.requestId,
+    );
     expect(r.n).toBe(3);
     expect(calls).toEqual([{ step: 'embeddings', kind: 'embeddings', model: 'm', requestId: 'req-1', runningTime: expect.any(Number) }]);
     expect(calls[0]!.runningTime).toBeGreaterThanOrEqual(0);
@@ -16,13 +21,31 @@ describe('recordCall', () => {
   it("records a failed call with the gateway error's request id and message, and rethrows it", async () => {
     const calls: ModelCall[] = [];
     const err = new GatewayError(503, 'model_not_found', 'No available channel (request id: req-9)', 'req-9', '{}');
-    await expect(recordCall(calls, { step: 'rerank', kind: 'rerank', model: 'r' }, async () => { throw err; }, () => undefined)).rejects.toBe(err);
+    await expect(
+      recordCall(
+        calls,
+        { step: 'rerank', kind: 'rerank', model: 'r' },
+        async () => {
+          throw err;
+        },
+        () => undefined,
+      ),
+    ).rejects.toBe(err);
     expect(calls).toEqual([{ step: 'rerank', kind: 'rerank', model: 'r', requestId: 'req-9', runningTime: expect.any(Number), error: err.message }]);
   });
 
   it('leaves the request id out when the gateway was not reached', async () => {
     const calls: ModelCall[] = [];
-    await expect(recordCall(calls, { step: 'chatNode', kind: 'chat', model: 'c' }, async () => { throw new Error('boom'); }, () => undefined)).rejects.toThrow('boom');
+    await expect(
+      recordCall(
+        calls,
+        { step: 'chatNode', kind: 'chat', model: 'c' },
+        async () => {
+          throw new Error('boom');
+        },
+        () => undefined,
+      ),
+    ).rejects.toThrow('boom');
     expect(calls[0]).not.toHaveProperty('requestId');
     expect(calls[0]!.error).toBe('boom');
   });

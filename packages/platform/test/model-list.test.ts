@@ -10,14 +10,19 @@ import { parseModelConfig } from '../src/models/config-file.js';
 import { modelStatus } from '../src/models/routes.js';
 
 describe('ModelFailures', () => {
-  it('counts gateway-side failures in a row, forgets them at a success or when old, and ignores a caller\'s 4xx', () => {
+  it("counts gateway-side failures in a row, forgets them at a success or when old, and ignores a caller's 4xx", () => {
     const f = new ModelFailures();
     const t0 = Date.parse('2026-11-25T10:00:00Z');
     f.noteFailure('m', 400, 'bad request', t0);
     expect(f.failing('m', t0)).toBeUndefined();
     f.noteFailure('m', 503, 'No available channel', t0);
     f.noteFailure('m', 429, 'rate limited', t0 + 1000);
-    expect(f.failing('m', t0 + 1000)).toEqual({ failures: 2, since: '2026-11-25T10:00:00.000Z', lastAt: '2026-11-25T10:00:01.000Z', lastError: 'rate limited' });
+    expect(f.failing('m', t0 + 1000)).toEqual({
+      failures: 2,
+      since: '2026-11-25T10:00:00.000Z',
+      lastAt: '2026-11-25T10:00:01.000Z',
+      lastError: 'rate limited',
+    });
     expect(f.failing('m', t0 + 16 * 60_000)).toBeUndefined();
     f.noteSuccess('m');
     expect(f.failing('m', t0 + 2000)).toBeUndefined();
@@ -37,11 +42,14 @@ describe('modelStatus', () => {
     expect(list.gateway.reachable).toBe(false);
     expect(list.gateway.message).toMatch(new RegExp(`^The gateway at ${url} did not answer: Connection error: .*ECONNREFUSED`));
     expect(list.gateway.message!.split(url)).toHaveLength(2);
-    expect(list.models.map((m) => [m.model, m.served])).toEqual([['chat-a', false], ['embed-a', false]]);
+    expect(list.models.map((m) => [m.model, m.served])).toEqual([
+      ['chat-a', false],
+      ['embed-a', false],
+    ]);
     await gateway.close();
   });
 
-  it('marks a served model failing after the platform\'s calls to it failed at the gateway', async () => {
+  it("marks a served model failing after the platform's calls to it failed at the gateway", async () => {
     // A gateway that lists both models and answers every chat with 503.
     const server = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');

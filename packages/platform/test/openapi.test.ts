@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { ICON_PATHS, pagePaths } from '@kbchat/server-kit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  apiRoutes, bodySchema, expectOfflineDocsPage, expectValidDocument, operations, type OpenApiDocument, type RecordedRoute,
+  apiRoutes,
+  bodySchema,
+  expectOfflineDocsPage,
+  expectValidDocument,
+  operations,
+  type OpenApiDocument,
+  type RecordedRoute,
 } from '../../server-kit/test/api-docs-checks.js';
 import { loadPlatformConfig, startPlatform } from '../src/index.js';
 import { APP_PAGES, SHARE_PAGE } from '../src/http/web-app.js';
@@ -23,7 +29,8 @@ vi.mock('fastify', async (importOriginal) => {
 const KEY = 'kbchat-openapi-test-key-0123456789';
 /** Not API: the web app's pages and hashed files, the public folder's files (PUBLIC_DIR), and the docs page with its files. */
 const WEB_PAGES = new Set([...pagePaths({ html: 'index.html', paths: APP_PAGES }), SHARE_PAGE]);
-const notApi = (url: string) => WEB_PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/:name' || url === '/docs' || url.startsWith('/docs/');
+const notApi = (url: string) =>
+  WEB_PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/:name' || url === '/docs' || url.startsWith('/docs/');
 
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let doc: OpenApiDocument;
@@ -47,8 +54,14 @@ describe('the platform API document', () => {
     expect(served).toContain('POST /api/v1/chat/completions');
     expect(served).toContain('PATCH /api/core/dataset/collection/upload/tus/{uploadId}');
     const documented = operations(doc);
-    expect([...served].filter((op) => !documented.has(op)), 'routes missing from /openapi.json').toEqual([]);
-    expect([...documented].filter((op) => !served.has(op)), 'documented operations no route serves').toEqual([]);
+    expect(
+      [...served].filter((op) => !documented.has(op)),
+      'routes missing from /openapi.json',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((op) => !served.has(op)),
+      'documented operations no route serves',
+    ).toEqual([]);
     // The pages are routes, but not in the document.
     expect(routes.some((r) => r.url === '/datasets/*')).toBe(true);
     expect(Object.keys(doc.paths).some((p) => p.startsWith('/datasets') || p.startsWith('/docs'))).toBe(false);
@@ -76,7 +89,9 @@ describe('the platform API document', () => {
     expect(validate(refused)).toBe(false);
     expect(validate.errors?.[0]?.instancePath).toBe('/name');
     const answer = await fetch(`${platform.url}/api/core/dataset/create`, {
-      method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(refused),
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(refused),
     });
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { message: string }).message).toMatch(/^Invalid 'name': /);
@@ -86,7 +101,11 @@ describe('the platform API document', () => {
   });
 
   it('still authenticates before it validates: no key is a 401 even with a bad body', async () => {
-    const answer = await fetch(`${platform.url}/api/core/dataset/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":""}' });
+    const answer = await fetch(`${platform.url}/api/core/dataset/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":""}',
+    });
     expect(answer.status).toBe(401);
   });
 

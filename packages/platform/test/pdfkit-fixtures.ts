@@ -4,7 +4,18 @@
 // code set in Courier. What ingest must make clean chunks of (issue 34).
 import PDFDocument from 'pdfkit';
 
-const SUBJECTS = ['The survey boat', 'Every net', 'The radio log', 'A visiting crew', 'The caretaker', 'Each sample jar', 'The weather mast', 'The fuel store', 'A field notebook', 'The boathouse key'];
+const SUBJECTS = [
+  'The survey boat',
+  'Every net',
+  'The radio log',
+  'A visiting crew',
+  'The caretaker',
+  'Each sample jar',
+  'The weather mast',
+  'The fuel store',
+  'A field notebook',
+  'The boathouse key',
+];
 const PREDICATES = [
   'is checked before the morning tide turns',
   'stays in the drying room until the evening meeting',
@@ -24,7 +35,10 @@ const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seven
  */
 export function manualParagraphs(count: number, sentences: number): string[] {
   return Array.from({ length: count }, (_, p) =>
-    Array.from({ length: sentences }, (_, s) => `${SUBJECTS[(p + s) % SUBJECTS.length]} of section ${p + 1} ${PREDICATES[(p * 3 + s) % PREDICATES.length]}, says the ${ORDINALS[s]} rule.`).join(' '),
+    Array.from(
+      { length: sentences },
+      (_, s) => `${SUBJECTS[(p + s) % SUBJECTS.length]} of section ${p + 1} ${PREDICATES[(p * 3 + s) % PREDICATES.length]}, says the ${ORDINALS[s]} rule.`,
+    ).join(' '),
   );
 }
 

@@ -42,28 +42,99 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(ROOT + path, 'utf8');
-const markdown = ['README.md', ...readdirSync(`${ROOT}docs`).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const markdown = [
+  'README.md',
+  ...readdirSync(`${ROOT}docs`)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const sources = ['packages/platform/src/retrieval', 'packages/gateway/src/http1'].flatMap((dir) =>
-  readdirSync(ROOT + dir).filter((f) => f.endsWith('.ts')).sort().map((f) => `${dir}/${f}`));
+  readdirSync(ROOT + dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => `${dir}/${f}`),
+);
 
 /** English: the docs' paragraphs (up to 300). */
-const english = markdown.flatMap((f) => read(f).split(/\n\s*\n/)).map((p) => p.trim()).filter((p) => p.length >= 40).slice(0, 300);
+const english = markdown
+  .flatMap((f) => read(f).split(/\n\s*\n/))
+  .map((p) => p.trim())
+  .filter((p) => p.length >= 40)
+  .slice(0, 300);
 /** Code: the sources in 15-line pieces (up to 200). */
-const code = sources.flatMap((f) => {
-  const lines = read(f).split('\n');
-  return Array.from({ length: Math.ceil(lines.length / 15) }, (_, i) => lines.slice(i * 15, i * 15 + 15).join('\n'));
-}).filter((c) => c.trim().length > 0).slice(0, 200);
+const code = sources
+  .flatMap((f) => {
+    const lines = read(f).split('\n');
+    return Array.from({ length: Math.ceil(lines.length / 15) }, (_, i) => lines.slice(i * 15, i * 15 + 15).join('\n'));
+  })
+  .filter((c) => c.trim().length > 0)
+  .slice(0, 200);
 /** Chinese: sentences of a retrieval vocabulary, skewed as real text is (early words common). */
-const ZH = ['知识库', '检索', '向量', '数据库', '模型', '嵌入', '生成', '增强', '问题', '答案', '文档', '分段', '索引', '查询', '相似度', '排序',
-  '用户', '对话', '上下文', '提示词', '训练', '数据集', '文件', '上传', '网页', '链接', '搜索', '全文', '关键词', '中文', '英文', '分词',
-  '语义', '召回', '重排', '结果', '分数', '阈值', '令牌', '预算', '服务', '网关', '渠道', '接口', '请求', '响应', '错误', '超时'];
+const ZH = [
+  '知识库',
+  '检索',
+  '向量',
+  '数据库',
+  '模型',
+  '嵌入',
+  '生成',
+  '增强',
+  '问题',
+  '答案',
+  '文档',
+  '分段',
+  '索引',
+  '查询',
+  '相似度',
+  '排序',
+  '用户',
+  '对话',
+  '上下文',
+  '提示词',
+  '训练',
+  '数据集',
+  '文件',
+  '上传',
+  '网页',
+  '链接',
+  '搜索',
+  '全文',
+  '关键词',
+  '中文',
+  '英文',
+  '分词',
+  '语义',
+  '召回',
+  '重排',
+  '结果',
+  '分数',
+  '阈值',
+  '令牌',
+  '预算',
+  '服务',
+  '网关',
+  '渠道',
+  '接口',
+  '请求',
+  '响应',
+  '错误',
+  '超时',
+];
 const zhWord = () => ZH[Math.floor(ZH.length * rnd() ** 2)]!;
-const chinese = Array.from({ length: 150 }, () =>
-  Array.from({ length: 3 + Math.floor(rnd() * 5) }, () => Array.from({ length: 2 + Math.floor(rnd() * 5) }, zhWord).join('')).join('，') + '。');
+const chinese = Array.from(
+  { length: 150 },
+  () => Array.from({ length: 3 + Math.floor(rnd() * 5) }, () => Array.from({ length: 2 + Math.floor(rnd() * 5) }, zhWord).join('')).join('，') + '。',
+);
 /** Repeated terms: a few words many times over, in documents of very different lengths (tf saturation, length normalisation). */
 const REPEATED = ['vector', 'search', 'index', 'cache', 'graph'];
-const repeated = Array.from({ length: 80 }, (_, i) =>
-  Array.from({ length: 1 + (i % 9) * 3 }, () => REPEATED[i % REPEATED.length]).join(' ') + ' ' + Array.from({ length: i % 13 }, () => pick(REPEATED)).join(' '));
+const repeated = Array.from(
+  { length: 80 },
+  (_, i) =>
+    Array.from({ length: 1 + (i % 9) * 3 }, () => REPEATED[i % REPEATED.length]).join(' ') +
+    ' ' +
+    Array.from({ length: i % 13 }, () => pick(REPEATED)).join(' '),
+);
 
 const DATASETS: Record<string, string[]> = { en: english, code, zh: chinese, rep: repeated };
 
@@ -80,9 +151,12 @@ const EDGE_QUERIES = [
   'the of and to', // stop words only: no terms, no results
   'zyzzyva quokka', // no document has these
   'vector vector vector search', // a repeated query term counts again
-  'cache', 'graph index', // common terms of the repeated set
-  '向量检索', '知识库的问题', // Chinese bigrams
-  'fullTextCacheOf(db) await', 'const x = new Map<string, number>()', // code
+  'cache',
+  'graph index', // common terms of the repeated set
+  '向量检索',
+  '知识库的问题', // Chinese bigrams
+  'fullTextCacheOf(db) await',
+  'const x = new Map<string, number>()', // code
   'HNSW m 16 ef_construction 64 2,000 vectors', // numbers and identifiers
   'Retrieval 检索 vector 向量', // mixed scripts
 ];
@@ -107,10 +181,14 @@ function expectSameRanking(actual: ScoredId[] | null, expected: ScoredId[], tole
   const close = (a: number, b: number) => Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(b));
   actual!.forEach((r, i) => expect(close(r.score, expected[i]!.score), `${what}: score at rank ${i}: ${r.score} vs ${expected[i]!.score}`).toBe(true));
   const cut = expected.at(-1)?.score ?? 0;
-  for (let i = 0; i < expected.length; ) {
+  for (let i = 0; i < expected.length;) {
     let j = i + 1;
     while (j < expected.length && close(expected[j]!.score, expected[i]!.score)) j++;
-    const ids = (xs: ScoredId[]) => xs.slice(i, j).map((r) => r.dataId).sort();
+    const ids = (xs: ScoredId[]) =>
+      xs
+        .slice(i, j)
+        .map((r) => r.dataId)
+        .sort();
     if (!close(expected[i]!.score, cut)) expect(ids(actual!), `${what}: ids at ranks ${i}-${j - 1}`).toEqual(ids(expected));
     i = j;
   }
@@ -126,14 +204,30 @@ interface FullTextStore {
 
 const pgFullText = await postgresKind(retrievalMigrations);
 const FULLTEXT_STORES: FullTextStore[] = [
-  { name: 'PGlite', open: async () => { const s = await openPlatformStore({ url: 'pglite:memory', migrations: retrievalMigrations }); return { db: s.db, close: () => s.close() }; } },
-  { name: 'PostgreSQL', skipReason: pgFullText.skipReason, open: async () => { const t = await pgFullText.open(); return { db: t.db, close: () => pgFullText.drop() }; } },
+  {
+    name: 'PGlite',
+    open: async () => {
+      const s = await openPlatformStore({ url: 'pglite:memory', migrations: retrievalMigrations });
+      return { db: s.db, close: () => s.close() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skipReason: pgFullText.skipReason,
+    open: async () => {
+      const t = await pgFullText.open();
+      return { db: t.db, close: () => pgFullText.drop() };
+    },
+  },
 ];
 
 async function addTexts(db: Kysely<any>, datasetId: string, texts: string[], prefix = datasetId): Promise<void> {
   const rows = texts.map((q, i) => ({ id: `${prefix}-${i}`, q }));
   await addDataRows(db, datasetId, rows);
-  await indexForSearch(db, rows.map((r) => ({ dataId: r.id, datasetId, text: r.q })));
+  await indexForSearch(
+    db,
+    rows.map((r) => ({ dataId: r.id, datasetId, text: r.q })),
+  );
 }
 
 describe.each(FULLTEXT_STORES)('BM25 in SQL and in memory on $name', (store) => {
@@ -162,35 +256,44 @@ describe.each(FULLTEXT_STORES)('BM25 in SQL and in memory on $name', (store) => 
         const terms = termsOf(query);
         const limit = datasetIds.length === 1 ? 20 : 100;
         const stored = await bm25Search(db, { datasetIds, terms, ...BM25, limit });
-        expectSameRanking(await cache.search(datasetIds, terms, BM25, limit), stored, BM25_TOLERANCE, `${round}, ${datasetIds.join('+')}: ${JSON.stringify(query)}`);
+        expectSameRanking(
+          await cache.search(datasetIds, terms, BM25, limit),
+          stored,
+          BM25_TOLERANCE,
+          `${round}, ${datasetIds.join('+')}: ${JSON.stringify(query)}`,
+        );
         if (stored.length > 0) found++;
       }
     }
     return found;
   }
 
-  run('rank alike, through deletions, re-indexing and additions', async () => {
-    // The copies catch up within each search (inlineCatchUp past any change here): every answer is from memory.
-    const cache = new FullTextCache(db, { inlineCatchUp: 10_000 });
-    const found = await compareAll(cache, 'as loaded');
-    expect(found).toBeGreaterThan(100); // the corpus does find things: the comparison is not of empty lists
-    expect(await cache.search(['en'], termsOf('the of and to'), BM25, 10)).toEqual([]);
+  run(
+    'rank alike, through deletions, re-indexing and additions',
+    async () => {
+      // The copies catch up within each search (inlineCatchUp past any change here): every answer is from memory.
+      const cache = new FullTextCache(db, { inlineCatchUp: 10_000 });
+      const found = await compareAll(cache, 'as loaded');
+      expect(found).toBeGreaterThan(100); // the corpus does find things: the comparison is not of empty lists
+      expect(await cache.search(['en'], termsOf('the of and to'), BM25, 10)).toEqual([]);
 
-    // Deletions (postings go by cascade), re-indexed documents (other text under the same id), additions.
-    await db.deleteFrom('data').where('id', 'in', ['en-0', 'en-1', 'en-7', 'code-3', 'zh-5', 'rep-0', 'rep-1', 'rep-2']).execute();
-    await indexForSearch(db, [
-      { dataId: 'en-2', datasetId: 'en', text: 'Rewritten: the vector cache keeps graphs of unit vectors' },
-      { dataId: 'zh-6', datasetId: 'zh', text: '重写的文档：向量检索和全文检索' },
-      { dataId: 'rep-3', datasetId: 'rep', text: 'search search search' },
-    ]);
-    await addTexts(db, 'en', ['A new paragraph about retrieval caches and BM25 scores.', 'Another one: vector search, again.'], 'en-new');
-    await compareAll(cache, 'after changes');
+      // Deletions (postings go by cascade), re-indexed documents (other text under the same id), additions.
+      await db.deleteFrom('data').where('id', 'in', ['en-0', 'en-1', 'en-7', 'code-3', 'zh-5', 'rep-0', 'rep-1', 'rep-2']).execute();
+      await indexForSearch(db, [
+        { dataId: 'en-2', datasetId: 'en', text: 'Rewritten: the vector cache keeps graphs of unit vectors' },
+        { dataId: 'zh-6', datasetId: 'zh', text: '重写的文档：向量检索和全文检索' },
+        { dataId: 'rep-3', datasetId: 'rep', text: 'search search search' },
+      ]);
+      await addTexts(db, 'en', ['A new paragraph about retrieval caches and BM25 scores.', 'Another one: vector search, again.'], 'en-new');
+      await compareAll(cache, 'after changes');
 
-    // A whole collection gone (every document of a dataset): its copy empties, the others' statistics change.
-    await db.deleteFrom('collections').where('id', '=', 'c-rep').execute();
-    await compareAll(cache, 'after a collection was deleted');
-    expect(await cache.search(['rep'], termsOf('vector'), BM25, 10)).toEqual([]);
-  }, 60_000);
+      // A whole collection gone (every document of a dataset): its copy empties, the others' statistics change.
+      await db.deleteFrom('collections').where('id', '=', 'c-rep').execute();
+      await compareAll(cache, 'after a collection was deleted');
+      expect(await cache.search(['rep'], termsOf('vector'), BM25, 10)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 // ---- Vectors: pgvector and the in-memory graph, against brute force --------------
@@ -246,8 +349,16 @@ describe.each(VECTOR_STORES)('vector search in SQL and in memory on $name', (dat
     for (let at = 0; at < rows.length; at += 500) {
       const part = rows.slice(at, at + 500);
       await addDataRows(db, datasetId, part);
-      const idx = await db.insertInto('data_indexes').values(part.map((r) => ({ data_id: r.id, dataset_id: datasetId, text: r.q, is_default: true }))).returning(['id', 'data_id']).execute();
-      await storeVectors(db, DIMS, idx.map((r, i) => ({ indexId: r.id, dataId: r.data_id, datasetId, vector: part[i]!.v })));
+      const idx = await db
+        .insertInto('data_indexes')
+        .values(part.map((r) => ({ data_id: r.id, dataset_id: datasetId, text: r.q, is_default: true })))
+        .returning(['id', 'data_id'])
+        .execute();
+      await storeVectors(
+        db,
+        DIMS,
+        idx.map((r, i) => ({ indexId: r.id, dataId: r.data_id, datasetId, vector: part[i]!.v })),
+      );
       idx.forEach((r, i) => (indexIds.set(r.data_id, r.id), live[datasetId]!.set(r.data_id, part[i]!.v)));
     }
   }
@@ -267,45 +378,49 @@ describe.each(VECTOR_STORES)('vector search in SQL and in memory on $name', (dat
 
   const sqlSearch = (datasetId: string, q: Float32Array) => vectorSearch(db, { datasetIds: [datasetId], dims: DIMS, vector: q, limit: K, efSearch: EF_SEARCH });
 
-  run('exact where both scan, recall where either walks a graph, through deletions and replaced vectors', async () => {
-    const cache = new VectorCache(db, { inlineCatchUp: 100_000 });
-    const memory = (datasetId: string, q: Float32Array) => cache.search([datasetId], DIMS, q, K, EF_SEARCH);
+  run(
+    'exact where both scan, recall where either walks a graph, through deletions and replaced vectors',
+    async () => {
+      const cache = new VectorCache(db, { inlineCatchUp: 100_000 });
+      const memory = (datasetId: string, q: Float32Array) => cache.search([datasetId], DIMS, q, K, EF_SEARCH);
 
-    // Before pgvector's index: SQL scans every vector, exactly; so does the copy of 'small'.
-    const exactRound = async (round: string) => {
-      for (const [qi, q] of queries.entries()) {
-        const truth = bruteForce(live.small!, q, K);
-        expectSameRanking(await sqlSearch('small', q), truth, VECTOR_TOLERANCE, `${round}: SQL, small, query ${qi}`);
-        expectSameRanking(await memory('small', q), truth, VECTOR_TOLERANCE, `${round}: memory, small, query ${qi}`);
-        expectSameRanking(await sqlSearch('large', q), bruteForce(live.large!, q, K), VECTOR_TOLERANCE, `${round}: SQL, large, query ${qi}`);
+      // Before pgvector's index: SQL scans every vector, exactly; so does the copy of 'small'.
+      const exactRound = async (round: string) => {
+        for (const [qi, q] of queries.entries()) {
+          const truth = bruteForce(live.small!, q, K);
+          expectSameRanking(await sqlSearch('small', q), truth, VECTOR_TOLERANCE, `${round}: SQL, small, query ${qi}`);
+          expectSameRanking(await memory('small', q), truth, VECTOR_TOLERANCE, `${round}: memory, small, query ${qi}`);
+          expectSameRanking(await sqlSearch('large', q), bruteForce(live.large!, q, K), VECTOR_TOLERANCE, `${round}: SQL, large, query ${qi}`);
+        }
+      };
+      await exactRound('as loaded');
+
+      // Deleted items, replaced vectors (same index, a new vector), and additions.
+      await db.deleteFrom('data').where('id', 'in', ['s0', 's1', 's2', 's3', 's4', 'l0', 'l1']).execute();
+      for (const id of ['s0', 's1', 's2', 's3', 's4']) live.small!.delete(id);
+      for (const id of ['l0', 'l1']) live.large!.delete(id);
+      const replaced = ['s10', 's11', 's12', 's13'].map((id) => ({ indexId: indexIds.get(id)!, dataId: id, datasetId: 'small', vector: queries[0]! }));
+      await storeVectors(db, DIMS, replaced);
+      for (const r of replaced) live.small!.set(r.dataId, r.vector);
+      await addVectors('small', 'sn', 20);
+      await exactRound('after changes');
+
+      // Graphs: the copy of 'large' (2,398 live), and pgvector's HNSW once built (both datasets, filtered by dataset).
+      let memoryFound = 0;
+      for (const q of queries) memoryFound += recall((await memory('large', q))!, bruteForce(live.large!, q, K));
+      expect(await buildVectorIndexes(db, 1000)).toEqual([`vectors_${DIMS}`]);
+      let sqlFound = 0;
+      for (const q of queries) {
+        sqlFound += recall(await sqlSearch('large', q), bruteForce(live.large!, q, K));
+        sqlFound += recall(await sqlSearch('small', q), bruteForce(live.small!, q, K));
       }
-    };
-    await exactRound('as loaded');
-
-    // Deleted items, replaced vectors (same index, a new vector), and additions.
-    await db.deleteFrom('data').where('id', 'in', ['s0', 's1', 's2', 's3', 's4', 'l0', 'l1']).execute();
-    for (const id of ['s0', 's1', 's2', 's3', 's4']) live.small!.delete(id);
-    for (const id of ['l0', 'l1']) live.large!.delete(id);
-    const replaced = ['s10', 's11', 's12', 's13'].map((id) => ({ indexId: indexIds.get(id)!, dataId: id, datasetId: 'small', vector: queries[0]! }));
-    await storeVectors(db, DIMS, replaced);
-    for (const r of replaced) live.small!.set(r.dataId, r.vector);
-    await addVectors('small', 'sn', 20);
-    await exactRound('after changes');
-
-    // Graphs: the copy of 'large' (2,398 live), and pgvector's HNSW once built (both datasets, filtered by dataset).
-    let memoryFound = 0;
-    for (const q of queries) memoryFound += recall((await memory('large', q))!, bruteForce(live.large!, q, K));
-    expect(await buildVectorIndexes(db, 1000)).toEqual([`vectors_${DIMS}`]);
-    let sqlFound = 0;
-    for (const q of queries) {
-      sqlFound += recall(await sqlSearch('large', q), bruteForce(live.large!, q, K));
-      sqlFound += recall(await sqlSearch('small', q), bruteForce(live.small!, q, K));
-    }
-    const measured = { memory: memoryFound / queries.length, sql: sqlFound / (2 * queries.length) };
-    expect(measured.memory, 'recall@10 of the in-memory graph').toBeGreaterThanOrEqual(MIN_RECALL);
-    expect(measured.sql, 'recall@10 of pgvector HNSW').toBeGreaterThanOrEqual(MIN_RECALL);
-    // The copy of 'small' still scans exactly, whatever SQL does now.
-    for (const q of queries) expectSameRanking(await memory('small', q), bruteForce(live.small!, q, K), VECTOR_TOLERANCE, 'memory, small, after the build');
-    console.info(`[ranking.differential] ${database.name}: recall@${K} memory graph ${measured.memory.toFixed(3)}, pgvector HNSW ${measured.sql.toFixed(3)}`);
-  }, 60_000);
+      const measured = { memory: memoryFound / queries.length, sql: sqlFound / (2 * queries.length) };
+      expect(measured.memory, 'recall@10 of the in-memory graph').toBeGreaterThanOrEqual(MIN_RECALL);
+      expect(measured.sql, 'recall@10 of pgvector HNSW').toBeGreaterThanOrEqual(MIN_RECALL);
+      // The copy of 'small' still scans exactly, whatever SQL does now.
+      for (const q of queries) expectSameRanking(await memory('small', q), bruteForce(live.small!, q, K), VECTOR_TOLERANCE, 'memory, small, after the build');
+      console.info(`[ranking.differential] ${database.name}: recall@${K} memory graph ${measured.memory.toFixed(3)}, pgvector HNSW ${measured.sql.toFixed(3)}`);
+    },
+    60_000,
+  );
 });

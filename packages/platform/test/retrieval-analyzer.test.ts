@@ -4,9 +4,7 @@ import { analyze, termCounts } from '../src/retrieval/analyzer.js';
 
 describe('retrieval analyzer', () => {
   it('lowercases, drops Lucene stopwords and possessives, Porter-stems, keeps numbers', () => {
-    expect(analyze("The Patient's running kinases are IN 2 trials, with 10.5mg doses")).toEqual([
-      'patient', 'run', 'kinas', '2', 'trial', '10', '5mg', 'dose',
-    ]);
+    expect(analyze("The Patient's running kinases are IN 2 trials, with 10.5mg doses")).toEqual(['patient', 'run', 'kinas', '2', 'trial', '10', '5mg', 'dose']);
     expect(analyze('Connections connected connecting')).toEqual(['connect', 'connect', 'connect']);
     expect(analyze('relational generalization')).toEqual(['relat', 'gener']);
   });

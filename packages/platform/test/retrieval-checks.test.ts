@@ -52,7 +52,12 @@ describe('retrieval checks', () => {
         reRankModels: [{ model: 'sim-rerank' }],
       }),
     );
-    p = await startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }));
+    p = await startPlatform(
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+      ),
+    );
     datasetId = (await call('/api/core/dataset/create', { name: 'geo', vectorModel: 'sim-embed-384' })).body.data;
     const text = [
       '# Volcanoes\n\nMount Etna is an active volcano on the east coast of Sicily.',
@@ -102,11 +107,20 @@ describe('retrieval checks', () => {
   });
 
   it('creates, reads, edits and deletes checks, each team seeing only its own', async () => {
-    const made = await create({ question: 'Where is the Aletsch glacier?', expected: [{ text: 'largest glacier', collectionId, label: 'geo.md' }], settings: { searchMode: 'mixedRecall', limit: 800 } });
+    const made = await create({
+      question: 'Where is the Aletsch glacier?',
+      expected: [{ text: 'largest glacier', collectionId, label: 'geo.md' }],
+      settings: { searchMode: 'mixedRecall', limit: 800 },
+    });
     expect(made.status).toBe(200);
     const id = made.body.data;
     const detail = (await call(`/api/core/dataset/check/detail?id=${id}`)).body.data;
-    expect(detail).toMatchObject({ _id: id, datasetId, question: 'Where is the Aletsch glacier?', expected: [{ text: 'largest glacier', collectionId, label: 'geo.md' }] });
+    expect(detail).toMatchObject({
+      _id: id,
+      datasetId,
+      question: 'Where is the Aletsch glacier?',
+      expected: [{ text: 'largest glacier', collectionId, label: 'geo.md' }],
+    });
     // searchTest's defaults fill what was not sent.
     expect(detail.settings).toEqual({ searchMode: 'mixedRecall', limit: 800, similarity: 0, usingReRank: false, datasetSearchUsingExtensionQuery: false });
     const updated = await call('/api/core/dataset/check/update', { id, question: 'Which glacier is the largest in the Alps?' }, 'PUT');
@@ -133,7 +147,14 @@ describe('retrieval checks', () => {
     const atacama = (await create({ question: 'driest desert', expected: [{ text: 'Atacama' }, { text: 'Sahara' }] })).body.data;
 
     const first = await run();
-    expect(first.run).toMatchObject({ status: 'done', total: 3, done: 3, passed: 2, vectorModel: 'sim-embed-384', chunking: { collections: 1, chunks: 3, pending: 0 } });
+    expect(first.run).toMatchObject({
+      status: 'done',
+      total: 3,
+      done: 3,
+      passed: 2,
+      vectorModel: 'sim-embed-384',
+      chunking: { collections: 1, chunks: 3, pending: 0 },
+    });
     const byId = (r: { results: { checkId: string }[] }, id: string) => r.results.find((x) => x.checkId === id) as any;
     expect(byId(first.run, etna)).toMatchObject({ passed: true, expectations: [{ rank: 1 }] });
     expect(byId(first.run, aletsch)).toMatchObject({ passed: true, expectations: [{ rank: 1 }] });
@@ -148,7 +169,10 @@ describe('retrieval checks', () => {
     // Change the data: Etna's chunk deleted, a chunk about glaciers in the Alps that outranks Aletsch's.
     const etnaData = byId(first.run, etna).expectations[0].dataId;
     expect((await call(`/api/core/dataset/data/delete?id=${etnaData}`, undefined, 'DELETE')).status).toBe(200);
-    const pushed = await call('/api/core/dataset/data/pushData', { collectionId, data: [{ q: 'Glacier glacier: the Alps have many a glacier, glacier after glacier in the Alps.' }] });
+    const pushed = await call('/api/core/dataset/data/pushData', {
+      collectionId,
+      data: [{ q: 'Glacier glacier: the Alps have many a glacier, glacier after glacier in the Alps.' }],
+    });
     expect(pushed.status).toBe(200);
     await waitIndexed(datasetId);
 
@@ -156,10 +180,18 @@ describe('retrieval checks', () => {
     expect(second.run.passed).toBe(1);
     expect(second.run.chunking).toMatchObject({ chunks: 3 });
     expect(second.run.chunking.fingerprint).not.toBe(first.run.chunking.fingerprint);
-    expect(second.diff).toMatchObject({ previousRunId: first.runId, previousStartedAt: first.run.startedAt, chunkingChanged: true, vectorModelChanged: null, counts: { newlyFailing: 1, stillFailing: 1, stillPassing: 1, newlyPassing: 0 } });
+    expect(second.diff).toMatchObject({
+      previousRunId: first.runId,
+      previousStartedAt: first.run.startedAt,
+      chunkingChanged: true,
+      vectorModelChanged: null,
+      counts: { newlyFailing: 1, stillFailing: 1, stillPassing: 1, newlyPassing: 0 },
+    });
     // Newly failing first; the check that lost its source says so, the one that moved says from where to where.
     expect(second.diff.checks.map((c: { checkId: string }) => c.checkId)).toEqual([etna, atacama, aletsch]);
-    expect(second.diff.checks[0].rankChanges).toEqual([{ index: 0, expectation: { text: 'mount  ETNA is an active volcano' }, before: 1, after: null, lost: true }]);
+    expect(second.diff.checks[0].rankChanges).toEqual([
+      { index: 0, expectation: { text: 'mount  ETNA is an active volcano' }, before: 1, after: null, lost: true },
+    ]);
     expect(second.diff.checks[2]).toMatchObject({ change: 'stillPassing', rankChanges: [{ index: 0, before: 1, after: 2, lost: false }] });
 
     // The run can be read again by id and as the latest; an edited check is not compared by rank.
@@ -189,12 +221,30 @@ describe('retrieval checks', () => {
     // A run under way (here, one another process holds) refuses a second; once it stops moving it is interrupted.
     const db = p.services.store.db as any;
     const now = Date.now();
-    const held = { id: 'heldrun0000000000000000', team_id: p.services.rootTeamId, dataset_id: datasetId, status: 'running', total: 3, done: 1, passed: 0, vector_model: 'sim-embed-384', chunking: '{"fingerprint":"x","collections":1,"chunks":3,"pending":0}', results: '[]', started_at: now, updated_at: now, finished_at: null };
+    const held = {
+      id: 'heldrun0000000000000000',
+      team_id: p.services.rootTeamId,
+      dataset_id: datasetId,
+      status: 'running',
+      total: 3,
+      done: 1,
+      passed: 0,
+      vector_model: 'sim-embed-384',
+      chunking: '{"fingerprint":"x","collections":1,"chunks":3,"pending":0}',
+      results: '[]',
+      started_at: now,
+      updated_at: now,
+      finished_at: null,
+    };
     await db.insertInto('retrieval_check_runs').values(held).execute();
     const refused = await call('/api/core/dataset/check/run', { datasetId });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/under way \(run heldrun0+, 1 of 3 done\)/);
-    await db.updateTable('retrieval_check_runs').set({ updated_at: now - 10 * 60_000 }).where('id', '=', held.id).execute();
+    await db
+      .updateTable('retrieval_check_runs')
+      .set({ updated_at: now - 10 * 60_000 })
+      .where('id', '=', held.id)
+      .execute();
     const after = await run();
     expect(after.diff.previousRunId).toBe(runId);
     expect((await call(`/api/core/dataset/check/run?id=${held.id}`)).body.data).toMatchObject({ run: { status: 'interrupted', done: 1 }, diff: null });
@@ -210,22 +260,42 @@ describe('retrieval checks', () => {
   it('a deleted dataset takes its checks and runs with it', async () => {
     expect((await call(`/api/core/dataset/delete?id=${datasetId}`, undefined, 'DELETE')).status).toBe(200);
     expect((await call(`/api/core/dataset/check/list?datasetId=${datasetId}`)).status).toBe(404);
-    const left = await p.services.store.db.selectFrom('retrieval_check_runs' as any).select('id').execute();
+    const left = await p.services.store.db
+      .selectFrom('retrieval_check_runs' as any)
+      .select('id')
+      .execute();
     expect(left).toEqual([]);
   });
 });
 
 describe('diffRuns', () => {
   const result = (checkId: string, ranks: (number | null)[], expected = ranks.map((_, i) => ({ text: `t${i}` }))) => ({
-    checkId, question: checkId, passed: ranks.every((r) => r !== null), expectations: ranks.map((rank) => ({ rank })), expected, top: [], found: 0,
+    checkId,
+    question: checkId,
+    passed: ranks.every((r) => r !== null),
+    expectations: ranks.map((rank) => ({ rank })),
+    expected,
+    top: [],
+    found: 0,
   });
-  const snap = (id: string, results: ReturnType<typeof result>[], vectorModel = 'm1', fingerprint = 'f1') => ({ id, vectorModel, chunking: { fingerprint }, results });
+  const snap = (id: string, results: ReturnType<typeof result>[], vectorModel = 'm1', fingerprint = 'f1') => ({
+    id,
+    vectorModel,
+    chunking: { fingerprint },
+    results,
+  });
 
   it('orders newly failing, newly passing, still failing, new, still passing, and names a changed model', () => {
     const before = snap('a', [result('ok', [1]), result('breaks', [2]), result('heals', [null]), result('bad', [null]), result('gone', [1])]);
     const after = snap('b', [result('ok', [1]), result('new', [3]), result('bad', [null]), result('heals', [4]), result('breaks', [null])], 'm2');
     const d = diffRuns(after, before);
-    expect(d.checks.map((c) => [c.checkId, c.change])).toEqual([['breaks', 'newlyFailing'], ['heals', 'newlyPassing'], ['bad', 'stillFailing'], ['new', 'new'], ['ok', 'stillPassing']]);
+    expect(d.checks.map((c) => [c.checkId, c.change])).toEqual([
+      ['breaks', 'newlyFailing'],
+      ['heals', 'newlyPassing'],
+      ['bad', 'stillFailing'],
+      ['new', 'new'],
+      ['ok', 'stillPassing'],
+    ]);
     expect(d.vectorModelChanged).toEqual({ before: 'm1', after: 'm2' });
     expect(d.chunkingChanged).toBe(false);
     expect(d.removed).toEqual([{ checkId: 'gone', question: 'gone' }]);

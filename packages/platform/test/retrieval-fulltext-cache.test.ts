@@ -14,7 +14,28 @@ import { postgresKind, type StoreKind, type TestDb } from './fixtures/indexing-s
 import { openPlatformStore } from '../src/store/db.js';
 import { addDataRows, addDataset } from './retrieval-fixtures.js';
 
-const WORDS = ['heart', 'aspirin', 'vitamin', 'bone', 'coffee', 'exercise', 'rate', 'risk', 'cell', 'protein', 'tumor', 'gene', 'dose', 'blood', 'sleep', 'diet', 'brain', 'lung', 'liver', 'insulin'];
+const WORDS = [
+  'heart',
+  'aspirin',
+  'vitamin',
+  'bone',
+  'coffee',
+  'exercise',
+  'rate',
+  'risk',
+  'cell',
+  'protein',
+  'tumor',
+  'gene',
+  'dose',
+  'blood',
+  'sleep',
+  'diet',
+  'brain',
+  'lung',
+  'liver',
+  'insulin',
+];
 const BM25 = { k1: 1.5, b: 0.4 };
 /** These tests' datasets are a few hundred documents: copies catch up within the search, so that every search is from memory. */
 const INLINE = { inlineCatchUp: 1000 };
@@ -26,15 +47,30 @@ const word = () => WORDS[Math.floor(WORDS.length * rnd() ** 2)]!;
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 
 async function addData(db: Kysely<any>, datasetId: string, docs: { id: string; text: string }[]): Promise<void> {
-  await addDataRows(db, datasetId, docs.map((d) => ({ id: d.id, q: d.text })));
-  await indexForSearch(db, docs.map((d) => ({ dataId: d.id, datasetId, text: d.text })));
+  await addDataRows(
+    db,
+    datasetId,
+    docs.map((d) => ({ id: d.id, q: d.text })),
+  );
+  await indexForSearch(
+    db,
+    docs.map((d) => ({ dataId: d.id, datasetId, text: d.text })),
+  );
 }
 
 async function seedStore(db: Kysely<any>): Promise<void> {
   await db.insertInto('teams').values({ id: 't1', name: 'team', created_at: 0 }).execute();
   for (const id of ['fa', 'fb']) await addDataset(db, id);
-  await addData(db, 'fa', Array.from({ length: 150 }, (_, i) => ({ id: `a${i}`, text: sentence(5 + (i % 30)) })));
-  await addData(db, 'fb', Array.from({ length: 60 }, (_, i) => ({ id: `b${i}`, text: sentence(3 + (i % 12)) })));
+  await addData(
+    db,
+    'fa',
+    Array.from({ length: 150 }, (_, i) => ({ id: `a${i}`, text: sentence(5 + (i % 30)) })),
+  );
+  await addData(
+    db,
+    'fb',
+    Array.from({ length: 60 }, (_, i) => ({ id: `b${i}`, text: sentence(3 + (i % 12)) })),
+  );
 }
 
 const queries = Array.from({ length: 25 }, () => {
@@ -132,8 +168,15 @@ describe('full-text cache on the embedded store', () => {
   });
 
   it('keeps at most maxDocs, dropping the least recently searched copy', async () => {
-    await db.insertInto('datasets').values({ id: 'fc', team_id: 't1', name: 'fc', intro: '', vector_model: 'm', vector_dimensions: null, agent_model: null, created_at: 0, updated_at: 0 }).execute();
-    await addData(db, 'fc', Array.from({ length: 40 }, (_, i) => ({ id: `cc${i}`, text: sentence(6) })));
+    await db
+      .insertInto('datasets')
+      .values({ id: 'fc', team_id: 't1', name: 'fc', intro: '', vector_model: 'm', vector_dimensions: null, agent_model: null, created_at: 0, updated_at: 0 })
+      .execute();
+    await addData(
+      db,
+      'fc',
+      Array.from({ length: 40 }, (_, i) => ({ id: `cc${i}`, text: sentence(6) })),
+    );
     const cache = new FullTextCache(db, { ...INLINE, maxDocs: 160 });
     await compareAll(cache, db, ['fa']);
     expect(cache.cachedDocs).toBe(148);
@@ -163,7 +206,7 @@ describe.skipIf(!!pg.skipReason)(`full-text cache across two processes on Postgr
   });
   afterAll(() => pg.drop());
 
-  it('a second process keeps its copy current with the first one\'s writes', async () => {
+  it("a second process keeps its copy current with the first one's writes", async () => {
     const cache = new FullTextCache(reader.db, INLINE);
     await compareAll(cache, writer.db, ['fa', 'fb']);
     await addData(writer.db, 'fb', [{ id: 'pg1', text: 'zebrafish heart' }]);

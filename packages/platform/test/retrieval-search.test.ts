@@ -52,7 +52,15 @@ describe('full-text recall (BM25)', () => {
     expect(Math.abs(d3.value - expected)).toBeLessThan(1e-6);
     expect(d3.index).toBe(0);
     expect(res.list.map((r) => r.id).sort()).toEqual(['d1', 'd3', 'd4']);
-    expect(res.list[0]).toMatchObject({ q: DOCS[2]!.q, a: DOCS[2]!.a, chunkIndex: 0, datasetId: 'ds1', collectionId: 'c-d3', sourceName: 'c-d3.txt', sourceId: 'c-d3' });
+    expect(res.list[0]).toMatchObject({
+      q: DOCS[2]!.q,
+      a: DOCS[2]!.a,
+      chunkIndex: 0,
+      datasetId: 'ds1',
+      collectionId: 'c-d3',
+      sourceName: 'c-d3.txt',
+      sourceId: 'c-d3',
+    });
   });
 
   it('stems and drops stopwords in queries too, and finds Chinese by bigrams', async () => {
@@ -66,8 +74,14 @@ describe('full-text recall (BM25)', () => {
 
   it('keeps per-dataset stats right through re-index and cascaded deletes', async () => {
     await addDataset(store.db, 'ds-tmp');
-    await addDocs(store.db, 'ds-tmp', [{ id: 'x1', q: 'alpha beta' }, { id: 'x2', q: 'alpha gamma delta' }]);
-    const stats = () => sql<{ doc_count: number; total_length: number }>`select doc_count::int, total_length::int from search_stats where dataset_id = 'ds-tmp'`.execute(store.db).then((r) => r.rows[0]);
+    await addDocs(store.db, 'ds-tmp', [
+      { id: 'x1', q: 'alpha beta' },
+      { id: 'x2', q: 'alpha gamma delta' },
+    ]);
+    const stats = () =>
+      sql<{ doc_count: number; total_length: number }>`select doc_count::int, total_length::int from search_stats where dataset_id = 'ds-tmp'`
+        .execute(store.db)
+        .then((r) => r.rows[0]);
     expect(await stats()).toEqual({ doc_count: 2, total_length: 5 });
     const { indexForSearch } = await import('../src/retrieval/store.js');
     await indexForSearch(store.db, [{ dataId: 'x1', datasetId: 'ds-tmp', text: 'alpha beta beta epsilon' }]);
@@ -105,7 +119,11 @@ describe('embedding recall and fusion', () => {
 
   it('linear fusion adds BM25 over the best BM25 and the exact cosine, also for full-text results the vector list lacks', async () => {
     // One candidate a list: full text brings d3 ("heart" x3), the vector (axis 0) brings d1; d3's cosine is read for it.
-    const res = await searchDataset(store.db, { datasetIds: ['ds1'], text: 'heart axis:0', mode: 'mixedRecall', embeddingWeight: 0.5, fusion: 'linear', candidates: 1, topK: 2 }, deps);
+    const res = await searchDataset(
+      store.db,
+      { datasetIds: ['ds1'], text: 'heart axis:0', mode: 'mixedRecall', embeddingWeight: 0.5, fusion: 'linear', candidates: 1, topK: 2 },
+      deps,
+    );
     expect(res.list.map((r) => r.id)).toEqual(['d3', 'd1']);
     const fused = (id: string) => res.list.find((r) => r.id === id)!.score.find((s) => s.type === 'rrf')!.value;
     expect(fused('d3')).toBeCloseTo(0.5 * 1 + 0.5 / Math.hypot(1, 0.9), 6);
@@ -127,7 +145,11 @@ describe('rerank, similarity and token budget', () => {
     expect(res.usingReRank).toBe(true);
     expect(res.list[0]!.id).toBe('d4');
     expect(res.list[0]!.score.at(-1)).toEqual({ type: 'reRank', value: 0.9, index: 0 });
-    const filtered = await searchDataset(store.db, { datasetIds: ['ds1'], text: 'heart', mode: 'fullTextRecall', usingReRank: true, similarity: 0.5 }, { ...deps, rerank });
+    const filtered = await searchDataset(
+      store.db,
+      { datasetIds: ['ds1'], text: 'heart', mode: 'fullTextRecall', usingReRank: true, similarity: 0.5 },
+      { ...deps, rerank },
+    );
     expect(filtered.list.map((r) => r.id)).toEqual(['d4']);
   });
 
@@ -174,7 +196,7 @@ describe('vectors', () => {
     expect(tables.rows.map((r) => r.t)).toEqual(['vectors_12', 'vectors_8']);
   });
 
-  it('takes dimensions past HNSW\'s 2,000 (halfvec index) and concurrent table creation', async () => {
+  it("takes dimensions past HNSW's 2,000 (halfvec index) and concurrent table creation", async () => {
     const { ensureVectorTable } = await import('../src/retrieval/store.js');
     await Promise.all([ensureVectorTable(store.db, 3072), ensureVectorTable(store.db, 3072)]);
     await addDataset(store.db, 'ds3072');
@@ -191,7 +213,9 @@ describe('vectors', () => {
   it('removes postings and vectors with the data', async () => {
     const count = async (id: string) => {
       const r = await sql<{ p: number; v: number; d: number }>`select (select count(*)::int from search_terms where data_id = ${id}) as p,
-        (select count(*)::int from vectors_12 where data_id = ${id}) as v, (select count(*)::int from search_docs where data_id = ${id}) as d`.execute(store.db);
+        (select count(*)::int from vectors_12 where data_id = ${id}) as v, (select count(*)::int from search_docs where data_id = ${id}) as d`.execute(
+        store.db,
+      );
       return r.rows[0]!;
     };
     expect(await count('e1')).toEqual({ p: 2, v: 1, d: 1 });

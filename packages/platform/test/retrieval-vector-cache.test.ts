@@ -30,9 +30,21 @@ const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => Array.from(a).reduce
 /** Items with one vector each (ids `${prefix}${i}`); returns their index ids. */
 async function addItems(db: Kysely<any>, datasetId: string, prefix: string, vectors: Float32Array[]): Promise<number[]> {
   const ids = vectors.map((_, i) => `${prefix}${i}`);
-  await addDataRows(db, datasetId, ids.map((id) => ({ id, q: id })));
-  const idx = await db.insertInto('data_indexes').values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true }))).returning(['id', 'data_id']).execute();
-  await storeVectors(db, DIMS, idx.map((r, i) => ({ indexId: r.id, dataId: r.data_id, datasetId, vector: vectors[i]! })));
+  await addDataRows(
+    db,
+    datasetId,
+    ids.map((id) => ({ id, q: id })),
+  );
+  const idx = await db
+    .insertInto('data_indexes')
+    .values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true })))
+    .returning(['id', 'data_id'])
+    .execute();
+  await storeVectors(
+    db,
+    DIMS,
+    idx.map((r, i) => ({ indexId: r.id, dataId: r.data_id, datasetId, vector: vectors[i]! })),
+  );
   return idx.map((r) => r.id);
 }
 
@@ -51,12 +63,16 @@ function expectSame(memory: ScoredId[] | null, stored: ScoredId[]): void {
 describe('Hnsw', () => {
   it('finds the exact nearest when small, and ~all of them through the graph', () => {
     const vectors = Array.from({ length: 3000 }, clustered);
-    const exact = new Hnsw(DIMS, { exactBelow: 5000 }), graph = new Hnsw(DIMS, { exactBelow: 0 });
-    for (const v of vectors) exact.add(v), graph.add(v);
+    const exact = new Hnsw(DIMS, { exactBelow: 5000 }),
+      graph = new Hnsw(DIMS, { exactBelow: 0 });
+    for (const v of vectors) (exact.add(v), graph.add(v));
     let found = 0;
     for (let q = 0; q < 50; q++) {
       const query = clustered();
-      const truth = vectors.map((v, node) => ({ node, score: dot(v, query) })).sort((x, y) => y.score - x.score).slice(0, 10);
+      const truth = vectors
+        .map((v, node) => ({ node, score: dot(v, query) }))
+        .sort((x, y) => y.score - x.score)
+        .slice(0, 10);
       expect(exact.search(query, 10, 10).map((h) => h.node)).toEqual(truth.map((h) => h.node));
       const hits = new Set(graph.search(query, 10, 64).map((h) => h.node));
       found += truth.filter((t) => hits.has(t.node)).length;
@@ -66,9 +82,10 @@ describe('Hnsw', () => {
 
   it('reserves room for a known count: the same graph, no doubled arrays', () => {
     const vectors = Array.from({ length: 2500 }, clustered);
-    const grown = new Hnsw(DIMS, { exactBelow: 0 }), reserved = new Hnsw(DIMS, { exactBelow: 0 });
+    const grown = new Hnsw(DIMS, { exactBelow: 0 }),
+      reserved = new Hnsw(DIMS, { exactBelow: 0 });
     reserved.reserve(vectors.length);
-    for (const v of vectors) grown.add(v), reserved.add(v);
+    for (const v of vectors) (grown.add(v), reserved.add(v));
     expect(grown.capacity).toBe(4096); // doubled from 1024: 1,596 nodes' room unused
     expect(reserved.capacity).toBe(2500);
     for (let q = 0; q < 10; q++) {
@@ -102,7 +119,10 @@ describe('vector cache on the embedded store', () => {
     for (const id of ['va', 'vb', 'vbig']) await addDataset(db, id);
     await addItems(db, 'va', 'a', Array.from({ length: 300 }, clustered));
     await addItems(db, 'vb', 'b', Array.from({ length: 120 }, clustered));
-    await indexForSearch(db, Array.from({ length: 120 }, (_, i) => ({ dataId: `b${i}`, datasetId: 'vb', text: `b${i} b${i % 7}` })));
+    await indexForSearch(
+      db,
+      Array.from({ length: 120 }, (_, i) => ({ dataId: `b${i}`, datasetId: 'vb', text: `b${i} b${i % 7}` })),
+    );
   });
   afterAll(() => store?.close());
 
@@ -161,11 +181,13 @@ describe('vector cache on the embedded store', () => {
     const fromCopies = await Promise.all(queries.slice(0, 5).flatMap((q) => [run('embedding', q), run('mixedRecall', q)]));
     fromCopies.forEach((r, i) => {
       expect(r.list.map((x) => x.id)).toEqual(fromSql[i]!.list.map((x) => x.id));
-      r.list.forEach((x, j) => x.score.forEach((s, k) => {
-        expect(s.type).toBe(fromSql[i]!.list[j]!.score[k]!.type);
-        expect(s.index).toBe(fromSql[i]!.list[j]!.score[k]!.index);
-        expect(Math.abs(s.value - fromSql[i]!.list[j]!.score[k]!.value)).toBeLessThan(1e-5);
-      }));
+      r.list.forEach((x, j) =>
+        x.score.forEach((s, k) => {
+          expect(s.type).toBe(fromSql[i]!.list[j]!.score[k]!.type);
+          expect(s.index).toBe(fromSql[i]!.list[j]!.score[k]!.index);
+          expect(Math.abs(s.value - fromSql[i]!.list[j]!.score[k]!.value)).toBeLessThan(1e-5);
+        }),
+      );
     });
   });
 
@@ -173,7 +195,8 @@ describe('vector cache on the embedded store', () => {
     await addItems(db, 'vbig', 'g', Array.from({ length: 3000 }, clustered));
     expect(await buildVectorIndexes(db)).toEqual(['vectors_16']);
     const cache = new VectorCache(db, INLINE);
-    let memory = 0, pgvector = 0;
+    let memory = 0,
+      pgvector = 0;
     for (let i = 0; i < 30; i++) {
       const q = clustered();
       const exact = await db.transaction().execute(async (tx) => {
@@ -203,12 +226,17 @@ describe('migration 4002 over vectors stored before it', () => {
       const oldVectors = Array.from({ length: 40 }, clustered);
       await addItemsRaw(db, 'old', 'o', oldVectors);
       await migratePlatform(db, retrievalMigrations);
-      expect(Number((await sql<{ n: string }>`select vector_count as n from vector_stats where dataset_id = 'old' and dims = 16`.execute(db)).rows[0]!.n)).toBe(40);
+      expect(Number((await sql<{ n: string }>`select vector_count as n from vector_stats where dataset_id = 'old' and dims = 16`.execute(db)).rows[0]!.n)).toBe(
+        40,
+      );
       const newVectors = Array.from({ length: 5 }, clustered);
       await addItems(db, 'old', 'n', newVectors);
       const cache = new VectorCache(db, { inlineCatchUp: 100_000 });
       for (const q of [...oldVectors.slice(0, 5), ...newVectors]) {
-        expectSame(await cache.search(['old'], DIMS, q, 10, 100), await vectorSearch(db, { datasetIds: ['old'], dims: DIMS, vector: q, limit: 10, efSearch: 100 }));
+        expectSame(
+          await cache.search(['old'], DIMS, q, 10, 100),
+          await vectorSearch(db, { datasetIds: ['old'], dims: DIMS, vector: q, limit: 10, efSearch: 100 }),
+        );
       }
       expect(cache.cachedVectors).toBe(45);
     } finally {
@@ -220,9 +248,19 @@ describe('migration 4002 over vectors stored before it', () => {
 /** addItems without storeVectors: rows straight into the old-style table. */
 async function addItemsRaw(db: Kysely<any>, datasetId: string, prefix: string, vectors: Float32Array[]): Promise<void> {
   const ids = vectors.map((_, i) => `${prefix}${i}`);
-  await addDataRows(db, datasetId, ids.map((id) => ({ id, q: id })));
-  const idx = await db.insertInto('data_indexes').values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true }))).returning(['id', 'data_id']).execute();
+  await addDataRows(
+    db,
+    datasetId,
+    ids.map((id) => ({ id, q: id })),
+  );
+  const idx = await db
+    .insertInto('data_indexes')
+    .values(ids.map((id) => ({ data_id: id, dataset_id: datasetId, text: id, is_default: true })))
+    .returning(['id', 'data_id'])
+    .execute();
   for (const [i, r] of idx.entries()) {
-    await sql`insert into vectors_16 (index_id, data_id, dataset_id, embedding) values (${r.id}, ${r.data_id}, ${datasetId}, ${`[${Array.from(vectors[i]!).join(',')}]`}::vector(16))`.execute(db);
+    await sql`insert into vectors_16 (index_id, data_id, dataset_id, embedding) values (${r.id}, ${r.data_id}, ${datasetId}, ${`[${Array.from(vectors[i]!).join(',')}]`}::vector(16))`.execute(
+      db,
+    );
   }
 }

@@ -48,7 +48,13 @@ describe('fitStepInput', () => {
     const historyTokens = fitted.history.reduce((n, t) => n + countTextTokens(t.content), 0);
     expect(historyTokens).toBeLessThanOrEqual(500);
     expect(fitted.history).toEqual(history.slice(history.length - fitted.history.length));
-    expect(fitted.inputCut).toEqual({ questionChars: 20_000, sentChars: fitted.question.length, historyTurns: 20, sentHistoryTurns: fitted.history.length, maxContext: 2000 });
+    expect(fitted.inputCut).toEqual({
+      questionChars: 20_000,
+      sentChars: fitted.question.length,
+      historyTurns: 20,
+      sentHistoryTurns: fitted.history.length,
+      maxContext: 2000,
+    });
     expect(fitStepInput('short', history.slice(0, 1), 16_000)).toEqual({ question: 'short', history: history.slice(0, 1) });
   });
 });

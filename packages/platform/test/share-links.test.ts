@@ -37,8 +37,29 @@ describe('share links', () => {
     gw = await startTestGateway();
     const dir = mkdtempSync(join(tmpdir(), 'kbchat-share-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ llmModels: [{ model: 'sim-chat' }], vectorModels: [] }));
-    p = await startPlatform(loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath: join(dir, 'config.json'), gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }), () => {});
-    appId = (await call('/api/core/app/create', { name: 'Front desk', intro: 'Ask about opening hours', model: 'sim-chat', systemPrompt: 'SECRET PROMPT for {{city}} and {{team}}.' })).body.data;
+    p = await startPlatform(
+      loadPlatformConfig(
+        { INITIAL_API_KEY: KEY },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          dataDir: dir,
+          databaseUrl: 'pglite:memory',
+          configPath: join(dir, 'config.json'),
+          gatewayUrl: gw.url,
+          gatewayToken: ROOT_TOKEN,
+        },
+      ),
+      () => {},
+    );
+    appId = (
+      await call('/api/core/app/create', {
+        name: 'Front desk',
+        intro: 'Ask about opening hours',
+        model: 'sim-chat',
+        systemPrompt: 'SECRET PROMPT for {{city}} and {{team}}.',
+      })
+    ).body.data;
     await p.services.keys.insertTeam('othershareteam0000000000', 'other');
     await p.services.keys.insertKey(apiKeyRow(OTHER_TEAM_KEY, { teamId: 'othershareteam0000000000', appId: null, name: 'other', expiresAt: null }));
   }, 60_000);
@@ -57,7 +78,9 @@ describe('share links', () => {
     expect(list.body.data[0]).toMatchObject({ shareId, appId, name: 'website', limit: { QPM: 100 } });
 
     expect((await call('/api/support/outLink/create', { appId, name: '' })).body.message).toMatch(/'name'/);
-    expect((await call('/api/support/outLink/create', { appId, name: 'x', limit: { expiredTime: '2001-01-01T00:00:00Z' } })).body.message).toMatch(/'limit\.expiredTime'.*future/);
+    expect((await call('/api/support/outLink/create', { appId, name: 'x', limit: { expiredTime: '2001-01-01T00:00:00Z' } })).body.message).toMatch(
+      /'limit\.expiredTime'.*future/,
+    );
     expect((await call('/api/support/outLink/create', { appId, name: 'x', limit: { QPM: 0 } })).status).toBe(400);
     expect((await call('/api/support/outLink/create', { appId, name: 'x' }, 'POST', OTHER_TEAM_KEY)).status).toBe(404);
     expect((await call(`/api/support/outLink/list?appId=${appId}`, undefined, 'GET', OTHER_TEAM_KEY)).status).toBe(404);
@@ -85,7 +108,8 @@ describe('share links', () => {
 
     // Streamed, with the shareId in the query only.
     const streamed = await fetch(`${p.url}/api/v1/chat/completions?shareId=${shareId}`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ outLinkUid: 'visitor-b', chatId: 'chat-b', stream: true, detail: true, messages: [{ role: 'user', content: 'hello from bob' }] }),
     });
     expect(streamed.status).toBe(200);
@@ -102,7 +126,11 @@ describe('share links', () => {
     expect((await visit(`/api/core/chat/delHistory?shareId=${shareId}&outLinkUid=visitor-b&chatId=chat-a`, undefined, 'DELETE')).status).toBe(404);
     // The team cannot append to a visitor's chat either, nor a visitor to the team's.
     const teamKey = (await call('/api/support/openapi/create', { name: 'app', appId })).body.data as string;
-    const teamChat = await fetch(`${p.url}/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${teamKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ chatId: 'chat-a', messages: [{ role: 'user', content: 'x' }] }) });
+    const teamChat = await fetch(`${p.url}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${teamKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ chatId: 'chat-a', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(teamChat.status).toBe(409);
 
     const aliceSees = await visit('/api/core/chat/getHistories', { shareId, outLinkUid: 'visitor-a' });
@@ -167,10 +195,18 @@ describe('share links', () => {
     expect(refused.status).toBe(413);
     expect(refused.body.message).toMatch(/1 MB.*\?shareId=/);
     // Named in the query, the link is checked first and the body is then read up to the chat's limit.
-    const named = await fetch(`${p.url}/api/v1/chat/completions?shareId=${shareId}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outLinkUid: 'v', chatId: 'big2', messages: [{ role: 'user', content: `${big.slice(0, 1_100_000)} tail` }] }) });
+    const named = await fetch(`${p.url}/api/v1/chat/completions?shareId=${shareId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outLinkUid: 'v', chatId: 'big2', messages: [{ role: 'user', content: `${big.slice(0, 1_100_000)} tail` }] }),
+    });
     expect(named.status).not.toBe(413);
     // An unknown link in the query is refused before the body.
-    const unknown = await fetch(`${p.url}/api/v1/chat/completions?shareId=nope-nope-nope`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outLinkUid: 'v', messages: [{ role: 'user', content: 'x' }] }) });
+    const unknown = await fetch(`${p.url}/api/v1/chat/completions?shareId=nope-nope-nope`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outLinkUid: 'v', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(unknown.status).toBe(404);
   });
 });

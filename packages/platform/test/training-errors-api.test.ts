@@ -33,7 +33,10 @@ const retryOne = (dataId: string, key?: string) => call('/api/core/dataset/train
 /** The dataset's QA items run through sim-500 by a worker with the test's limits (the platform's own is stopped). */
 async function runQa(o: Partial<IndexingWorkerOptions>, until: () => Promise<void>) {
   const worker = new IndexingWorker({
-    db: p.services.store.db, pollMs: 10, backoffBaseMs: 10, ...o,
+    db: p.services.store.db,
+    pollMs: 10,
+    backoffBaseMs: 10,
+    ...o,
     processors: { qa: indexQa({ chat: (body) => p.services.gateway.chat(body), qaModelOf: () => 'sim-500', newId }) },
   }).start();
   try {
@@ -46,7 +49,9 @@ async function runQa(o: Partial<IndexingWorkerOptions>, until: () => Promise<voi
 /** A QA collection of `n` passages in a new dataset whose LLM is sim-500. */
 async function qaCollection(n: number): Promise<{ datasetId: string; collectionId: string }> {
   const datasetId = (await call('/api/core/dataset/create', { json: { name: 'failing', vectorModel: 'sim-embed-384', agentModel: 'sim-500' } })).body.data;
-  const made = await call('/api/core/dataset/collection/create/text', { json: { datasetId, name: 'notes.md', text: 'Passage 0: the office opens at 8:30.', trainingType: 'qa' } });
+  const made = await call('/api/core/dataset/collection/create/text', {
+    json: { datasetId, name: 'notes.md', text: 'Passage 0: the office opens at 8:30.', trainingType: 'qa' },
+  });
   expect(made.status).toBe(200);
   const collectionId = made.body.data.collectionId;
   if (n > 1) {
@@ -63,7 +68,10 @@ beforeAll(async () => {
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({ llmModels: [{ model: 'sim-chat' }, { model: 'sim-500' }], vectorModels: [{ model: 'sim-embed-384' }] }));
   p = await startPlatform(
-    loadPlatformConfig({ INITIAL_API_KEY: KEY }, { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN }),
+    loadPlatformConfig(
+      { INITIAL_API_KEY: KEY },
+      { host: '127.0.0.1', port: 0, dataDir: dir, databaseUrl: 'pglite:memory', configPath, gatewayUrl: gw.url, gatewayToken: ROOT_TOKEN },
+    ),
   );
   await p.services.worker?.stop();
   const team = newId();
@@ -79,27 +87,56 @@ afterAll(async () => {
 describe('getTrainingError and the retries', () => {
   it('lists failed items paged, each with its reason, attempts of the limit and exact message', async () => {
     const { collectionId } = await qaCollection(25);
-    await runQa({ maxAttempts: 2 }, async () => expect((await problems(collectionId, { pageSize: 100 })).list.filter((i) => i.status === 'failed')).toHaveLength(25));
+    await runQa({ maxAttempts: 2 }, async () =>
+      expect((await problems(collectionId, { pageSize: 100 })).list.filter((i) => i.status === 'failed')).toHaveLength(25),
+    );
 
-    const pages = [await problems(collectionId, { pageSize: 10 }), await problems(collectionId, { pageSize: 10, offset: 10 }), await problems(collectionId, { pageSize: 10, pageNum: 3 })];
-    expect(pages.map((pg) => [pg.total, pg.list.length])).toEqual([[25, 10], [25, 10], [25, 5]]);
+    const pages = [
+      await problems(collectionId, { pageSize: 10 }),
+      await problems(collectionId, { pageSize: 10, offset: 10 }),
+      await problems(collectionId, { pageSize: 10, pageNum: 3 }),
+    ];
+    expect(pages.map((pg) => [pg.total, pg.list.length])).toEqual([
+      [25, 10],
+      [25, 10],
+      [25, 5],
+    ]);
     const all = pages.flatMap((pg) => pg.list);
-    expect(all.map((i) => i.q)).toEqual(['Passage 0: the office opens at 8:30.', ...Array.from({ length: 24 }, (_, i) => `Passage ${i + 1}: room ${i + 1} is on floor ${i % 4}.`)]);
+    expect(all.map((i) => i.q)).toEqual([
+      'Passage 0: the office opens at 8:30.',
+      ...Array.from({ length: 24 }, (_, i) => `Passage ${i + 1}: room ${i + 1} is on floor ${i % 4}.`),
+    ]);
     expect(all[3]).toMatchObject({
-      collectionId, mode: 'qa', dataId: null, chunkIndex: 2, status: 'failed', reason: 'upstream_error',
-      attempts: 2, maxAttempts: 2, retryCount: 0, nextAttemptAt: null,
+      collectionId,
+      mode: 'qa',
+      dataId: null,
+      chunkIndex: 2,
+      status: 'failed',
+      reason: 'upstream_error',
+      attempts: 2,
+      maxAttempts: 2,
+      retryCount: 0,
+      nextAttemptAt: null,
     });
     expect(all[3]!.errorMsg).toMatch(/^internal upstream failure \(request id: \w+\)$/);
-    expect((await call(`/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`)).body.data).toMatchObject({ failed: 25, queued: 0, rateLimited: 0 });
+    expect((await call(`/api/core/dataset/collection/trainingDetail?collectionId=${collectionId}`)).body.data).toMatchObject({
+      failed: 25,
+      queued: 0,
+      rateLimited: 0,
+    });
 
-    for (const [body, field] of [[{ collectionId, pageSize: 0 }, 'pageSize'], [{ pageSize: 5 }, 'collectionId'], [{ collectionId, offset: -1 }, 'offset']] as const) {
+    for (const [body, field] of [
+      [{ collectionId, pageSize: 0 }, 'pageSize'],
+      [{ pageSize: 5 }, 'collectionId'],
+      [{ collectionId, offset: -1 }, 'offset'],
+    ] as const) {
       const r = await call('/api/core/dataset/training/getTrainingError', { json: body });
       expect(r.status).toBe(400);
       expect(r.body.message).toContain(`'${field}'`);
     }
   });
 
-  it('retries one item, or every failed one of the knowledge base; another team\'s ids are 404 and change nothing', async () => {
+  it("retries one item, or every failed one of the knowledge base; another team's ids are 404 and change nothing", async () => {
     const { datasetId, collectionId } = await qaCollection(3);
     await runQa({ maxAttempts: 1 }, async () => expect((await problems(collectionId)).list.filter((i) => i.status === 'failed')).toHaveLength(3));
     const [first, second] = (await problems(collectionId)).list;

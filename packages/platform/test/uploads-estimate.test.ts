@@ -19,10 +19,18 @@ import { apiCaller } from './api-caller.js';
 const KEY = 'kbchat-test-estimates-key-0123456789';
 const TUS = '/api/core/dataset/collection/upload/tus';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const tusMeta = (m: Record<string, string>) => Object.entries(m).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+const tusMeta = (m: Record<string, string>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+    .join(',');
 /** 400 paragraphs of about 45 tokens: 200 chunks of local-embed's 100 tokens. */
-const LEDGER = Buffer.from(Array.from({ length: 400 }, (_, i) =>
-  `Entry ${i + 1}: the warehouse on pier ${i % 9} received ${(i + 3) * 17} crates of copper wire, ${(i + 5) * 11} drums of oil and ${(i + 7) * 13} bales of cotton from the northern supplier, checked by inspector ${i % 13}.`).join('\n\n'));
+const LEDGER = Buffer.from(
+  Array.from(
+    { length: 400 },
+    (_, i) =>
+      `Entry ${i + 1}: the warehouse on pier ${i % 9} received ${(i + 3) * 17} crates of copper wire, ${(i + 5) * 11} drums of oil and ${(i + 7) * 13} bales of cotton from the northern supplier, checked by inspector ${i % 13}.`,
+  ).join('\n\n'),
+);
 
 describe('upload estimates and refused uploads', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-estimates-'));
@@ -33,14 +41,18 @@ describe('upload estimates and refused uploads', () => {
     fetch(`${p.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'tus-resumable': '1.0.0', ...headers }, body });
   /** A tus upload with all its bytes in; its id. */
   const uploaded = async (datasetId: string, file: Buffer, name: string, filetype = 'text/plain') => {
-    const made = await tus(TUS, 'POST', { 'upload-length': String(file.length), 'upload-metadata': tusMeta({ datasetId, filename: name, filetype, sha256: sha(file) }) });
+    const made = await tus(TUS, 'POST', {
+      'upload-length': String(file.length),
+      'upload-metadata': tusMeta({ datasetId, filename: name, filetype, sha256: sha(file) }),
+    });
     expect(made.status).toBe(201);
     const location = made.headers.get('location')!;
     expect((await tus(location, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, file)).status).toBe(204);
     return location.split('/').pop()!;
   };
   const dataset = async (name: string) => (await call('/api/core/dataset/create', { json: { name } })).body.data as string;
-  const unfinished = async (datasetId: string) => (await call(`/api/core/dataset/collection/upload/list?datasetId=${datasetId}`)).body.data as { uploadId: string }[];
+  const unfinished = async (datasetId: string) =>
+    (await call(`/api/core/dataset/collection/upload/list?datasetId=${datasetId}`)).body.data as { uploadId: string }[];
   const onDisk = (uploadId: string) => readdirSync(join(dataDir, 'uploads')).filter((f) => f.startsWith(uploadId));
 
   beforeAll(async () => {
@@ -49,7 +61,7 @@ describe('upload estimates and refused uploads', () => {
   }, 60_000);
   afterAll(async () => p?.close());
 
-  it('estimates an upload without importing it: the import\'s chunk count, the time at the measured rate, large past the threshold', async () => {
+  it("estimates an upload without importing it: the import's chunk count, the time at the measured rate, large past the threshold", async () => {
     const datasetId = await dataset('Ledger');
     const uploadId = await uploaded(datasetId, LEDGER, 'ledger.txt');
 
@@ -58,12 +70,30 @@ describe('upload estimates and refused uploads', () => {
     expect(blind.status, JSON.stringify(blind.body)).toBe(200);
     const chunks = blind.body.data.chunks as number;
     expect(chunks).toBeGreaterThan(100);
-    expect(blind.body.data).toMatchObject({ trainingType: 'chunk', chunksPerSecond: null, rateSource: null, rateMeasuredAt: null, rateAgeSeconds: null, rateFromThisFile: false, seconds: null, large: true, confirmAboveSeconds: 600 });
+    expect(blind.body.data).toMatchObject({
+      trainingType: 'chunk',
+      chunksPerSecond: null,
+      rateSource: null,
+      rateMeasuredAt: null,
+      rateAgeSeconds: null,
+      rateFromThisFile: false,
+      seconds: null,
+      large: true,
+      confirmAboveSeconds: 600,
+    });
     expect(blind.body.data.rateError).toEqual(expect.any(String));
 
     // A probe an earlier estimate made 3 minutes ago, of another file: used, and said to be that, not this file's.
     const probedAt = Date.now() - 180_000;
-    await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: PROBE_WORKER, itemsPerSecond: 4, items: 16, busyMs: 4000, now: probedAt });
+    await saveRate(p.services.store.db, {
+      model: 'local-embed',
+      mode: 'chunk',
+      workerId: PROBE_WORKER,
+      itemsPerSecond: 4,
+      items: 16,
+      busyMs: 4000,
+      now: probedAt,
+    });
     const reused = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId } })).body.data;
     expect(reused).toMatchObject({ chunksPerSecond: 4, rateSource: 'probe', rateFromThisFile: false, rateMeasuredAt: new Date(probedAt).toISOString() });
     expect(reused.rateAgeSeconds).toBeGreaterThanOrEqual(180);
@@ -72,7 +102,15 @@ describe('upload estimates and refused uploads', () => {
     // A rate the workers measured: the time is the chunks over it, large as it passes 600 s.
     await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: 'worker-a', itemsPerSecond: 0.2, items: 4, busyMs: 20_000 });
     const slow = (await call('/api/core/dataset/collection/upload/estimate', { json: { uploadId } })).body.data;
-    expect(slow).toMatchObject({ chunks, chunksPerSecond: 0.2, rateSource: 'measured', rateFromThisFile: false, rateError: null, seconds: Math.ceil(chunks / 0.2), large: true });
+    expect(slow).toMatchObject({
+      chunks,
+      chunksPerSecond: 0.2,
+      rateSource: 'measured',
+      rateFromThisFile: false,
+      rateError: null,
+      seconds: Math.ceil(chunks / 0.2),
+      large: true,
+    });
     expect(slow.rateAgeSeconds).toBeLessThan(20);
     expect(slow.secondsWithQueue).toBe(Math.ceil((chunks + slow.queuedAhead) / 0.2));
     await saveRate(p.services.store.db, { model: 'local-embed', mode: 'chunk', workerId: 'worker-a', itemsPerSecond: 1000, items: 10_000, busyMs: 10_000 });
@@ -125,13 +163,19 @@ describe('upload estimates and refused uploads', () => {
   it('lists a finished upload as complete, with the estimate it was asked about and its settings; only a partial one has anything to resume', async () => {
     const datasetId = await dataset('Waiting');
     // Half of a file's bytes: partial, to resume.
-    const made = await tus(TUS, 'POST', { 'upload-length': String(LEDGER.length), 'upload-metadata': tusMeta({ datasetId, filename: 'half.txt', filetype: 'text/plain', sha256: sha(LEDGER) }) });
+    const made = await tus(TUS, 'POST', {
+      'upload-length': String(LEDGER.length),
+      'upload-metadata': tusMeta({ datasetId, filename: 'half.txt', filetype: 'text/plain', sha256: sha(LEDGER) }),
+    });
     const half = made.headers.get('location')!.split('/').pop()!;
-    expect((await tus(made.headers.get('location')!, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, LEDGER.subarray(0, 1000))).status).toBe(204);
+    expect(
+      (await tus(made.headers.get('location')!, 'PATCH', { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, LEDGER.subarray(0, 1000)))
+        .status,
+    ).toBe(204);
     // Every byte in, not estimated yet (a reload between the last byte and the estimate).
     const other = Buffer.from(`${LEDGER.toString()}\n\nOne more entry at the end.`);
     const full = await uploaded(datasetId, other, 'full.txt');
-    const listed = async () => new Map((await unfinished(datasetId) as any[]).map((u) => [u.uploadId, u]));
+    const listed = async () => new Map(((await unfinished(datasetId)) as any[]).map((u) => [u.uploadId, u]));
     expect((await listed()).get(half)).toMatchObject({ complete: false, offset: 1000, size: LEDGER.length, estimate: null, settings: null });
     expect((await listed()).get(full)).toMatchObject({ complete: true, offset: other.length, size: other.length, estimate: null, settings: null });
 

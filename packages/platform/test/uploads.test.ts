@@ -18,7 +18,10 @@ const TUS = '/api/core/dataset/collection/upload/tus';
 const LINES = Array.from({ length: 1500 }, (_, i) => `Line ${i + 1}: shelf ${i + 1} of the depot holds ${(i + 1) * 7} crates of tin.`);
 const BIG = Buffer.from(`# Depot inventory\n\n${LINES.join('\n\n')}\n`);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const tusMeta = (m: Record<string, string>) => Object.entries(m).map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`).join(',');
+const tusMeta = (m: Record<string, string>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+    .join(',');
 
 describe('uploads', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kbchat-platform-uploads-'));
@@ -35,7 +38,16 @@ describe('uploads', () => {
   const tus = (path: string, method: string, headers: Record<string, string>, body?: Buffer, key = KEY) =>
     fetch(`${p.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'tus-resumable': '1.0.0', ...headers }, body });
   const create = (datasetId: string, file: Buffer, name: string, extra: Record<string, string> = {}, key = KEY) =>
-    tus(TUS, 'POST', { 'upload-length': String(file.length), 'upload-metadata': tusMeta({ datasetId, filename: name, filetype: 'text/markdown', sha256: sha(file), ...extra }) }, undefined, key);
+    tus(
+      TUS,
+      'POST',
+      {
+        'upload-length': String(file.length),
+        'upload-metadata': tusMeta({ datasetId, filename: name, filetype: 'text/markdown', sha256: sha(file), ...extra }),
+      },
+      undefined,
+      key,
+    );
   const offsetOf = async (location: string, key = KEY) => Number((await tus(location, 'HEAD', {}, undefined, key)).headers.get('upload-offset'));
   const patch = (location: string, offset: number, bytes: Buffer, key = KEY) =>
     tus(location, 'PATCH', { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, bytes, key);
@@ -43,10 +55,15 @@ describe('uploads', () => {
     const form = new FormData();
     form.append('file', new Blob([file], { type: 'text/markdown' }), name);
     form.append('data', JSON.stringify({ datasetId, ...data }));
-    const res = await fetch(`${p.url}/api/core/dataset/collection/create/localFile`, { method: 'POST', headers: { authorization: `Bearer ${KEY}` }, body: form });
+    const res = await fetch(`${p.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
-  const collections = async (datasetId: string) => (await call('/api/core/dataset/collection/listV2', { json: { datasetId } })).body.data.list as { _id: string; name: string }[];
+  const collections = async (datasetId: string) =>
+    (await call('/api/core/dataset/collection/listV2', { json: { datasetId } })).body.data.list as { _id: string; name: string }[];
   const dataset = async (name: string) => (await call('/api/core/dataset/create', { json: { name } })).body.data as string;
 
   beforeAll(async () => {
@@ -68,7 +85,13 @@ describe('uploads', () => {
       const url = new URL(`${p.url}${location}`);
       const req = request(url, {
         method: 'PATCH',
-        headers: { authorization: `Bearer ${KEY}`, 'tus-resumable': '1.0.0', 'upload-offset': '0', 'content-type': 'application/offset+octet-stream', 'content-length': String(BIG.length) },
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'tus-resumable': '1.0.0',
+          'upload-offset': '0',
+          'content-type': 'application/offset+octet-stream',
+          'content-length': String(BIG.length),
+        },
       });
       req.on('error', () => resolve());
       req.write(BIG.subarray(0, half), () => setTimeout(() => (req.destroy(), resolve()), 300));
@@ -121,7 +144,9 @@ describe('uploads', () => {
     const again = await multipart(datasetId, file, 'ferry (copy).md');
     expect(again.body.data).toEqual({ collectionId, results: { insertLen: 0 }, alreadyImported: true });
     // Over tus: the check says so before any byte is sent, and an upload of it anyway imports nothing new.
-    expect((await call('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256: sha(file), size: file.length } })).body.data.imported).toMatchObject({ collectionId, name: 'ferry.md' });
+    expect(
+      (await call('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256: sha(file), size: file.length } })).body.data.imported,
+    ).toMatchObject({ collectionId, name: 'ferry.md' });
     const made = await create(datasetId, file, 'ferry.md');
     const location = made.headers.get('location')!;
     expect((await patch(location, 0, file)).status).toBe(204);
@@ -206,7 +231,9 @@ describe('uploads', () => {
     expect((await call('/api/core/dataset/collection/create/upload', { json: { uploadId }, key: other })).status).toBe(404);
     expect((await call(`/api/core/dataset/collection/upload/delete?id=${uploadId}`, { method: 'DELETE', key: other })).status).toBe(404);
     expect((await call(`/api/core/dataset/collection/upload/list?datasetId=${datasetId}`, { key: other })).status).toBe(404);
-    expect((await call('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256: sha(file), size: file.length }, key: other })).status).toBe(404);
+    expect((await call('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256: sha(file), size: file.length }, key: other })).status).toBe(
+      404,
+    );
     // Nor start one in this team's dataset.
     expect((await create(datasetId, file, 'vault.md', {}, other)).status).toBe(404);
     // Still the owner's, untouched.

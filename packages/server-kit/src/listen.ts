@@ -15,7 +15,11 @@ export interface RunningService<S> {
 }
 
 /** Listens on `host`:`port` (0: an ephemeral port) with the app built on `services`. */
-export async function listenService<S extends { close(): Promise<void> }>(app: FastifyInstance, services: S, at: { host: string; port: number }): Promise<RunningService<S>> {
+export async function listenService<S extends { close(): Promise<void> }>(
+  app: FastifyInstance,
+  services: S,
+  at: { host: string; port: number },
+): Promise<RunningService<S>> {
   try {
     await app.listen({ host: at.host, port: at.port });
   } catch (err) {

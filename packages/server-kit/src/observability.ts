@@ -28,11 +28,17 @@ export function observabilityRoutes(app: FastifyInstance, o: ObservabilityRouteD
 
   const metricsDoc = {
     summary: 'Prometheus metrics (text format 0.0.4)',
-    description: 'With METRICS_TOKEN set: that token as a Bearer token, from anywhere. Without: callers on this machine only (a loopback peer, no X-Forwarded-For); 403 otherwise.',
+    description:
+      'With METRICS_TOKEN set: that token as a Bearer token, from anywhere. Without: callers on this machine only (a loopback peer, no X-Forwarded-For); 403 otherwise.',
     security: [],
   };
   app.get('/metrics', { schema: metricsDoc }, async (req, reply) => {
-    const refused = metricsRefusal({ token: o.metricsToken, authorization: req.headers.authorization, remoteAddress: req.socket.remoteAddress, forwarded: req.headers['x-forwarded-for'] !== undefined });
+    const refused = metricsRefusal({
+      token: o.metricsToken,
+      authorization: req.headers.authorization,
+      remoteAddress: req.socket.remoteAddress,
+      forwarded: req.headers['x-forwarded-for'] !== undefined,
+    });
     if (refused) throw o.refusal(refused.status, refused.message);
     reply.header('content-type', o.metrics.contentType);
     return o.metrics.text();

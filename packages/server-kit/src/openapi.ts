@@ -89,12 +89,20 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
     transformObject: (doc) => {
       const document = (doc as { openapiObject: { paths?: Record<string, Record<string, Operation>> } }).openapiObject;
       const { success } = opts;
-      const successAnswer = success && { description: success.description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${success.name}` } } } };
+      const successAnswer = success && {
+        description: success.description,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${success.name}` } } },
+      };
       for (const [url, item] of Object.entries(document.paths ?? {})) {
         for (const operation of Object.values(item)) {
           const undeclared = (operation.responses?.['200'] as { description?: string } | undefined)?.description === DEFAULT_RESPONSE;
           const ok = successAnswer && undeclared && success.at(url) ? { 200: successAnswer } : {};
-          operation.responses = { ...operation.responses, ...ok, '4XX': { $ref: '#/components/responses/Error' }, '5XX': { $ref: '#/components/responses/Error' } };
+          operation.responses = {
+            ...operation.responses,
+            ...ok,
+            '4XX': { $ref: '#/components/responses/Error' },
+            '5XX': { $ref: '#/components/responses/Error' },
+          };
         }
       }
       return document as never;
@@ -105,7 +113,8 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
     uiConfig: { deepLinking: true, docExpansion: 'none', tryItOutEnabled: false },
     theme: { title: `${opts.title}: API` },
     // The page may load and call nothing but this service.
-    staticCSP: "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; font-src 'self' data:; object-src 'none'; frame-ancestors 'self'; base-uri 'self'",
+    staticCSP:
+      "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; font-src 'self' data:; object-src 'none'; frame-ancestors 'self'; base-uri 'self'",
   });
   void app.register(async (scope) => {
     scope.get(DOCUMENT_PATH, { schema: { summary: 'This document (OpenAPI 3.1)', security: [], tags: ['documents'] } }, async () => app.swagger());

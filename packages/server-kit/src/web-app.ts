@@ -56,11 +56,13 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
       `<!doctype html><meta charset="utf-8"><title>${escapeHtml(opts.title)}</title>` +
       `<p>The web app is not built (no ${escapeHtml(missing)}). Run <code>npm run build -w packages/web</code> (npm ci does it), then restart.` +
       `${opts.note ? ` ${escapeHtml(opts.note)}` : ''}</p>`;
-    for (const path of entries.flatMap(pagePaths)) app.get(path, HIDDEN, async (_req, reply) => reply.code(503).type('text/html; charset=utf-8').send(notBuilt));
+    for (const path of entries.flatMap(pagePaths))
+      app.get(path, HIDDEN, async (_req, reply) => reply.code(503).type('text/html; charset=utf-8').send(notBuilt));
     return;
   }
   // Read once: they are small, and a rebuild comes with a restart.
-  const html = (file: Buffer) => async (_req: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
+  const html = (file: Buffer) => async (_req: unknown, reply: FastifyReply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
   // An exact path is more specific than another entry's `/x/*`, so find-my-way takes it first.
   for (const entry of entries) {
     const page = html(readFileSync(join(dir, entry.html)));
@@ -92,7 +94,12 @@ function escapeHtml(s: string): string {
  * page that says so and links to the app, not the API's JSON; true when it
  * answered.
  */
-export function answerBadPageAddress(err: { code?: string }, req: FastifyRequest, reply: FastifyReply, opts: { title: string; apiPrefixes: string[] }): boolean {
+export function answerBadPageAddress(
+  err: { code?: string },
+  req: FastifyRequest,
+  reply: FastifyReply,
+  opts: { title: string; apiPrefixes: string[] },
+): boolean {
   if (err.code !== 'FST_ERR_BAD_URL' || req.method !== 'GET' || !String(req.headers.accept ?? '').includes('text/html')) return false;
   if (opts.apiPrefixes.some((prefix) => req.url.startsWith(prefix))) return false;
   const page =

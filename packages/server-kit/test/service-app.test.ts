@@ -36,7 +36,10 @@ function rawExchange(url: string, text: string): Promise<{ status: number; heade
   return new Promise((resolve, reject) => {
     let got = '';
     const socket = connect(Number(port), hostname, () => socket.write(text));
-    socket.setEncoding('utf8').on('data', (d: string) => (got += d)).on('error', reject);
+    socket
+      .setEncoding('utf8')
+      .on('data', (d: string) => (got += d))
+      .on('error', reject);
     socket.on('close', () => {
       const [head = '', body = ''] = got.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
@@ -50,7 +53,7 @@ function rawExchange(url: string, text: string): Promise<{ status: number; heade
 /** A chunked body's data: size lines and their chunks, to the 0-size one. */
 function dechunk(body: string): string {
   let out = '';
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const eol = body.indexOf('\r\n', at);
     const size = parseInt(body.slice(at, eol), 16);
     if (!size) return out;
@@ -117,7 +120,10 @@ describe('the service base', () => {
   });
 
   it('documents the routes declared after the documents, with the error envelope', async () => {
-    const doc = (await (await fetch(`${running.url}/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, Record<string, { tags: string[] }>> };
+    const doc = (await (await fetch(`${running.url}/openapi.json`)).json()) as {
+      info: { title: string };
+      paths: Record<string, Record<string, { tags: string[] }>>;
+    };
     expect(doc.info.title).toBe('kit test');
     expect(doc.paths['/echo']!.post!.tags).toEqual(['echo']);
   });

@@ -6,13 +6,7 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-export function openAIError(
-  message: string,
-  type: string,
-  code: string | null = null,
-  param: string | null = null,
-  requestId?: string,
-): OpenAIErrorBody {
+export function openAIError(message: string, type: string, code: string | null = null, param: string | null = null, requestId?: string): OpenAIErrorBody {
   const text = requestId ? `${message} (request id: ${requestId})` : message;
   return { error: { message: text, type, param, code } };
 }

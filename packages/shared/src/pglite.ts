@@ -172,7 +172,9 @@ export function pgliteTarget(url: string | undefined, dataDir: string | undefine
  * stores keep money and epoch-millisecond times in bigint columns, well
  * inside 2^53. Pass `pg.types`.
  */
-export function numericTypeParsers(pgTypes: { getTypeParser(oid: number, format?: 'text'): unknown }): { getTypeParser(oid: number, format?: 'text' | 'binary'): unknown } {
+export function numericTypeParsers(pgTypes: { getTypeParser(oid: number, format?: 'text'): unknown }): {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): unknown;
+} {
   return { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? Number : pgTypes.getTypeParser(oid, format as 'text')) };
 }
 

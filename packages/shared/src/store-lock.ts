@@ -87,7 +87,10 @@ function me(): StoreHolder {
   return {
     pid: process.pid,
     hostname: hostname(),
-    command: process.argv.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ').slice(0, 300),
+    command: process.argv
+      .map((a) => (/\s/.test(a) ? JSON.stringify(a) : a))
+      .join(' ')
+      .slice(0, 300),
     startedAt: new Date(Date.now() - process.uptime() * 1000).toISOString(),
     processId: myProcessId,
     ...(listeningHere.gateway || listeningHere.platform ? { listening: { ...listeningHere } } : {}),

@@ -5,7 +5,12 @@ import type { z } from 'zod';
 import { refusedField } from './field-messages.js';
 
 export {
-  chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema, type ChatRequest, type EmbeddingsRequest, type RerankRequest,
+  chatRequestSchema,
+  embeddingsRequestSchema,
+  rerankRequestSchema,
+  type ChatRequest,
+  type EmbeddingsRequest,
+  type RerankRequest,
 } from '@kbchat/contracts/openai';
 
 export interface FieldProblem {

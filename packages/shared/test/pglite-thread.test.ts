@@ -25,7 +25,10 @@ describe('PGliteThread', () => {
       const ins = await pg.query('insert into t values ($1, $2, $3, $4), ($5, $6, $7, $8)', [1, 'a', 9007199254740991n, new Date(0), 2, 'b', 5, null]);
       expect(ins.affectedRows).toBe(2);
       const { rows } = await pg.query<{ id: number; name: string; at: Date | null }>('select id, name, at from t order by id');
-      expect(rows.map((r) => [r.id, r.name])).toEqual([[1, 'a'], [2, 'b']]);
+      expect(rows.map((r) => [r.id, r.name])).toEqual([
+        [1, 'a'],
+        [2, 'b'],
+      ]);
       expect(rows[0]!.at).toBeInstanceOf(Date);
       expect(rows[0]!.at!.getTime()).toBe(0);
       expect(rows[1]!.at).toBeNull();

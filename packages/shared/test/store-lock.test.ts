@@ -35,7 +35,11 @@ describe('embedded store lock', () => {
   it('refuses a second process at once, naming the holder, and gives the store back on release', async () => {
     const store = join(mkdtempSync(join(tmpdir(), 'kbchat-lock-')), 'gateway-db');
     const lock = lockStore(store);
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { lockStore } from ${JSON.stringify(LOCK_MODULE)}; lockStore(process.argv[1]);`, store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', `import { lockStore } from ${JSON.stringify(LOCK_MODULE)}; lockStore(process.argv[1]);`, store],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d));
     const code = await new Promise((resolve) => child.once('exit', resolve));
@@ -65,7 +69,16 @@ describe('embedded store lock', () => {
     const live = await holderProcess(join(store, 'other'));
     // A lock written by an earlier process that had the live child's pid, and by one that had ours.
     for (const pid of [live.pid!, process.pid]) {
-      writeFileSync(`${store}.lock`, JSON.stringify({ pid, hostname: (await import('node:os')).hostname(), command: 'node old', startedAt: new Date(0).toISOString(), processId: 'another-boot:1' }));
+      writeFileSync(
+        `${store}.lock`,
+        JSON.stringify({
+          pid,
+          hostname: (await import('node:os')).hostname(),
+          command: 'node old',
+          startedAt: new Date(0).toISOString(),
+          processId: 'another-boot:1',
+        }),
+      );
       expect(storeHolder(store)).toBeUndefined();
       lockStore(store).release();
     }

@@ -12,11 +12,35 @@ import type { ChatMessage, SimConfig } from './types.js';
 
 /** claude-sim (echo), -tools, and the fault models. */
 const CLAUDE = /^claude-sim(?:-(tools|529|429|500|drop|hang|stream-error))?$/;
-export const ANTHROPIC_MODELS = ['claude-sim', 'claude-sim-tools', 'claude-sim-529', 'claude-sim-429', 'claude-sim-500', 'claude-sim-drop', 'claude-sim-hang', 'claude-sim-stream-error'];
+export const ANTHROPIC_MODELS = [
+  'claude-sim',
+  'claude-sim-tools',
+  'claude-sim-529',
+  'claude-sim-429',
+  'claude-sim-500',
+  'claude-sim-drop',
+  'claude-sim-hang',
+  'claude-sim-stream-error',
+];
 
 const FIELDS = new Set([
-  'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_k', 'top_p',
-  'tools', 'tool_choice', 'thinking', 'service_tier', 'container', 'mcp_servers', 'context_management',
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_k',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'service_tier',
+  'container',
+  'mcp_servers',
+  'context_management',
 ]);
 const BLOCKS = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 const MEDIA = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -43,8 +67,7 @@ function sendError(res: ServerResponse, p: Problem, requestId: string, headers: 
   res.end(data);
 }
 
-const blocksOf = (content: unknown): Block[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+const blocksOf = (content: unknown): Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : []);
 const textOf = (content: unknown): string =>
   blocksOf(content)
     .filter((b) => b?.type === 'text')
@@ -64,7 +87,8 @@ function problemOf(body: any): Problem | null {
   if (body.stop_sequences !== undefined && (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((s: unknown) => typeof s !== 'string'))) {
     return bad('stop_sequences: Input should be a valid list of strings');
   }
-  if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) return bad('system: Input should be a valid string or list of text blocks');
+  if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system))
+    return bad('system: Input should be a valid string or list of text blocks');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return bad('messages: at least one message is required');
   const tools: any[] = body.tools ?? [];
   if (!Array.isArray(tools)) return bad('tools: Input should be a valid list');
@@ -73,7 +97,8 @@ function problemOf(body: any): Problem | null {
     if (!tools[i].type && (typeof tools[i].input_schema !== 'object' || !tools[i].input_schema)) return bad(`tools.${i}.input_schema: Field required`);
   }
   const choice = body.tool_choice;
-  if (choice !== undefined && !['auto', 'any', 'tool', 'none'].includes(choice?.type)) return bad("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
+  if (choice !== undefined && !['auto', 'any', 'tool', 'none'].includes(choice?.type))
+    return bad("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
   if (choice?.type === 'tool' && !tools.some((t) => t.name === choice.name)) return bad(`tool_choice.name: Tool '${choice.name}' not found in tools`);
   for (let i = 0; i < body.messages.length; i++) {
     const m = body.messages[i];
@@ -81,7 +106,8 @@ function problemOf(body: any): Problem | null {
       return bad('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.');
     }
     if (m?.role !== 'user' && m?.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);
+    if (typeof m.content !== 'string' && !Array.isArray(m.content))
+      return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);
     const blocks = blocksOf(m.content);
     for (let j = 0; j < blocks.length; j++) {
       const b = blocks[j];
@@ -91,10 +117,13 @@ function problemOf(body: any): Problem | null {
       if (b.type === 'text' && !b.text) return bad('messages: text content blocks must be non-empty');
       if (b.type === 'image') {
         const s = b.source;
-        if (s?.type === 'base64' && !MEDIA.has(s.media_type)) return bad(`${at}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
-        if (s?.type === 'base64' && (typeof s.data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(s.data))) return bad(`${at}.source.base64.data: invalid base64 data`);
+        if (s?.type === 'base64' && !MEDIA.has(s.media_type))
+          return bad(`${at}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+        if (s?.type === 'base64' && (typeof s.data !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(s.data)))
+          return bad(`${at}.source.base64.data: invalid base64 data`);
         if (s?.type === 'url' && !/^https?:\/\//.test(String(s.url))) return bad(`${at}.source.url.url: must be an http or https URL`);
-        if (s?.type !== 'base64' && s?.type !== 'url') return bad(`${at}.source: Input tag '${s?.type}' found using 'type' does not match any of the expected tags`);
+        if (s?.type !== 'base64' && s?.type !== 'url')
+          return bad(`${at}.source: Input tag '${s?.type}' found using 'type' does not match any of the expected tags`);
       }
       if (b.type === 'tool_use' && m.role !== 'assistant') return bad(`${at}: tool_use blocks may only appear in assistant messages`);
       if (b.type === 'tool_result') {
@@ -150,7 +179,14 @@ function inputUsage(body: any, cache: Set<string>): Omit<Usage, 'output_tokens'>
   for (const b of blocksOf(body.system)) segments.push({ tokens: tokenCount(b.text), marked: !!b.cache_control, key: b });
   for (const m of body.messages) {
     for (const b of blocksOf(m.content)) {
-      const text = b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : textOf(b.content)) : b.text;
+      const text =
+        b.type === 'tool_use'
+          ? JSON.stringify(b.input ?? {})
+          : b.type === 'tool_result'
+            ? typeof b.content === 'string'
+              ? b.content
+              : textOf(b.content)
+            : b.text;
       segments.push({ tokens: tokenCount(text ?? ''), marked: !!b.cache_control, key: b });
     }
   }
@@ -238,7 +274,16 @@ export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: 
     if (preface) content.push({ type: 'text', text: preface });
     if (call) content.push({ type: 'tool_use', id: toolId, name: call.name, input });
     else content.push({ type: 'text', text: limited!.text });
-    const data = JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: stopReason, stop_sequence: stopSequence, usage });
+    const data = JSON.stringify({
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: stopSequence,
+      usage,
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'request-id': requestId });
     res.end(data);
     return;
@@ -251,7 +296,10 @@ export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: 
     return !res.destroyed;
   };
   const startUsage = { ...usage, output_tokens: 1 };
-  send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } });
+  send('message_start', {
+    type: 'message_start',
+    message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
+  });
   let index = 0;
   const textBlock = async (pieces: string[]): Promise<boolean> => {
     send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
@@ -287,7 +335,11 @@ export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: 
     }
     send('content_block_stop', { type: 'content_block_stop', index });
   } else if (!(await textBlock(limited!.parts))) return;
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: { output_tokens: usage.output_tokens } });
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: stopSequence },
+    usage: { output_tokens: usage.output_tokens },
+  });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }

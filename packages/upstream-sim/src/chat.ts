@@ -10,12 +10,7 @@ const ERR_503 = errorJson('The server is overloaded or not ready yet.', 'server_
 const ERR_500 = JSON.stringify({ error: { message: 'internal upstream failure', type: 'server_error' } });
 const ERR_400 = errorJson("Invalid 'messages[0].role': unknown role", 'invalid_request_error', null, 'messages');
 const ERR_MESSAGES = errorJson("'messages' must be a non-empty array", 'invalid_request_error', null, 'messages');
-const ERR_STREAM_OPTIONS = errorJson(
-  'Unrecognized request argument supplied: stream_options',
-  'invalid_request_error',
-  null,
-  'stream_options',
-);
+const ERR_STREAM_OPTIONS = errorJson('Unrecognized request argument supplied: stream_options', 'invalid_request_error', null, 'stream_options');
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
 const ROLE_DELTA = '{"role":"assistant","content":"","refusal":null}';
 const DONE = 'data: [DONE]\n\n';
@@ -94,8 +89,7 @@ export async function chat(res: ServerResponse, body: ChatBody, cfg: SimConfig, 
   const modelJson = JSON.stringify(body.model);
   const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${modelJson},"system_fingerprint":"fp_sim","choices":[{"index":0,"delta":`;
   const tail = `,"logprobs":null,"finish_reason":null}]${includeUsage ? ',"usage":null' : ''}}\n\n`;
-  const finishTail = (reason: string) =>
-    `,"logprobs":null,"finish_reason":"${reason}"}]${includeUsage ? ',"usage":null' : ''}}\n\n`;
+  const finishTail = (reason: string) => `,"logprobs":null,"finish_reason":"${reason}"}]${includeUsage ? ',"usage":null' : ''}}\n\n`;
   const delay = cfg.tokenDelayMs;
 
   res.write(head + ROLE_DELTA + tail);

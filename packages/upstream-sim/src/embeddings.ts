@@ -33,9 +33,7 @@ export async function embeddings(res: ServerResponse, body: EmbeddingsBody, cfg:
 
 export function rerank(res: ServerResponse, body: RerankBody): void {
   if (baseModel(body.model) !== 'sim-rerank') return modelNotFound(res, body.model);
-  const docs = (body.documents || []).map((d) =>
-    typeof d === 'string' ? d : ((d as { text?: unknown } | null | undefined)?.text ?? ''),
-  );
+  const docs = (body.documents || []).map((d) => (typeof d === 'string' ? d : ((d as { text?: unknown } | null | undefined)?.text ?? '')));
   // Array.prototype.sort is stable, so equal scores keep document order.
   const results = docs
     .map((d, index) => ({ index, relevance_score: overlapScore(body.query || '', d) }))

@@ -15,14 +15,37 @@ import type { ChatMessage, SimConfig } from './types.js';
 /** gemini-sim (echo), -tools, safety blocks and the fault models; embedding models are in gemini-embed.ts. */
 const GEMINI = /^gemini-sim(?:-(tools|safety|safety-late|429|503|400|500|drop|hang))?$/;
 export const GEMINI_MODELS = [
-  'gemini-sim', 'gemini-sim-tools', 'gemini-sim-safety', 'gemini-sim-safety-late', 'gemini-sim-429', 'gemini-sim-503',
-  'gemini-sim-400', 'gemini-sim-500', 'gemini-sim-drop', 'gemini-sim-hang', 'gemini-sim-embed-768',
+  'gemini-sim',
+  'gemini-sim-tools',
+  'gemini-sim-safety',
+  'gemini-sim-safety-late',
+  'gemini-sim-429',
+  'gemini-sim-503',
+  'gemini-sim-400',
+  'gemini-sim-500',
+  'gemini-sim-drop',
+  'gemini-sim-hang',
+  'gemini-sim-embed-768',
 ];
 
 const FIELDS = new Set(['contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig', 'safetySettings', 'cachedContent']);
 const CONFIG_FIELDS = new Set([
-  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'candidateCount', 'maxOutputTokens', 'temperature',
-  'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs', 'logprobs', 'thinkingConfig', 'responseModalities',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'thinkingConfig',
+  'responseModalities',
 ]);
 const PART_FIELDS = new Set(['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'thought', 'thoughtSignature']);
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
@@ -38,10 +61,18 @@ export interface GeminiState {
 }
 
 const notFound = (res: ServerResponse, model: string, method: string) =>
-  googleError(res, 404, `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`);
+  googleError(
+    res,
+    404,
+    `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+  );
 
 type Part = Record<string, any>;
-const textOf = (parts: Part[] | undefined): string => (parts ?? []).filter((p) => typeof p?.text === 'string' && !p.thought).map((p) => p.text).join(' ');
+const textOf = (parts: Part[] | undefined): string =>
+  (parts ?? [])
+    .filter((p) => typeof p?.text === 'string' && !p.thought)
+    .map((p) => p.text)
+    .join(' ');
 
 /** The first problem Gemini would report for a generateContent body, in its wording. */
 function problemOf(body: any): string | null {
@@ -51,8 +82,10 @@ function problemOf(body: any): string | null {
     if (!CONFIG_FIELDS.has(k)) return `Invalid JSON payload received. Unknown name "${k}" at 'generation_config': Cannot find field.`;
   }
   const t = body.generationConfig?.temperature;
-  if (t !== undefined && (typeof t !== 'number' || t < 0 || t > 2)) return '* GenerateContentRequest.generation_config.temperature: must be in the range [0.0, 2.0]\n';
-  if ((body.generationConfig?.stopSequences?.length ?? 0) > 5) return '* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n';
+  if (t !== undefined && (typeof t !== 'number' || t < 0 || t > 2))
+    return '* GenerateContentRequest.generation_config.temperature: must be in the range [0.0, 2.0]\n';
+  if ((body.generationConfig?.stopSequences?.length ?? 0) > 5)
+    return '* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed\n';
   if (!Array.isArray(body.contents) || body.contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified\n';
   for (let i = 0; i < body.contents.length; i++) {
     const c = body.contents[i];
@@ -60,8 +93,12 @@ function problemOf(body: any): string | null {
     if (!Array.isArray(c?.parts) || c.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`;
     for (let j = 0; j < c.parts.length; j++) {
       const p = c.parts[j];
-      for (const k of Object.keys(p ?? {})) if (!PART_FIELDS.has(k)) return `Invalid JSON payload received. Unknown name "${k}" at 'contents[${i}].parts[${j}]': Cannot find field.`;
-      if (p.inlineData && (typeof p.inlineData.mimeType !== 'string' || typeof p.inlineData.data !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(p.inlineData.data))) {
+      for (const k of Object.keys(p ?? {}))
+        if (!PART_FIELDS.has(k)) return `Invalid JSON payload received. Unknown name "${k}" at 'contents[${i}].parts[${j}]': Cannot find field.`;
+      if (
+        p.inlineData &&
+        (typeof p.inlineData.mimeType !== 'string' || typeof p.inlineData.data !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(p.inlineData.data))
+      ) {
         return `* GenerateContentRequest.contents[${i}].parts[${j}].inline_data: mime_type and base64 data are required\n`;
       }
       if (p.functionResponse && (typeof p.functionResponse.name !== 'string' || typeof p.functionResponse.response !== 'object')) {
@@ -114,11 +151,20 @@ function answerOf(body: any, kind: string, tokens: number): Answer {
 export async function gemini(req: IncomingMessage, res: ServerResponse, path: string, query: string, cfg: SimConfig, state: GeminiState): Promise<void> {
   const key = req.headers['x-goog-api-key'] ?? new URLSearchParams(query).get('key') ?? undefined;
   if (cfg.key && !key) {
-    return googleError(res, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+    return googleError(
+      res,
+      403,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
   }
   if (cfg.key && key !== cfg.key) {
     return googleError(res, 400, 'API key not valid. Please pass a valid API key.', [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
     ]);
   }
   const name = decodeURIComponent(path.slice(path.indexOf('/models/') + '/models/'.length));
@@ -146,7 +192,8 @@ export async function gemini(req: IncomingMessage, res: ServerResponse, path: st
   if (kind === '429') return googleError(res, 429, 'Resource has been exhausted (e.g. check quota).');
   if (kind === '503') return googleError(res, 503, 'The model is overloaded. Please try again later.');
   if (kind === '400') return googleError(res, 400, 'Request contains an invalid argument.');
-  if (kind === '500') return googleError(res, 500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
+  if (kind === '500')
+    return googleError(res, 500, 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting');
   await generate(res, model, kind, body, method === 'streamGenerateContent', new URLSearchParams(query).get('alt') === 'sse', cfg);
 }
 
@@ -178,7 +225,8 @@ async function generate(res: ServerResponse, model: string, kind: string, body: 
   if (!stream) {
     let reply: object;
     if (kind === 'safety') reply = { promptFeedback: { blockReason: 'SAFETY', safetyRatings: BLOCKED_RATINGS }, usageMetadata: promptOnly, ...head };
-    else if (kind === 'safety-late') reply = { candidates: [candidate(null, 'SAFETY', { safetyRatings: BLOCKED_RATINGS })], usageMetadata: promptOnly, ...head };
+    else if (kind === 'safety-late')
+      reply = { candidates: [candidate(null, 'SAFETY', { safetyRatings: BLOCKED_RATINGS })], usageMetadata: promptOnly, ...head };
     else reply = { candidates: [candidate(callPart ? [callPart] : [{ text: limited.text }], finishReason)], usageMetadata: usage, ...head };
     const data = JSON.stringify(reply);
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(data) });

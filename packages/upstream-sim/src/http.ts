@@ -16,14 +16,7 @@ export function errorJson(message: string, type: string, code: string | null = n
   return JSON.stringify({ error: { message, type, param, code } });
 }
 
-export function oaiError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  type: string,
-  code: string | null = null,
-  param: string | null = null,
-): void {
+export function oaiError(res: ServerResponse, status: number, message: string, type: string, code: string | null = null, param: string | null = null): void {
   sendJson(res, status, errorJson(message, type, code, param));
 }
 
@@ -49,7 +42,14 @@ export const sleep = (ms: number): Promise<void> =>
     setTimeout(resolve, ms).unref();
   });
 
-const GOOGLE_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 /** Google's error envelope: {"error":{"code","message","status"[,"details"]}}. */
 export function googleError(res: ServerResponse, code: number, message: string, details?: unknown[]): void {

@@ -4,20 +4,7 @@ import { contentText, fnv1a, tokenCount, words } from './text.js';
 import type { ChatBody, ChatFunction, ChatMessage } from './types.js';
 
 export type ChatKind =
-  | 'chat'
-  | 'echo-prompt'
-  | 'tools'
-  | 'strict'
-  | '503'
-  | 'slow'
-  | 'drop'
-  | 'nousage'
-  | 'no-stream-options'
-  | 'big'
-  | 'flaky'
-  | '500'
-  | '400'
-  | 'hang';
+  'chat' | 'echo-prompt' | 'tools' | 'strict' | '503' | 'slow' | 'drop' | 'nousage' | 'no-stream-options' | 'big' | 'flaky' | '500' | '400' | 'hang';
 
 /** A chat model: its behaviour and its numeric suffix (sim-big-<N> bytes, sim-flaky-<K> failures). */
 export interface ChatModel {
@@ -26,18 +13,33 @@ export interface ChatModel {
 }
 
 const FIXED = new Map<string, ChatModel>(
-  (
-    ['chat', 'echo-prompt', 'tools', 'strict', '503', 'slow', 'drop', 'nousage', 'no-stream-options', '500', '400', 'hang'] as const
-  ).map((kind) => [`sim-${kind}`, { kind, n: 0 }]),
+  (['chat', 'echo-prompt', 'tools', 'strict', '503', 'slow', 'drop', 'nousage', 'no-stream-options', '500', '400', 'hang'] as const).map((kind) => [
+    `sim-${kind}`,
+    { kind, n: 0 },
+  ]),
 );
 const PARAMETRISED = /^sim-(big|flaky)(?:-(\d+))?$/;
 const DEFAULT_N = { big: 1_000_000, flaky: 1 } as const;
 
 /** Names listed by GET /v1/models (parametrised ones with their default suffix). */
 export const LISTED_MODELS = [
-  'sim-chat', 'sim-echo-prompt', 'sim-tools', 'sim-strict', 'sim-503', 'sim-slow', 'sim-drop',
-  'sim-embed-384', 'sim-embed-raw-384', 'sim-rerank',
-  'sim-nousage', 'sim-no-stream-options', 'sim-big-1000000', 'sim-flaky-1', 'sim-500', 'sim-400', 'sim-hang',
+  'sim-chat',
+  'sim-echo-prompt',
+  'sim-tools',
+  'sim-strict',
+  'sim-503',
+  'sim-slow',
+  'sim-drop',
+  'sim-embed-384',
+  'sim-embed-raw-384',
+  'sim-rerank',
+  'sim-nousage',
+  'sim-no-stream-options',
+  'sim-big-1000000',
+  'sim-flaky-1',
+  'sim-500',
+  'sim-400',
+  'sim-hang',
 ];
 
 export function baseModel(model: unknown): string {

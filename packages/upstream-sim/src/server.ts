@@ -89,7 +89,13 @@ class SimState {
       byPath: { ...this.byPath },
       lastBody: { ...this.lastBody },
       lastRequest: this.lastPath
-        ? { method: this.lastMethod, path: this.lastPath, model: this.lastModel, authorization: this.lastAuthorization, kbchatPriority: this.lastKbchatPriority ?? null }
+        ? {
+            method: this.lastMethod,
+            path: this.lastPath,
+            model: this.lastModel,
+            authorization: this.lastAuthorization,
+            kbchatPriority: this.lastKbchatPriority ?? null,
+          }
         : null,
     };
   }
@@ -113,7 +119,9 @@ function createHandler(cfg: SimConfig, state: SimState) {
     if (method === 'POST' && /^\/v1(beta)?\/models\/[^/]+:[A-Za-z]+$/.test(path)) return gemini(req, res, path, q < 0 ? '' : url.slice(q + 1), cfg, state);
     if (cfg.key && req.headers.authorization !== expectedAuth) {
       // Like OpenAI: show the first characters of the key that was sent, never more.
-      const shown = String(req.headers.authorization || '').replace(/^Bearer\s+/, '').slice(0, 6);
+      const shown = String(req.headers.authorization || '')
+        .replace(/^Bearer\s+/, '')
+        .slice(0, 6);
       return oaiError(
         res,
         401,

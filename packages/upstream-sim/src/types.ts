@@ -32,7 +32,13 @@ export interface SimStats {
   /** The last parsed request body, per model name as sent. */
   lastBody: Record<string, unknown>;
   /** The last counted request; `authorization` says whether the header was present (never its value). */
-  lastRequest: { method: string; path: string; model: unknown; authorization: boolean; /** its X-Kbchat-Priority header, null when none came */ kbchatPriority: string | null } | null;
+  lastRequest: {
+    method: string;
+    path: string;
+    model: unknown;
+    authorization: boolean;
+    /** its X-Kbchat-Priority header, null when none came */ kbchatPriority: string | null;
+  } | null;
 }
 
 /** A running simulator. */

@@ -32,11 +32,20 @@ async function events(res: Response): Promise<[string, any][]> {
     });
 }
 
-const weatherTool = { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather of a city',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 describe('anthropic: /v1/messages', () => {
   it('answers through the official SDK, non-stream and stream, with usage', async () => {
-    const msg = await client.messages.create({ model: 'claude-sim', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there world' }] });
+    const msg = await client.messages.create({
+      model: 'claude-sim',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello there world' }],
+    });
     expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-sim', stop_reason: 'end_turn', stop_sequence: null });
     expect(msg.id).toMatch(/^msg_/);
     expect(msg.content).toHaveLength(1);
@@ -44,7 +53,12 @@ describe('anthropic: /v1/messages', () => {
     expect(text.startsWith('Echo: hello there world hello')).toBe(true);
     expect(msg.usage).toMatchObject({ input_tokens: 7, output_tokens: 26, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
 
-    const stream = client.messages.stream({ model: 'claude-sim', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there world' }] });
+    const stream = client.messages.stream({
+      model: 'claude-sim',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello there world' }],
+    });
     const final = await stream.finalMessage();
     expect((final.content[0] as { text: string }).text).toBe(text);
     expect(final.usage.output_tokens).toBe(26);
@@ -71,29 +85,58 @@ describe('anthropic: /v1/messages', () => {
     expect(use).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'paris' } });
     expect(use.id).toMatch(/^toolu_/);
 
-    messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' }] });
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 21C' }] },
+    );
     const second = await client.messages.create({ model: 'claude-sim-tools', max_tokens: 100, tools: [weatherTool], messages });
     expect(second.content).toEqual([{ type: 'text', text: 'Tool result: sunny, 21C' }]);
     expect(second.stop_reason).toBe('end_turn');
 
     // Forced: the call alone, no text before it.
-    const forced = await client.messages.create({ model: 'claude-sim-tools', max_tokens: 100, tools: [weatherTool], tool_choice: { type: 'any' }, messages: messages.slice(0, 1) });
+    const forced = await client.messages.create({
+      model: 'claude-sim-tools',
+      max_tokens: 100,
+      tools: [weatherTool],
+      tool_choice: { type: 'any' },
+      messages: messages.slice(0, 1),
+    });
     expect(forced.content.map((b) => b.type)).toEqual(['tool_use']);
   });
 
   it('refuses what Anthropic refuses, in its wording', async () => {
     const cases: [unknown, number, string, string][] = [
       [{ model: 'claude-sim', messages: [{ role: 'user', content: 'hi' }] }, 400, 'invalid_request_error', 'max_tokens: Field required'],
-      [{ model: 'claude-sim', max_tokens: 5, stream_options: {}, messages: [{ role: 'user', content: 'hi' }] }, 400, 'invalid_request_error', 'stream_options: Extra inputs are not permitted'],
-      [{ model: 'claude-sim', max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'hi' }] }, 400, 'invalid_request_error', 'temperature: Input should be a number between 0 and 1'],
-      [{ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'system', content: 'hi' }] }, 400, 'invalid_request_error', 'messages: Unexpected role "system"'],
+      [
+        { model: 'claude-sim', max_tokens: 5, stream_options: {}, messages: [{ role: 'user', content: 'hi' }] },
+        400,
+        'invalid_request_error',
+        'stream_options: Extra inputs are not permitted',
+      ],
+      [
+        { model: 'claude-sim', max_tokens: 5, temperature: 1.5, messages: [{ role: 'user', content: 'hi' }] },
+        400,
+        'invalid_request_error',
+        'temperature: Input should be a number between 0 and 1',
+      ],
+      [
+        { model: 'claude-sim', max_tokens: 5, messages: [{ role: 'system', content: 'hi' }] },
+        400,
+        'invalid_request_error',
+        'messages: Unexpected role "system"',
+      ],
       [
         { model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] },
         400,
         'invalid_request_error',
         'unexpected `tool_use_id` found in `tool_result` blocks: toolu_x',
       ],
-      [{ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, 400, 'invalid_request_error', 'text content blocks must be non-empty'],
+      [
+        { model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] },
+        400,
+        'invalid_request_error',
+        'text content blocks must be non-empty',
+      ],
       [{ model: 'claude-nope', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 404, 'not_found_error', 'model: claude-nope'],
       [{ model: 'claude-sim-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 529, 'overloaded_error', 'Overloaded'],
       [{ model: 'claude-sim-429', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, 429, 'rate_limit_error', 'rate limit'],
@@ -110,17 +153,30 @@ describe('anthropic: /v1/messages', () => {
     }
     const noVersion = await post({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': KEY });
     expect(noVersion.status).toBe(400);
-    const bearer = await post({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${KEY}`, 'anthropic-version': '2023-06-01' });
+    const bearer = await post(
+      { model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${KEY}`, 'anthropic-version': '2023-06-01' },
+    );
     expect(bearer.status).toBe(200);
-    const wrongKey = await post({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' });
+    const wrongKey = await post(
+      { model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' },
+    );
     expect(wrongKey.status).toBe(401);
     expect((await wrongKey.json()).error).toEqual({ type: 'authentication_error', message: 'invalid x-api-key' });
     // The SDK reads the same errors as its own classes.
-    await expect(client.messages.create({ model: 'claude-sim-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 529 });
+    await expect(client.messages.create({ model: 'claude-sim-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 529,
+    });
   });
 
   it('cuts at stop_sequences and max_tokens, and reports prompt-cache writes then reads', async () => {
-    const stopped = await client.messages.create({ model: 'claude-sim', max_tokens: 100, stop_sequences: ['three'], messages: [{ role: 'user', content: 'one two three' }] });
+    const stopped = await client.messages.create({
+      model: 'claude-sim',
+      max_tokens: 100,
+      stop_sequences: ['three'],
+      messages: [{ role: 'user', content: 'one two three' }],
+    });
     expect(stopped).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'three', content: [{ text: 'Echo: one two ' }] });
     const short = await client.messages.create({ model: 'claude-sim', max_tokens: 5, messages: [{ role: 'user', content: 'one two three' }] });
     expect(short.stop_reason).toBe('max_tokens');

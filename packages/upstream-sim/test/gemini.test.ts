@@ -35,7 +35,11 @@ async function frames(res: Response): Promise<any[]> {
 
 const user = (text: string) => ({ role: 'user', parts: [{ text }] });
 const norm = (v: number[]) => Math.sqrt(v.reduce((n, x) => n + x * x, 0));
-const weather = { functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } }] };
+const weather = {
+  functionDeclarations: [
+    { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } },
+  ],
+};
 
 describe('gemini: generateContent', () => {
   it('answers with candidates and usageMetadata; the key may come as ?key=', async () => {
@@ -68,11 +72,16 @@ describe('gemini: generateContent', () => {
   it('gemini-sim-tools: functionCall, then an answer from the functionResponse', async () => {
     const contents: any[] = [user('weather in Paris')];
     const first = await (await call('gemini-sim-tools', 'generateContent', { contents, tools: [weather] })).json();
-    expect(first.candidates[0]).toMatchObject({ finishReason: 'STOP', content: { parts: [{ functionCall: { name: 'get_weather', args: { city: 'paris' } } }] } });
+    expect(first.candidates[0]).toMatchObject({
+      finishReason: 'STOP',
+      content: { parts: [{ functionCall: { name: 'get_weather', args: { city: 'paris' } } }] },
+    });
     contents.push(first.candidates[0].content, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { result: 'sunny, 21C' } } }] });
     const second = await (await call('gemini-sim-tools', 'generateContent', { contents, tools: [weather] })).json();
     expect(second.candidates[0].content.parts).toEqual([{ text: 'Tool result: sunny, 21C' }]);
-    const none = await (await call('gemini-sim-tools', 'generateContent', { contents: [user('hi')], tools: [weather], toolConfig: { functionCallingConfig: { mode: 'NONE' } } })).json();
+    const none = await (
+      await call('gemini-sim-tools', 'generateContent', { contents: [user('hi')], tools: [weather], toolConfig: { functionCallingConfig: { mode: 'NONE' } } })
+    ).json();
     expect(none.candidates[0].content.parts[0].text).toMatch(/^Echo: hi/);
   });
 
@@ -90,14 +99,22 @@ describe('gemini: generateContent', () => {
     const short = await (await call('gemini-sim', 'generateContent', { contents: [user('one two three')], generationConfig: { maxOutputTokens: 5 } })).json();
     expect(short.candidates[0].finishReason).toBe('MAX_TOKENS');
     expect(short.usageMetadata.candidatesTokenCount).toBe(5);
-    const stopped = await (await call('gemini-sim', 'generateContent', { contents: [user('one two three')], generationConfig: { stopSequences: ['three'] } })).json();
+    const stopped = await (
+      await call('gemini-sim', 'generateContent', { contents: [user('one two three')], generationConfig: { stopSequences: ['three'] } })
+    ).json();
     expect(stopped.candidates[0]).toMatchObject({ finishReason: 'STOP', content: { parts: [{ text: 'Echo: one two ' }] } });
   });
 
   it("errors come in Google's envelope", async () => {
     const cases: [string, unknown, number, string, string][] = [
       ['gemini-sim', { contents: [user('hi')], messages: [] }, 400, 'INVALID_ARGUMENT', 'Unknown name "messages"'],
-      ['gemini-sim', { contents: [user('hi')], generationConfig: { max_tokens: 5 } }, 400, 'INVALID_ARGUMENT', `Unknown name "max_tokens" at 'generation_config'`],
+      [
+        'gemini-sim',
+        { contents: [user('hi')], generationConfig: { max_tokens: 5 } },
+        400,
+        'INVALID_ARGUMENT',
+        `Unknown name "max_tokens" at 'generation_config'`,
+      ],
       ['gemini-sim', { contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, 400, 'INVALID_ARGUMENT', 'Please use a valid role: user, model.'],
       ['gemini-sim', { contents: [] }, 400, 'INVALID_ARGUMENT', 'contents is not specified'],
       ['gemini-nope', { contents: [user('hi')] }, 404, 'NOT_FOUND', 'models/gemini-nope is not found'],
@@ -122,7 +139,9 @@ describe('gemini: generateContent', () => {
   });
 
   it('gemini-sim-drop loses the connection mid-stream', async () => {
-    await expect(call('gemini-sim-drop', 'streamGenerateContent', { contents: [user('one two')] }, { query: '?alt=sse' }).then((r) => r.text())).rejects.toThrow();
+    await expect(
+      call('gemini-sim-drop', 'streamGenerateContent', { contents: [user('one two')] }, { query: '?alt=sse' }).then((r) => r.text()),
+    ).rejects.toThrow();
   });
 });
 

@@ -118,11 +118,19 @@ describe('chat', () => {
 
   it('sim-tools answers the legacy functions field with a function_call', async () => {
     const functions = [{ name: 'get_weather', parameters: { required: ['city', 'day'] } }];
-    const first = await (await post('/v1/chat/completions', { model: 'sim-tools', functions, function_call: { name: 'get_weather' }, messages: user('weather in Paris') })).json();
+    const first = await (
+      await post('/v1/chat/completions', { model: 'sim-tools', functions, function_call: { name: 'get_weather' }, messages: user('weather in Paris') })
+    ).json();
     expect(first.choices[0].finish_reason).toBe('function_call');
-    expect(first.choices[0].message).toEqual({ role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"paris","day":"paris"}' } });
+    expect(first.choices[0].message).toEqual({
+      role: 'assistant',
+      content: null,
+      function_call: { name: 'get_weather', arguments: '{"city":"paris","day":"paris"}' },
+    });
 
-    const streamed = chunks(await sseData(await post('/v1/chat/completions', { model: 'sim-tools', stream: true, functions, messages: user('weather in Paris') })));
+    const streamed = chunks(
+      await sseData(await post('/v1/chat/completions', { model: 'sim-tools', stream: true, functions, messages: user('weather in Paris') })),
+    );
     expect(streamed[1].choices[0].delta).toEqual({ function_call: { name: 'get_weather', arguments: '' } });
     expect(streamed.map((c) => c.choices[0]?.delta?.function_call?.arguments ?? '').join('')).toBe('{"city":"paris","day":"paris"}');
     expect(streamed.some((c) => c.choices[0]?.delta?.tool_calls)).toBe(false);

@@ -38,7 +38,21 @@ export interface NavEntry {
 }
 
 /** The header and main area of a signed-in app; `wide` for pages of wide tables (the gateway's console). */
-export function Shell({ title, nav, username, onSignOut, wide, children }: { title: string; nav: NavEntry[]; username: string; onSignOut: () => void; wide?: boolean; children: ReactNode }) {
+export function Shell({
+  title,
+  nav,
+  username,
+  onSignOut,
+  wide,
+  children,
+}: {
+  title: string;
+  nav: NavEntry[];
+  username: string;
+  onSignOut: () => void;
+  wide?: boolean;
+  children: ReactNode;
+}) {
   const { t } = useLang();
   return (
     <div className={wide ? 'shell wide' : 'shell'}>
@@ -79,7 +93,13 @@ function NavLink({ href, children }: { href: string; children: string }) {
  * nothing while asking who is signed in, the sign-in form for nobody; the
  * pages (`children`) for a user.
  */
-export function SignInGate<U>({ session, unreachable, title, signIn, children }: {
+export function SignInGate<U>({
+  session,
+  unreachable,
+  title,
+  signIn,
+  children,
+}: {
   session: { user: U | null | undefined; unreachable: boolean };
   unreachable: string;
   title: string;

@@ -15,4 +15,17 @@ import * as datasets from './datasets/messages';
 import * as core from './messages';
 import * as settings from './settings/messages';
 
-export const areas = [core, datasets, apps, chat, settings, gatewayConsole, consoleDashboard, consoleChannels, consoleUsers, consoleTokens, consoleLogs, consolePrices] as const;
+export const areas = [
+  core,
+  datasets,
+  apps,
+  chat,
+  settings,
+  gatewayConsole,
+  consoleDashboard,
+  consoleChannels,
+  consoleUsers,
+  consoleTokens,
+  consoleLogs,
+  consolePrices,
+] as const;

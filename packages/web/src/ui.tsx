@@ -64,7 +64,9 @@ export function SecretShownOnce({ secret, message, onClose }: { secret: string; 
         <span>{message}</span>
       </p>
       <div className="row">
-        <code className="secret" data-testid="new-key">{secret}</code>
+        <code className="secret" data-testid="new-key">
+          {secret}
+        </code>
         <CopyButton text={secret} />
         <button type="button" className="link" onClick={onClose}>
           <span>{t('common.close')}</span>
@@ -113,7 +115,19 @@ export interface Column<T> {
 }
 
 /** A table of rows, one cell per column, scrolling sideways on a narrow screen. */
-export function Table<T>({ rows, columns, rowKey, rowClass, className }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string; rowClass?: (row: T) => string | undefined; className?: string }) {
+export function Table<T>({
+  rows,
+  columns,
+  rowKey,
+  rowClass,
+  className,
+}: {
+  rows: T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string;
+  rowClass?: (row: T) => string | undefined;
+  className?: string;
+}) {
   return (
     <div className={className ? `table-wrap ${className}` : 'table-wrap'}>
       <table>

@@ -72,9 +72,12 @@ describe('the chat stream reader', () => {
   });
 
   it("turns an error event into an error with the platform's message and request id", async () => {
-    const stream = 'event: answer\ndata: {"choices":[{"delta":{"content":"half"}}]}\n\nevent: error\ndata: {"code":502,"message":"Connection error: gateway down"}\n\n';
+    const stream =
+      'event: answer\ndata: {"choices":[{"delta":{"content":"half"}}]}\n\nevent: error\ndata: {"code":502,"message":"Connection error: gateway down"}\n\n';
     const seen: ChatEvent[] = [];
-    const err = await readChatStream(response([new TextEncoder().encode(stream)], { status: 200, headers: { 'x-request-id': 'req-9' } }), (e) => seen.push(e)).catch((e) => e);
+    const err = await readChatStream(response([new TextEncoder().encode(stream)], { status: 200, headers: { 'x-request-id': 'req-9' } }), (e) =>
+      seen.push(e),
+    ).catch((e) => e);
     expect(seen).toEqual([{ type: 'answer', text: 'half' }]);
     expect(err).toBeInstanceOf(ChatStreamError);
     expect(err.message).toBe('Connection error: gateway down');
@@ -110,12 +113,23 @@ describe('the chat stream reader', () => {
 
   it('reads fixed answers, variables and unknown events as the platform sends them', async () => {
     const stream = [
-      'event: updateVariables', 'data: {"city":"Hangzhou"}', '',
-      'event: somethingNew', 'data: {"x":1}', '',
-      'retry: 1000', '',
-      'event: fastAnswer', 'data: {"choices":[{"delta":{"role":"assistant","content":"Fixed reply"}}]}', '',
-      'event: answer', 'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}', '',
-      'data: [DONE]', '', '',
+      'event: updateVariables',
+      'data: {"city":"Hangzhou"}',
+      '',
+      'event: somethingNew',
+      'data: {"x":1}',
+      '',
+      'retry: 1000',
+      '',
+      'event: fastAnswer',
+      'data: {"choices":[{"delta":{"role":"assistant","content":"Fixed reply"}}]}',
+      '',
+      'event: answer',
+      'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}',
+      '',
+      'data: [DONE]',
+      '',
+      '',
     ].join('\n');
     expect(await read(response([new TextEncoder().encode(stream)]))).toEqual([
       { type: 'variables', values: { city: 'Hangzhou' } },

@@ -18,7 +18,13 @@ vi.mock('../src/i18n.js', async (load) => {
   const real = await load<typeof import('../src/i18n.js')>();
   // The tables of the pages these components are on (core and chat), as the share page's entry adds them.
   real.addMessages(await import('../src/messages.js'), await import('../src/chat/messages.js'));
-  return { ...real, useLang: () => ({ lang: 'en' as const, t: (key: Parameters<typeof real.translate>[1], vars?: Record<string, string | number>) => real.translate('en', key, vars) }) };
+  return {
+    ...real,
+    useLang: () => ({
+      lang: 'en' as const,
+      t: (key: Parameters<typeof real.translate>[1], vars?: Record<string, string | number>) => real.translate('en', key, vars),
+    }),
+  };
 });
 // DOMPurify needs a DOM; here it passes the HTML through (what it removes is the browser test's business).
 vi.mock('dompurify', () => ({ default: { sanitize: (html: string) => html } }));
@@ -64,16 +70,53 @@ describe('citation rendering', () => {
 });
 
 const QUOTES = [
-  { id: 'd1', q: 'The keeper painted the tower teal in 1987.', a: '', sourceName: 'keeper.md', score: [{ type: 'embedding', value: 0.8123, index: 0 }, { type: 'fullText', value: 2.5, index: 1 }] },
-  { id: 'd2', q: 'The harbour master rings the bell at noon.', a: 'Every day.', sourceName: 'harbour.md', score: [{ type: 'embedding', value: 0.61, index: 1 }] },
+  {
+    id: 'd1',
+    q: 'The keeper painted the tower teal in 1987.',
+    a: '',
+    sourceName: 'keeper.md',
+    score: [
+      { type: 'embedding', value: 0.8123, index: 0 },
+      { type: 'fullText', value: 2.5, index: 1 },
+    ],
+  },
+  {
+    id: 'd2',
+    q: 'The harbour master rings the bell at noon.',
+    a: 'Every day.',
+    sourceName: 'harbour.md',
+    score: [{ type: 'embedding', value: 0.61, index: 1 }],
+  },
 ];
 const SEARCH: StepRecord = {
-  moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0.04, searchMode: 'mixedRecall', similarity: 0.4, limit: 1500, quoteList: QUOTES, queries: ['who painted the tower'],
+  moduleName: 'Dataset search',
+  moduleType: 'datasetSearchNode',
+  runningTime: 0.04,
+  searchMode: 'mixedRecall',
+  similarity: 0.4,
+  limit: 1500,
+  quoteList: QUOTES,
+  queries: ['who painted the tower'],
 };
 
 describe('an answer rendered block by block', () => {
   const answer = [
-    '# Setup', '', 'Install it first [1].', '', '- one', '- two [2]', '', '```bash', 'npm ci', '```', '', '| a | b |', '| - | - |', '| 1 | 2 |', '', 'Done.',
+    '# Setup',
+    '',
+    'Install it first [1].',
+    '',
+    '- one',
+    '- two [2]',
+    '',
+    '```bash',
+    'npm ci',
+    '```',
+    '',
+    '| a | b |',
+    '| - | - |',
+    '| 1 | 2 |',
+    '',
+    'Done.',
   ].join('\n');
   const strip = (html: string) => html.replace(/\s+/g, '');
 
@@ -111,7 +154,11 @@ describe('an answer rendered', () => {
 
   it('shows an error with its request id, and a stopped answer as stopped', async () => {
     const { MessageView } = await import('../src/chat/Message.js');
-    const html = renderToStaticMarkup(createElement(MessageView, { message: { id: 'a2', role: 'assistant', text: 'Half', stopped: true, error: { message: 'Connection error: down', requestId: 'req-7' } } }));
+    const html = renderToStaticMarkup(
+      createElement(MessageView, {
+        message: { id: 'a2', role: 'assistant', text: 'Half', stopped: true, error: { message: 'Connection error: down', requestId: 'req-7' } },
+      }),
+    );
     expect(html).toContain('<span>Stopped</span>');
     expect(html).toMatch(/role="alert"[^>]*><span>Connection error: down<\/span><span class="muted"> \(request id req-7\)<\/span>/);
   });
@@ -119,8 +166,24 @@ describe('an answer rendered', () => {
   it('shows the steps: classification, question completion, the search with every score and rank, the model call', async () => {
     const { Steps } = await import('../src/chat/Steps.js');
     const records: StepRecord[] = [
-      { moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: 0.3, model: 'local-extractive', inputTokens: 50, outputTokens: 4, cqList: [{ id: 'lights', description: 'about lighthouses' }], cqResult: 'lights', requestId: 'gw-42' },
-      { moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: 0.2, model: 'local-extractive', queryExtensionResult: { model: 'local-extractive', queries: ['tower colour 1987'] } },
+      {
+        moduleName: 'Question classification',
+        moduleType: 'classifyQuestion',
+        runningTime: 0.3,
+        model: 'local-extractive',
+        inputTokens: 50,
+        outputTokens: 4,
+        cqList: [{ id: 'lights', description: 'about lighthouses' }],
+        cqResult: 'lights',
+        requestId: 'gw-42',
+      },
+      {
+        moduleName: 'Question completion',
+        moduleType: 'queryExtension',
+        runningTime: 0.2,
+        model: 'local-extractive',
+        queryExtensionResult: { model: 'local-extractive', queries: ['tower colour 1987'] },
+      },
       SEARCH,
       { moduleName: 'AI chat', moduleType: 'chatNode', runningTime: 1.25, model: 'local-extractive', inputTokens: 321, outputTokens: 45, quoteCount: 2 },
     ];

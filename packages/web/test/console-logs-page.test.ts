@@ -10,7 +10,10 @@ describe('the logs page without a browser', () => {
     const base = { request_id: 'r2', original_request_id: 'r1' };
     expect(readAnswer({ ...base, status: 200, stream: false, response: { choices: [{ message: { content: 'hi' } }] } })).toEqual({ ok: true, text: 'hi' });
     const chunk = (content: string) => ({ choices: [{ delta: { content } }] });
-    expect(readAnswer({ ...base, status: 200, stream: true, response: [chunk('Echo: '), chunk('a b'), { choices: [], usage: {} }, '[DONE]'] })).toEqual({ ok: true, text: 'Echo: a b' });
+    expect(readAnswer({ ...base, status: 200, stream: true, response: [chunk('Echo: '), chunk('a b'), { choices: [], usage: {} }, '[DONE]'] })).toEqual({
+      ok: true,
+      text: 'Echo: a b',
+    });
     const broke = readAnswer({ ...base, status: 200, stream: true, response: [chunk('half'), { error: { message: 'upstream stream broke' } }] });
     expect(broke).toEqual({ ok: false, text: 'upstream stream broke\n\nhalf' });
     expect(readAnswer({ ...base, status: 200, stream: false, response: { data: [{ embedding: [0.1, 0.2, 0.3] }, { embedding: [0, 0, 1] }] } })).toMatchObject({
@@ -20,7 +23,7 @@ describe('the logs page without a browser', () => {
     expect(readAnswer({ ...base, status: 503, stream: false, response: { error: { message: 'overloaded' } } })).toEqual({ ok: false, text: 'overloaded' });
   });
 
-  it("keeps the filters a URL gives when they are what their fields take, and writes them back in one order", () => {
+  it('keeps the filters a URL gives when they are what their fields take, and writes them back in one order', () => {
     const f = filtersOf('?status=5xx&user_id=7&token_id=abc&model=a%25b+c&from=2026-01-01T00%3A00%3A00.000Z&to=tomorrow&cursor=1_2');
     expect(f).toEqual({ status: '5xx', user_id: '7', model: 'a%b c', from: '2026-01-01T00:00:00.000Z' });
     expect(queryOf(f, '1_2')).toBe('?from=2026-01-01T00%3A00%3A00.000Z&user_id=7&model=a%25b+c&status=5xx&cursor=1_2');

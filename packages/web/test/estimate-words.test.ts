@@ -11,7 +11,7 @@ addMessages(datasetsMessages);
 
 const words = (lang: Lang, e: Parameters<typeof rateOrigin>[0], secondsSince = 0) => rateOrigin(e, secondsSince, (key, vars) => translate(lang, key, vars));
 
-describe('where an estimate\'s speed came from, and when', () => {
+describe("where an estimate's speed came from, and when", () => {
   it('says a probe of this very file was made just now, and ages it while the page waits', () => {
     const fresh = { rateSource: 'probe' as const, rateFromThisFile: true, rateAgeSeconds: 0 };
     expect(words('en', fresh)).toBe('measured just now on a sample of this file');

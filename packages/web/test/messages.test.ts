@@ -30,7 +30,9 @@ describe('the messages of the web app', () => {
     expect(translate('en', 'datasets.size', { collections: 1, chunks: 3 })).toBe('1 collection · 3 chunks');
     expect(translate('en', 'datasets.progress.done', { done: 1, total: 1 })).toBe('1 of 1 chunk indexed');
     expect(translate('en', 'setup.failed', { count: 1, name: 'Manuals' })).toBe('Indexing failed for 1 item in “Manuals”.');
-    expect(translate('en', 'channels.summary', { tested: 1, channels: 2, seconds: 3, ok: 1, failed: 0 })).toBe('Tested 1 model on 2 channels in 3 s: 1 passed, 0 failed.');
+    expect(translate('en', 'channels.summary', { tested: 1, channels: 2, seconds: 3, ok: 1, failed: 0 })).toBe(
+      'Tested 1 model on 2 channels in 3 s: 1 passed, 0 failed.',
+    );
     expect(translate('zh', 'datasets.collections.total', { n: 1 })).toBe('1 个集合');
     expect(translate('zh', 'datasets.collections.total', { n: 2 })).toBe('2 个集合');
     // Counts come formatted in the reader's language: the form is still the number's.
@@ -42,7 +44,11 @@ describe('the messages of the web app', () => {
   });
 
   it('leaves no "(s)" for a plural in English', () => {
-    const left = areas.flatMap((area) => Object.entries(area.en).filter(([, text]) => /\w\(s\)/.test(text)).map(([key]) => key));
+    const left = areas.flatMap((area) =>
+      Object.entries(area.en)
+        .filter(([, text]) => /\w\(s\)/.test(text))
+        .map(([key]) => key),
+    );
     expect(left).toEqual([]);
     // Each plural form names a value its message is given elsewhere too, so the count is shown beside it.
     for (const area of areas)

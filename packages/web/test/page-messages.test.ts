@@ -50,7 +50,10 @@ function chunksOf(page: Page): Rolldown.OutputChunk[] {
   return [...seen];
 }
 
-const codeOf = (page: Page) => chunksOf(page).map((c) => c.code).join('\n');
+const codeOf = (page: Page) =>
+  chunksOf(page)
+    .map((c) => c.code)
+    .join('\n');
 
 /** The areas' tables a page's chunks hold, by file under src/. */
 const tablesOf = (page: Page) =>
@@ -71,17 +74,18 @@ describe("each page's strings", () => {
     expect(areaFiles.length).toBe(areas.length);
   });
 
-  it('gives the share page the chat strings, in English and Chinese, and none of the consoles\'', async () => {
+  it("gives the share page the chat strings, in English and Chinese, and none of the consoles'", async () => {
     expect(tablesOf('share')).toEqual([...PAGES.share].sort());
     const code = codeOf('share');
     const chat = await import('../src/chat/messages');
     for (const text of [chat.en['chat.send'], chat.zh['chat.send'], chat.en['chat.feedbackSend'], chat.zh['chat.feedbackSend']]) expect(code).toContain(text);
     const gateway = await import('../src/console/messages');
     const datasets = await import('../src/datasets/messages');
-    for (const text of [gateway.en['console.signinTitle'], gateway.zh['console.title'], datasets.en['datasets.collections.total']]) expect(code).not.toContain(text);
+    for (const text of [gateway.en['console.signinTitle'], gateway.zh['console.title'], datasets.en['datasets.collections.total']])
+      expect(code).not.toContain(text);
   });
 
-  it.each(Object.keys(PAGES) as Page[])('gives %s only its areas\' tables, and its code names no key of another area', (page) => {
+  it.each(Object.keys(PAGES) as Page[])("gives %s only its areas' tables, and its code names no key of another area", (page) => {
     expect(tablesOf(page)).toEqual([...PAGES[page]].sort());
     const own = new Set(PAGES[page].flatMap((f) => keysOf.get(f)!));
 

@@ -20,26 +20,57 @@ vi.mock('../src/i18n.js', async (load) => {
   const real = await load<typeof import('../src/i18n.js')>();
   // The tables of the pages these components are on (core and chat), as the share page's entry adds them.
   real.addMessages(await import('../src/messages.js'), await import('../src/chat/messages.js'));
-  return { ...real, useLang: () => ({ lang: 'en' as const, t: (key: Parameters<typeof real.translate>[1], vars?: Record<string, string | number>) => real.translate('en', key, vars) }) };
+  return {
+    ...real,
+    useLang: () => ({
+      lang: 'en' as const,
+      t: (key: Parameters<typeof real.translate>[1], vars?: Record<string, string | number>) => real.translate('en', key, vars),
+    }),
+  };
 });
 
 const dropped = (id: string, reason: 'similarity' | 'limit', q: string) => ({
-  id, q, a: '', chunkIndex: 1, datasetId: 'd', collectionId: 'c', sourceName: 'notes.md', sourceId: 'c',
-  score: [{ type: 'embedding', value: 0.41, index: 3 }], reason, similarityValue: 0.412, tokens: 57,
+  id,
+  q,
+  a: '',
+  chunkIndex: 1,
+  datasetId: 'd',
+  collectionId: 'c',
+  sourceName: 'notes.md',
+  sourceId: 'c',
+  score: [{ type: 'embedding', value: 0.41, index: 3 }],
+  reason,
+  similarityValue: 0.412,
+  tokens: 57,
 });
 
 const records: StepRecord[] = [
   {
-    moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: 0.05, searchMode: 'embedding', similarity: 0.5, limit: 100,
-    quoteList: [], found: 5, dropped: [dropped('x1', 'similarity', 'Too far away'), dropped('x2', 'limit', 'Did not fit')],
+    moduleName: 'Dataset search',
+    moduleType: 'datasetSearchNode',
+    runningTime: 0.05,
+    searchMode: 'embedding',
+    similarity: 0.5,
+    limit: 100,
+    quoteList: [],
+    found: 5,
+    dropped: [dropped('x1', 'similarity', 'Too far away'), dropped('x2', 'limit', 'Did not fit')],
     modelCalls: [{ step: 'embeddings', kind: 'embeddings', model: 'emb', requestId: 'req-embed-1', runningTime: 0.02 }],
   },
   {
-    moduleName: 'AI chat', moduleType: 'chatNode', runningTime: 0.4, model: 'llm', requestId: 'req-chat-2',
+    moduleName: 'AI chat',
+    moduleType: 'chatNode',
+    runningTime: 0.4,
+    model: 'llm',
+    requestId: 'req-chat-2',
     modelCalls: [{ step: 'chatNode', kind: 'chat', model: 'llm', requestId: 'req-chat-2', runningTime: 0.4 }],
   },
   {
-    moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: 0.1, model: 'llm', error: 'Connection error',
+    moduleName: 'Content extraction',
+    moduleType: 'contentExtract',
+    runningTime: 0.1,
+    model: 'llm',
+    error: 'Connection error',
     modelCalls: [{ step: 'contentExtract', kind: 'chat', model: 'llm', runningTime: 0.1, error: 'Connection error: http://gw' }],
   },
 ];

@@ -35,11 +35,16 @@ async function repeated(f: Found, name: string, model: string, body: Record<stri
       : `the stream broke off after "${short(s.content || s.calls.map((c) => c.name).join(','))}"`;
   const why = s.refused ? errorText(s.refused) : (s.streamError?.message ?? s.readError ?? 'it ended without [DONE]');
   const streamPart = withId(`${what}${s.refused ? ' ' : ': '}${why}`, s.requestId);
-  const a = await request(`${f.opts.gatewayUrl}/v1/chat/completions`, { token: f.opts.platformToken, body: { ...body, stream: false }, timeoutMs: f.opts.timeoutMs });
+  const a = await request(`${f.opts.gatewayUrl}/v1/chat/completions`, {
+    token: f.opts.platformToken,
+    body: { ...body, stream: false },
+    timeoutMs: f.opts.timeoutMs,
+  });
   if (a.status !== 200) {
-    const remedy = a.status === 400 || a.status === 422
-      ? `the upstream refuses this request: the body is the model's defaultConfig in config.json plus the platform's own fields; correct defaultConfig (or the channel) as the message says`
-      : gatewayRemedy(a, model);
+    const remedy =
+      a.status === 400 || a.status === 422
+        ? `the upstream refuses this request: the body is the model's defaultConfig in config.json plus the platform's own fields; correct defaultConfig (or the channel) as the message says`
+        : gatewayRemedy(a, model);
     return fail(name, `${streamPart}; without stream: ${withId(`${a.status} ${errorText(a)}`, a.requestId)}`, remedy, model);
   }
   const message = a.json?.choices?.[0]?.message ?? {};
@@ -66,23 +71,52 @@ export async function toolChecks(f: Found, m: LlmModel): Promise<Check[]> {
   const form = legacy ? 'a function_call' : 'tool_calls';
   const first = bodyFor(m, { messages: [user], ...offer, max_tokens: 200 });
   const s = await streamChat(url, f.opts.platformToken, first, f.opts.timeoutMs);
-  if (s.refused && s.status < 500) return [fail('tool call', withId(`${s.status}: ${errorText(s.refused)}`, s.requestId), `${gatewayRemedy(s.refused, m.model)}; if the upstream refuses tools: ${toolsRemedy(m.model)}`, m.model)];
+  if (s.refused && s.status < 500)
+    return [
+      fail(
+        'tool call',
+        withId(`${s.status}: ${errorText(s.refused)}`, s.requestId),
+        `${gatewayRemedy(s.refused, m.model)}; if the upstream refuses tools: ${toolsRemedy(m.model)}`,
+        m.model,
+      ),
+    ];
   if (s.refused || isEmpty(s) || isBroken(s)) return [await repeated(f, 'tool call', m.model, first, s, STREAM_BREAKS)];
   const call = s.calls[0];
-  if (!call?.name) return [fail('tool call', withId(`answered with text and no ${form} in the stream: "${short(s.content)}"`, s.requestId), toolsRemedy(m.model), m.model)];
+  if (!call?.name)
+    return [fail('tool call', withId(`answered with text and no ${form} in the stream: "${short(s.content)}"`, s.requestId), toolsRemedy(m.model), m.model)];
   const calls = [ok('tool call', withId(`${form}: ${call.name}(${short(call.arguments, 80)})`, s.requestId), m.model)];
 
   const callId = call.id ?? 'call_kbchat_doctor';
   const history = legacy
-    ? [user, { role: 'assistant', content: null, function_call: { name: call.name, arguments: call.arguments } }, { role: 'function', name: call.name, content: TOOL_RESULT }]
-    : [user, { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: call.name, arguments: call.arguments } }] }, { role: 'tool', tool_call_id: callId, content: TOOL_RESULT }];
+    ? [
+        user,
+        { role: 'assistant', content: null, function_call: { name: call.name, arguments: call.arguments } },
+        { role: 'function', name: call.name, content: TOOL_RESULT },
+      ]
+    : [
+        user,
+        { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+        { role: 'tool', tool_call_id: callId, content: TOOL_RESULT },
+      ];
   const second = bodyFor(m, { messages: history, ...offer, max_tokens: 200 });
   const r = await streamChat(url, f.opts.platformToken, second, f.opts.timeoutMs);
-  if (r.refused && r.status < 500) return [...calls, fail('tool result', withId(`${r.status}: ${errorText(r.refused)}`, r.requestId), `${gatewayRemedy(r.refused, m.model)}; if it refuses tool results: ${toolsRemedy(m.model)}`, m.model)];
+  if (r.refused && r.status < 500)
+    return [
+      ...calls,
+      fail(
+        'tool result',
+        withId(`${r.status}: ${errorText(r.refused)}`, r.requestId),
+        `${gatewayRemedy(r.refused, m.model)}; if it refuses tool results: ${toolsRemedy(m.model)}`,
+        m.model,
+      ),
+    ];
   if (r.refused || isEmpty(r) || isBroken(r)) return [...calls, await repeated(f, 'tool result', m.model, second, r, STREAM_BREAKS)];
   if (!r.content.includes(RESULT_MARK)) {
     const got = r.content ? `"${short(r.content)}"` : `another call (${r.calls.map((c) => c.name).join(', ')})`;
-    return [...calls, fail('tool result', withId(`the answer to the tool's result (${RESULT_MARK} °C) does not use it: ${got}`, r.requestId), toolsRemedy(m.model), m.model)];
+    return [
+      ...calls,
+      fail('tool result', withId(`the answer to the tool's result (${RESULT_MARK} °C) does not use it: ${got}`, r.requestId), toolsRemedy(m.model), m.model),
+    ];
   }
   return [...calls, ok('tool result', withId(`answered from the result: "${short(r.content)}"`, r.requestId), m.model)];
 }

@@ -51,6 +51,18 @@ export interface Found {
 }
 
 export const ok = (name: string, detail: string, model?: string): Check => ({ name, ...(model ? { model } : {}), status: 'ok', detail });
-export const warn = (name: string, detail: string, remedy?: string, model?: string): Check => ({ name, ...(model ? { model } : {}), status: 'warn', detail, ...(remedy ? { remedy } : {}) });
-export const fail = (name: string, detail: string, remedy?: string, model?: string): Check => ({ name, ...(model ? { model } : {}), status: 'fail', detail, ...(remedy ? { remedy } : {}) });
+export const warn = (name: string, detail: string, remedy?: string, model?: string): Check => ({
+  name,
+  ...(model ? { model } : {}),
+  status: 'warn',
+  detail,
+  ...(remedy ? { remedy } : {}),
+});
+export const fail = (name: string, detail: string, remedy?: string, model?: string): Check => ({
+  name,
+  ...(model ? { model } : {}),
+  status: 'fail',
+  detail,
+  ...(remedy ? { remedy } : {}),
+});
 export const skip = (name: string, detail: string, model?: string): Check => ({ name, ...(model ? { model } : {}), status: 'skip', detail });

@@ -35,7 +35,8 @@ export async function modelChecks(f: Found): Promise<Check[]> {
     })),
     ...config.reRankModels.map((m) => ({ model: m.model, steps: [() => upstreamCheck(f, m.model), () => gatewayRerank(f, m.model)] })),
   ];
-  if (!f.channels || f.gatewayProblem) return models.map(({ model }) => skip('model', `not checked: ${f.gatewayProblem ?? 'the gateway was not reached'}`, model));
+  if (!f.channels || f.gatewayProblem)
+    return models.map(({ model }) => skip('model', `not checked: ${f.gatewayProblem ?? 'the gateway was not reached'}`, model));
   const out: Check[] = [];
   for (const { steps } of models) out.push(...(await chain(steps)));
   return out;

@@ -77,7 +77,10 @@ function tokenFile(dataDir: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
 }
 
-export function doctorOptions(env: Env, flags: { token?: string; platformKey?: string; gatewayUrl?: string; platformUrl?: string; compose?: boolean; timeoutMs?: number }): DoctorOptions {
+export function doctorOptions(
+  env: Env,
+  flags: { token?: string; platformKey?: string; gatewayUrl?: string; platformUrl?: string; compose?: boolean; timeoutMs?: number },
+): DoctorOptions {
   const dataDir = resolve(env.DATA_DIR || './data');
   const running = runningKbchat(env, dataDir);
   // Ports or URLs given say what to check; else the running kbchat's, else the defaults.

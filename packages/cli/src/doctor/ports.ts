@@ -55,7 +55,11 @@ async function checkPort(role: PortRole): Promise<Check> {
   if (listener && listener.at.port !== role.port && role.option) {
     // A port given by hand, while the data dir's kbchat listens elsewhere: the checks after this one look at the given port.
     const its = `the kbchat of this data dir (pid ${listener.holder.pid}) listens on ${listener.at.host}:${listener.at.port}`;
-    return warn(role.name, `${where}: ${state === 'free' ? 'free' : 'taken'}; ${its}`, `to check that kbchat, leave the port out or give ${role.option(listener.at.port)}`);
+    return warn(
+      role.name,
+      `${where}: ${state === 'free' ? 'free' : 'taken'}; ${its}`,
+      `to check that kbchat, leave the port out or give ${role.option(listener.at.port)}`,
+    );
   }
   if (state === 'free') return ok(role.name, `${where}: free`);
   if (state !== 'taken') return fail(role.name, `${where} ${state}`, 'choose a port above 1023 that this machine has');
@@ -89,7 +93,13 @@ export async function portChecks(opts: DoctorOptions): Promise<Check[]> {
     },
   ];
   if (opts.compose) {
-    roles.push({ name: 'mariadb port', host: '127.0.0.1', port: opts.ports.mariadb, remap: (p) => `MARIADB_PORT=${p} docker compose up -d`, otherMayOwn: "this compose's MariaDB" });
+    roles.push({
+      name: 'mariadb port',
+      host: '127.0.0.1',
+      port: opts.ports.mariadb,
+      remap: (p) => `MARIADB_PORT=${p} docker compose up -d`,
+      otherMayOwn: "this compose's MariaDB",
+    });
   }
   const checks: Check[] = [];
   for (const role of roles) checks.push(await checkPort(role));

@@ -7,7 +7,8 @@ import { loadModelConfig, modelsMissingFromGateway, type ModelConfig, type Provi
 import { fail, ok, warn, type ChannelInfo, type Check, type DatasetInfo, type Found } from './check.js';
 import { errorText, NoAnswer, request, type Answer } from './http.js';
 
-const ADMIN_TOKEN_REMEDY = 'give a root or admin token of the gateway: --token, GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN (kbchat start keeps one in <data-dir>/platform-gateway-token)';
+const ADMIN_TOKEN_REMEDY =
+  'give a root or admin token of the gateway: --token, GATEWAY_ADMIN_TOKEN or INITIAL_ROOT_TOKEN (kbchat start keeps one in <data-dir>/platform-gateway-token)';
 
 async function reach(url: string, timeoutMs: number): Promise<Answer | string> {
   try {
@@ -47,12 +48,24 @@ export async function platformTokenChecks(f: Found): Promise<Check[]> {
   const { gatewayUrl: url, platformToken, timeoutMs } = f.opts;
   if (!platformToken) {
     f.gatewayProblem ??= "no gateway token for the platform's requests";
-    return [fail('platform token', "no gateway token for the platform's requests", 'set GATEWAY_TOKEN (or INITIAL_ROOT_TOKEN) as the platform has it; kbchat start keeps its own in <data-dir>/platform-gateway-token')];
+    return [
+      fail(
+        'platform token',
+        "no gateway token for the platform's requests",
+        'set GATEWAY_TOKEN (or INITIAL_ROOT_TOKEN) as the platform has it; kbchat start keeps its own in <data-dir>/platform-gateway-token',
+      ),
+    ];
   }
   const models = await request(`${url}/v1/models`, { token: platformToken, timeoutMs });
   if (models.status !== 200) {
     f.gatewayProblem ??= "the gateway refuses the platform's token";
-    return [fail('platform token', `the gateway refuses the platform's token (${models.status}): ${errorText(models)}`, 'set GATEWAY_TOKEN to a valid token of the gateway (console, Tokens), the same the platform uses')];
+    return [
+      fail(
+        'platform token',
+        `the gateway refuses the platform's token (${models.status}): ${errorText(models)}`,
+        'set GATEWAY_TOKEN to a valid token of the gateway (console, Tokens), the same the platform uses',
+      ),
+    ];
   }
   f.served = new Set((models.json?.data ?? []).map((m: { id: string }) => m.id));
   const me = await request(`${url}/api/auth/me`, { token: platformToken, timeoutMs });
@@ -63,7 +76,8 @@ export async function platformTokenChecks(f: Found): Promise<Check[]> {
     const fresh = await request(`${url}/api/users/${user.id}`, { token: f.opts.adminToken, timeoutMs });
     if (fresh.status === 200) user = fresh.json;
   }
-  if (me.status !== 200 || typeof user?.balance_micros !== 'number') return [warn('platform token', `its balance cannot be read (${me.status}): ${errorText(me)}`)];
+  if (me.status !== 200 || typeof user?.balance_micros !== 'number')
+    return [warn('platform token', `its balance cannot be read (${me.status}): ${errorText(me)}`)];
   const units = (user.balance_micros / 1e6).toFixed(2);
   const topUp = `top up user ${user.username} in the gateway console, Users (or PATCH /api/users/${user.id} with balance_delta)`;
   if (user.balance_micros <= 0) return [fail('platform token', `user ${user.username}'s balance is ${units}: the gateway refuses every priced request`, topUp)];
@@ -100,7 +114,11 @@ export function configChecks(f: Found): Check[] {
   const missing = modelsMissingFromGateway(config, f.served);
   checks.push(
     missing.length
-      ? fail('gateway models', `config.json names models the gateway does not serve: ${missing.join(', ')}`, 'add a channel that serves them (gateway console, Channels; or <PROVIDER>_MODELS), enable the one that does, or remove them from config.json')
+      ? fail(
+          'gateway models',
+          `config.json names models the gateway does not serve: ${missing.join(', ')}`,
+          'add a channel that serves them (gateway console, Channels; or <PROVIDER>_MODELS), enable the one that does, or remove them from config.json',
+        )
       : ok('gateway models', `all ${config.llmModels.length + config.vectorModels.length + config.reRankModels.length} configured models are served`),
   );
   return checks;
@@ -115,19 +133,41 @@ export async function platformChecks(f: Found): Promise<Check[]> {
   }
   if (!key) {
     f.platformProblem = 'no platform key';
-    return [warn('platform', `${url} answers, but there is no platform key: the platform steps and the knowledge-base check are skipped`, 'give a general key of the platform: --platform-key, PLATFORM_API_KEY or INITIAL_API_KEY (web app, API keys)')];
+    return [
+      warn(
+        'platform',
+        `${url} answers, but there is no platform key: the platform steps and the knowledge-base check are skipped`,
+        'give a general key of the platform: --platform-key, PLATFORM_API_KEY or INITIAL_API_KEY (web app, API keys)',
+      ),
+    ];
   }
   const models = await request(`${url}/api/core/ai/model/list`, { token: key, timeoutMs });
   if (models.status !== 200) {
     f.platformProblem = 'the platform refuses the key';
-    return [fail('platform', `${url} refuses the key (${models.status}): ${errorText(models)}`, 'give a general key (not an application key): --platform-key, PLATFORM_API_KEY or INITIAL_API_KEY')];
+    return [
+      fail(
+        'platform',
+        `${url} refuses the key (${models.status}): ${errorText(models)}`,
+        'give a general key (not an application key): --platform-key, PLATFORM_API_KEY or INITIAL_API_KEY',
+      ),
+    ];
   }
   f.platformModels = new Set((models.json?.data?.models ?? []).map((m: { model: string }) => m.model));
   const listed = await request(`${url}/api/core/dataset/list`, { token: key, body: {}, timeoutMs });
   if (listed.status === 200) {
-    f.datasets = (listed.json?.data ?? []).map((d: any): DatasetInfo => ({ id: d.id, name: d.name, vectorModel: d.vectorModel?.model ?? '', vectorDimensions: d.vectorDimensions ?? null }));
+    f.datasets = (listed.json?.data ?? []).map((d: any): DatasetInfo => ({
+      id: d.id,
+      name: d.name,
+      vectorModel: d.vectorModel?.model ?? '',
+      vectorDimensions: d.vectorDimensions ?? null,
+    }));
   }
-  return [ok('platform', `${url}: ${health.json?.store ?? 'unknown'} store, ${f.platformModels.size} models offered, ${f.datasets?.length ?? '?'} knowledge bases of the key's team`)];
+  return [
+    ok(
+      'platform',
+      `${url}: ${health.json?.store ?? 'unknown'} store, ${f.platformModels.size} models offered, ${f.datasets?.length ?? '?'} knowledge bases of the key's team`,
+    ),
+  ];
 }
 
 /** Knowledge bases bound to a vector model that config.json no longer has: their indexing and search fail. */

@@ -25,7 +25,8 @@ function serverRemedy(err: NodeJS.ErrnoException & { sqlMessage?: string }, vari
   const u = new URL(url);
   const where = `${u.hostname}:${u.port || (u.protocol.startsWith('mysql') ? 3306 : 5432)}`;
   const code = err.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH') return `nothing answers at ${where}: start the database server (docker compose up -d), or correct ${variable}`;
+  if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH')
+    return `nothing answers at ${where}: start the database server (docker compose up -d), or correct ${variable}`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host ${u.hostname} is not known here: correct ${variable}`;
   if (code === '28P01' || code === '28000' || code === 'ER_ACCESS_DENIED_ERROR') return `the server refuses the user or password in ${variable}: correct them`;
   if (code === '3D000' || code === 'ER_BAD_DB_ERROR') return `the database in ${variable} does not exist: create it (CREATE DATABASE ...)`;
@@ -72,14 +73,22 @@ async function checkStore(whose: 'gateway' | 'platform', url: string | undefined
     if (!dir) return ok(name, 'embedded, in memory');
     if (!existsSync(dir)) return ok(name, `embedded at ${dir}: not created yet (the first start creates it)`);
     const holder = storeHolder(dir);
-    return ok(name, `embedded at ${dir}: ${holder ? `open in kbchat (pid ${holder.pid}, ${holder.command})${listeningOf(holder)}` : 'closed (no kbchat has it open)'}`);
+    return ok(
+      name,
+      `embedded at ${dir}: ${holder ? `open in kbchat (pid ${holder.pid}, ${holder.command})${listeningOf(holder)}` : 'closed (no kbchat has it open)'}`,
+    );
   }
   try {
     const what = url.startsWith('mysql') ? await checkMysql(url, opts.timeoutMs) : await checkPostgres(url, whose === 'platform', opts.timeoutMs);
     return ok(name, `${what} at ${shownUrl(url)}`);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'NO_PGVECTOR') return fail(name, `${e.message} at ${shownUrl(url)}`, 'the platform needs pgvector: use the pgvector/pgvector image, or install the extension on this server');
+    if (e.code === 'NO_PGVECTOR')
+      return fail(
+        name,
+        `${e.message} at ${shownUrl(url)}`,
+        'the platform needs pgvector: use the pgvector/pgvector image, or install the extension on this server',
+      );
     return fail(name, `${shownUrl(url)}: ${e.message || e.code}`, serverRemedy(e, variable, url));
   }
 }

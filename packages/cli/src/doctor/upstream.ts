@@ -20,13 +20,19 @@ const channelLabel = (c: ChannelInfo) => `channel ${c.name} (${c.base_url ?? c.t
 
 export async function upstreamCheck(f: Found, model: string): Promise<Check> {
   const listing = f.channels!.filter((c) => c.models.includes(model));
-  if (!listing.length) return fail('upstream', 'no channel of the gateway lists it', 'add a channel that serves it (gateway console, Channels; or <PROVIDER>_MODELS)', model);
+  if (!listing.length)
+    return fail('upstream', 'no channel of the gateway lists it', 'add a channel that serves it (gateway console, Channels; or <PROVIDER>_MODELS)', model);
   const enabled = listing.filter((c) => c.status === 'enabled');
-  if (!enabled.length) return fail('upstream', `its channels are disabled: ${listing.map((c) => c.name).join(', ')}`, 'enable one (gateway console, Channels)', model);
+  if (!enabled.length)
+    return fail('upstream', `its channels are disabled: ${listing.map((c) => c.name).join(', ')}`, 'enable one (gateway console, Channels)', model);
   const lines: string[] = [];
   const failures: Array<{ channel: ChannelInfo; result: TestResult }> = [];
   for (const channel of enabled) {
-    const a = await request(`${f.opts.gatewayUrl}/api/channels/${channel.id}/test`, { token: f.opts.adminToken, body: { model }, timeoutMs: CHANNEL_TEST_MS + f.opts.timeoutMs });
+    const a = await request(`${f.opts.gatewayUrl}/api/channels/${channel.id}/test`, {
+      token: f.opts.adminToken,
+      body: { model },
+      timeoutMs: CHANNEL_TEST_MS + f.opts.timeoutMs,
+    });
     const result = a.json?.data?.[0] as TestResult | undefined;
     if (a.status !== 200 || !result) {
       lines.push(`${channelLabel(channel)}: the test could not run (${a.status}: ${errorText(a)})`);
@@ -35,7 +41,9 @@ export async function upstreamCheck(f: Found, model: string): Promise<Check> {
     }
     const autoDisabled = channel.disabled_models.find((d) => d.model === model);
     const note = autoDisabled ? ` [auto-disabled: ${autoDisabled.reason}]` : '';
-    lines.push(`${channelLabel(channel)}: ${result.ok ? `${result.status} in ${result.latency_ms} ms` : `${result.status ?? 'no answer'}: ${result.error}`}${note}`);
+    lines.push(
+      `${channelLabel(channel)}: ${result.ok ? `${result.status} in ${result.latency_ms} ms` : `${result.status ?? 'no answer'}: ${result.error}`}${note}`,
+    );
     if (!result.ok) failures.push({ channel, result });
   }
   const detail = lines.join('; ');

@@ -17,22 +17,46 @@ export async function gatewayEmbeddings(f: Found, model: string): Promise<Check[
   });
   if (a.status !== 200) return [fail('embeddings', withId(`${a.status}: ${errorText(a)}`, a.requestId), gatewayRemedy(a, model), model)];
   const vectors = (a.json?.data ?? []).map((d: { embedding?: unknown }) => d.embedding).filter(Array.isArray) as number[][];
-  if (vectors.length !== 2 || !vectors[0]!.length) return [fail('embeddings', withId(`the answer holds ${vectors.length} float vectors for 2 inputs`, a.requestId), 'the upstream answers in a shape kbchat does not read: check the channel type', model)];
+  if (vectors.length !== 2 || !vectors[0]!.length)
+    return [
+      fail(
+        'embeddings',
+        withId(`the answer holds ${vectors.length} float vectors for 2 inputs`, a.requestId),
+        'the upstream answers in a shape kbchat does not read: check the channel type',
+        model,
+      ),
+    ];
   const dims = vectors[0]!.length;
   const onModel = (f.datasets ?? []).filter((d) => d.vectorModel === model && d.vectorDimensions !== null);
   const other = onModel.filter((d) => d.vectorDimensions !== dims);
   const checks: Check[] = [];
   if (other.length) {
     const named = other.map((d) => `"${d.name}" (${d.vectorDimensions})`).join(', ');
-    checks.push(fail('embeddings', withId(`${dims} dimensions, but knowledge bases on it hold vectors of another size: ${named}`, a.requestId), "the model behind this name has changed: restore it (the channel's model_mapping), or re-import those knowledge bases", model));
+    checks.push(
+      fail(
+        'embeddings',
+        withId(`${dims} dimensions, but knowledge bases on it hold vectors of another size: ${named}`, a.requestId),
+        "the model behind this name has changed: restore it (the channel's model_mapping), or re-import those knowledge bases",
+        model,
+      ),
+    );
   } else {
-    checks.push(ok('embeddings', withId(`${dims} dimensions${onModel.length ? `, as its ${onModel.length} indexed knowledge bases` : ''}`, a.requestId), model));
+    checks.push(
+      ok('embeddings', withId(`${dims} dimensions${onModel.length ? `, as its ${onModel.length} indexed knowledge bases` : ''}`, a.requestId), model),
+    );
   }
   const norms = vectors.map((v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0)));
   const worst = norms.reduce((w, n) => (Math.abs(n - 1) > Math.abs(w - 1) ? n : w), 1);
   if (Math.abs(worst - 1) <= NORM_TOLERANCE) checks.push(ok('vector norm', `${worst.toFixed(3)}: normalised`, model));
   else {
-    checks.push(warn('vector norm', `${worst.toFixed(3)}${worst > 1 ? ', above 1' : ''}: the model does not normalise its vectors, and its scores are meaningless (the platform refuses such vectors)`, 'use an embedding model that returns unit-length vectors (most providers do; some have an option for it in defaultConfig)', model));
+    checks.push(
+      warn(
+        'vector norm',
+        `${worst.toFixed(3)}${worst > 1 ? ', above 1' : ''}: the model does not normalise its vectors, and its scores are meaningless (the platform refuses such vectors)`,
+        'use an embedding model that returns unit-length vectors (most providers do; some have an option for it in defaultConfig)',
+        model,
+      ),
+    );
   }
   return checks;
 }
@@ -45,6 +69,12 @@ export async function gatewayRerank(f: Found, model: string): Promise<Check> {
   });
   if (a.status !== 200) return fail('rerank', withId(`${a.status}: ${errorText(a)}`, a.requestId), gatewayRemedy(a, model), model);
   const results = a.json?.results ?? a.json?.data;
-  if (!Array.isArray(results) || results.length !== 2) return fail('rerank', withId('the answer holds no result per document', a.requestId), 'the upstream answers in a shape kbchat does not read: check the channel type', model);
+  if (!Array.isArray(results) || results.length !== 2)
+    return fail(
+      'rerank',
+      withId('the answer holds no result per document', a.requestId),
+      'the upstream answers in a shape kbchat does not read: check the channel type',
+      model,
+    );
   return ok('rerank', withId(`ranked 2 documents in ${a.ms} ms`, a.requestId), model);
 }

@@ -130,7 +130,16 @@ export type RetestResult = z.infer<typeof retestResultSchema>;
 
 /** GET /api/channels/providers. */
 export const channelProvidersSchema = z.object({
-  types: z.array(z.object({ type: z.string(), label: z.string(), default_base_url: z.string().nullable(), key_required: z.boolean(), stream_usage_default: z.boolean(), endpoints: z.array(z.string()).readonly() })),
+  types: z.array(
+    z.object({
+      type: z.string(),
+      label: z.string(),
+      default_base_url: z.string().nullable(),
+      key_required: z.boolean(),
+      stream_usage_default: z.boolean(),
+      endpoints: z.array(z.string()).readonly(),
+    }),
+  ),
   presets: z.array(z.object({ env: z.string(), type: z.string(), base_url: z.string().nullable(), models: z.array(z.string()) })),
 });
 export type ChannelProviders = z.infer<typeof channelProvidersSchema>;

@@ -39,7 +39,9 @@ export type TopUser = z.infer<typeof topUserSchema>;
 /** Channels an operator disabled, and channel models the health check disabled. */
 export const disabledChannelsSchema = z.object({
   channels: z.array(z.object({ channel_id: z.number(), name: z.string(), reason: z.string(), since: z.number() })),
-  models: z.array(z.object({ channel_id: z.number(), channel_name: z.string(), channel_status: z.string(), model: z.string(), reason: z.string(), since: z.number() })),
+  models: z.array(
+    z.object({ channel_id: z.number(), channel_name: z.string(), channel_status: z.string(), model: z.string(), reason: z.string(), since: z.number() }),
+  ),
 });
 export type DisabledChannels = z.infer<typeof disabledChannelsSchema>;
 

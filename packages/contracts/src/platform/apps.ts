@@ -72,7 +72,11 @@ export const createAppSchema = z.object({ ...appMeta, ...appSettingsSchema.shape
 /** An update names the app and any fields to change; the merge is validated whole. */
 export const updateAppSchema = z.object({ appId: id, name: appMeta.name.optional(), intro: z.string().max(5000).optional() }).passthrough();
 export const appIdQuery = z.object({ appId: id });
-export const listAppsBody = z.object({ searchKey: z.string().max(200).optional(), offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(100) });
+export const listAppsBody = z.object({
+  searchKey: z.string().max(200).optional(),
+  offset: z.number().int().min(0).default(0),
+  pageSize: z.number().int().min(1).max(500).default(100),
+});
 
 export type CreateAppBody = z.input<typeof createAppSchema>;
 export type UpdateAppBody = z.input<typeof updateAppSchema>;

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { id } from './common.js';
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
-export const chatMessageSchema = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content: z.union([z.string(), z.array(contentPart), z.null()]).optional() }).passthrough();
+export const chatMessageSchema = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+  })
+  .passthrough();
 export const chatCompletionsBody = z
   .object({
     chatId: z.string().max(64).nullable().optional(),
@@ -26,7 +31,10 @@ export type ChatCompletionsBody = z.input<typeof chatCompletionsBody>;
 /** An ISO date (or date and time) or epoch milliseconds. */
 const logTime = z.union([
   z.number().int().min(0),
-  z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds').transform((t) => Date.parse(t)),
+  z
+    .string()
+    .refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds')
+    .transform((t) => Date.parse(t)),
 ]);
 export const chatLogsBody = z.object({
   appId: id,
@@ -48,7 +56,13 @@ export const chatRecordsBody = z.object({ ...who, chatId: id, ...page });
 export const chatItemQuery = z.object({ ...who, chatId: id, contentId: id });
 export const stopAnswerBody = z.object({ ...who, chatId: id, dataId: id });
 export const clearHistoriesQuery = z.object({ appId: id.optional() });
-export const feedbackBody = z.object({ ...who, chatId: id, dataId: id, userGoodFeedback: z.string().max(5000).optional(), userBadFeedback: z.string().max(5000).optional() });
+export const feedbackBody = z.object({
+  ...who,
+  chatId: id,
+  dataId: id,
+  userGoodFeedback: z.string().max(5000).optional(),
+  userBadFeedback: z.string().max(5000).optional(),
+});
 
 export type HistoriesBody = z.input<typeof historiesBody>;
 export type ChatRecordsBody = z.input<typeof chatRecordsBody>;

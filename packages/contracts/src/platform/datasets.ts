@@ -5,7 +5,14 @@ import { id } from './common.js';
 /** The most data items one pushData request takes. */
 export const MAX_PUSH = 200;
 
-export const createDatasetBody = z.object({ name: z.string().trim().min(1).max(200), intro: z.string().max(5000).optional(), vectorModel: z.string().optional(), agentModel: z.string().optional(), type: z.literal('dataset').optional(), parentId: z.string().nullable().optional() });
+export const createDatasetBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  intro: z.string().max(5000).optional(),
+  vectorModel: z.string().optional(),
+  agentModel: z.string().optional(),
+  type: z.literal('dataset').optional(),
+  parentId: z.string().nullable().optional(),
+});
 export const chunkSettings = {
   trainingType: z.enum(['chunk', 'qa']).default('chunk'),
   chunkSize: z.number().int().min(16).max(32_000).optional(),
@@ -13,16 +20,57 @@ export const chunkSettings = {
   qaPrompt: z.string().max(10_000).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 };
-export const createTextCollectionBody = z.object({ datasetId: id, name: z.string().trim().min(1).max(500), text: z.string().min(1).max(20_000_000), ...chunkSettings });
-export const createLinkCollectionBody = z.object({ datasetId: id, link: z.string().min(1).max(4000), name: z.string().trim().max(500).optional(), ...chunkSettings });
-export const listCollectionsBody = z.object({ datasetId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
+export const createTextCollectionBody = z.object({
+  datasetId: id,
+  name: z.string().trim().min(1).max(500),
+  text: z.string().min(1).max(20_000_000),
+  ...chunkSettings,
+});
+export const createLinkCollectionBody = z.object({
+  datasetId: id,
+  link: z.string().min(1).max(4000),
+  name: z.string().trim().max(500).optional(),
+  ...chunkSettings,
+});
+export const listCollectionsBody = z.object({
+  datasetId: id,
+  offset: z.number().int().min(0).default(0),
+  pageSize: z.number().int().min(1).max(500).default(30),
+  searchText: z.string().max(200).optional(),
+});
 export const pushDataBody = z.object({
   collectionId: id,
-  data: z.array(z.object({ q: z.string().max(100_000), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() })).min(1).max(MAX_PUSH),
+  data: z
+    .array(
+      z.object({
+        q: z.string().max(100_000),
+        a: z.string().max(100_000).optional(),
+        indexes: z
+          .array(z.object({ text: z.string().max(100_000) }))
+          .max(20)
+          .optional(),
+      }),
+    )
+    .min(1)
+    .max(MAX_PUSH),
   trainingType: z.enum(['chunk', 'qa']).optional(),
 });
-export const listDataBody = z.object({ collectionId: id, offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30), searchText: z.string().max(200).optional() });
-export const updateDataBody = z.object({ dataId: id.optional(), id: id.optional(), q: z.string().max(100_000).optional(), a: z.string().max(100_000).optional(), indexes: z.array(z.object({ text: z.string().max(100_000) })).max(20).optional() });
+export const listDataBody = z.object({
+  collectionId: id,
+  offset: z.number().int().min(0).default(0),
+  pageSize: z.number().int().min(1).max(500).default(30),
+  searchText: z.string().max(200).optional(),
+});
+export const updateDataBody = z.object({
+  dataId: id.optional(),
+  id: id.optional(),
+  q: z.string().max(100_000).optional(),
+  a: z.string().max(100_000).optional(),
+  indexes: z
+    .array(z.object({ text: z.string().max(100_000) }))
+    .max(20)
+    .optional(),
+});
 /** ?id= of a dataset, collection or data item. */
 export const idQuery = z.object({ id });
 export const listDatasetsBody = z.object({ parentId: z.string().nullable().optional(), searchKey: z.string().max(200).optional() });

@@ -6,9 +6,12 @@ import { z } from 'zod';
 export const errorBodySchema = z.object({
   code: z.number().int().describe('The HTTP status'),
   statusText: z.string().describe('A stable machine code: invalid_field, unauthorized, not_found, conflict, too_large, …'),
-  message: z.string().describe('What went wrong; a bad field is named as Invalid \'<field>\': …'),
+  message: z.string().describe("What went wrong; a bad field is named as Invalid '<field>': …"),
   data: z.null(),
-  error: z.object({ message: z.string(), type: z.string(), code: z.string() }).optional().describe('POST /api/v1/chat/completions only: the same, as OpenAI clients read it'),
+  error: z
+    .object({ message: z.string(), type: z.string(), code: z.string() })
+    .optional()
+    .describe('POST /api/v1/chat/completions only: the same, as OpenAI clients read it'),
 });
 
 /** What every management route answers (the platform's ok()), `data` being the route's own answer. */

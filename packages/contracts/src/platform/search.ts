@@ -24,14 +24,24 @@ export const trainingErrorsBody = z.object({
   pageSize: z.number().int().min(1).max(100).default(20),
 });
 export const updateTrainingDataBody = z
-  .object({ dataId: id.optional(), collectionId: id.optional(), datasetId: id.optional(), q: z.unknown().optional(), a: z.unknown().optional(), chunkIndex: z.unknown().optional() })
+  .object({
+    dataId: id.optional(),
+    collectionId: id.optional(),
+    datasetId: id.optional(),
+    q: z.unknown().optional(),
+    a: z.unknown().optional(),
+    chunkIndex: z.unknown().optional(),
+  })
   .refine((x) => x.dataId || x.collectionId || x.datasetId, { message: 'name a dataId (one item), a collectionId or a datasetId', path: ['dataId'] })
   // FastGPT edits an item's text here; kbchat's items are the data rows themselves, changed through data/update.
   .refine((x) => x.q === undefined && x.a === undefined && x.chunkIndex === undefined, {
-    message: 'a training item\'s text is not edited here: change the chunk with PUT /api/core/dataset/data/update, then retry it', path: ['q'],
+    message: "a training item's text is not edited here: change the chunk with PUT /api/core/dataset/data/update, then retry it",
+    path: ['q'],
   });
 export const collectionIdQuery = z.object({ collectionId: id });
-export const retryFailedBody = z.object({ collectionId: id.optional(), datasetId: id.optional() }).refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] });
+export const retryFailedBody = z
+  .object({ collectionId: id.optional(), datasetId: id.optional() })
+  .refine((x) => x.collectionId || x.datasetId, { message: 'name a collectionId or a datasetId', path: ['collectionId'] });
 
 export type SearchTestBody = z.input<typeof searchTestBody>;
 export type TrainingErrorsBody = z.input<typeof trainingErrorsBody>;

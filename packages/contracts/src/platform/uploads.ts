@@ -12,19 +12,41 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 as 64 lowercase hex
 /** Asking for a second collection of content already in the dataset (else the first is answered). */
 const allowDuplicate = z.boolean().optional();
 /** create/localFile's `data` part. */
-export const fileImportSettings = z.object({ datasetId: id, name: z.string().trim().max(500).optional(), sha256: sha256.optional(), idempotencyKey: z.string().min(8).max(128).optional(), allowDuplicate, ...chunkSettings });
+export const fileImportSettings = z.object({
+  datasetId: id,
+  name: z.string().trim().max(500).optional(),
+  sha256: sha256.optional(),
+  idempotencyKey: z.string().min(8).max(128).optional(),
+  allowDuplicate,
+  ...chunkSettings,
+});
 export const importUploadBody = z.object({ uploadId: id, name: z.string().trim().max(500).optional(), allowDuplicate, ...chunkSettings });
 // qaPrompt is not needed to estimate: it is kept with the estimate, for the import after a reload.
-export const estimateUploadBody = z.object({ uploadId: id, trainingType: chunkSettings.trainingType, chunkSize: chunkSettings.chunkSize, chunkSplitter: chunkSettings.chunkSplitter, qaPrompt: chunkSettings.qaPrompt });
+export const estimateUploadBody = z.object({
+  uploadId: id,
+  trainingType: chunkSettings.trainingType,
+  chunkSize: chunkSettings.chunkSize,
+  chunkSplitter: chunkSettings.chunkSplitter,
+  qaPrompt: chunkSettings.qaPrompt,
+});
 export const uploadCheckBody = z.object({ datasetId: id, sha256, size: z.number().int().min(0) });
 /** A tus creation's Upload-Metadata. */
-export const tusUploadMetadata = z.object({ datasetId: id, filename: z.string().trim().min(1).max(500), filetype: z.string().max(200).optional(), sha256: sha256.optional() });
+export const tusUploadMetadata = z.object({
+  datasetId: id,
+  filename: z.string().trim().min(1).max(500),
+  filetype: z.string().max(200).optional(),
+  sha256: sha256.optional(),
+});
 export const datasetIdQuery = z.object({ datasetId: id });
 export const uploadIdParams = z.object({ uploadId: id });
 /** create/localFile's form, for the API document (the handler reads the parts itself, and `data` with fileImportSettings). */
 export const localFileForm = z.object({
   file: z.string().meta({ format: 'binary', description: `The file, at most ${mib} MiB` }),
-  data: z.string().meta({ description: 'The settings as JSON text', contentMediaType: 'application/json', contentSchema: z.toJSONSchema(fileImportSettings, { io: 'input' }) }),
+  data: z.string().meta({
+    description: 'The settings as JSON text',
+    contentMediaType: 'application/json',
+    contentSchema: z.toJSONSchema(fileImportSettings, { io: 'input' }),
+  }),
 });
 
 export type FileImportSettings = z.input<typeof fileImportSettings>;

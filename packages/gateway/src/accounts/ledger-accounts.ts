@@ -104,7 +104,15 @@ export class LedgerAccounts {
       }
       const lastUsedAt = a.kind === 'token' ? lastUse.get(a.id) : undefined;
       if (lastUsedAt !== undefined) lastUse.delete(a.id);
-      writes.push({ kind: a.kind, id: a.id, held: a.held, newHeld: a.held - c.charge - giveBackNow + topUp, charge: c.charge, requests: c.requests, lastUsedAt });
+      writes.push({
+        kind: a.kind,
+        id: a.id,
+        held: a.held,
+        newHeld: a.held - c.charge - giveBackNow + topUp,
+        charge: c.charge,
+        requests: c.requests,
+        lastUsedAt,
+      });
     }
     // Tokens without their own limit have no account; only their last use is written.
     for (const [id, at] of lastUse) writes.push({ kind: 'token', id, held: 0, newHeld: 0, charge: 0, requests: 0, lastUsedAt: at });

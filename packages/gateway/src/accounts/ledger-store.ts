@@ -284,7 +284,11 @@ export class LedgerStore {
       let next: number;
       if ('set' in change) next = change.set;
       else next = change.delta >= 0 ? now + change.delta : Math.max(now + change.delta, Math.min(now, 0));
-      await tx.updateTable('users').set({ balance: next - leased }).where('id', '=', id).execute();
+      await tx
+        .updateTable('users')
+        .set({ balance: next - leased })
+        .where('id', '=', id)
+        .execute();
       return true;
     });
   }

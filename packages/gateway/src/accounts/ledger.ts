@@ -373,7 +373,11 @@ export class BalanceLedger {
         a.free = 0;
       });
       const owed = takes.reduce((n, t) => n + t.amount, 0);
-      this.onError(new Error(`this gateway process had been presumed dead (no renewal within ${this.holder.ttlMs} ms) and its leases given back; it registered again and took back ${owed} micro-units for requests in flight and unwritten logs`));
+      this.onError(
+        new Error(
+          `this gateway process had been presumed dead (no renewal within ${this.holder.ttlMs} ms) and its leases given back; it registered again and took back ${owed} micro-units for requests in flight and unwritten logs`,
+        ),
+      );
     }
     this.renewed(began);
   }

@@ -73,17 +73,28 @@ export class AccountsService {
 
   /** Users as the admin API shows them, with the leases held on their balances. */
   async publicUsers(rows: UserRow[]): Promise<PublicUser[]> {
-    const leased = await this.ledger.leasedOn('user', rows.map((u) => u.id));
+    const leased = await this.ledger.leasedOn(
+      'user',
+      rows.map((u) => u.id),
+    );
     return rows.map((u) => publicUser(u, leased.get(u.id)));
   }
 
   async publicTokens(rows: TokenRow[]): Promise<PublicToken[]> {
-    const leased = await this.ledger.leasedOn('token', rows.filter((t) => t.quota_limit !== null).map((t) => t.id));
+    const leased = await this.ledger.leasedOn(
+      'token',
+      rows.filter((t) => t.quota_limit !== null).map((t) => t.id),
+    );
     return rows.map((t) => publicToken(t, leased.get(t.id), this.platformTokenHash));
   }
 
   /** First start: creates root. Returns the generated password when one was made (print it once). */
-  async ensureRoot(opts: { rootPassword?: string; rootPasswordGenerated?: boolean; initialBalanceUnits: number; initialRootToken?: string }): Promise<{ generatedPassword?: string }> {
+  async ensureRoot(opts: {
+    rootPassword?: string;
+    rootPasswordGenerated?: boolean;
+    initialBalanceUnits: number;
+    initialRootToken?: string;
+  }): Promise<{ generatedPassword?: string }> {
     let generatedPassword: string | undefined;
     let root = await this.store.userByName('root');
     if (!root) {

@@ -42,7 +42,9 @@ export class AccountsStore {
   }
 
   async countUsers(search?: string): Promise<number> {
-    const r = await this.matching(this.db.selectFrom('users'), 'username', search).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await this.matching(this.db.selectFrom('users'), 'username', search)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -91,7 +93,9 @@ export class AccountsStore {
   }
 
   async countTokens(scope: TokenScope, search?: string): Promise<number> {
-    const r = await this.matching(this.scoped(scope), 'name', search).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const r = await this.matching(this.scoped(scope), 'name', search)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -101,7 +105,10 @@ export class AccountsStore {
     const owners = scope.owners;
     if (owners) {
       q = q.where((eb) =>
-        eb.or([eb('user_id', '=', owners.selfId), ...(owners.roles.length ? [eb('user_id', 'in', eb.selectFrom('users').select('id').where('role', 'in', owners.roles))] : [])]),
+        eb.or([
+          eb('user_id', '=', owners.selfId),
+          ...(owners.roles.length ? [eb('user_id', 'in', eb.selectFrom('users').select('id').where('role', 'in', owners.roles))] : []),
+        ]),
       );
     }
     return q;

@@ -122,19 +122,23 @@ export function publicAuthRoutes(fastify: FastifyInstance, services: GatewayServ
     return { user: publicUser, csrf_token: csrfTokenOf(session), expires_at: expiresAt };
   });
 
-  app.post('/auth/logout', { schema: { description: 'Ends the session given as the bearer, or the cookie\'s (with its X-CSRF-Token)' } }, async (req, reply: FastifyReply) => {
-    const cookieSession = req.cookies?.[SESSION_COOKIE];
-    if (req.headers.authorization === undefined && cookieSession) {
-      if (!isCsrfTokenOf(req.headers['x-csrf-token'], cookieSession)) throw errors.csrfFailed();
-      await services.accountsStore.deleteSession(hashKey(cookieSession));
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
+  app.post(
+    '/auth/logout',
+    { schema: { description: "Ends the session given as the bearer, or the cookie's (with its X-CSRF-Token)" } },
+    async (req, reply: FastifyReply) => {
+      const cookieSession = req.cookies?.[SESSION_COOKIE];
+      if (req.headers.authorization === undefined && cookieSession) {
+        if (!isCsrfTokenOf(req.headers['x-csrf-token'], cookieSession)) throw errors.csrfFailed();
+        await services.accountsStore.deleteSession(hashKey(cookieSession));
+        reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
+        return { ok: true };
+      }
+      const key = bearer(req.headers.authorization);
+      if (!key) throw errors.unauthorized('Send the session to end: "Authorization: Bearer <session>", or its cookie');
+      await services.accountsStore.deleteSession(hashKey(key));
       return { ok: true };
-    }
-    const key = bearer(req.headers.authorization);
-    if (!key) throw errors.unauthorized('Send the session to end: "Authorization: Bearer <session>", or its cookie');
-    await services.accountsStore.deleteSession(hashKey(key));
-    return { ok: true };
-  });
+    },
+  );
 }
 
 /** Any signed-in user (plain users too, so the console can say what they may do): who the request acts as. */

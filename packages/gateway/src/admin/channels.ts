@@ -53,7 +53,14 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
   app.get('/channels/providers', async (): Promise<ChannelProviders> => ({
     types: providerTypes().map((type) => {
       const p = providerOf(type)!;
-      return { type, label: p.label, default_base_url: p.defaultBaseUrl ?? null, key_required: p.keyRequired, stream_usage_default: p.streamUsageDefault, endpoints: p.endpoints };
+      return {
+        type,
+        label: p.label,
+        default_base_url: p.defaultBaseUrl ?? null,
+        key_required: p.keyRequired,
+        stream_usage_default: p.streamUsageDefault,
+        endpoints: p.endpoints,
+      };
     }),
     presets: presets.map((p) => ({ env: p.env, type: p.type, base_url: p.baseUrl ?? null, models: p.models })),
   }));

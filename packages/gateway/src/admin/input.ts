@@ -37,13 +37,15 @@ export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
  * schema, checked as parseBody checks it, as Fastify's { value } | { error }.
  * Fastify sends the error (a GatewayError) to the error handler as it is.
  */
-export const adminValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
-  try {
-    return { value: parseBody(schema, data) };
-  } catch (err) {
-    return { error: err as Error };
-  }
-};
+export const adminValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema }) =>
+  (data) => {
+    try {
+      return { value: parseBody(schema, data) };
+    } catch (err) {
+      return { error: err as Error };
+    }
+  };
 
 /** For a route whose body schema is the API document's only: its handler parses the body itself. */
 export const documentedOnly = () => () => true;

@@ -52,7 +52,14 @@ function publicLog(r: LogSummary, names: LogNames): PublicLog {
 
 /** The names a page of rows refers to: one lookup per kind for the page's distinct ids, not one per row. */
 function namesFor(store: LogsStore, rows: LogSummary[]): Promise<LogNames> {
-  const ids = (pick: (r: LogSummary) => unknown) => [...new Set(rows.map(pick).filter((v) => v !== null && v !== undefined).map(Number))];
+  const ids = (pick: (r: LogSummary) => unknown) => [
+    ...new Set(
+      rows
+        .map(pick)
+        .filter((v) => v !== null && v !== undefined)
+        .map(Number),
+    ),
+  ];
   return store.namesOf({ users: ids((r) => r.user_id), tokens: ids((r) => r.token_id), channels: ids((r) => r.channel_id) });
 }
 

@@ -60,7 +60,8 @@ export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices)
 
   app.addHook('onRequest', async (req) => {
     const actor = actorOf(req);
-    if (actor.via === 'token' && actor.user.role === 'user') throw errors.forbidden('Plain users manage their tokens signed in (a session), not with an API token');
+    if (actor.via === 'token' && actor.user.role === 'user')
+      throw errors.forbidden('Plain users manage their tokens signed in (a session), not with an API token');
   });
 
   app.get('/tokens', async (req) => {

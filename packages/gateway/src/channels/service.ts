@@ -86,7 +86,12 @@ export class ChannelsService {
   /** Channel rows as the API shows them, with their models' latest tests. */
   private async toPublicAll(rows: ChannelRow[]): Promise<PublicChannel[]> {
     const tests = await this.store.tests(rows.map((r) => r.id));
-    return rows.map((r) => this.toPublic(r, tests.filter((t) => t.channel_id === r.id)));
+    return rows.map((r) =>
+      this.toPublic(
+        r,
+        tests.filter((t) => t.channel_id === r.id),
+      ),
+    );
   }
 
   toPublic(row: ChannelRow, tests: ChannelTestRow[] = []): PublicChannel {
@@ -159,7 +164,8 @@ export class ChannelsService {
     }
     if (creating && provider?.keyRequired && !input.key) throw errors.badField('key', `Invalid 'key': required for ${input.type} channels`);
     if (creating && (!input.models || input.models.length === 0)) throw errors.badField('models', `Invalid 'models': list at least one model`);
-    if (input.models && input.models.some((m) => typeof m !== 'string' || !m.trim())) throw errors.badField('models', `Invalid 'models': names must be non-empty strings`);
+    if (input.models && input.models.some((m) => typeof m !== 'string' || !m.trim()))
+      throw errors.badField('models', `Invalid 'models': names must be non-empty strings`);
   }
 
   async create(input: ChannelInput, source: 'env' | 'admin' = 'admin', envProvider: string | null = null): Promise<PublicChannel> {
@@ -233,7 +239,13 @@ export class ChannelsService {
         done.push(`${name}: skipped, ${prefix}_BASE_URL is required for this provider`);
         continue;
       }
-      const models = env[`${prefix}_MODELS`]?.split(',').map((s) => s.trim()).filter(Boolean) ?? preset?.models ?? [];
+      const models =
+        env[`${prefix}_MODELS`]
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean) ??
+        preset?.models ??
+        [];
       if (models.length === 0) {
         done.push(`${name}: skipped, set ${prefix}_MODELS to the models it serves`);
         continue;
@@ -281,8 +293,17 @@ export class ChannelsService {
       const now = Date.now();
       try {
         const id = await this.store.insert({
-          ...fields, name: 'local models (built-in)', key_cipher: this.keyBox.seal(''), model_mapping: '{}',
-          priority: 0, weight: 1, status: 'enabled', source: 'env', env_provider: LOCAL_ENV_PROVIDER, created_at: now, updated_at: now,
+          ...fields,
+          name: 'local models (built-in)',
+          key_cipher: this.keyBox.seal(''),
+          model_mapping: '{}',
+          priority: 0,
+          weight: 1,
+          status: 'enabled',
+          source: 'env',
+          env_provider: LOCAL_ENV_PROVIDER,
+          created_at: now,
+          updated_at: now,
         });
         await this.registry.load();
         return `local models: created channel ${id} (${models.map((m) => m.id).join(', ')})`;

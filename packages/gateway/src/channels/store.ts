@@ -46,7 +46,13 @@ export class ChannelsStore {
     let q = this.db.selectFrom('channels');
     if (filter.q) {
       const pattern = containsPattern(filter.q);
-      q = q.where((eb) => eb.or([eb(eb.fn('lower', ['name']), 'like', pattern), eb(eb.fn('lower', ['base_url']), 'like', pattern), eb(eb.fn('lower', ['models']), 'like', pattern)]));
+      q = q.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['name']), 'like', pattern),
+          eb(eb.fn('lower', ['base_url']), 'like', pattern),
+          eb(eb.fn('lower', ['models']), 'like', pattern),
+        ]),
+      );
     }
     if (filter.status === 'enabled' || filter.status === 'disabled') q = q.where('status', '=', filter.status);
     if (filter.status === 'auto_disabled') q = q.where('id', 'in', this.db.selectFrom('channel_model_state').select('channel_id'));

@@ -58,8 +58,13 @@ export class ChannelTester {
     // An aborted test says nothing about the channel: it does not replace the last real one.
     if (!opts.signal?.aborted) {
       await this.store.saveTest({
-        channel_id: channel.id, model, tested_at: result.tested_at, ok: result.ok, latency_ms: result.latency_ms,
-        status: result.status ?? null, error: result.error?.slice(0, KEPT_ERROR_CHARS) ?? null,
+        channel_id: channel.id,
+        model,
+        tested_at: result.tested_at,
+        ok: result.ok,
+        latency_ms: result.latency_ms,
+        status: result.status ?? null,
+        error: result.error?.slice(0, KEPT_ERROR_CHARS) ?? null,
       });
     }
     return result;
@@ -96,7 +101,13 @@ export class ChannelTester {
         if (endpoint === 'embeddings' && wire.embeddings) {
           await postWire(this.upstream, wire, wire.embeddings.target(upstreamModel, channel), wire.embeddings.requests(body, upstreamModel)[0], abort.signal);
         } else {
-          const answer = await postWire(this.upstream, wire, wire.chatTarget(upstreamModel, false, channel), wire.chatRequest(body, upstreamModel), abort.signal);
+          const answer = await postWire(
+            this.upstream,
+            wire,
+            wire.chatTarget(upstreamModel, false, channel),
+            wire.chatRequest(body, upstreamModel),
+            abort.signal,
+          );
           try {
             wire.chatResponse(answer, { model });
           } catch (err) {
@@ -141,7 +152,13 @@ export class ChannelTester {
     for (const row of rows) {
       const channel = this.registry.get(row.id);
       if (channel) channels.push(channel);
-      else skipped.push({ channel_id: row.id, channel_name: row.name, reason: this.registry.problems().find((p) => p.startsWith(`channel ${row.id} `) || p.startsWith(`channel ${row.id}:`)) ?? 'not loaded in this process' });
+      else
+        skipped.push({
+          channel_id: row.id,
+          channel_name: row.name,
+          reason:
+            this.registry.problems().find((p) => p.startsWith(`channel ${row.id} `) || p.startsWith(`channel ${row.id}:`)) ?? 'not loaded in this process',
+        });
     }
     const work: Array<[Channel, string]> = [];
     for (let i = 0, more = true; more; i++) {

@@ -67,7 +67,8 @@ function requestHead(opts: RequestOptions, host: string, bodyBytes: number): str
   let head = `${opts.method} ${opts.path} HTTP/1.1\r\nhost: ${host}\r\n`;
   for (const name in opts.headers) {
     const value = opts.headers[name]!;
-    if (!HEADER_NAME.test(name) || HEADER_VALUE_BAD.test(value)) return new AgentError('BAD_REQUEST_HEADER', `the header ${JSON.stringify(name)} cannot be sent: it holds a line break or an invalid character`);
+    if (!HEADER_NAME.test(name) || HEADER_VALUE_BAD.test(value))
+      return new AgentError('BAD_REQUEST_HEADER', `the header ${JSON.stringify(name)} cannot be sent: it holds a line break or an invalid character`);
     head += `${name}: ${value}\r\n`;
   }
   return `${head}content-length: ${bodyBytes}\r\n\r\n`;

@@ -285,7 +285,7 @@ export class LeanConnection implements LeanLink {
     socket.off('error', this.onError);
     let bytes = this.pending;
     this.pending = undefined;
-    for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null) !== null; ) bytes = bytes ? Buffer.concat([bytes, chunk]) : chunk;
+    for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null) !== null;) bytes = bytes ? Buffer.concat([bytes, chunk]) : chunk;
     if (socket.isPaused()) socket.resume();
     this.front.nodeConnection(socket);
     if (bytes !== undefined && !socket.destroyed) socket.emit('data', bytes);

@@ -119,7 +119,14 @@ class ResponseExchange implements Exchange, Responder {
   }
 
   json(status: number, text: string): void {
-    this.res.writeHead(status, ['content-type', 'application/json; charset=utf-8', 'x-request-id', this.requestId, 'content-length', String(Buffer.byteLength(text))]);
+    this.res.writeHead(status, [
+      'content-type',
+      'application/json; charset=utf-8',
+      'x-request-id',
+      this.requestId,
+      'content-length',
+      String(Buffer.byteLength(text)),
+    ]);
     this.res.end(text);
   }
 

@@ -14,7 +14,7 @@ export class RawFrames {
   /** The data of each frame, as the SSE parser would have handed it on. */
   data(): string[] {
     const out: string[] = [];
-    for (let i = 0; i < this.text.length; ) {
+    for (let i = 0; i < this.text.length;) {
       const end = this.text.indexOf('\n', i);
       out.push(this.text.slice(i + 6, end));
       i = end + 2;

@@ -6,9 +6,7 @@ import type { DashboardPoint as Point, DashboardGroup as Group, DashboardAnswer,
 import { MICROS } from '../accounts/pricing.js';
 import type { PublicChannel } from '../channels/service.js';
 import type { KeyedSums, RollupStore } from './rollup-store.js';
-import {
-  addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums,
-} from './rollup.js';
+import { addSums, emptySums, GRAIN_MS, HIST_DIMS, histPercentile, LATENCY_ERROR_BOUND, type Dimension, type Grain, type Sums } from './rollup.js';
 
 export type { Point, Group, DashboardAnswer, TopUser, DisabledChannels };
 
@@ -73,11 +71,7 @@ export class DashboardService {
     for (let t = from; t < to; t += step) buckets.push(t);
     const range = { grain, from, to };
 
-    const [allRows, ranking, disabled] = await Promise.all([
-      this.rollups.series({ ...range, dim: 'all' }),
-      this.topUsers(range, q.rankLimit),
-      this.disabled(),
-    ]);
+    const [allRows, ranking, disabled] = await Promise.all([this.rollups.series({ ...range, dim: 'all' }), this.topUsers(range, q.rankLimit), this.disabled()]);
     const all = this.group(buckets, allRows, '', 'all', false);
     const groups = q.groupBy ? await this.groups(range, buckets, q.groupBy, q.top, allRows) : undefined;
     return {
@@ -106,14 +100,29 @@ export class DashboardService {
     return { key, label, other, totals: shape(total, percentiles), points };
   }
 
-  private async groups(range: { grain: Grain; from: number; to: number }, buckets: number[], dim: Dimension, top: number, allRows: KeyedSums[]): Promise<Group[]> {
+  private async groups(
+    range: { grain: Grain; from: number; to: number },
+    buckets: number[],
+    dim: Dimension,
+    top: number,
+    allRows: KeyedSums[],
+  ): Promise<Group[]> {
     const shown = (await this.rollups.topKeys({ ...range, dim }, 'requests', top)).map((k) => k.dim_key);
     const rows = await this.rollups.series({ ...range, dim }, shown);
     const labels = await this.labels(dim, shown);
     // Token and user rollups keep no histogram (rollup.ts HIST_DIMS): their groups' points have no
     // percentiles, and their totals' come from the log rows of the groups shown (logPercentiles).
     const pct = HIST_DIMS.has(dim);
-    const out = shown.map((k) => this.group(buckets, rows.filter((r) => r.dim_key === k), k, labels.get(k) ?? k, false, pct));
+    const out = shown.map((k) =>
+      this.group(
+        buckets,
+        rows.filter((r) => r.dim_key === k),
+        k,
+        labels.get(k) ?? k,
+        false,
+        pct,
+      ),
+    );
     // "other" is everything minus the shown groups, bucket by bucket: histograms subtract too.
     const rest = new Map<number, KeyedSums>();
     for (const r of allRows) rest.set(r.bucket, { ...r, hist: [...r.hist] });
@@ -144,7 +153,12 @@ export class DashboardService {
       rows += g.totals.requests;
       read.push(g);
     }
-    const hists = await this.rollups.latencyHistograms(dim, read.map((g) => g.key), range.from, range.to);
+    const hists = await this.rollups.latencyHistograms(
+      dim,
+      read.map((g) => g.key),
+      range.from,
+      range.to,
+    );
     const rest = emptySums();
     for (const r of allRows) addSums(rest, r);
     for (const g of read) addSums(rest, { ...emptySums(), hist: hists.get(g.key)! }, -1);
@@ -165,7 +179,10 @@ export class DashboardService {
 
   private async topUsers(range: { grain: Grain; from: number; to: number }, limit: number) {
     const rows = (await this.rollups.topKeys({ ...range, dim: 'user' }, 'cost', limit)).filter((r) => r.dim_key !== '');
-    const names = await this.rollups.names('user', rows.map((r) => Number(r.dim_key)));
+    const names = await this.rollups.names(
+      'user',
+      rows.map((r) => Number(r.dim_key)),
+    );
     return rows.map((r) => ({
       user_id: Number(r.dim_key),
       username: names.get(Number(r.dim_key)) ?? null,
@@ -190,7 +207,14 @@ export class DashboardService {
         .filter((c) => c.status === 'disabled')
         .map((c) => ({ channel_id: c.id, name: c.name, reason: 'disabled by an administrator', since: c.updated_at })),
       models: list.flatMap((c) =>
-        c.disabled_models.map((d) => ({ channel_id: c.id, channel_name: c.name, channel_status: c.status, model: d.model, reason: d.reason, since: d.disabled_at })),
+        c.disabled_models.map((d) => ({
+          channel_id: c.id,
+          channel_name: c.name,
+          channel_status: c.status,
+          model: d.model,
+          reason: d.reason,
+          since: d.disabled_at,
+        })),
       ),
     };
   }

@@ -101,7 +101,9 @@ export async function replayRequest(deps: ReplayDeps, requestId: string, signal:
   const log = await deps.logsStore.byRequestId(requestId);
   if (!log) throw errors.notFound(`Request ${requestId}`);
   if (!log.request_body) {
-    throw errors.conflict(`Request ${requestId} has no stored body: only failed requests keep theirs (up to ${KEPT_BODY_MAX_CHARS} characters), so only they can be replayed`);
+    throw errors.conflict(
+      `Request ${requestId} has no stored body: only failed requests keep theirs (up to ${KEPT_BODY_MAX_CHARS} characters), so only they can be replayed`,
+    );
   }
   const handler = handlers[log.endpoint];
   if (!handler) throw errors.conflict(`Request ${requestId} went to endpoint "${log.endpoint}", which cannot be replayed`);

@@ -6,8 +6,19 @@
 import { MysqlAdapter, sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { GatewayTables, LogRollupsTable } from '../store/schema.js';
 import {
-  emptySums, GRAIN_CODE, GRAIN_MS, GRAINS, HIST_BUCKETS, HIST_COLUMNS, HIST_DIMS, HIST_EDGES, ROLLUP_DIMS,
-  type Grain, type RollupDim, type RollupRow, type Sums,
+  emptySums,
+  GRAIN_CODE,
+  GRAIN_MS,
+  GRAINS,
+  HIST_BUCKETS,
+  HIST_COLUMNS,
+  HIST_DIMS,
+  HIST_EDGES,
+  ROLLUP_DIMS,
+  type Grain,
+  type RollupDim,
+  type RollupRow,
+  type Sums,
 } from './rollup.js';
 
 const SCALAR_COLUMNS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost', 'latency_sum'] as const;
@@ -61,8 +72,16 @@ export class RollupStore {
   /** Adds these rollup rows (rollupsOf's, in its key order) to the stored ones, inside `db` (the log rows' transaction). */
   async add(rows: RollupRow[], db: Kysely<GatewayTables> = this.db): Promise<void> {
     // Rows of dimensions without a histogram go in statements that leave its columns alone.
-    await this.upsert(rows.filter((r) => HIST_DIMS.has(r.dim)), true, db);
-    await this.upsert(rows.filter((r) => !HIST_DIMS.has(r.dim)), false, db);
+    await this.upsert(
+      rows.filter((r) => HIST_DIMS.has(r.dim)),
+      true,
+      db,
+    );
+    await this.upsert(
+      rows.filter((r) => !HIST_DIMS.has(r.dim)),
+      false,
+      db,
+    );
   }
 
   private async upsert(rows: RollupRow[], withHist: boolean, db: Kysely<GatewayTables>): Promise<void> {
@@ -70,8 +89,16 @@ export class RollupStore {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const values = rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => {
         const v: Insertable<LogRollupsTable> = {
-          grain: r.grain, dim: r.dim, bucket: r.bucket, dim_key: r.dim_key, requests: r.requests, errors: r.errors,
-          prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost, latency_sum: r.latency_sum,
+          grain: r.grain,
+          dim: r.dim,
+          bucket: r.bucket,
+          dim_key: r.dim_key,
+          requests: r.requests,
+          errors: r.errors,
+          prompt_tokens: r.prompt_tokens,
+          completion_tokens: r.completion_tokens,
+          cost: r.cost,
+          latency_sum: r.latency_sum,
         };
         if (withHist) for (let k = 0; k < HIST_BUCKETS; k++) v[HIST_COLUMNS[k]!] = r.hist[k];
         return v;
@@ -108,8 +135,12 @@ export class RollupStore {
     const rows = await this.db
       .selectFrom('log_rollups')
       .select([
-        'dim_key', sum('requests').as('requests'), sum('errors').as('errors'), sum('prompt_tokens').as('prompt_tokens'),
-        sum('completion_tokens').as('completion_tokens'), sum('cost').as('cost'),
+        'dim_key',
+        sum('requests').as('requests'),
+        sum('errors').as('errors'),
+        sum('prompt_tokens').as('prompt_tokens'),
+        sum('completion_tokens').as('completion_tokens'),
+        sum('cost').as('cost'),
       ])
       .where('grain', '=', GRAIN_CODE[range.grain])
       .where('dim', '=', range.dim)
@@ -121,8 +152,12 @@ export class RollupStore {
       .limit(limit)
       .execute();
     return rows.map((r) => ({
-      dim_key: String(r.dim_key), requests: Number(r.requests), errors: Number(r.errors), prompt_tokens: Number(r.prompt_tokens),
-      completion_tokens: Number(r.completion_tokens), cost: Number(r.cost),
+      dim_key: String(r.dim_key),
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      prompt_tokens: Number(r.prompt_tokens),
+      completion_tokens: Number(r.completion_tokens),
+      cost: Number(r.cost),
     }));
   }
 
@@ -137,7 +172,12 @@ export class RollupStore {
   async latencyHistograms(dim: 'token' | 'user', keys: string[], from: number, to: number): Promise<Map<string, number[]>> {
     const column = sql.ref(dim === 'token' ? 'token_id' : 'user_id');
     const bucket = this.mysql
-      ? sql`case ${sql.join(HIST_EDGES.map((edge, k) => sql`when latency_ms >= ${sql.lit(edge)} then ${sql.lit(k)}`).slice(1).reverse(), sql` `)} else 0 end`
+      ? sql`case ${sql.join(
+          HIST_EDGES.map((edge, k) => sql`when latency_ms >= ${sql.lit(edge)} then ${sql.lit(k)}`)
+            .slice(1)
+            .reverse(),
+          sql` `,
+        )} else 0 end`
       : sql`width_bucket(latency_ms::bigint, ${sql.raw(`array[${HIST_EDGES.slice(1).join(',')}]::bigint[]`)})`;
     const out = new Map<string, number[]>();
     for (const key of keys) {
@@ -235,7 +275,12 @@ export async function backfillRollups(db: Kysely<any>): Promise<void> {
     user: sql<string>`coalesce(concat('', user_id), '')`,
   };
   const hist = HIST_COLUMNS.map((c, k) => {
-    const cond = k === 0 ? sql`latency_ms < 1` : k === HIST_BUCKETS - 1 ? sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)}` : sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)} and latency_ms < ${sql.lit(HIST_EDGES[k + 1]!)}`;
+    const cond =
+      k === 0
+        ? sql`latency_ms < 1`
+        : k === HIST_BUCKETS - 1
+          ? sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)}`
+          : sql`latency_ms >= ${sql.lit(HIST_EDGES[k]!)} and latency_ms < ${sql.lit(HIST_EDGES[k + 1]!)}`;
     return sql`sum(case when ${cond} then 1 else 0 end)`;
   });
   for (const grain of GRAINS) {

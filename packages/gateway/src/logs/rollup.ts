@@ -92,7 +92,13 @@ export interface Sums {
 }
 
 export const emptySums = (): Sums => ({
-  requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0, latency_sum: 0, hist: new Array<number>(HIST_BUCKETS).fill(0),
+  requests: 0,
+  errors: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cost: 0,
+  latency_sum: 0,
+  hist: new Array<number>(HIST_BUCKETS).fill(0),
 });
 
 export function addSums(into: Sums, s: Sums, sign = 1): void {
@@ -138,7 +144,13 @@ export function rollupsOf(rows: NewLog[]): RollupRow[] {
     const key = `${minute}\u0000${channel}\u0000${token}\u0000${user}\u0000${r.model}`;
     let f = fine.get(key);
     if (!f) {
-      const keys: [RollupDim, string][] = [['all', ''], ['model', r.model], ['channel', channel], ['token', token], ['user', user]];
+      const keys: [RollupDim, string][] = [
+        ['all', ''],
+        ['model', r.model],
+        ['channel', channel],
+        ['token', token],
+        ['user', user],
+      ];
       fine.set(key, (f = { minute, keys, sums: emptySums() }));
     }
     const s = f.sums;

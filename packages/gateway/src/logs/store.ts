@@ -7,8 +7,25 @@ import { rollupsOf } from './rollup.js';
 import { RollupStore } from './rollup-store.js';
 
 const LOG_COLUMNS = [
-  'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream', 'prompt_tokens',
-  'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts', 'request_body',
+  'request_id',
+  'created_at',
+  'user_id',
+  'token_id',
+  'channel_id',
+  'endpoint',
+  'model',
+  'upstream_model',
+  'is_stream',
+  'prompt_tokens',
+  'completion_tokens',
+  'usage_source',
+  'cost',
+  'latency_ms',
+  'ttft_ms',
+  'status',
+  'error',
+  'attempts',
+  'request_body',
 ] as const;
 
 /** One CSV field: NULL is an empty unquoted field, text is always quoted. */
@@ -159,8 +176,25 @@ export class LogsStore {
    */
   list(filter: LogFilter, offset: number, limit: number, cursor?: LogCursor): Promise<LogSummary[]> {
     let q = this.filtered(filter).select([
-      'id', 'request_id', 'created_at', 'user_id', 'token_id', 'channel_id', 'endpoint', 'model', 'upstream_model', 'is_stream',
-      'prompt_tokens', 'completion_tokens', 'usage_source', 'cost', 'latency_ms', 'ttft_ms', 'status', 'error', 'attempts',
+      'id',
+      'request_id',
+      'created_at',
+      'user_id',
+      'token_id',
+      'channel_id',
+      'endpoint',
+      'model',
+      'upstream_model',
+      'is_stream',
+      'prompt_tokens',
+      'completion_tokens',
+      'usage_source',
+      'cost',
+      'latency_ms',
+      'ttft_ms',
+      'status',
+      'error',
+      'attempts',
     ]);
     const c = cursor;
     // The first condition alone bounds the index range on every store; the second drops the ties.
@@ -172,8 +206,13 @@ export class LogsStore {
 
   /** How many rows match, counted up to COUNT_CAP + 1 at most (more reads as "more than COUNT_CAP"). */
   async countCapped(filter: LogFilter): Promise<number> {
-    const inner = this.filtered(filter).select(sql<number>`1`.as('one')).limit(COUNT_CAP + 1);
-    const r = await this.db.selectFrom(inner.as('matching')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const inner = this.filtered(filter)
+      .select(sql<number>`1`.as('one'))
+      .limit(COUNT_CAP + 1);
+    const r = await this.db
+      .selectFrom(inner.as('matching'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(r?.n ?? 0);
   }
 
@@ -209,5 +248,4 @@ export class LogsStore {
     const r = await this.db.deleteFrom('logs').where('id', 'in', ids).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
-
 }

@@ -33,7 +33,16 @@ export interface RelayRecorder {
    * request's duration, and what it cost. `channelId` undefined: no channel
    * served it, and then the model is not a label either (a client can name any).
    */
-  finished(endpoint: Endpoint, model: string, channelId: number | undefined, status: number, ms: number, promptTokens: number, completionTokens: number, costMicros: number): void;
+  finished(
+    endpoint: Endpoint,
+    model: string,
+    channelId: number | undefined,
+    status: number,
+    ms: number,
+    promptTokens: number,
+    completionTokens: number,
+    costMicros: number,
+  ): void;
   /** A request answered before a model ran (token, body, quota, schema). */
   refused(endpoint: Endpoint, status: number, ms: number): void;
   /** One upstream attempt; `failure` is why it failed (an HTTP status, or unreachable, timeout, ...), undefined when it served. */
@@ -75,7 +84,16 @@ export class RelayStats implements RelayRecorder {
     this.inFlight--;
   }
 
-  finished(endpoint: Endpoint, model: string, channelId: number | undefined, status: number, ms: number, promptTokens: number, completionTokens: number, costMicros: number): void {
+  finished(
+    endpoint: Endpoint,
+    model: string,
+    channelId: number | undefined,
+    status: number,
+    ms: number,
+    promptTokens: number,
+    completionTokens: number,
+    costMicros: number,
+  ): void {
     const s = channelId === undefined ? this.series(endpoint, NO_CHANNEL, '') : this.series(endpoint, channelId, model);
     s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     s.duration.observe(ms / 1000);

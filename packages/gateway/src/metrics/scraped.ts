@@ -8,7 +8,13 @@ import { LATENCY_BUCKETS, type BucketCounts } from './relay-stats.js';
 type Labels = Record<string, string>;
 
 /** A counter refilled from `read` at every scrape. */
-export function scrapedCounter(registry: Registry, name: string, help: string, labelNames: string[], read: (add: (labels: Labels, value: number) => void) => void): Counter {
+export function scrapedCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: (add: (labels: Labels, value: number) => void) => void,
+): Counter {
   return new Counter({
     name,
     help,
@@ -22,7 +28,13 @@ export function scrapedCounter(registry: Registry, name: string, help: string, l
 }
 
 /** A gauge set from `read` at every scrape (it may query a store). */
-export function scrapedGauge(registry: Registry, name: string, help: string, labelNames: string[], read: (set: (labels: Labels, value: number) => void) => void | Promise<void>): Gauge {
+export function scrapedGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: (set: (labels: Labels, value: number) => void) => void | Promise<void>,
+): Gauge {
   return new Gauge({
     name,
     help,

@@ -47,7 +47,8 @@ export async function withAttempts<T>(
       const fault = lateFault?.(value);
       if (fault === undefined) deps.health.recordSuccess(channel.id, model);
       else if (!ctx.signal.aborted) deps.health.recordFailure(channel.id, model, fault).catch(deps.onError);
-      if (!ctx.signal.aborted) deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, fault === undefined ? undefined : 'stream');
+      if (!ctx.signal.aborted)
+        deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, fault === undefined ? undefined : 'stream');
       return { value, channel, upstreamModel, attempts: attempt };
     } catch (err) {
       // The client went away (which aborts the upstream call too): not the

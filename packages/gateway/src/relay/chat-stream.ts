@@ -234,7 +234,7 @@ export async function pipeChatStream(
   // in runs of plain frames up to the next frame that may matter.
   const onText = (text: string) => {
     let mattersAt = -1;
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       if (!out.empty && atBoundary) {
         if (mattersAt < at) {
           MAY_MATTER_AT.lastIndex = at;

@@ -157,7 +157,14 @@ export async function streamThroughWire(
   }
   if (opts.clientWantsUsage && !out.usage && last) {
     const u = opts.localUsage(out.text);
-    tail += sseData({ id: last.id, object: 'chat.completion.chunk', created: last.created, model: last.model, choices: [], usage: { ...u, total_tokens: u.prompt_tokens + u.completion_tokens } });
+    tail += sseData({
+      id: last.id,
+      object: 'chat.completion.chunk',
+      created: last.created,
+      model: last.model,
+      choices: [],
+      usage: { ...u, total_tokens: u.prompt_tokens + u.completion_tokens },
+    });
   }
   responder.end(tail + SSE_DONE);
   return out;

@@ -137,7 +137,6 @@ function upstreamBody(body: Record<string, any>, upstreamModel: string, channel:
   return JSON.stringify(out);
 }
 
-
 /**
  * The upstream streamed nothing. Upstreams do this when they reject a
  * parameter in stream mode (the non-stream call says why), so ask once more
@@ -177,7 +176,11 @@ async function answerEmptyStream(
   result.ttftMs = Date.now() - ctx.startedAt;
   setUsage(result, usageOf(json), localPrompt, () => countTextTokens(messageText(json)));
   if (clientWantsUsage && !json.usage) {
-    json.usage = { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens, total_tokens: result.promptTokens + result.completionTokens };
+    json.usage = {
+      prompt_tokens: result.promptTokens,
+      completion_tokens: result.completionTokens,
+      total_tokens: result.promptTokens + result.completionTokens,
+    };
   }
   for (const frame of completionToChunks(json, clientWantsUsage)) await responder.write(frame);
   responder.end();

@@ -61,7 +61,8 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
       if (channel.provider.wire?.embeddings) return embedThroughWire(deps, ctx, channel.provider.wire, channel, upstreamModel, body);
       sent = upstreamModel === body.model ? bodyText : JSON.stringify({ ...body, model: upstreamModel });
       let target = channel.provider.target(spec.endpoint, upstreamModel, channel);
-      if (ctx.priority !== undefined && channel.provider.relaysPriority) target = { ...target, headers: { ...target.headers, [PRIORITY_HEADER]: ctx.priority } };
+      if (ctx.priority !== undefined && channel.provider.relaysPriority)
+        target = { ...target, headers: { ...target.headers, [PRIORITY_HEADER]: ctx.priority } };
       const answer = await deps.upstream.postForText(target, sent, ctx.signal);
       return { text: answer.text, json: usageOnly(answer.text) ?? parseAnswer(answer.text) };
     });

@@ -183,7 +183,11 @@ class StreamHandler implements RequestHandler {
   onResponseEnd(): void {
     if (!this.ok) return this.finish(statusFailure(this.status, Buffer.concat(this.errorChunks).toString('utf8'), this.errorHeaders ?? {}));
     // The agent may end the answer while the last chunk's write still waits for the client: the caller hears of the end after it.
-    if (this.waiting) this.waiting.then(() => this.finish(), (err) => this.finish(err));
+    if (this.waiting)
+      this.waiting.then(
+        () => this.finish(),
+        (err) => this.finish(err),
+      );
     else this.finish();
   }
 

@@ -11,7 +11,12 @@ export async function handleChat(body: Record<string, unknown>, res: ServerRespo
   for (const field of ['tools', 'functions'] as const) {
     const value = (body as Record<string, unknown>)[field];
     if (value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)) {
-      throw new LocalModelError(400, `The model '${engine.model}' does not support tools or functions; send the request without '${field}'.`, 'tools_not_supported', 'tools');
+      throw new LocalModelError(
+        400,
+        `The model '${engine.model}' does not support tools or functions; send the request without '${field}'.`,
+        'tools_not_supported',
+        'tools',
+      );
     }
   }
   const parsed = parseWith(chatRequestSchema, body);
@@ -78,7 +83,17 @@ async function writeStream(
   res.write(sseData(chunk({}, generation.finishReason())));
   if (includeUsage) {
     const completionTokens = countTextTokens(content);
-    res.write(sseData({ id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, system_fingerprint: null, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } }));
+    res.write(
+      sseData({
+        id: meta.id,
+        object: 'chat.completion.chunk',
+        created: meta.created,
+        model: meta.model,
+        system_fingerprint: null,
+        choices: [],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      }),
+    );
   }
   res.end(SSE_DONE);
 }

@@ -107,7 +107,7 @@ export class EmbedLanes<J extends LaneJob> {
     const items: { job: J; index: number }[] = [];
     let chars = 0;
     while (items.length < this.options.maxBatch && lane.length > 0) {
-      for (let j = 0; j < lane.length && items.length < this.options.maxBatch; ) {
+      for (let j = 0; j < lane.length && items.length < this.options.maxBatch;) {
         const job = lane[j]!;
         const length = job.texts[job.next]!.length;
         if (items.length > 0 && chars + length > maxChars) return { items, priority, chars };

@@ -33,7 +33,12 @@ export function declaredPriority(value: string | string[] | undefined): EmbedPri
   if (value === undefined) return undefined;
   const v = (Array.isArray(value) ? value.join(',') : value).trim().toLowerCase();
   if (v === 'bulk' || v === 'interactive') return v;
-  throw new LocalModelError(400, `Invalid 'X-Kbchat-Priority' header: must be 'bulk' or 'interactive', got ${JSON.stringify(value)}.`, 'invalid_header', 'X-Kbchat-Priority');
+  throw new LocalModelError(
+    400,
+    `Invalid 'X-Kbchat-Priority' header: must be 'bulk' or 'interactive', got ${JSON.stringify(value)}.`,
+    'invalid_header',
+    'X-Kbchat-Priority',
+  );
 }
 
 export async function handleEmbeddings(

@@ -153,14 +153,18 @@ function bestList(units: ScoredUnit[], anchor: ScoredUnit, maxItems: number, wan
   const items = ordered.filter((u) => u.kind === 'item');
   const passages: Passage[] = [{ marker: best[0]!.marker, units: [...intro, ...items] }];
   // Numbered items of the same list (same headings) in other quotes, before and after this quote's: the chunker cuts a long list.
-  const sameListIn = (near: ScoredUnit, n: number) => units.find((u) => u.kind === 'item' && u.answerable && u.quote !== near.quote && u.context === near.context && itemNumber(u) === n);
-  const runOf = (u: ScoredUnit) => units.filter((x) => x.quote === u.quote && x.list === u.list && x.kind === 'item' && x.answerable).sort((a, b) => a.pos - b.pos);
+  const sameListIn = (near: ScoredUnit, n: number) =>
+    units.find((u) => u.kind === 'item' && u.answerable && u.quote !== near.quote && u.context === near.context && itemNumber(u) === n);
+  const runOf = (u: ScoredUnit) =>
+    units.filter((x) => x.quote === u.quote && x.list === u.list && x.kind === 'item' && x.answerable).sort((a, b) => a.pos - b.pos);
   let count = items.length;
   for (let first = items[0]!, n = itemNumber(first); n !== undefined && n > 1 && count < maxItems; n = itemNumber(first)) {
     const want = n - 1;
     const prev = sameListIn(first, want);
     if (!prev) break;
-    const run = runOf(prev).filter((u) => u.pos <= prev.pos).reverse();
+    const run = runOf(prev)
+      .filter((u) => u.pos <= prev.pos)
+      .reverse();
     const before = run.filter((u, i) => itemNumber(u) === want - i).reverse();
     passages.unshift({ marker: prev.marker, units: before });
     count += before.length;
@@ -170,15 +174,15 @@ function bestList(units: ScoredUnit[], anchor: ScoredUnit, maxItems: number, wan
     const want = n + 1;
     const next = sameListIn(last, want);
     if (!next) break;
-    const after = runOf(next).filter((u) => u.pos >= next.pos).filter((u, i) => itemNumber(u) === want + i);
+    const after = runOf(next)
+      .filter((u) => u.pos >= next.pos)
+      .filter((u, i) => itemNumber(u) === want + i);
     passages.push({ marker: next.marker, units: after });
     count += after.length;
     last = after.at(-1)!;
   }
   let room = maxItems;
-  return passages
-    .map((p) => ({ ...p, units: p.units.filter((u) => u.kind !== 'item' || room-- > 0) }))
-    .filter((p) => p.units.length > 0);
+  return passages.map((p) => ({ ...p, units: p.units.filter((u) => u.kind !== 'item' || room-- > 0) })).filter((p) => p.units.length > 0);
 }
 
 /** A code block anchoring the answer, or introduced by the anchor: the introduction, then the block as written. */

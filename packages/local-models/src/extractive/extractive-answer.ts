@@ -75,7 +75,11 @@ export async function answerFromPrompt(
   const candidates = units.filter((u) => u.answerable);
   if (candidates.length === 0) return { text: NOT_FOUND_ANSWER, picked: [] };
 
-  scoreLexical(shape, units, quotes.map((q) => (q.question ? 1 : 0.5)));
+  scoreLexical(
+    shape,
+    units,
+    quotes.map((q) => (q.question ? 1 : 0.5)),
+  );
   // A yes/no question about something the knowledge never mentions ("Does it support SAML?") has no answer in it.
   if (shape.yesNo && shape.absent.size > 0) return { text: NOT_FOUND_ANSWER, picked: [] };
   keepToQuestionSubject(shape, quotes, units);
@@ -216,7 +220,9 @@ function scoreLexical(shape: QuestionShape, units: ScoredUnit[], contextWeight: 
   // "Wi-Fi is available in the library." + "The password changes every month."
   const windowed = units.map((u, k) => {
     if (u.kind !== 'sentence') return u.lexical;
-    const near = [k - 1, k + 1].filter((j) => units[j]?.kind === 'sentence' && units[j]!.quote === u.quote && units[j]!.block === u.block && units[j]!.answerable);
+    const near = [k - 1, k + 1].filter(
+      (j) => units[j]?.kind === 'sentence' && units[j]!.quote === u.quote && units[j]!.block === u.block && units[j]!.answerable,
+    );
     if (near.length === 0) return u.lexical;
     const union = matches[k]!.map((m, i) => Math.max(m, ...near.map((j) => matches[j]![i]!)));
     return Math.max(u.lexical, (u.lexical + share(union, typed[k]! || near.some((j) => typed[j]!))) / 2);

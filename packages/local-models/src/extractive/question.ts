@@ -32,7 +32,8 @@ const COUNT = /\bhow\s+many\b|多少个|几个|几[个天年次位]|何個|몇/i
 const QUANTITY =
   /\b(how\s+(much|long|far|old|big|large|heavy|often|soon|wide|tall|high|deep|fast)|(what|which)\s+(percentage|price|size|amount|number|port|version)|largest|biggest|smallest|maximum|minimum|longest|shortest|at\s+most|at\s+least|limit)\b|多少|多久|多长|多大|多远|いくら|얼마/i;
 const TIME = /\b(when|what\s+time|(what|which)\s+(year|date|day|month|hour))\b|什么时候|何时|哪年|哪天|几点|いつ|何時|언제/i;
-const YES_NO = /^\s*(does|do|did|is|are|was|were|can|could|will|would|has|have|had|should|shall|may|might|must)\b|[吗嗎][？?]?\s*$|是否|能否|有没有|可不可以|ですか[？?]?\s*$|까[？?]?\s*$/i;
+const YES_NO =
+  /^\s*(does|do|did|is|are|was|were|can|could|will|would|has|have|had|should|shall|may|might|must)\b|[吗嗎][？?]?\s*$|是否|能否|有没有|可不可以|ですか[？?]?\s*$|까[？?]?\s*$/i;
 const LIST =
   /\b(list|enumerate|steps?|stages?|procedure|checklist|requirements|tasks|what\s+(should|must|do|can)\s+(i|we|you|one|visitors?|users?|employees?)\b(?!\s+(be|have)\b)|which\s+\w+\s+(are|must|should)\s+(i|we|you))\b|步骤|哪些|列出|清单|流程|手順|一覧|단계|목록/i;
 
@@ -42,9 +43,15 @@ export function questionShape(question: string): QuestionShape {
     for (const t of terms(word)) surface.set(t, new Set([...(surface.get(t) ?? []), word]));
   }
   const ordered = terms(question);
-  const pairs = ordered.slice(1).map((t, i): [string, string] => [ordered[i]!, t]).filter(([a, b]) => a !== b);
+  const pairs = ordered
+    .slice(1)
+    .map((t, i): [string, string] => [ordered[i]!, t])
+    .filter(([a, b]) => a !== b);
   const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}.+#'’-]*/gu) ?? [];
-  const names = words.slice(1).filter((w) => /^\p{Lu}|\p{Ll}\p{Lu}/u.test(w)).flatMap((w) => terms(w));
+  const names = words
+    .slice(1)
+    .filter((w) => /^\p{Lu}|\p{Ll}\p{Lu}/u.test(w))
+    .flatMap((w) => terms(w));
   return {
     surface,
     pairs,
@@ -61,7 +68,8 @@ export function questionShape(question: string): QuestionShape {
   };
 }
 
-const CARDINAL = /\d|[一二三四五六七八九十百千万两]|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen)\b/i;
+const CARDINAL =
+  /\d|[一二三四五六七八九十百千万两]|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|dozen)\b/i;
 const AMOUNT = /\b(half|twice|once|double|free|midnight|noon)\b/i;
 
 /**

@@ -79,7 +79,14 @@ function readBlocks(text: string): Block[] {
       while (i + 1 < lines.length && !closing.test(lines[i + 1]!)) i++;
       i++;
       const closed = i < lines.length;
-      blocks.push({ kind: 'code', text: lines.slice(start, i + 1).join('\n').trim(), closed });
+      blocks.push({
+        kind: 'code',
+        text: lines
+          .slice(start, i + 1)
+          .join('\n')
+          .trim(),
+        closed,
+      });
       close();
     } else if (!line.trim()) {
       // A blank line ends a paragraph; a list goes on if its next item follows.
@@ -117,7 +124,8 @@ function recordLines(lines: string[]): string[] | undefined {
 }
 
 /** A short line with no sentence end standing alone (a PDF's heading, a caption): context, not an answer. */
-const headingLike = (lines: string[], text: string) => lines.length === 1 && !SENTENCE_END.test(text) && !/[:：]$/.test(text) && !/[,;，；]/.test(text) && text.split(/\s+/).length <= 12;
+const headingLike = (lines: string[], text: string) =>
+  lines.length === 1 && !SENTENCE_END.test(text) && !/[:：]$/.test(text) && !/[,;，；]/.test(text) && text.split(/\s+/).length <= 12;
 
 const ITEM_MARKER = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
 
@@ -131,12 +139,7 @@ const ITEM_MARKER = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
 function mayBeCut(item: string, items: string[]): boolean {
   if (SENTENCE_END.test(item)) return false;
   const body = item.replace(ITEM_MARKER, '');
-  return (
-    items.slice(0, -1).some((x) => SENTENCE_END.test(x)) ||
-    splitSentences(body).length > 1 ||
-    /[,;([–—-]$/.test(body) ||
-    body.split(/\s+/).length >= 16
-  );
+  return items.slice(0, -1).some((x) => SENTENCE_END.test(x)) || splitSentences(body).length > 1 || /[,;([–—-]$/.test(body) || body.split(/\s+/).length >= 16;
 }
 
 /** The units of one quote's text. */
@@ -162,7 +165,11 @@ export function segmentQuote(text: string, quote: number): Unit[] {
         // The whole sentences before the cut still answer (beyond a bold title alone); the unfinished one does not.
         const unfinished = splitSentences(item).at(-1)!;
         const whole = item.slice(0, item.lastIndexOf(unfinished)).trimEnd();
-        const split = whole.replace(ITEM_MARKER, '').replace(/^\*\*[^*]*(\*\*|$)/, '').trim() !== '';
+        const split =
+          whole
+            .replace(ITEM_MARKER, '')
+            .replace(/^\*\*[^*]*(\*\*|$)/, '')
+            .trim() !== '';
         if (split) push({ block: blockIndex, kind: 'item', text: whole, answerable: true, list: blockIndex });
         push({ block: blockIndex, kind: 'item', text: split ? unfinished : item, answerable: false, list: blockIndex, cut });
       });
@@ -170,7 +177,8 @@ export function segmentQuote(text: string, quote: number): Unit[] {
       const hasHeader = b.lines.length >= 2 && TABLE_SEPARATOR.test(b.lines[1]!);
       const header = hasHeader ? [b.lines[0]!, b.lines[1]!] : undefined;
       for (const row of b.lines.slice(hasHeader ? 2 : 0)) {
-        if (!TABLE_SEPARATOR.test(row)) push({ block: blockIndex, kind: 'row', text: row, answerable: true, header }, `${headings.join(' ')} ${header?.[0] ?? ''}`);
+        if (!TABLE_SEPARATOR.test(row))
+          push({ block: blockIndex, kind: 'row', text: row, answerable: true, header }, `${headings.join(' ')} ${header?.[0] ?? ''}`);
       }
     } else if (b.kind === 'paragraph') {
       const fields = recordLines(b.lines);

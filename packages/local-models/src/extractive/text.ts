@@ -4,7 +4,32 @@
 // (stopwords out) or, for CJK text, the segmenter's dictionary words, which
 // match inside a sentence as substrings (CJK is written without spaces).
 
-const ABBREVIATIONS = new Set(['e.g', 'i.e', 'vs', 'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'no', 'nr', 'fig', 'approx', 'cf', 'inc', 'ltd', 'jr', 'sr', 'ca', 'resp', 'incl', 'excl', 'dept', 'est']);
+const ABBREVIATIONS = new Set([
+  'e.g',
+  'i.e',
+  'vs',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'no',
+  'nr',
+  'fig',
+  'approx',
+  'cf',
+  'inc',
+  'ltd',
+  'jr',
+  'sr',
+  'ca',
+  'resp',
+  'incl',
+  'excl',
+  'dept',
+  'est',
+]);
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 

@@ -31,7 +31,9 @@ export function isNodeLlamaCppInstalled(): boolean {
 
 // Only the parts of node-llama-cpp used here, so that it needs no types at build time.
 interface LlamaModule {
-  getLlama(options: Record<string, unknown>): Promise<{ loadModel(o: { modelPath: string; gpuLayers?: number }): Promise<LlamaModelLike>; dispose(): Promise<void> }>;
+  getLlama(
+    options: Record<string, unknown>,
+  ): Promise<{ loadModel(o: { modelPath: string; gpuLayers?: number }): Promise<LlamaModelLike>; dispose(): Promise<void> }>;
   LlamaChatSession: new (o: { contextSequence: unknown; autoDisposeSequence?: boolean }) => LlamaSessionLike;
 }
 interface LlamaModelLike {
@@ -68,7 +70,15 @@ export class GgufEngine implements ChatEngine {
       const model = await llama.loadModel({ modelPath: this.path, gpuLayers: 0 });
       const context = await model.createContext({ contextSize: this.contextSize, sequences: 1 });
       // One sequence, reused by every request in turn (getSequence() hands out a new one each call).
-      return { mod, sequence: context.getSequence(), dispose: async () => { await context.dispose(); await model.dispose(); await llama.dispose(); } };
+      return {
+        mod,
+        sequence: context.getSequence(),
+        dispose: async () => {
+          await context.dispose();
+          await model.dispose();
+          await llama.dispose();
+        },
+      };
     })();
     this.loaded.catch(() => (this.loaded = undefined)); // a later request may retry
     return this.loaded;
@@ -76,7 +86,8 @@ export class GgufEngine implements ChatEngine {
 
   async generate(request: ChatRequest, messages: PlainMessage[], signal: AbortSignal): Promise<ChatGeneration> {
     const last = messages.at(-1);
-    if (!last || last.role !== 'user') throw new LocalModelError(400, "Invalid 'messages': the last message must be from the user.", 'invalid_field', 'messages');
+    if (!last || last.role !== 'user')
+      throw new LocalModelError(400, "Invalid 'messages': the last message must be from the user.", 'invalid_field', 'messages');
     let loaded;
     try {
       loaded = await this.load();
@@ -106,7 +117,10 @@ export class GgufEngine implements ChatEngine {
       }
     });
     this.queue = turn.catch(() => {});
-    turn.then(() => pieces.end(), (err: unknown) => pieces.end(err instanceof Error ? err : new Error(String(err))));
+    turn.then(
+      () => pieces.end(),
+      (err: unknown) => pieces.end(err instanceof Error ? err : new Error(String(err))),
+    );
     return { pieces: pieces.iterate(), finishReason: () => (stopReason === 'maxTokens' ? 'length' : 'stop') };
   }
 

@@ -39,7 +39,7 @@ export class RequestAuth {
     if (!SAFE_METHODS.has(req.method)) {
       const sent = req.headers['x-csrf-token'];
       const ok = typeof sent === 'string' && sent.length === caller.csrfToken.length && timingSafeEqual(Buffer.from(sent), Buffer.from(caller.csrfToken));
-      if (!ok) throw new PlatformError(403, 'csrf_failed', 'This change came without the session\'s CSRF token (X-CSRF-Token): reload the page and try again');
+      if (!ok) throw new PlatformError(403, 'csrf_failed', "This change came without the session's CSRF token (X-CSRF-Token): reload the page and try again");
     }
     return caller;
   }

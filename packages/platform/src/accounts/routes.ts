@@ -39,7 +39,8 @@ export const accountsPlugin: FastifyPluginAsync<{ accounts: AccountsService; aut
   app.get('/api/team/members', { onRequest: general }, async (req) => ok(await accounts.members(req.caller)));
 
   app.post('/api/team/members', { bodyLimit: BODY_LIMIT, onRequest: session, schema: { body: newMember, security: sessionOnly } }, async (req) =>
-    ok(await accounts.addMember(sessionOf(req), req.body.username, req.body.password)));
+    ok(await accounts.addMember(sessionOf(req), req.body.username, req.body.password)),
+  );
 
   app.delete('/api/team/members', { onRequest: session, schema: { querystring: memberQuery, security: sessionOnly } }, async (req) => {
     await accounts.removeMember(sessionOf(req), req.query.id);

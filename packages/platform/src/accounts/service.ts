@@ -50,7 +50,14 @@ export class AccountsService {
   async ensureRoot(teamId: string, rootPassword: string | undefined, generatedElsewhere = false): Promise<{ created: boolean; generatedPassword?: string }> {
     if (await this.store.byName('root')) return { created: false };
     const password = rootPassword ?? randomBytes(9).toString('base64url');
-    const created = await this.store.insert({ id: newId(), team_id: teamId, username: 'root', password_hash: await hashPassword(password), role: 'root', created_at: Date.now() });
+    const created = await this.store.insert({
+      id: newId(),
+      team_id: teamId,
+      username: 'root',
+      password_hash: await hashPassword(password),
+      role: 'root',
+      created_at: Date.now(),
+    });
     return { created, generatedPassword: created && (!rootPassword || generatedElsewhere) ? password : undefined };
   }
 

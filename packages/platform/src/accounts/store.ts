@@ -9,7 +9,11 @@ export class UsersStore {
   constructor(private readonly db: PlatformDb) {}
 
   byName(username: string): Promise<UserRow | undefined> {
-    return this.db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase())).executeTakeFirst();
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb(eb.fn('lower', ['username']), '=', username.toLowerCase()))
+      .executeTakeFirst();
   }
 
   /** False when the name is taken (in any case). */

@@ -16,15 +16,24 @@ const okWithWarnings = <T>(data: T, warnings: string[]) => ({ ...ok(data), messa
 
 export function publicApp(app: App): PublicApp {
   return {
-    _id: app.id, id: app.id, name: app.name, intro: app.intro, type: 'simple', ...app.settings,
-    createTime: new Date(app.createdAt).toISOString(), updateTime: new Date(app.updatedAt).toISOString(),
+    _id: app.id,
+    id: app.id,
+    name: app.name,
+    intro: app.intro,
+    type: 'simple',
+    ...app.settings,
+    createTime: new Date(app.createdAt).toISOString(),
+    updateTime: new Date(app.updatedAt).toISOString(),
   };
 }
 
 /** General keys or a session, checked before the body is read. */
 export const appsPlugin: FastifyPluginAsync<{ apps: AppsService; auth: RequestAuth }> = async (scope, { apps, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => auth.general(req)),
+  );
 
   app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema } }, async (req) => {
     const { id, warnings } = await apps.create(req.caller, req.body);

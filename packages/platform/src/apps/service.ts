@@ -21,8 +21,13 @@ export interface App {
 
 export function appFromRow(row: AppRow): App {
   return {
-    id: row.id, teamId: row.team_id, name: row.name, intro: row.intro, settings: appSettingsSchema.parse(JSON.parse(row.config)),
-    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    id: row.id,
+    teamId: row.team_id,
+    name: row.name,
+    intro: row.intro,
+    settings: appSettingsSchema.parse(JSON.parse(row.config)),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
   };
 }
 
@@ -37,8 +42,10 @@ export function mergeSettings(stored: AppSettings, patch: Record<string, unknown
       const search = value as Record<string, unknown>;
       const ext = search.queryExtension;
       merged.search = {
-        ...stored.search, ...search,
-        queryExtension: ext && typeof ext === 'object' && !Array.isArray(ext) ? { ...stored.search.queryExtension, ...ext } : (ext ?? stored.search.queryExtension),
+        ...stored.search,
+        ...search,
+        queryExtension:
+          ext && typeof ext === 'object' && !Array.isArray(ext) ? { ...stored.search.queryExtension, ...ext } : (ext ?? stored.search.queryExtension),
       };
     } else merged[key] = value;
   }
@@ -89,7 +96,12 @@ export class AppsService {
     const { settings, warnings } = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)));
     const now = Date.now();
     this.cache.delete(id);
-    await this.store.update(caller.teamId, id, { name: patch.name ?? app.name, intro: patch.intro ?? app.intro, config: JSON.stringify(settings), updated_at: now });
+    await this.store.update(caller.teamId, id, {
+      name: patch.name ?? app.name,
+      intro: patch.intro ?? app.intro,
+      config: JSON.stringify(settings),
+      updated_at: now,
+    });
     return { app: { ...app, name: patch.name ?? app.name, intro: patch.intro ?? app.intro, settings, updatedAt: now }, warnings };
   }
 
@@ -145,11 +157,16 @@ export class AppsService {
     if (missing) throw errors.badField(field, `dataset ${missing} does not exist in this team`);
     const vectorModels = new Set(found.map((d) => d.vector_model));
     if (mode !== 'fullTextRecall' && vectorModels.size > 1) {
-      throw errors.badField(field, `these datasets use different vector models (${[...vectorModels].join(', ')}): one app searches datasets of one vector model, or uses searchMode fullTextRecall`);
+      throw errors.badField(
+        field,
+        `these datasets use different vector models (${[...vectorModels].join(', ')}): one app searches datasets of one vector model, or uses searchMode fullTextRecall`,
+      );
     }
     const unconfigured = [...vectorModels].filter((model) => !this.models.vectorModels.some((m) => m.model === model));
     if (unconfigured.length === 0) return undefined;
-    const why = unconfigured[0] ? `their vector model ${unconfigured.join(', ')} is not in config.json's vectorModels` : 'they were made without a vector model';
+    const why = unconfigured[0]
+      ? `their vector model ${unconfigured.join(', ')} is not in config.json's vectorModels`
+      : 'they were made without a vector model';
     const search = mode === 'fullTextRecall' ? 'chat searches them by full text' : `chat searches them by full text only (search.searchMode is ${mode})`;
     return `${field}: ${why}, so ${search}; their items that are not indexed yet wait for that vector model and cannot be found.`;
   }

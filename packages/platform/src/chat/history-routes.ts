@@ -2,8 +2,15 @@
 // its own application's chats; a general key any application of its team.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
-  chatItemQuery as itemQuery, chatQuery, chatRecordsBody as recordsBody, clearHistoriesQuery as clearQuery, feedbackBody, historiesBody, stopAnswerBody as stopBody,
-  type PublicChatHistory, type PublicChatItem,
+  chatItemQuery as itemQuery,
+  chatQuery,
+  chatRecordsBody as recordsBody,
+  clearHistoriesQuery as clearQuery,
+  feedbackBody,
+  historiesBody,
+  stopAnswerBody as stopBody,
+  type PublicChatHistory,
+  type PublicChatItem,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppsService } from '../apps/service.js';
@@ -39,19 +46,31 @@ function parseError(json: string | null): { message: string; code: string; reque
 export function publicItem(i: ChatItemRow): PublicChatItem {
   const error = parseError(i.error);
   return {
-    _id: String(i.id), dataId: i.data_id, obj: i.role === 'user' ? 'Human' : 'AI', value: [{ type: 'text', text: { content: i.content } }],
+    _id: String(i.id),
+    dataId: i.data_id,
+    obj: i.role === 'user' ? 'Human' : 'AI',
+    value: [{ type: 'text', text: { content: i.content } }],
     // kbchat's own: an answer's state (running, done, stopped, failed, interrupted) and a failed one's error.
-    status: itemStatus(i), ...(error ? { error } : {}),
-    time: new Date(Number(i.created_at)).toISOString(), ...(i.response_data ? { responseData: JSON.parse(i.response_data) } : {}),
-    ...(i.user_good_feedback ? { userGoodFeedback: i.user_good_feedback } : {}), ...(i.user_bad_feedback ? { userBadFeedback: i.user_bad_feedback } : {}),
+    status: itemStatus(i),
+    ...(error ? { error } : {}),
+    time: new Date(Number(i.created_at)).toISOString(),
+    ...(i.response_data ? { responseData: JSON.parse(i.response_data) } : {}),
+    ...(i.user_good_feedback ? { userGoodFeedback: i.user_good_feedback } : {}),
+    ...(i.user_bad_feedback ? { userBadFeedback: i.user_bad_feedback } : {}),
   };
 }
 
 /** A chat in getHistories; the team (not a visitor) also sees which link and visitor a shared one is from. */
 export function publicHistory(c: ChatRow, forTeam: boolean): PublicChatHistory {
   return {
-    chatId: c.chat_id, appId: c.app_id, title: c.title, customTitle: '', top: false, updateTime: new Date(Number(c.updated_at)).toISOString(),
-    source: c.source, ...(c.share_id && forTeam ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
+    chatId: c.chat_id,
+    appId: c.app_id,
+    title: c.title,
+    customTitle: '',
+    top: false,
+    updateTime: new Date(Number(c.updated_at)).toISOString(),
+    source: c.source,
+    ...(c.share_id && forTeam ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
   };
 }
 
@@ -64,7 +83,13 @@ const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}
  * neither can only be a share link's visitor, who is named in the body or
  * query (shareId and outLinkUid), so is found after validation.
  */
-export const chatHistoryPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; share: ShareService; running: RunningAnswers }> = async (fastify, deps) => {
+export const chatHistoryPlugin: FastifyPluginAsync<{
+  auth: RequestAuth;
+  apps: AppsService;
+  history: ChatHistoryStore;
+  share: ShareService;
+  running: RunningAnswers;
+}> = async (fastify, deps) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.addHook('onRequest', async (req) => {
     if (!isAnonymous(req)) req.caller = await deps.auth.any(req);
@@ -140,19 +165,23 @@ export const chatHistoryPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: Ap
 
   // Stops a running answer of the caller's own chat (the web app's Stop): what it made is kept, marked
   // stopped, with its question. An answer that already ended is left as it is ({stopped: false}).
-  app.post('/api/core/chat/item/stop', { bodyLimit: BODY_LIMIT, schema: { body: stopBody, security: readers, summary: 'Stop a running answer (kept as stopped, with what it made)' } }, async (req) => {
-    const b = req.body;
-    const s = await scope(req, b);
-    const ref = { ...s, chatId: b.chatId };
-    const chatPk = await deps.history.requestStop(ref, b.dataId);
-    if (chatPk !== undefined) {
-      deps.running.stop(chatPk, b.dataId);
-      return ok({ stopped: true, status: 'stopped' });
-    }
-    const item = await deps.history.item(ref, b.dataId);
-    if (!item || item.role !== 'assistant') throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
-    return ok({ stopped: false, status: itemStatus(item) });
-  });
+  app.post(
+    '/api/core/chat/item/stop',
+    { bodyLimit: BODY_LIMIT, schema: { body: stopBody, security: readers, summary: 'Stop a running answer (kept as stopped, with what it made)' } },
+    async (req) => {
+      const b = req.body;
+      const s = await scope(req, b);
+      const ref = { ...s, chatId: b.chatId };
+      const chatPk = await deps.history.requestStop(ref, b.dataId);
+      if (chatPk !== undefined) {
+        deps.running.stop(chatPk, b.dataId);
+        return ok({ stopped: true, status: 'stopped' });
+      }
+      const item = await deps.history.item(ref, b.dataId);
+      if (!item || item.role !== 'assistant') throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
+      return ok({ stopped: false, status: itemStatus(item) });
+    },
+  );
 
   // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.
   app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT, schema: { body: feedbackBody, security: readers } }, async (req) => {

@@ -67,16 +67,16 @@ export class ChatHistoryStore {
    * reaches the model.
    */
   async recentItems(ref: ChatRef, limit: number): Promise<{ items: ChatItemRow[]; variables: Record<string, unknown> }> {
-    const chat = await this.db.selectFrom('chats').select(['id', 'share_id', 'out_link_uid', 'variables']).where('team_id', '=', ref.teamId).where('app_id', '=', ref.appId).where('chat_id', '=', ref.chatId).executeTakeFirst();
+    const chat = await this.db
+      .selectFrom('chats')
+      .select(['id', 'share_id', 'out_link_uid', 'variables'])
+      .where('team_id', '=', ref.teamId)
+      .where('app_id', '=', ref.appId)
+      .where('chat_id', '=', ref.chatId)
+      .executeTakeFirst();
     if (!chat) return { items: [], variables: {} };
     if (chat.share_id !== (ref.visitor?.shareId ?? null) || chat.out_link_uid !== (ref.visitor?.outLinkUid ?? null)) throw new ChatTakenError(ref.chatId);
-    const rows = await this.db
-      .selectFrom('chat_items')
-      .selectAll()
-      .where('chat_pk', '=', chat.id)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    const rows = await this.db.selectFrom('chat_items').selectAll().where('chat_pk', '=', chat.id).orderBy('id', 'desc').limit(limit).execute();
     // An answer still running (another turn's) or that made nothing is no history for the model.
     const items = rows.reverse().filter((i) => i.role === 'user' || (i.status !== 'running' && i.content));
     return { items, variables: parseVariables(chat.variables) };
@@ -95,7 +95,10 @@ export class ChatHistoryStore {
    * visitor asks) is refused: nobody appends to, or reads from, a chat that is
    * not theirs. Returns the chat's row id, for the answer's later writes.
    */
-  async beginTurn(ref: ChatRef, turn: { title: string; question: string; questionId: string; answerId: string; variables: Record<string, unknown> }): Promise<number> {
+  async beginTurn(
+    ref: ChatRef,
+    turn: { title: string; question: string; questionId: string; answerId: string; variables: Record<string, unknown> },
+  ): Promise<number> {
     const now = Date.now();
     const vars = JSON.stringify(turn.variables);
     const shareId = ref.visitor?.shareId ?? null;
@@ -103,7 +106,18 @@ export class ChatHistoryStore {
     return this.db.transaction().execute(async (tx) => {
       const chat = await tx
         .insertInto('chats')
-        .values({ team_id: ref.teamId, app_id: ref.appId, chat_id: ref.chatId, title: turn.title, created_at: now, updated_at: now, share_id: shareId, out_link_uid: uid, source: ref.visitor ? 'share' : (ref.source ?? 'online'), variables: vars })
+        .values({
+          team_id: ref.teamId,
+          app_id: ref.appId,
+          chat_id: ref.chatId,
+          title: turn.title,
+          created_at: now,
+          updated_at: now,
+          share_id: shareId,
+          out_link_uid: uid,
+          source: ref.visitor ? 'share' : (ref.source ?? 'online'),
+          variables: vars,
+        })
         .onConflict((c) =>
           c
             .columns(['app_id', 'chat_id'])
@@ -152,7 +166,9 @@ export class ChatHistoryStore {
       await tx
         .updateTable('chat_items')
         .set({
-          status: outcome.status, content: outcome.content, updated_at: now,
+          status: outcome.status,
+          content: outcome.content,
+          updated_at: now,
           response_data: outcome.responseData === undefined ? null : JSON.stringify(outcome.responseData),
           error: outcome.error ? JSON.stringify(outcome.error) : null,
         })
@@ -186,7 +202,14 @@ export class ChatHistoryStore {
     return row?.chat_pk;
   }
 
-  async listChats(teamId: string, appId: string, offset: number, limit: number, visitor?: Visitor, source?: ChatSource): Promise<{ rows: ChatRow[]; total: number }> {
+  async listChats(
+    teamId: string,
+    appId: string,
+    offset: number,
+    limit: number,
+    visitor?: Visitor,
+    source?: ChatSource,
+  ): Promise<{ rows: ChatRow[]; total: number }> {
     let base = this.db.selectFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId);
     if (visitor) base = base.where('share_id', '=', visitor.shareId).where('out_link_uid', '=', visitor.outLinkUid);
     if (source) base = base.where('source', '=', source);
@@ -228,7 +251,11 @@ export class ChatHistoryStore {
    * The app's chats for its chat log, newest first: items, and answers with
    * good and bad feedback, counted; `from`/`to` bound the last update (epoch ms).
    */
-  async chatLogs(teamId: string, appId: string, opts: { offset: number; limit: number; from?: number; to?: number }): Promise<{ rows: ChatLogRow[]; total: number }> {
+  async chatLogs(
+    teamId: string,
+    appId: string,
+    opts: { offset: number; limit: number; from?: number; to?: number },
+  ): Promise<{ rows: ChatLogRow[]; total: number }> {
     let base = this.db.selectFrom('chats as c').where('c.team_id', '=', teamId).where('c.app_id', '=', appId);
     if (opts.from !== undefined) base = base.where('c.updated_at', '>=', opts.from);
     if (opts.to !== undefined) base = base.where('c.updated_at', '<=', opts.to);
@@ -236,7 +263,11 @@ export class ChatHistoryStore {
       .leftJoin('chat_items as i', 'i.chat_pk', 'c.id')
       .selectAll('c')
       // count(column) counts the rows where it is set: cleared feedback is null.
-      .select((eb) => [eb.fn.count<number>('i.id').as('message_count'), eb.fn.count<number>('i.user_good_feedback').as('good_feedback'), eb.fn.count<number>('i.user_bad_feedback').as('bad_feedback')])
+      .select((eb) => [
+        eb.fn.count<number>('i.id').as('message_count'),
+        eb.fn.count<number>('i.user_good_feedback').as('good_feedback'),
+        eb.fn.count<number>('i.user_bad_feedback').as('bad_feedback'),
+      ])
       .groupBy('c.id')
       .orderBy('c.updated_at', 'desc')
       .orderBy('c.id', 'desc')

@@ -16,17 +16,27 @@ const BODY_LIMIT = 64 * 1024;
 /** One chat of the log, in FastGPT's field names; a visitor's chat names its link and visitor. */
 export function publicChatLog(c: ChatLogRow): PublicChatLog {
   return {
-    _id: String(c.id), id: c.chat_id, chatId: c.chat_id, title: c.title, source: c.source,
+    _id: String(c.id),
+    id: c.chat_id,
+    chatId: c.chat_id,
+    title: c.title,
+    source: c.source,
     ...(c.share_id ? { shareId: c.share_id, outLinkUid: c.out_link_uid ?? '' } : {}),
-    messageCount: c.message_count, userGoodFeedbackCount: c.good_feedback, userBadFeedbackCount: c.bad_feedback,
-    createTime: new Date(Number(c.created_at)).toISOString(), updateTime: new Date(Number(c.updated_at)).toISOString(),
+    messageCount: c.message_count,
+    userGoodFeedbackCount: c.good_feedback,
+    userBadFeedbackCount: c.bad_feedback,
+    createTime: new Date(Number(c.created_at)).toISOString(),
+    updateTime: new Date(Number(c.updated_at)).toISOString(),
   };
 }
 
 /** General keys or a session, checked before the body is read. */
 export const chatLogsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore }> = async (fastify, deps) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
 
   app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT, schema: { body: logsBody } }, async (req) => {
     const caller = req.caller;

@@ -15,7 +15,10 @@ export const chatMigrations: Record<string, Migration> = {
   // died leaves one that stops beating); error is the failure as JSON.
   '9001_chat_item_status': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('chat_items').addColumn('status', 'varchar(16)', (c) => c.notNull().defaultTo('done')).execute();
+      await db.schema
+        .alterTable('chat_items')
+        .addColumn('status', 'varchar(16)', (c) => c.notNull().defaultTo('done'))
+        .execute();
       await db.schema.alterTable('chat_items').addColumn('error', 'text').execute();
       await db.schema.alterTable('chat_items').addColumn('updated_at', 'bigint').execute();
     },

@@ -34,7 +34,10 @@ export async function gatewayCalls(gateway: GatewayClient, requestIds: string[])
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
     if (err.status === 401 || err.status === 403) {
-      return { calls: [], unavailable: `the gateway shows its request logs to administrators only, and the platform's gateway token (GATEWAY_TOKEN) is not an administrator's: ${err.message}` };
+      return {
+        calls: [],
+        unavailable: `the gateway shows its request logs to administrators only, and the platform's gateway token (GATEWAY_TOKEN) is not an administrator's: ${err.message}`,
+      };
     }
     return { calls: [], unavailable: err.message };
   }

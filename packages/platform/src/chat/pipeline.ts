@@ -75,15 +75,30 @@ export class ChatService {
       sink.status('Question classification');
       const classifier = this.stepModel(s.classify.model, 'usedInClassify', s.model);
       const fitted = fitStepInput(input.question, input.history, classifier.maxContext);
-      const r = await classifyQuestion(this.gateway, classifier, { question: fitted.question, history: fitted.history, categories: s.classify.categories, background: s.classify.background });
+      const r = await classifyQuestion(this.gateway, classifier, {
+        question: fitted.question,
+        history: fitted.history,
+        categories: s.classify.categories,
+        background: s.classify.background,
+      });
       if (r.failure) failed('classification', r.failure);
       usage.add(r.inputTokens, r.outputTokens);
       const category = s.classify.categories.find((c) => c.id === r.categoryId);
       records.push({
-        moduleName: 'Question classification', moduleType: 'classifyQuestion', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
-        inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question,
-        cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })), cqResult: category?.id ?? null, error: r.error, ...cutRecord(fitted.inputCut),
-        ...(r.requestId ? { requestId: r.requestId } : {}), ...stepCalls('classifyQuestion', r),
+        moduleName: 'Question classification',
+        moduleType: 'classifyQuestion',
+        runningTime: seconds(r.runningTime),
+        model: r.model,
+        mode: r.mode,
+        inputTokens: r.inputTokens,
+        outputTokens: r.outputTokens,
+        query: input.question,
+        cqList: s.classify.categories.map((c) => ({ id: c.id, description: c.description })),
+        cqResult: category?.id ?? null,
+        error: r.error,
+        ...cutRecord(fitted.inputCut),
+        ...(r.requestId ? { requestId: r.requestId } : {}),
+        ...stepCalls('classifyQuestion', r),
       });
       if (category?.reply !== undefined) {
         sink.fastAnswer(category.reply);
@@ -110,11 +125,24 @@ export class ChatService {
     sink.status('AI chat');
     const systemPrompt = [s.systemPrompt || model.defaultSystemChatPrompt || '', categoryPrompt].filter(Boolean).join('\n\n');
     const { messages, historyUsed } = buildMessages({
-      systemPrompt, variables, history: input.history, question: input.question, quotes, quoteTemplate: s.quoteTemplate, quotePrompt: s.quotePrompt,
-      maxContext: model.maxContext ?? DEFAULT_MAX_CONTEXT, answerTokens,
+      systemPrompt,
+      variables,
+      history: input.history,
+      question: input.question,
+      quotes,
+      quoteTemplate: s.quoteTemplate,
+      quotePrompt: s.quotePrompt,
+      maxContext: model.maxContext ?? DEFAULT_MAX_CONTEXT,
+      answerTokens,
     });
     const temperature = s.temperature === undefined ? undefined : Math.min(s.temperature, model.maxTemperature ?? 2);
-    const body: Record<string, unknown> = { ...(model.defaultConfig ?? {}), model: model.model, messages, ...(temperature === undefined ? {} : { temperature }), max_tokens: answerTokens };
+    const body: Record<string, unknown> = {
+      ...(model.defaultConfig ?? {}),
+      model: model.model,
+      messages,
+      ...(temperature === undefined ? {} : { temperature }),
+      max_tokens: answerTokens,
+    };
     const started = performance.now();
     let content: string;
     let callUsage: TokenUsage | undefined;
@@ -141,17 +169,34 @@ export class ChatService {
     const outputTokens = callUsage?.completion_tokens ?? countTextTokens(content);
     usage.add(inputTokens, outputTokens);
     records.push({
-      moduleName: 'AI chat', moduleType: 'chatNode', runningTime: secondsSince(started), model: model.model, inputTokens, outputTokens,
-      query: input.question, maxToken: answerTokens, temperature, historyPreview: messages.slice(-(historyUsed + 1)).map((m) => ({ obj: m.role === 'assistant' ? 'AI' : 'Human', value: m.content.slice(0, 300) })),
-      quoteCount: quotes.length, ...(requestId ? { requestId } : {}),
-      modelCalls: [{ step: 'chatNode', kind: 'chat', model: model.model, ...(requestId ? { requestId } : {}), runningTime: secondsSince(started) }] satisfies ModelCall[],
+      moduleName: 'AI chat',
+      moduleType: 'chatNode',
+      runningTime: secondsSince(started),
+      model: model.model,
+      inputTokens,
+      outputTokens,
+      query: input.question,
+      maxToken: answerTokens,
+      temperature,
+      historyPreview: messages.slice(-(historyUsed + 1)).map((m) => ({ obj: m.role === 'assistant' ? 'AI' : 'Human', value: m.content.slice(0, 300) })),
+      quoteCount: quotes.length,
+      ...(requestId ? { requestId } : {}),
+      modelCalls: [
+        { step: 'chatNode', kind: 'chat', model: model.model, ...(requestId ? { requestId } : {}), runningTime: secondsSince(started) },
+      ] satisfies ModelCall[],
     });
     return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables };
   }
 
   private async searchQuotes(
-    caller: KeyCaller, app: App, datasetIds: string[], input: ChatTurnInput, usage: UsageTotal, records: StepRecord[],
-    failed: (step: string, err: unknown) => void, sink: ChatSink,
+    caller: KeyCaller,
+    app: App,
+    datasetIds: string[],
+    input: ChatTurnInput,
+    usage: UsageTotal,
+    records: StepRecord[],
+    failed: (step: string, err: unknown) => void,
+    sink: ChatSink,
   ): Promise<QuoteItem[]> {
     const s = app.settings.search;
     let extensionQueries: string[] | undefined;
@@ -166,14 +211,30 @@ export class ChatService {
         extensionQueries = r.queries;
         usage.add(r.inputTokens, r.outputTokens);
         records.push({
-          moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens,
-          query: input.question, queryExtensionResult: { model: r.model, queries: r.queries }, ...cutRecord(r.inputCut),
-          ...(r.requestId ? { requestId: r.requestId } : {}), modelCalls,
+          moduleName: 'Question completion',
+          moduleType: 'queryExtension',
+          runningTime: secondsSince(started),
+          model: r.model,
+          inputTokens: r.inputTokens,
+          outputTokens: r.outputTokens,
+          query: input.question,
+          queryExtensionResult: { model: r.model, queries: r.queries },
+          ...cutRecord(r.inputCut),
+          ...(r.requestId ? { requestId: r.requestId } : {}),
+          modelCalls,
         });
       } catch (err) {
         // Without extra queries the question itself is still searched.
         failed('query extension', err);
-        records.push({ moduleName: 'Question completion', moduleType: 'queryExtension', runningTime: secondsSince(started), model: model.model, query: input.question, error: (err as Error).message, modelCalls });
+        records.push({
+          moduleName: 'Question completion',
+          moduleType: 'queryExtension',
+          runningTime: secondsSince(started),
+          model: model.model,
+          query: input.question,
+          error: (err as Error).message,
+          modelCalls,
+        });
       }
     }
     sink.status('Dataset search');
@@ -181,15 +242,37 @@ export class ChatService {
     try {
       // A dataset deleted after the app was made is skipped and named, not fatal.
       const r = await this.search.search(caller, {
-        datasetIds, text: input.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
-        usingReRank: s.usingReRank, rerankModel: s.rerankModel, extensionQueries, skipMissing: true, fullTextWithoutVectorModel: true,
+        datasetIds,
+        text: input.question,
+        mode: s.searchMode,
+        limit: s.limit,
+        similarity: s.similarity,
+        embeddingWeight: s.embeddingWeight,
+        usingReRank: s.usingReRank,
+        rerankModel: s.rerankModel,
+        extensionQueries,
+        skipMissing: true,
+        fullTextWithoutVectorModel: true,
       });
       const gone = r.missingDatasets;
       records.push({
-        moduleName: 'Dataset search', moduleType: 'datasetSearchNode', runningTime: secondsSince(started), query: input.question, searchMode: r.searchMode,
-        similarity: r.similarity, limit: r.limit, searchUsingReRank: r.usingReRank, datasets: datasetIds.filter((id) => !gone.includes(id)),
-        quoteList: r.list, queries: r.queries, found: r.found, dropped: r.dropped, modelCalls: r.modelCalls, ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
-        ...(r.questionCut ? { questionCut: r.questionCut } : {}), ...(r.note ? { note: r.note } : {}),
+        moduleName: 'Dataset search',
+        moduleType: 'datasetSearchNode',
+        runningTime: secondsSince(started),
+        query: input.question,
+        searchMode: r.searchMode,
+        similarity: r.similarity,
+        limit: r.limit,
+        searchUsingReRank: r.usingReRank,
+        datasets: datasetIds.filter((id) => !gone.includes(id)),
+        quoteList: r.list,
+        queries: r.queries,
+        found: r.found,
+        dropped: r.dropped,
+        modelCalls: r.modelCalls,
+        ...(gone.length ? { error: `datasets no longer exist: ${gone.join(', ')}` } : {}),
+        ...(r.questionCut ? { questionCut: r.questionCut } : {}),
+        ...(r.note ? { note: r.note } : {}),
       });
       return r.list.map((q) => ({ q: q.q, a: q.a, sourceName: q.sourceName, sourceId: q.sourceId }));
     } catch (err) {
@@ -198,7 +281,12 @@ export class ChatService {
     }
   }
 
-  private async extract(app: App, input: ChatTurnInput, usage: UsageTotal, failed: (step: string, err: unknown) => void): Promise<{ variables: Record<string, unknown>; record: StepRecord }> {
+  private async extract(
+    app: App,
+    input: ChatTurnInput,
+    usage: UsageTotal,
+    failed: (step: string, err: unknown) => void,
+  ): Promise<{ variables: Record<string, unknown>; record: StepRecord }> {
     const x = app.settings.extract!;
     const model = this.stepModel(x.model, 'usedInExtractFields', app.settings.model);
     const fitted = fitStepInput(input.question, input.history, model.maxContext);
@@ -206,9 +294,21 @@ export class ChatService {
     if (r.failure) failed('extraction', r.failure);
     usage.add(r.inputTokens, r.outputTokens);
     const record: StepRecord = {
-      moduleName: 'Content extraction', moduleType: 'contentExtract', runningTime: seconds(r.runningTime), model: r.model, mode: r.mode,
-      inputTokens: r.inputTokens, outputTokens: r.outputTokens, query: input.question, extractDescription: x.description, extractResult: r.fields, success: r.success, error: r.error,
-      ...cutRecord(fitted.inputCut), ...(r.requestId ? { requestId: r.requestId } : {}), ...stepCalls('contentExtract', r),
+      moduleName: 'Content extraction',
+      moduleType: 'contentExtract',
+      runningTime: seconds(r.runningTime),
+      model: r.model,
+      mode: r.mode,
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      query: input.question,
+      extractDescription: x.description,
+      extractResult: r.fields,
+      success: r.success,
+      error: r.error,
+      ...cutRecord(fitted.inputCut),
+      ...(r.requestId ? { requestId: r.requestId } : {}),
+      ...stepCalls('contentExtract', r),
     };
     return { variables: { ...input.variables, ...r.fields }, record };
   }
@@ -234,7 +334,8 @@ export class ChatService {
     if (tokensWithin(question, room) !== undefined) return;
     const source = model.maxContext ? 'its maxContext in config.json' : `config.json gives no maxContext for it: ${DEFAULT_MAX_CONTEXT} assumed`;
     throw new PlatformError(
-      400, 'context_length_exceeded',
+      400,
+      'context_length_exceeded',
       `The question is longer than the application's model ${model.model} can read: at most ${room} tokens (${maxContext} in all, ${source}; ${maxContext - room} kept for the answer). Shorten the question (it has ${question.length} characters).`,
     );
   }

@@ -17,7 +17,14 @@ export function cutRecord(cut: InputCut | undefined): { inputCut?: InputCut } {
  */
 export function stepCalls(step: string, r: { model: string; requestId?: string; runningTime: number; failure?: GatewayError }): { modelCalls?: ModelCall[] } {
   if (!r.requestId && !r.failure) return {};
-  const call: ModelCall = { step, kind: 'chat', model: r.model, ...(r.requestId ? { requestId: r.requestId } : {}), runningTime: seconds(r.runningTime), ...(r.failure ? { error: r.failure.message } : {}) };
+  const call: ModelCall = {
+    step,
+    kind: 'chat',
+    model: r.model,
+    ...(r.requestId ? { requestId: r.requestId } : {}),
+    runningTime: seconds(r.runningTime),
+    ...(r.failure ? { error: r.failure.message } : {}),
+  };
   return { modelCalls: [call] };
 }
 

@@ -71,7 +71,9 @@ async function checkAnonymous(share: ShareService, req: FastifyRequest): Promise
   }
   const length = Number(req.headers['content-length']);
   if (!(length <= ANONYMOUS_BODY_LIMIT)) {
-    throw errors.tooLarge(`Without an API key or a session, a chat body is read only up to 1 MB (and only with a Content-Length): name the share link in the query (?shareId=) to send more, or send "Authorization: Bearer <app key>"`);
+    throw errors.tooLarge(
+      `Without an API key or a session, a chat body is read only up to 1 MB (and only with a Content-Length): name the share link in the query (?shareId=) to send more, or send "Authorization: Bearer <app key>"`,
+    );
   }
 }
 
@@ -93,7 +95,8 @@ export async function appCaller(auth: RequestAuth, apps: AppsService, req: Fasti
   const caller = await auth.any(req);
   if (caller.keyId === null) {
     const appId = (req.query as Record<string, unknown> | undefined)?.appId;
-    if (typeof appId !== 'string' || !appId) throw errors.badField('appId', 'name the application in the query (?appId=) when chatting signed in; an application key names its own');
+    if (typeof appId !== 'string' || !appId)
+      throw errors.badField('appId', 'name the application in the query (?appId=) when chatting signed in; an application key names its own');
     await apps.app(caller, appId); // 404 for another team's
     return { ...caller, appId };
   }
@@ -125,24 +128,32 @@ export const chatPlugin: FastifyPluginAsync<ChatRouteDeps> = async (fastify, dep
   });
   // The key is checked before the body is read: without one, not a byte of a 20 MB body is kept.
   const callers = new WeakMap<FastifyRequest, AppCaller>();
-  scope.post('/api/v1/chat/completions', {
-    bodyLimit: CHAT_BODY_LIMIT,
-    // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
-    schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
-    onRequest: async (req) => {
-      if (isAnonymous(req)) await checkAnonymous(deps.share, req);
-      else callers.set(req, await appCaller(deps.auth, deps.apps, req));
+  scope.post(
+    '/api/v1/chat/completions',
+    {
+      bodyLimit: CHAT_BODY_LIMIT,
+      // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
+      schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
+      onRequest: async (req) => {
+        if (isAnonymous(req)) await checkAnonymous(deps.share, req);
+        else callers.set(req, await appCaller(deps.auth, deps.apps, req));
+      },
     },
-  }, async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, req.body)), req.body, req, reply));
-  scope.get('/api/v1/models', {
-    schema: { description: 'The application of the key (or ?appId= with a session), as the one model' },
-    onRequest: async (req) => {
-      callers.set(req, await appCaller(deps.auth, deps.apps, req));
+    async (req, reply) => completions(deps, callers.get(req) ?? (await visitorCaller(deps.share, req, req.body)), req.body, req, reply),
+  );
+  scope.get(
+    '/api/v1/models',
+    {
+      schema: { description: 'The application of the key (or ?appId= with a session), as the one model' },
+      onRequest: async (req) => {
+        callers.set(req, await appCaller(deps.auth, deps.apps, req));
+      },
     },
-  }, async (req) => {
-    const caller = callers.get(req)!;
-    return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
-  });
+    async (req) => {
+      const caller = callers.get(req)!;
+      return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
+    },
+  );
 };
 
 /**
@@ -157,21 +168,32 @@ function modelEntry(app: App) {
 async function completions(deps: ChatRouteDeps, caller: AppCaller, b: z.output<typeof chatBody>, req: FastifyRequest, reply: FastifyReply) {
   const last = b.messages.length - 1;
   const question = textOf(b.messages[last]!.content).trim();
-  if (b.messages[last]!.role !== 'user' || !question) throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
+  if (b.messages[last]!.role !== 'user' || !question)
+    throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
   const app = await deps.apps.app(caller, caller.appId);
   const chatId = b.chatId || undefined;
   // The chat log tells where a chat came from: a visitor's link, the web app (a session) or an application key.
   const source = caller.visitor ? 'share' : caller.keyId === null ? 'online' : 'api';
-  const ref = chatId ? { teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor, source } as const : undefined;
+  const ref = chatId ? ({ teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor, source } as const) : undefined;
   // With a chatId the stored chat is the history; without, the messages before the question are.
   const stored = ref ? await deps.history.recentItems(ref, HISTORY_ITEMS) : undefined;
   const history: ChatTurn[] = stored
     ? stored.items.map((i) => ({ role: i.role, content: i.content }))
-    : b.messages.slice(0, last).flatMap((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : []);
+    : b.messages
+        .slice(0, last)
+        .flatMap((m) => ((m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : []));
   // A stored chat keeps its variables: this turn's override them by name.
   const variables = { ...stored?.variables, ...b.variables };
   const id = chatId ?? `chatcmpl-${newId()}`;
-  const stream = b.stream ? new ChatEventStream(reply.raw, { id, model: app.settings.model, detail: b.detail, includeUsage: b.stream_options?.include_usage === true, requestId: req.id }) : undefined;
+  const stream = b.stream
+    ? new ChatEventStream(reply.raw, {
+        id,
+        model: app.settings.model,
+        detail: b.detail,
+        includeUsage: b.stream_options?.include_usage === true,
+        requestId: req.id,
+      })
+    : undefined;
   // A stored chat's question is kept before any model is called (once it is known the model can read it), and its answer recorded as it is made.
   deps.chat.checkQuestion(app, question);
   const answerId = b.responseChatItemId ?? newId();
@@ -191,14 +213,28 @@ async function completions(deps: ChatRouteDeps, caller: AppCaller, b: z.output<t
     reply.raw.socket?.destroy();
   });
   try {
-    const result = await deps.chat.forRequest(req.id).run(caller, app, {
-      question, history, variables, stream: !!stream, signal: cancel.signal,
-      onModelFailure: (step, err) => req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
-    }, recorder?.start() ?? stream ?? noopSink);
+    const result = await deps.chat.forRequest(req.id).run(
+      caller,
+      app,
+      {
+        question,
+        history,
+        variables,
+        stream: !!stream,
+        signal: cancel.signal,
+        onModelFailure: (step, err) =>
+          req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
+      },
+      recorder?.start() ?? stream ?? noopSink,
+    );
     await recorder?.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables });
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
-      id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: result.model, usage: result.usage,
+      id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: result.model,
+      usage: result.usage,
       choices: [{ message: { role: 'assistant', content: result.content }, finish_reason: 'stop', index: 0 }],
       ...(b.detail ? { responseData: result.responseData, newVariables: result.newVariables } : {}),
     };
@@ -208,7 +244,11 @@ async function completions(deps: ChatRouteDeps, caller: AppCaller, b: z.output<t
       await recorder.finish({ status: 'stopped', content: recorder.text });
       if (stream) return stream.finish({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, []);
       return {
-        id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: app.settings.model, stopped: true,
+        id,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: app.settings.model,
+        stopped: true,
         choices: [{ message: { role: 'assistant', content: recorder.text }, finish_reason: 'stop', index: 0 }],
       };
     }

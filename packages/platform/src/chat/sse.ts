@@ -80,7 +80,10 @@ export class ChatEventStream implements ChatSink {
     if (res.destroyed || res.writableEnded) return; // the client left: the turn still completes and is stored
     if (!res.headersSent) {
       res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no',
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
         'x-request-id': this.opts.requestId,
       });
     }

@@ -17,9 +17,15 @@ import type { ChatHistoryStore } from './history-store.js';
 import { gatewayCalls, requestIdsOf } from './model-calls.js';
 
 /** General keys or a session (never a visitor), checked in onRequest. */
-export const modelCallsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }> = async (fastify, deps) => {
+export const modelCallsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsService; history: ChatHistoryStore; gateway: GatewayClient }> = async (
+  fastify,
+  deps,
+) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
 
   app.get('/api/core/chat/modelCalls', { schema: { querystring: query } }, async (req) => {
     const caller = req.caller;

@@ -88,15 +88,34 @@ export class CollectionJobs {
    * `progress` in the statement that writes the batch. Anything failing (or
    * a delete of the collection meanwhile) deletes what was written.
    */
-  importInSteps<T>(collection: CollectionRow, total: number, batches: AsyncIterable<T[]>, writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
+  importInSteps<T>(
+    collection: CollectionRow,
+    total: number,
+    batches: AsyncIterable<T[]>,
+    writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>,
+  ): Promise<void> {
     const running = this.runImport(collection, total, batches, writeStep);
     this.imports.add(running);
     return running.finally(() => this.imports.delete(running));
   }
 
-  private async runImport<T>(collection: CollectionRow, total: number, batches: AsyncIterable<T[]>, writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>): Promise<void> {
+  private async runImport<T>(
+    collection: CollectionRow,
+    total: number,
+    batches: AsyncIterable<T[]>,
+    writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>,
+  ): Promise<void> {
     if (this.stopping) throw new JobsStoppingError();
-    await this.store.insertData([], undefined, collection, [this.store.jobInsertStatement({ collectionId: collection.id, teamId: collection.team_id, datasetId: collection.dataset_id, kind: 'import', total, owner: this.owner })]);
+    await this.store.insertData([], undefined, collection, [
+      this.store.jobInsertStatement({
+        collectionId: collection.id,
+        teamId: collection.team_id,
+        datasetId: collection.dataset_id,
+        kind: 'import',
+        total,
+        owner: this.owner,
+      }),
+    ]);
     try {
       let from = 0;
       for await (const batch of batches) {

@@ -1,9 +1,19 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  createDatasetBody as createDataset, createLinkCollectionBody as createLink, createTextCollectionBody as createText, dataIdRequired, idQuery,
-  listCollectionsBody as listCollections, listDataBody as listData, listDatasetsBody as listDatasets, pushDataBody as pushData, updateDataBody as updateData,
-  type PublicCollection, type PublicData, type PublicDataset,
+  createDatasetBody as createDataset,
+  createLinkCollectionBody as createLink,
+  createTextCollectionBody as createText,
+  dataIdRequired,
+  idQuery,
+  listCollectionsBody as listCollections,
+  listDataBody as listData,
+  listDatasetsBody as listDatasets,
+  pushDataBody as pushData,
+  updateDataBody as updateData,
+  type PublicCollection,
+  type PublicData,
+  type PublicDataset,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { authenticated } from '../http/caller.js';
@@ -16,35 +26,72 @@ export const ok = <T>(data: T) => ({ code: 200, statusText: '', message: '', dat
 
 export function publicDataset(d: DatasetRow & { collection_count?: number; data_count?: number }): PublicDataset {
   return {
-    _id: d.id, id: d.id, name: d.name, intro: d.intro, type: 'dataset', vectorModel: { model: d.vector_model }, vectorDimensions: d.vector_dimensions,
-    agentModel: d.agent_model ? { model: d.agent_model } : null, collectionCount: d.collection_count, dataCount: d.data_count,
-    createTime: new Date(Number(d.created_at)).toISOString(), updateTime: new Date(Number(d.updated_at)).toISOString(),
+    _id: d.id,
+    id: d.id,
+    name: d.name,
+    intro: d.intro,
+    type: 'dataset',
+    vectorModel: { model: d.vector_model },
+    vectorDimensions: d.vector_dimensions,
+    agentModel: d.agent_model ? { model: d.agent_model } : null,
+    collectionCount: d.collection_count,
+    dataCount: d.data_count,
+    createTime: new Date(Number(d.created_at)).toISOString(),
+    updateTime: new Date(Number(d.updated_at)).toISOString(),
   };
 }
 
 export function publicCollection(c: CollectionRow & { data_amount?: number; training_amount?: number; error_amount?: number }): PublicCollection {
   return {
-    _id: c.id, id: c.id, datasetId: c.dataset_id, name: c.name, type: c.type, rawLink: c.type === 'link' ? c.source : undefined, fileName: c.type === 'file' ? c.source : undefined,
-    trainingType: c.training_type, chunkSize: c.chunk_size, chunkSplitter: c.chunk_splitter, metadata: JSON.parse(c.metadata), dataAmount: c.data_amount,
-    trainingAmount: c.training_amount, errorAmount: c.error_amount,
-    createTime: new Date(Number(c.created_at)).toISOString(), updateTime: new Date(Number(c.updated_at)).toISOString(),
+    _id: c.id,
+    id: c.id,
+    datasetId: c.dataset_id,
+    name: c.name,
+    type: c.type,
+    rawLink: c.type === 'link' ? c.source : undefined,
+    fileName: c.type === 'file' ? c.source : undefined,
+    trainingType: c.training_type,
+    chunkSize: c.chunk_size,
+    chunkSplitter: c.chunk_splitter,
+    metadata: JSON.parse(c.metadata),
+    dataAmount: c.data_amount,
+    trainingAmount: c.training_amount,
+    errorAmount: c.error_amount,
+    createTime: new Date(Number(c.created_at)).toISOString(),
+    updateTime: new Date(Number(c.updated_at)).toISOString(),
   };
 }
 
 export function publicData(d: DataRow & { indexes?: { id: number; text: string; is_default: boolean }[] }): PublicData {
   return {
-    _id: d.id, id: d.id, datasetId: d.dataset_id, collectionId: d.collection_id, q: d.q, a: d.a, chunkIndex: d.chunk_index, titlePath: JSON.parse(d.title_path),
-    indexes: d.indexes?.map((i) => ({ dataId: String(i.id), defaultIndex: i.is_default, text: i.text })), updateTime: new Date(Number(d.updated_at)).toISOString(),
+    _id: d.id,
+    id: d.id,
+    datasetId: d.dataset_id,
+    collectionId: d.collection_id,
+    q: d.q,
+    a: d.a,
+    chunkIndex: d.chunk_index,
+    titlePath: JSON.parse(d.title_path),
+    indexes: d.indexes?.map((i) => ({ dataId: String(i.id), defaultIndex: i.is_default, text: i.text })),
+    updateTime: new Date(Number(d.updated_at)).toISOString(),
   };
 }
 
 /** General keys or a session, checked before the body is read. */
-export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; auth: RequestAuth; linkAllowPrivate: boolean }> = async (scope, { datasets, auth, linkAllowPrivate }) => {
+export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; auth: RequestAuth; linkAllowPrivate: boolean }> = async (
+  scope,
+  { datasets, auth, linkAllowPrivate },
+) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => auth.general(req)),
+  );
 
   app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(req.caller, req.body)));
-  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) => ok((await datasets.listDatasets(req.caller, req.body.searchKey)).map(publicDataset)));
+  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) =>
+    ok((await datasets.listDatasets(req.caller, req.body.searchKey)).map(publicDataset)),
+  );
   app.get('/api/core/dataset/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicDataset(await datasets.dataset(req.caller, req.query.id))));
   app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery } }, async (req) => {
     await datasets.deleteDataset(req.caller, req.query.id);
@@ -65,19 +112,25 @@ export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; aut
     const { rows, total } = await datasets.listCollections(req.caller, q.datasetId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicCollection), total });
   });
-  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicCollection(await datasets.collection(req.caller, req.query.id))));
+  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) =>
+    ok(publicCollection(await datasets.collection(req.caller, req.query.id))),
+  );
   app.delete('/api/core/dataset/collection/delete', { schema: { querystring: idQuery } }, async (req) => {
     await datasets.deleteCollection(req.caller, req.query.id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) => ok(await datasets.pushData(req.caller, req.body.collectionId, req.body.data, req.body.trainingType)));
+  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) =>
+    ok(await datasets.pushData(req.caller, req.body.collectionId, req.body.data, req.body.trainingType)),
+  );
   app.post('/api/core/dataset/data/v2/list', { schema: { body: listData } }, async (req) => {
     const q = req.body;
     const { rows, total } = await datasets.listData(req.caller, q.collectionId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicData), total });
   });
-  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicData(await datasets.dataItem(req.caller, req.query.id))));
+  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) =>
+    ok(publicData(await datasets.dataItem(req.caller, req.query.id))),
+  );
   app.put('/api/core/dataset/data/update', { schema: { body: updateData } }, async (req) => {
     const body = req.body;
     const dataId = body.dataId ?? body.id;

@@ -44,7 +44,6 @@ export interface PushDataItem {
   indexes?: { text: string }[];
 }
 
-
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
 const KNOWN_DATASETS_MAX = 10_000;
 
@@ -116,7 +115,10 @@ export class DatasetsService {
   async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string }): Promise<string> {
     const vectorModel = input.vectorModel ?? this.models.vectorModels[0]?.model;
     if (input.vectorModel && !this.models.vectorModels.some((m) => m.model === input.vectorModel)) {
-      throw errors.badField('vectorModel', `"${input.vectorModel}" is not one of the configured vector models (${this.models.vectorModels.map((m) => m.model).join(', ') || 'none configured'})`);
+      throw errors.badField(
+        'vectorModel',
+        `"${input.vectorModel}" is not one of the configured vector models (${this.models.vectorModels.map((m) => m.model).join(', ') || 'none configured'})`,
+      );
     }
     if (input.agentModel && !this.models.llmModels.some((m) => m.model === input.agentModel)) {
       throw errors.badField('agentModel', `"${input.agentModel}" is not one of the configured LLM models`);
@@ -124,10 +126,16 @@ export class DatasetsService {
     const id = newId();
     const now = Date.now();
     await this.store.insertDataset({
-      id, team_id: caller.teamId, name: input.name, intro: input.intro ?? '',
+      id,
+      team_id: caller.teamId,
+      name: input.name,
+      intro: input.intro ?? '',
       // No vector model configured: the dataset is still made, and its items wait with that reason shown.
-      vector_model: vectorModel ?? '', vector_dimensions: null, agent_model: input.agentModel ?? this.models.llmModels[0]?.model ?? null,
-      created_at: now, updated_at: now,
+      vector_model: vectorModel ?? '',
+      vector_dimensions: null,
+      agent_model: input.agentModel ?? this.models.llmModels[0]?.model ?? null,
+      created_at: now,
+      updated_at: now,
     });
     return id;
   }
@@ -180,7 +188,11 @@ export class DatasetsService {
    * `known`, a plan's count of the same content and chunking, saves that pass.
    */
   private async createCollection(
-    caller: KeyCaller, input: Omit<TextCollectionInput, 'text'>, source: ChunkInput, what: { rawText: string | null; /** the refusal of a source that makes no chunk */ empty: () => Error }, known?: KnownCount,
+    caller: KeyCaller,
+    input: Omit<TextCollectionInput, 'text'>,
+    source: ChunkInput,
+    what: { rawText: string | null; /** the refusal of a source that makes no chunk */ empty: () => Error },
+    known?: KnownCount,
   ): Promise<{ collectionId: string; insertLen: number }> {
     const dataset = await this.uploadTarget(caller, input.datasetId);
     const settings = { chunkSize: this.chunkSizeFor(dataset.vector_model, input.chunkSize), chunkSplitter: input.chunkSplitter || undefined };
@@ -191,21 +203,45 @@ export class DatasetsService {
     if (total === 0) throw what.empty();
     const collectionId = newId();
     const now = Date.now();
-    const itemsOf = (list: Chunk[], from: number): NewDataItem[] => list.map((c, k) => ({
-      row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: c.text, a: '', chunk_index: from + k, title_path: JSON.stringify(c.titlePath), created_at: now, updated_at: now },
-      indexes: [c.text],
-    }));
+    const itemsOf = (list: Chunk[], from: number): NewDataItem[] =>
+      list.map((c, k) => ({
+        row: {
+          id: newId(),
+          dataset_id: dataset.id,
+          collection_id: collectionId,
+          team_id: caller.teamId,
+          q: c.text,
+          a: '',
+          chunk_index: from + k,
+          title_path: JSON.stringify(c.titlePath),
+          created_at: now,
+          updated_at: now,
+        },
+        indexes: [c.text],
+      }));
     const collection = {
-      id: collectionId, dataset_id: dataset.id, team_id: caller.teamId, name: input.name, type: input.type ?? 'text', source: input.source ?? null,
-      training_type: input.trainingType, chunk_size: settings.chunkSize, chunk_splitter: input.chunkSplitter ?? null, qa_prompt: input.qaPrompt ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}), raw_text: what.rawText, created_at: now, updated_at: now,
+      id: collectionId,
+      dataset_id: dataset.id,
+      team_id: caller.teamId,
+      name: input.name,
+      type: input.type ?? 'text',
+      source: input.source ?? null,
+      training_type: input.trainingType,
+      chunk_size: settings.chunkSize,
+      chunk_splitter: input.chunkSplitter ?? null,
+      qa_prompt: input.qaPrompt ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      raw_text: what.rawText,
+      created_at: now,
+      updated_at: now,
     };
     try {
       if (few) await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(few, 0), input.trainingType, collection);
       else {
         // Too many for one statement: made and written a batch a step, indexing starting on the first while the rest goes in.
         await this.jobs.importInSteps(collection, total, chunkBatches(source, settings, batchRows), (batch, from, progress) =>
-          this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(batch, from), input.trainingType, undefined, progress));
+          this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(batch, from), input.trainingType, undefined, progress),
+        );
       }
     } catch (err) {
       if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
@@ -224,7 +260,12 @@ export class DatasetsService {
    * size), so the count is the import's; nothing is kept but the count and a
    * sample. Refusals are the import's too.
    */
-  async planFile(caller: KeyCaller, datasetId: string, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: { trainingType: 'chunk' | 'qa'; chunkSize?: number; chunkSplitter?: string }): Promise<ImportPlan> {
+  async planFile(
+    caller: KeyCaller,
+    datasetId: string,
+    file: { data: Uint8Array; filename: string; mimeType?: string },
+    settings: { trainingType: 'chunk' | 'qa'; chunkSize?: number; chunkSplitter?: string },
+  ): Promise<ImportPlan> {
     const dataset = await this.dataset(caller, datasetId);
     const chunking = { chunkSize: this.chunkSizeFor(dataset.vector_model, settings.chunkSize), chunkSplitter: settings.chunkSplitter || undefined };
     const counted = await countChunks({ file }, chunking, PLAN_SAMPLE);
@@ -233,7 +274,12 @@ export class DatasetsService {
   }
 
   /** An uploaded file: read into structured text, then chunked like text; `known`: a plan's count of it (planFile). */
-  async createFileCollection(caller: KeyCaller, file: { data: Uint8Array; filename: string; mimeType?: string }, settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string }, known?: KnownCount) {
+  async createFileCollection(
+    caller: KeyCaller,
+    file: { data: Uint8Array; filename: string; mimeType?: string },
+    settings: Omit<TextCollectionInput, 'text' | 'name'> & { name?: string },
+    known?: KnownCount,
+  ) {
     // The file is read as it is chunked (ingest/chunk-stream.ts): its text is not kept whole (raw_text; nothing reads it yet).
     const input = { ...settings, name: settings.name || file.filename, type: 'file' as const, source: file.filename };
     return this.createCollection(caller, input, { file }, { rawText: null, empty: () => emptyFile(file.filename) }, known);
@@ -252,7 +298,16 @@ export class DatasetsService {
    * pairs it returns become the items (indexing/qa-processor.ts). Without `tx`,
    * in a transaction of its own (or none where one statement does it all).
    */
-  private async enqueueNew(tx: Db | undefined, teamId: string, datasetId: string, collectionId: string, items: NewDataItem[], mode: 'chunk' | 'qa', collection?: CollectionRow, progress?: RawBuilder<unknown>): Promise<void> {
+  private async enqueueNew(
+    tx: Db | undefined,
+    teamId: string,
+    datasetId: string,
+    collectionId: string,
+    items: NewDataItem[],
+    mode: 'chunk' | 'qa',
+    collection?: CollectionRow,
+    progress?: RawBuilder<unknown>,
+  ): Promise<void> {
     if (mode === 'chunk' && this.indexing.enqueueStatement) {
       const queued = items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode }));
       await this.store.insertData(items, tx, collection, [this.indexing.enqueueStatement(queued), ...(progress ? [progress] : [])]);
@@ -264,11 +319,17 @@ export class DatasetsService {
     if (mode === 'qa') {
       if (collection) await this.store.insertCollection(collection, tx);
       const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });
-      await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, mode, payload: payload(i) })));
+      await this.indexing.enqueue(
+        tx,
+        items.map((i) => ({ teamId, datasetId, collectionId, mode, payload: payload(i) })),
+      );
       return;
     }
     await this.store.insertData(items, tx, collection);
-    await this.indexing.enqueue(tx, items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode })));
+    await this.indexing.enqueue(
+      tx,
+      items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode })),
+    );
   }
 
   async collection(caller: KeyCaller, id: string) {
@@ -280,8 +341,15 @@ export class DatasetsService {
   async listCollections(caller: KeyCaller, datasetId: string, offset: number, pageSize: number, searchText?: string) {
     await this.dataset(caller, datasetId);
     const page = await this.store.listCollections(caller.teamId, datasetId, offset, pageSize, searchText);
-    const progress = (await this.indexing.progress?.(datasetId, page.rows.map((r) => r.id))) ?? new Map();
-    return { total: page.total, rows: page.rows.map((r) => ({ ...r, training_amount: progress.get(r.id)?.waiting ?? 0, error_amount: progress.get(r.id)?.failed ?? 0 })) };
+    const progress =
+      (await this.indexing.progress?.(
+        datasetId,
+        page.rows.map((r) => r.id),
+      )) ?? new Map();
+    return {
+      total: page.total,
+      rows: page.rows.map((r) => ({ ...r, training_amount: progress.get(r.id)?.waiting ?? 0, error_amount: progress.get(r.id)?.failed ?? 0 })),
+    };
   }
 
   /** Answers once the collection is gone (a large one in steps: its job row shows how far; then the store is vacuumed). */
@@ -304,7 +372,18 @@ export class DatasetsService {
     return this.store.transaction(async (tx) => {
       let next = await this.store.nextChunkIndex(collectionId, tx);
       const items: NewDataItem[] = data.map((d) => ({
-        row: { id: newId(), dataset_id: dataset.id, collection_id: collectionId, team_id: caller.teamId, q: d.q, a: d.a ?? '', chunk_index: next++, title_path: '[]', created_at: now, updated_at: now },
+        row: {
+          id: newId(),
+          dataset_id: dataset.id,
+          collection_id: collectionId,
+          team_id: caller.teamId,
+          q: d.q,
+          a: d.a ?? '',
+          chunk_index: next++,
+          title_path: '[]',
+          created_at: now,
+          updated_at: now,
+        },
         indexes: indexTexts(d.q, d.a ?? '', d.indexes),
       }));
       await this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, trainingType);

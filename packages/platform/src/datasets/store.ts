@@ -13,7 +13,13 @@ export type { JobKind };
 /** A collection's import or delete in progress (collection_jobs). */
 export type JobRow = Selectable<CollectionJobsTable>;
 
-const normaliseJob = (r: JobRow): JobRow => ({ ...r, done: Number(r.done), total: Number(r.total), heartbeat_at: Number(r.heartbeat_at), created_at: Number(r.created_at) });
+const normaliseJob = (r: JobRow): JobRow => ({
+  ...r,
+  done: Number(r.done),
+  total: Number(r.total),
+  heartbeat_at: Number(r.heartbeat_at),
+  created_at: Number(r.created_at),
+});
 
 export interface NewDataItem {
   row: DataRow;
@@ -83,7 +89,13 @@ export class DatasetsStore {
     return this.db.selectFrom('collections').selectAll().where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
   }
 
-  async listCollections(teamId: string, datasetId: string, offset: number, limit: number, searchText?: string): Promise<{ rows: (CollectionRow & { data_amount: number })[]; total: number }> {
+  async listCollections(
+    teamId: string,
+    datasetId: string,
+    offset: number,
+    limit: number,
+    searchText?: string,
+  ): Promise<{ rows: (CollectionRow & { data_amount: number })[]; total: number }> {
     let base = this.db.selectFrom('collections as c').where('c.team_id', '=', teamId).where('c.dataset_id', '=', datasetId);
     if (searchText) base = base.where('c.name', 'ilike', containing(searchText));
     const rows = await base
@@ -107,7 +119,9 @@ export class DatasetsStore {
   /** Data rows of a collection (or of a whole dataset). */
   async countData(where: { collectionId: string } | { datasetId: string }): Promise<number> {
     const q = this.db.selectFrom('data').select((eb) => eb.fn.countAll<number>().as('n'));
-    const r = await ('collectionId' in where ? q.where('collection_id', '=', where.collectionId) : q.where('dataset_id', '=', where.datasetId)).executeTakeFirstOrThrow();
+    const r = await (
+      'collectionId' in where ? q.where('collection_id', '=', where.collectionId) : q.where('dataset_id', '=', where.datasetId)
+    ).executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -118,19 +132,25 @@ export class DatasetsStore {
    */
   async deleteDataBatch(where: { collectionId: string } | { datasetId: string }, limit: number, now = Date.now()): Promise<number> {
     const match = 'collectionId' in where ? sql`collection_id = ${where.collectionId}` : sql`dataset_id = ${where.datasetId}`;
-    const job = 'collectionId' in where
-      ? sql`, job as (update collection_jobs set done = done + (select count(*) from gone), heartbeat_at = ${now} where collection_id = ${where.collectionId})`
-      : sql``;
+    const job =
+      'collectionId' in where
+        ? sql`, job as (update collection_jobs set done = done + (select count(*) from gone), heartbeat_at = ${now} where collection_id = ${where.collectionId})`
+        : sql``;
     const { rows } = await sql<{ n: number }>`with gone as (delete from data where id in (select id from data where ${match} limit ${limit}) returning 1)${job}
       select count(*)::int as n from gone`.execute(this.db);
     return Number(rows[0]?.n ?? 0);
   }
 
   /** Starts (or takes over) the job of a collection; an import's row becomes a delete's, counted afresh. */
-  async startJob(job: { collectionId: string; teamId: string; datasetId: string; kind: JobKind; total: number; owner: string }, now = Date.now()): Promise<void> {
+  async startJob(
+    job: { collectionId: string; teamId: string; datasetId: string; kind: JobKind; total: number; owner: string },
+    now = Date.now(),
+  ): Promise<void> {
     await sql`insert into collection_jobs (collection_id, team_id, dataset_id, kind, done, total, owner, heartbeat_at, created_at)
       values (${job.collectionId}, ${job.teamId}, ${job.datasetId}, ${job.kind}, 0, ${job.total}, ${job.owner}, ${now}, ${now})
-      on conflict (collection_id) do update set kind = excluded.kind, done = 0, total = excluded.total, owner = excluded.owner, heartbeat_at = excluded.heartbeat_at`.execute(this.db);
+      on conflict (collection_id) do update set kind = excluded.kind, done = 0, total = excluded.total, owner = excluded.owner, heartbeat_at = excluded.heartbeat_at`.execute(
+      this.db,
+    );
   }
 
   /** Runs a statement part made here (a job's progress) on its own. */
@@ -139,7 +159,10 @@ export class DatasetsStore {
   }
 
   /** The job row of a new collection, to run in the statement that writes the collection. */
-  jobInsertStatement(job: { collectionId: string; teamId: string; datasetId: string; kind: JobKind; total: number; owner: string }, now = Date.now()): RawBuilder<unknown> {
+  jobInsertStatement(
+    job: { collectionId: string; teamId: string; datasetId: string; kind: JobKind; total: number; owner: string },
+    now = Date.now(),
+  ): RawBuilder<unknown> {
     return sql`insert into collection_jobs (collection_id, team_id, dataset_id, kind, done, total, owner, heartbeat_at, created_at)
       values (${job.collectionId}, ${job.teamId}, ${job.datasetId}, ${job.kind}, 0, ${job.total}, ${job.owner}, ${now}, ${now})`;
   }
@@ -225,15 +248,28 @@ export class DatasetsStore {
             select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
                                  ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
             returning id, dataset_id, q)
-      ${alongside.length ? sql.join(alongside.map((a, i) => sql`, ${sql.raw(`alongside${i}`)} as (${a})`), sql``) : sql``}
+      ${
+        alongside.length
+          ? sql.join(
+              alongside.map((a, i) => sql`, ${sql.raw(`alongside${i}`)} as (${a})`),
+              sql``,
+            )
+          : sql``
+      }
       insert into data_indexes (data_id, dataset_id, text, is_default)
-      ${onlyQ
-        ? sql`select id, dataset_id, q, true from d`
-        : sql`select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`}`.execute(db);
+      ${
+        onlyQ
+          ? sql`select id, dataset_id, q, true from d`
+          : sql`select * from unnest(${idx.map((r) => r.data_id)}::varchar[], ${idx.map((r) => r.dataset_id)}::varchar[], ${idx.map((r) => r.text)}::text[], ${idx.map((r) => r.is_default)}::bool[])`
+      }`.execute(db);
   }
 
   async nextChunkIndex(collectionId: string, db: Db = this.db): Promise<number> {
-    const r = await db.selectFrom('data').select((eb) => eb.fn.max('chunk_index').as('m')).where('collection_id', '=', collectionId).executeTakeFirst();
+    const r = await db
+      .selectFrom('data')
+      .select((eb) => eb.fn.max('chunk_index').as('m'))
+      .where('collection_id', '=', collectionId)
+      .executeTakeFirst();
     return r?.m === null || r?.m === undefined ? 0 : Number(r.m) + 1;
   }
 

@@ -195,9 +195,19 @@ export class GatewayClient {
     if (!r) return undefined;
     const num = (v: unknown) => Number(v ?? 0);
     return {
-      requestId: String(r.request_id), channelId: r.channel_id ?? null, model: String(r.model ?? ''), upstreamModel: r.upstream_model ?? null,
-      cost: num(r.cost), costMicros: num(r.cost_micros), latencyMs: num(r.latency_ms), ttftMs: r.ttft_ms ?? null, status: num(r.status),
-      attempts: num(r.attempts), promptTokens: num(r.prompt_tokens), completionTokens: num(r.completion_tokens), error: r.error ?? null,
+      requestId: String(r.request_id),
+      channelId: r.channel_id ?? null,
+      model: String(r.model ?? ''),
+      upstreamModel: r.upstream_model ?? null,
+      cost: num(r.cost),
+      costMicros: num(r.cost_micros),
+      latencyMs: num(r.latency_ms),
+      ttftMs: r.ttft_ms ?? null,
+      status: num(r.status),
+      attempts: num(r.attempts),
+      promptTokens: num(r.prompt_tokens),
+      completionTokens: num(r.completion_tokens),
+      error: r.error ?? null,
     };
   }
 
@@ -218,11 +228,19 @@ export class GatewayClient {
     try {
       res = await this.send('GET', '/healthz', undefined, AbortSignal.timeout(timeoutMs));
     } catch (err) {
-      if (err instanceof GatewayError && err.status === 499) throw new GatewayError(504, 'timeout', `the gateway at ${this.url} did not answer within ${timeoutMs} ms`, undefined, undefined);
+      if (err instanceof GatewayError && err.status === 499)
+        throw new GatewayError(504, 'timeout', `the gateway at ${this.url} did not answer within ${timeoutMs} ms`, undefined, undefined);
       throw err;
     }
     await this.readText(res, undefined);
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new GatewayError(res.statusCode, 'bad_status', `the gateway at ${this.url} answered GET /healthz with ${res.statusCode}`, headerOf(res.headers, 'x-request-id'), undefined);
+    if (res.statusCode < 200 || res.statusCode >= 300)
+      throw new GatewayError(
+        res.statusCode,
+        'bad_status',
+        `the gateway at ${this.url} answered GET /healthz with ${res.statusCode}`,
+        headerOf(res.headers, 'x-request-id'),
+        undefined,
+      );
   }
 
   close(): Promise<void> {
@@ -248,7 +266,12 @@ export class GatewayClient {
     return this.parse(text, headerOf(res.headers, 'x-request-id'), undefined);
   }
 
-  private async postJson(path: string, body: string, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<{ json: any; requestId: string | undefined }> {
+  private async postJson(
+    path: string,
+    body: string,
+    signal?: AbortSignal,
+    extraHeaders?: Record<string, string>,
+  ): Promise<{ json: any; requestId: string | undefined }> {
     const res = await this.send('POST', path, body, signal, extraHeaders);
     const text = await this.readText(res, body);
     const requestId = headerOf(res.headers, 'x-request-id');
@@ -256,7 +279,13 @@ export class GatewayClient {
     return { json: this.parse(text, requestId, body), requestId };
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body: string | undefined, signal?: AbortSignal, extraHeaders?: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    signal?: AbortSignal,
+    extraHeaders?: Record<string, string>,
+  ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     // A client for one platform request (forRequest): the gateway takes this as its request id (logs, request log, errors).
@@ -296,7 +325,8 @@ export class GatewayClient {
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code ?? e.cause?.code;
     // The caller gave up (its own client left): not the gateway's fault.
-    if (code === 'UND_ERR_ABORTED' || (e as Error).name === 'AbortError') return new GatewayError(499, 'client_closed', 'The request was cancelled: the client went away', undefined, body);
+    if (code === 'UND_ERR_ABORTED' || (e as Error).name === 'AbortError')
+      return new GatewayError(499, 'client_closed', 'The request was cancelled: the client went away', undefined, body);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return new GatewayError(504, 'timeout', `Timeout: the gateway at ${this.url} did not answer within ${this.timeoutMs} ms`, undefined, body);
     }

@@ -44,7 +44,10 @@ export const LOGGED_BODY_CHARS = 16 * 1024;
 export function bodyForLog(body: string | undefined, gatewayRequestId?: string): { requestBody: string | undefined; requestBodyChars?: number } {
   if (body === undefined || body.length <= LOGGED_BODY_CHARS) return { requestBody: body };
   const rest = gatewayRequestId ? `the gateway's request log keeps it under ${gatewayRequestId}` : 'the gateway was not reached';
-  return { requestBody: `${body.slice(0, LOGGED_BODY_CHARS)}… [${body.length - LOGGED_BODY_CHARS} more characters not logged; ${rest}]`, requestBodyChars: body.length };
+  return {
+    requestBody: `${body.slice(0, LOGGED_BODY_CHARS)}… [${body.length - LOGGED_BODY_CHARS} more characters not logged; ${rest}]`,
+    requestBodyChars: body.length,
+  };
 }
 
 export function isGatewayError(err: unknown): err is GatewayError {

@@ -26,7 +26,7 @@ export const errors = {
   missingKey: () => new PlatformError(401, 'unauthorized', 'No API key: send "Authorization: Bearer <key>"'),
   invalidKey: () => new PlatformError(401, 'unauthorized', 'Invalid API key: it does not exist, was deleted or has expired'),
   appKeyNotAllowed: () =>
-    new PlatformError(403, 'app_key_not_allowed', 'This is an application key: it opens only its application\'s chat. Use a general key here.'),
+    new PlatformError(403, 'app_key_not_allowed', "This is an application key: it opens only its application's chat. Use a general key here."),
   notFound: (what: string) => new PlatformError(404, 'not_found', `${what} not found`),
   conflict: (message: string) => new PlatformError(409, 'conflict', message),
   tooLarge: (message: string) => new PlatformError(413, 'too_large', message),

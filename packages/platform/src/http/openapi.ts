@@ -38,17 +38,32 @@ export function platformApiDocs(): ApiDocsOptions {
     title: 'kbchat platform',
     version,
     description:
-      'Knowledge bases, applications and their chat, in FastGPT\'s paths and shapes. Answers are the envelope ' +
+      "Knowledge bases, applications and their chat, in FastGPT's paths and shapes. Answers are the envelope " +
       '{code, statusText, message, data} with the real HTTP status; POST /api/v1/chat/completions answers as OpenAI does. ' +
       'Every answer carries X-Request-Id.',
     securitySchemes: {
-      apiKey: { type: 'http', scheme: 'bearer', description: 'A general API key (POST /api/support/openapi/create without appId) for the management API; an application key (with appId) for its chat only' },
-      session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web app\'s session (POST /api/auth/login); a change (POST, PUT, DELETE) also sends the session\'s X-CSRF-Token' },
+      apiKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A general API key (POST /api/support/openapi/create without appId) for the management API; an application key (with appId) for its chat only',
+      },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: "The web app's session (POST /api/auth/login); a change (POST, PUT, DELETE) also sends the session's X-CSRF-Token",
+      },
     },
     security: [{ apiKey: [] }, { session: [] }],
     errorBody,
     tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
     // Everything under /api answers the envelope but the OpenAI-compatible chat and the tus protocol.
-    success: { name: 'Envelope', description: 'The envelope, with the answer in data', body: envelope, at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH) },
+    success: {
+      name: 'Envelope',
+      description: 'The envelope, with the answer in data',
+      body: envelope,
+      at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH),
+    },
   };
 }

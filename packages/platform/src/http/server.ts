@@ -13,7 +13,8 @@ export function toPlatformError(err: unknown, req: FastifyRequest): PlatformErro
   if (err instanceof PlatformError) return err;
   const e = err as { statusCode?: number; code?: string; message?: string; status?: number };
   // Typed errors of the ingest readers and link fetcher carry their own status.
-  if (typeof e.status === 'number' && typeof e.code === 'string' && e.status >= 400 && e.status < 600) return new PlatformError(e.status, e.code, e.message ?? 'Bad request');
+  if (typeof e.status === 'number' && typeof e.code === 'string' && e.status >= 400 && e.status < 600)
+    return new PlatformError(e.status, e.code, e.message ?? 'Bad request');
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(req.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT);
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new PlatformError(415, 'unsupported_media_type', 'Send the body as application/json');
   if (e.statusCode && e.statusCode < 500) return new PlatformError(e.statusCode, e.code ?? 'bad_request', e.message ?? 'Bad request');

@@ -21,11 +21,13 @@ function refusal(error: z.ZodError, input: unknown) {
 }
 
 /** An absent part (no body, no query) is validated as {}: a schema with only optional fields accepts it. */
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
-  const input = data ?? {};
-  const r = schema.safeParse(input);
-  return r.success ? { value: r.data } : { error: refusal(r.error, input) };
-};
+export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema }) =>
+  (data) => {
+    const input = data ?? {};
+    const r = schema.safeParse(input);
+    return r.success ? { value: r.data } : { error: refusal(r.error, input) };
+  };
 
 /** For what is validated by hand: a part the route reads itself (tus metadata, a multipart field). */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {

@@ -69,7 +69,8 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
       const inputs: { row: (typeof rows)[number]; text: string }[] = [];
       for (const r of rows) {
         let p = postings.get(r.dataId);
-        if (!p) postings.set(r.dataId, (p = { dataId: r.dataId, datasetId: r.datasetId, collectionId: r.collectionId, teamId: r.teamId, q: r.q, a: r.a, texts: [] }));
+        if (!p)
+          postings.set(r.dataId, (p = { dataId: r.dataId, datasetId: r.datasetId, collectionId: r.collectionId, teamId: r.teamId, q: r.q, a: r.a, texts: [] }));
         if (r.indexId === null || r.text === null) continue;
         p.texts.push(r.text);
         if (r.text.trim()) inputs.push({ row: r, text: r.text });
@@ -78,10 +79,14 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
       let dims = 0;
       for (let i = 0; i < inputs.length; i += perCall) {
         const slice = inputs.slice(i, i + perCall);
-        const out = await deps.embed(model, slice.map((s) => s.text));
+        const out = await deps.embed(
+          model,
+          slice.map((s) => s.text),
+        );
         out.vectors.forEach((vector, k) => {
           dims ||= vector.length;
-          if (vector.length !== dims) throw new ParseFailureError(`the model ${model} returned vectors of ${dims} and ${vector.length} dimensions in one batch`);
+          if (vector.length !== dims)
+            throw new ParseFailureError(`the model ${model} returned vectors of ${dims} and ${vector.length} dimensions in one batch`);
           const r = slice[k]!.row;
           vectors.push({ dataId: r.dataId, indexId: r.indexId!, datasetId: r.datasetId, collectionId: r.collectionId, teamId: r.teamId, model, vector });
         });
@@ -93,8 +98,15 @@ export function indexChunks(deps: ChunkIndexingDeps): BatchProcessor<Prepared> {
       const owned = new Set(items.map((i) => i.dataId));
       const dataIds = prepared.postings.map((p) => p.dataId).filter((id) => owned.has(id));
       if (!dataIds.length) return; // the data rows were deleted meanwhile
-      await deps.writeVectors(tx, prepared.vectors.filter((v) => owned.has(v.dataId)), dataIds);
-      await deps.writePostings(tx, prepared.postings.filter((p) => owned.has(p.dataId)));
+      await deps.writeVectors(
+        tx,
+        prepared.vectors.filter((v) => owned.has(v.dataId)),
+        dataIds,
+      );
+      await deps.writePostings(
+        tx,
+        prepared.postings.filter((p) => owned.has(p.dataId)),
+      );
     },
     settled(items, prepared, startedAt) {
       deps.indexed?.(prepared.model, items.length, startedAt);

@@ -24,7 +24,14 @@ export interface IndexText {
 export async function loadIndexTexts(db: PlatformDb, dataIds: readonly string[]): Promise<IndexText[]> {
   if (!dataIds.length) return [];
   type Row = {
-    data_id: string; dataset_id: string; collection_id: string; team_id: string; q: string; a: string; index_id: number | null; text: string | null;
+    data_id: string;
+    dataset_id: string;
+    collection_id: string;
+    team_id: string;
+    q: string;
+    a: string;
+    index_id: number | null;
+    text: string | null;
   };
   const { rows } = await sql<Row>`
     select d.id as data_id, d.dataset_id, d.collection_id, d.team_id, d.q, d.a, i.id as index_id, i.text
@@ -46,7 +53,11 @@ export async function loadIndexTexts(db: PlatformDb, dataIds: readonly string[])
 /** The QA prompt of each collection (null: the default prompt). */
 export async function loadQaPrompts(db: PlatformDb, collectionIds: readonly string[]): Promise<Map<string, string | null>> {
   if (!collectionIds.length) return new Map();
-  const rows = await db.selectFrom('collections').select(['id', 'qa_prompt']).where('id', 'in', [...collectionIds]).execute();
+  const rows = await db
+    .selectFrom('collections')
+    .select(['id', 'qa_prompt'])
+    .where('id', 'in', [...collectionIds])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.qa_prompt ?? null]));
 }
 
@@ -65,10 +76,20 @@ export async function insertDataWithIndexes(tx: PlatformDb, rows: readonly NewDa
   if (!rows.length) return;
   await tx
     .insertInto('data')
-    .values(rows.map((r) => ({
-      id: r.id, dataset_id: r.datasetId, collection_id: r.collectionId, team_id: r.teamId,
-      q: r.q, a: r.a, chunk_index: r.chunkIndex, title_path: '[]', created_at: now, updated_at: now,
-    })))
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        dataset_id: r.datasetId,
+        collection_id: r.collectionId,
+        team_id: r.teamId,
+        q: r.q,
+        a: r.a,
+        chunk_index: r.chunkIndex,
+        title_path: '[]',
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .execute();
   await tx
     .insertInto('data_indexes')

@@ -10,7 +10,10 @@ export const NO_QA_MODEL = 'no QA model configured';
 /** The work cannot start until an operator configures something; items wait without losing attempts. */
 export class NotConfiguredError extends Error {
   override readonly name = 'NotConfiguredError';
-  constructor(message: string, readonly datasetId?: string) {
+  constructor(
+    message: string,
+    readonly datasetId?: string,
+  ) {
     super(message);
   }
 }

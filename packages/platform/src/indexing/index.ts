@@ -2,14 +2,38 @@
 // claims them with leases, and the chunk (embeddings) and QA processors.
 export { indexingMigrations } from './migration.js';
 export {
-  enqueue, enqueueStatement, claimItems, renewLeases, completeItems, releaseItems, releaseAllLeases, failItems, markWaiting, wakeWaiting, retryFailed, listItems, queueDepth,
-  type IndexingMode, type QueueItem, type EnqueueItem, type QueueDb,
+  enqueue,
+  enqueueStatement,
+  claimItems,
+  renewLeases,
+  completeItems,
+  releaseItems,
+  releaseAllLeases,
+  failItems,
+  markWaiting,
+  wakeWaiting,
+  retryFailed,
+  listItems,
+  queueDepth,
+  type IndexingMode,
+  type QueueItem,
+  type EnqueueItem,
+  type QueueDb,
 } from './queue-store.js';
 export { progress, sumProgress, type CollectionProgress, type DatasetProgress } from './progress.js';
 export { IndexingWorker, notConfiguredText, type BatchProcessor, type IndexingWorkerOptions, type WorkerStats } from './worker.js';
 export {
-  NO_VECTOR_MODEL, NO_QA_MODEL, NotConfiguredError, ParseFailureError, isRateLimit, isItemSpecific, errorText, reasonOf,
-  DEFAULT_MAX_ATTEMPTS, INDEXING_REASONS, type IndexingReason,
+  NO_VECTOR_MODEL,
+  NO_QA_MODEL,
+  NotConfiguredError,
+  ParseFailureError,
+  isRateLimit,
+  isItemSpecific,
+  errorText,
+  reasonOf,
+  DEFAULT_MAX_ATTEMPTS,
+  INDEXING_REASONS,
+  type IndexingReason,
 } from './errors.js';
 export { listProblems, retryItem, PREVIEW_CHARS, type TrainingProblem, type ProblemStatus, type RetryOutcome } from './problem-store.js';
 export { indexChunks, type ChunkIndexingDeps, type VectorRow, type PostingItem } from './chunk-processor.js';

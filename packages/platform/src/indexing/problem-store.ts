@@ -48,14 +48,28 @@ function payloadOf(payload: string | null): { text: string; chunkIndex: number |
 /** A problem item as listProblems selects it: the queue row's columns and its data row's chunk (null for a qa item). */
 type ProblemRow = Pick<
   Selectable<TrainingQueueTable>,
-  'id' | 'dataset_id' | 'collection_id' | 'data_id' | 'mode' | 'payload' | 'status' | 'lease_until' | 'attempts' | 'max_attempts'
-  | 'next_attempt_at' | 'error' | 'reason' | 'updated_at'
+  | 'id'
+  | 'dataset_id'
+  | 'collection_id'
+  | 'data_id'
+  | 'mode'
+  | 'payload'
+  | 'status'
+  | 'lease_until'
+  | 'attempts'
+  | 'max_attempts'
+  | 'next_attempt_at'
+  | 'error'
+  | 'reason'
+  | 'updated_at'
 > & { data_chunk_index: number | null; data_q: string | null };
 
 function toProblem(r: ProblemRow, now: number): TrainingProblem {
   const leased = r.status === 'leased' && Number(r.lease_until) >= now;
   const status: ProblemStatus = r.status === 'failed' ? 'failed' : leased ? 'indexing' : 'waiting';
-  const source = r.data_id ? { text: String(r.data_q ?? ''), chunkIndex: r.data_chunk_index === null ? null : Number(r.data_chunk_index) } : payloadOf(r.payload);
+  const source = r.data_id
+    ? { text: String(r.data_q ?? ''), chunkIndex: r.data_chunk_index === null ? null : Number(r.data_chunk_index) }
+    : payloadOf(r.payload);
   return {
     id: Number(r.id),
     datasetId: r.dataset_id,

@@ -31,18 +31,21 @@ import { DELETING, loadRates, rateKey } from './rate-store.js';
 
 export type { CollectionProgress, DatasetProgress };
 
-export async function progress(
-  db: QueueDb,
-  o: { datasetId: string; collectionIds?: readonly string[]; now?: number },
-): Promise<CollectionProgress[]> {
+export async function progress(db: QueueDb, o: { datasetId: string; collectionIds?: readonly string[]; now?: number }): Promise<CollectionProgress[]> {
   const now = o.now ?? Date.now();
   if (o.collectionIds && o.collectionIds.length === 0) return [];
   const RATE_LIMITED = sql`status = 'queued' and reason = 'rate_limited' and next_attempt_at > ${now}`;
   const only = o.collectionIds ? sql`and collection_id in (${sql.join(o.collectionIds.map((id) => sql`${id}`))})` : sql``;
   // count(*) is int8 and min() of a bigint column int8: numbers on both stores, Number() all the same.
   const queue = await sql<{
-    collection_id: string; queued: number; indexing: number; failed: number; open_data: number;
-    last_error: string | null; rate_limited: number; rate_limited_until: number | null;
+    collection_id: string;
+    queued: number;
+    indexing: number;
+    failed: number;
+    open_data: number;
+    last_error: string | null;
+    rate_limited: number;
+    rate_limited_until: number | null;
   }>`
     select collection_id,
       count(*) filter (where status = 'queued' or (status = 'leased' and lease_until < ${now})) as queued,
@@ -62,7 +65,24 @@ export async function progress(
   const byId = new Map<string, CollectionProgress & { open: number }>();
   const entry = (id: string) => {
     let e = byId.get(id);
-    if (!e) byId.set(id, (e = { collectionId: id, queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null, open: 0 }));
+    if (!e)
+      byId.set(
+        id,
+        (e = {
+          collectionId: id,
+          queued: 0,
+          indexing: 0,
+          failed: 0,
+          done: 0,
+          total: 0,
+          lastError: null,
+          rateLimited: 0,
+          rateLimitedUntil: null,
+          timeLeftSeconds: null,
+          job: null,
+          open: 0,
+        }),
+      );
     return e;
   };
   for (const id of o.collectionIds ?? []) entry(id);
@@ -102,12 +122,18 @@ async function timesLeft(db: QueueDb, datasetId: string, only: ReturnType<typeof
     select l.collection_id, l.mode,
       (select count(*) from training_queue q where q.mode = l.mode and q.status <> 'failed' and q.id <= l.last_id and q.collection_id not in (${DELETING}))::int as ahead
     from last l`.execute(db);
-  const models = await sql<{ vector_model: string; agent_model: string | null }>`select vector_model, agent_model from datasets where id = ${datasetId}`.execute(db);
+  const models = await sql<{
+    vector_model: string;
+    agent_model: string | null;
+  }>`select vector_model, agent_model from datasets where id = ${datasetId}`.execute(db);
   const m = models.rows[0];
   const out = new Map<string, number>();
   if (!m) return out;
   const modelOf = (mode: IndexingMode) => (mode === 'chunk' ? m.vector_model : m.agent_model);
-  const rates = await loadRates(db, (['chunk', 'qa'] as const).filter((mode) => modelOf(mode)).map((mode) => ({ mode, model: modelOf(mode)! })));
+  const rates = await loadRates(
+    db,
+    (['chunk', 'qa'] as const).filter((mode) => modelOf(mode)).map((mode) => ({ mode, model: modelOf(mode)! })),
+  );
   const unknown = new Set<string>();
   for (const r of ahead.rows) {
     const model = modelOf(r.mode);
@@ -128,7 +154,18 @@ async function timesLeft(db: QueueDb, datasetId: string, only: ReturnType<typeof
  * leaving out those being deleted, which are counted in `deleting`.
  */
 export function sumProgress(list: readonly CollectionProgress[]): DatasetProgress {
-  const sum: DatasetProgress = { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, deleting: 0 };
+  const sum: DatasetProgress = {
+    queued: 0,
+    indexing: 0,
+    failed: 0,
+    done: 0,
+    total: 0,
+    lastError: null,
+    rateLimited: 0,
+    rateLimitedUntil: null,
+    timeLeftSeconds: null,
+    deleting: 0,
+  };
   for (const p of list) {
     if (p.job?.kind === 'delete') {
       sum.deleting++;

@@ -46,8 +46,13 @@ export function indexQa(deps: QaIndexingDeps): BatchProcessor<Prepared> {
           out.set(
             item.id,
             pairs.map((p) => ({
-              id: deps.newId(), datasetId: item.datasetId, collectionId: item.collectionId, teamId: item.teamId,
-              q: p.q, a: p.a, chunkIndex: payload.chunkIndex ?? 0,
+              id: deps.newId(),
+              datasetId: item.datasetId,
+              collectionId: item.collectionId,
+              teamId: item.teamId,
+              q: p.q,
+              a: p.a,
+              chunkIndex: payload.chunkIndex ?? 0,
             })),
           );
         }),
@@ -57,7 +62,10 @@ export function indexQa(deps: QaIndexingDeps): BatchProcessor<Prepared> {
     async commit(tx, items, prepared) {
       const rows = items.flatMap((i) => prepared.get(i.id) ?? []);
       await insertDataWithIndexes(tx, rows);
-      await enqueue(tx, rows.map((r) => ({ teamId: r.teamId, datasetId: r.datasetId, collectionId: r.collectionId, dataId: r.id, mode: 'chunk' as const })));
+      await enqueue(
+        tx,
+        rows.map((r) => ({ teamId: r.teamId, datasetId: r.datasetId, collectionId: r.collectionId, dataId: r.id, mode: 'chunk' as const })),
+      );
     },
   };
 }

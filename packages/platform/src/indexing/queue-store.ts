@@ -227,6 +227,10 @@ export async function listItems(
 
 /** Items by mode and status (queued, leased, failed): one grouped count, for /metrics. */
 export async function queueDepth(db: QueueDb): Promise<{ mode: string; status: string; items: number }[]> {
-  const r = await sql<{ mode: string; status: string; items: number | string }>`select mode, status, count(*) as items from training_queue group by mode, status`.execute(db);
+  const r = await sql<{
+    mode: string;
+    status: string;
+    items: number | string;
+  }>`select mode, status, count(*) as items from training_queue group by mode, status`.execute(db);
   return r.rows.map((row) => ({ mode: row.mode, status: row.status, items: Number(row.items) }));
 }

@@ -21,7 +21,10 @@ export interface IndexingRate {
   measuredAt: number;
 }
 
-export async function saveRate(db: PlatformDb, r: { model: string; mode: IndexingMode; workerId: string; itemsPerSecond: number; items: number; busyMs: number; now?: number }): Promise<void> {
+export async function saveRate(
+  db: PlatformDb,
+  r: { model: string; mode: IndexingMode; workerId: string; itemsPerSecond: number; items: number; busyMs: number; now?: number },
+): Promise<void> {
   const now = r.now ?? Date.now();
   await sql`insert into indexing_rates (model, mode, worker_id, items_per_second, items, busy_ms, measured_at)
     values (${r.model}, ${r.mode}, ${r.workerId}, ${r.itemsPerSecond}, ${r.items}, ${r.busyMs}, ${now})
@@ -42,14 +45,20 @@ export async function loadRates(db: PlatformDb, keys: readonly { mode: IndexingM
   const { rows } = await sql<{ model: string; mode: string; worker_id: string; items_per_second: number; measured_at: number }>`
     select model, mode, worker_id, items_per_second, measured_at from indexing_rates where model in (${sql.join(models)})`.execute(db);
   for (const { mode, model } of keys) {
-    const mine = rows.filter((r) => r.model === model && r.mode === mode).map((r) => ({ ...r, items_per_second: Number(r.items_per_second), measured_at: Number(r.measured_at) }));
+    const mine = rows
+      .filter((r) => r.model === model && r.mode === mode)
+      .map((r) => ({ ...r, items_per_second: Number(r.items_per_second), measured_at: Number(r.measured_at) }));
     const workers = mine.filter((r) => r.worker_id !== PROBE_WORKER).sort((a, b) => b.measured_at - a.measured_at);
     const probe = mine.find((r) => r.worker_id === PROBE_WORKER);
     const latest = workers[0];
     let rate: IndexingRate | undefined;
     if (latest) {
       const together = workers.filter((r) => r.measured_at >= latest.measured_at - TOGETHER_MS);
-      rate = { itemsPerSecond: (together.length ? together : [latest]).reduce((n, r) => n + r.items_per_second, 0), source: 'measured', measuredAt: latest.measured_at };
+      rate = {
+        itemsPerSecond: (together.length ? together : [latest]).reduce((n, r) => n + r.items_per_second, 0),
+        source: 'measured',
+        measuredAt: latest.measured_at,
+      };
     } else if (probe) rate = { itemsPerSecond: probe.items_per_second, source: 'probe', measuredAt: probe.measured_at };
     if (rate && rate.itemsPerSecond > 0) out.set(rateKey(mode, model), rate);
   }

@@ -56,7 +56,10 @@ export function createIndexingWorker(
       await storeVectors(tx, dims, rows);
     },
     async writePostings(tx: PlatformTx, items) {
-      await indexForSearch(tx, items.map((i) => ({ dataId: i.dataId, datasetId: i.datasetId, text: [i.q, i.a].filter(Boolean).join('\n') })));
+      await indexForSearch(
+        tx,
+        items.map((i) => ({ dataId: i.dataId, datasetId: i.datasetId, text: [i.q, i.a].filter(Boolean).join('\n') })),
+      );
     },
   });
   const qa = indexQa({

@@ -6,7 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import type { IndexingRecorder } from '../metrics/index.js';
 import type { PlatformDb, PlatformTx } from '../store/database.js';
-import { DEFAULT_MAX_ATTEMPTS, errorText, isItemSpecific, isRateLimit, NO_QA_MODEL, NO_VECTOR_MODEL, NotConfiguredError, reasonOf, retryAfterOf } from './errors.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  errorText,
+  isItemSpecific,
+  isRateLimit,
+  NO_QA_MODEL,
+  NO_VECTOR_MODEL,
+  NotConfiguredError,
+  reasonOf,
+  retryAfterOf,
+} from './errors.js';
 import {
   claimItems,
   completeItems,
@@ -97,7 +107,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class IndexingWorker {
   readonly workerId: string;
   readonly stats: WorkerStats = { batches: 0, done: 0, failedAttempts: 0, rateLimited: 0 };
-  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors' | 'onQuiet' | 'metrics'>> & Pick<IndexingWorkerOptions, 'onError' | 'processors' | 'onQuiet' | 'metrics'>;
+  private readonly o: Required<Omit<IndexingWorkerOptions, 'workerId' | 'onError' | 'processors' | 'onQuiet' | 'metrics'>> &
+    Pick<IndexingWorkerOptions, 'onError' | 'processors' | 'onQuiet' | 'metrics'>;
   private readonly held = new Set<number>();
   private readonly slots = new Set<Promise<void>>();
   private stopping = false;
@@ -230,10 +241,20 @@ export class IndexingWorker {
       const prepared = await processor.prepare(items, this.o.db);
       const owned = await this.o.db.transaction().execute(async (tx) => {
         const mine = await completeItems(tx, this.workerId, ids);
-        if (mine.size) await processor.commit(tx, items.filter((i) => mine.has(i.id)), prepared);
+        if (mine.size)
+          await processor.commit(
+            tx,
+            items.filter((i) => mine.has(i.id)),
+            prepared,
+          );
         return mine;
       });
-      if (owned.size) processor.settled?.(items.filter((i) => owned.has(i.id)), prepared, startedAt);
+      if (owned.size)
+        processor.settled?.(
+          items.filter((i) => owned.has(i.id)),
+          prepared,
+          startedAt,
+        );
       // Counted once committed: a reader that sees `done` must also see the items gone from the queue.
       this.stats.done += owned.size;
       this.o.metrics?.settled(items[0]!.mode, 'indexed', owned.size);
@@ -253,7 +274,9 @@ export class IndexingWorker {
       this.o.metrics?.settled(mode, 'waiting', items.length);
       const next = now + this.o.unconfiguredRecheckMs;
       await this.safe(() => releaseItems(this.o.db, this.workerId, ids, { nextAttemptAt: next, error: err.message, reason: 'model_missing', now }));
-      await this.safe(() => markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, reason: 'model_missing', datasetId: err.datasetId, nextAttemptAt: next, now }));
+      await this.safe(() =>
+        markWaiting(this.o.db, { mode: items[0]!.mode, error: err.message, reason: 'model_missing', datasetId: err.datasetId, nextAttemptAt: next, now }),
+      );
       return;
     }
     if (isRateLimit(err)) {
@@ -282,7 +305,14 @@ export class IndexingWorker {
     }
     this.stats.failedAttempts += items.length;
     this.o.metrics?.settled(mode, 'failed', items.length);
-    const o = { error: errorText(err), reason: reasonOf(err), maxAttempts: this.o.maxAttempts, backoffBaseMs: this.o.backoffBaseMs, backoffMaxMs: this.o.backoffMaxMs, now };
+    const o = {
+      error: errorText(err),
+      reason: reasonOf(err),
+      maxAttempts: this.o.maxAttempts,
+      backoffBaseMs: this.o.backoffBaseMs,
+      backoffMaxMs: this.o.backoffMaxMs,
+      now,
+    };
     await this.safe(() => failItems(this.o.db, this.workerId, ids, o));
   }
 

@@ -52,7 +52,12 @@ export async function inputSections(input: ChunkInput, splitter: string | undefi
 }
 
 /** Chunks of `sections`, in batches of at most `batchSize`; `between` runs after each section. */
-export async function* batchesOf(sections: Iterable<TextSection>, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
+export async function* batchesOf(
+  sections: Iterable<TextSection>,
+  settings: ChunkingSettings,
+  batchSize: number,
+  between: () => Promise<void>,
+): AsyncGenerator<Chunk[]> {
   await loadTokenizer();
   const chunker = new SectionChunker({ chunkSize: settings.chunkSize });
   let batch: Chunk[] = [];
@@ -196,7 +201,8 @@ async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omi
       return;
     } catch (err) {
       if (!(err instanceof WorkerOutOfMemory) || heapMb === undefined) {
-        if (err instanceof WorkerOutOfMemory) throw new IngestError('too_complex', `${name} needs more memory to be read than this process has; split it into smaller files.`);
+        if (err instanceof WorkerOutOfMemory)
+          throw new IngestError('too_complex', `${name} needs more memory to be read than this process has; split it into smaller files.`);
         throw err;
       }
     }
@@ -204,7 +210,12 @@ async function* inWorker(input: ChunkInput, settings: ChunkingSettings, job: Omi
 }
 
 /** One worker for a job, its heap bounded to `heapMb` when given; it ends with the generator. */
-async function* oneWorker(input: ChunkInput, settings: ChunkingSettings, job: Omit<ChunkJob, 'input' | 'settings'>, heapMb: number | undefined): AsyncGenerator<Delivered> {
+async function* oneWorker(
+  input: ChunkInput,
+  settings: ChunkingSettings,
+  job: Omit<ChunkJob, 'input' | 'settings'>,
+  heapMb: number | undefined,
+): AsyncGenerator<Delivered> {
   const worker = new Worker(workerFile(), {
     execArgv: builtCodeArgs(),
     workerData: { input, settings, ...job } satisfies ChunkJob,

@@ -81,11 +81,7 @@ function refuse(link: string, host: string, address: string, reason: string): In
 
 /** The lookup hook of every connection the fetcher opens: resolve, check, connect to exactly what was checked. */
 function guardedLookup(resolve: HostResolver, allowPrivate: (hostname: string) => boolean, currentLink: () => string) {
-  return (
-    hostname: string,
-    options: { all?: boolean },
-    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
+  return (hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
     resolve(hostname)
       .then((addresses) => {
         if (addresses.length === 0) throw new IngestError('link_unreachable', `${currentLink()}: ${hostname} has no address.`);

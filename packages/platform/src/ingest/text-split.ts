@@ -168,7 +168,10 @@ export function tailForOverlap(text: string, budget: number): string {
   const last = sentences[sentences.length - 1]?.text ?? '';
   const clauses = splitKeepingSeparators(last, CLAUSE);
   for (let i = clauses.length - 1; i >= 1; i--) {
-    const candidate = clauses.slice(i).map((c, k) => (k ? c.sep : '') + c.text).join('');
+    const candidate = clauses
+      .slice(i)
+      .map((c, k) => (k ? c.sep : '') + c.text)
+      .join('');
     if (countTokens(candidate) > budget) break;
     tail = candidate;
   }

@@ -26,8 +26,19 @@ export function newApiKey(): string {
 }
 
 /** The row stored for a key: its sha256 and first characters, never the key itself. */
-export function apiKeyRow(key: string, opts: { teamId: string; appId: string | null; name: string; expiresAt: number | null }): Omit<ApiKeyRow, 'id' | 'last_used_at' | 'revoked_at'> {
-  return { team_id: opts.teamId, app_id: opts.appId, name: opts.name, key_hash: hashKey(key), key_prefix: key.slice(0, 12), created_at: Date.now(), expires_at: opts.expiresAt };
+export function apiKeyRow(
+  key: string,
+  opts: { teamId: string; appId: string | null; name: string; expiresAt: number | null },
+): Omit<ApiKeyRow, 'id' | 'last_used_at' | 'revoked_at'> {
+  return {
+    team_id: opts.teamId,
+    app_id: opts.appId,
+    name: opts.name,
+    key_hash: hashKey(key),
+    key_prefix: key.slice(0, 12),
+    created_at: Date.now(),
+    expires_at: opts.expiresAt,
+  };
 }
 
 /** lastUsedTime is kept to this precision: a busy key costs one write a minute, not one a request. */

@@ -13,8 +13,13 @@ const BODY_LIMIT = 64 * 1024;
 
 export function publicKey(k: ApiKeyRow): PublicKey {
   return {
-    _id: String(k.id), id: String(k.id), name: k.name, appId: k.app_id ?? undefined, apiKey: `${k.key_prefix}…`,
-    createTime: new Date(Number(k.created_at)).toISOString(), lastUsedTime: k.last_used_at ? new Date(Number(k.last_used_at)).toISOString() : undefined,
+    _id: String(k.id),
+    id: String(k.id),
+    name: k.name,
+    appId: k.app_id ?? undefined,
+    apiKey: `${k.key_prefix}…`,
+    createTime: new Date(Number(k.created_at)).toISOString(),
+    lastUsedTime: k.last_used_at ? new Date(Number(k.last_used_at)).toISOString() : undefined,
     limit: { expiredTime: k.expires_at ? new Date(Number(k.expires_at)).toISOString() : undefined },
   };
 }
@@ -22,7 +27,10 @@ export function publicKey(k: ApiKeyRow): PublicKey {
 /** General keys or a session, checked before the body is read. */
 export const keysPlugin: FastifyPluginAsync<{ keys: KeysService; auth: RequestAuth }> = async (scope, { keys, auth }) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => auth.general(req)),
+  );
 
   // The key itself is in this answer and nowhere else, ever.
   app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT, schema: { body: createKey } }, async (req) => {
@@ -30,7 +38,9 @@ export const keysPlugin: FastifyPluginAsync<{ keys: KeysService; auth: RequestAu
     const { key } = await keys.create(req.caller, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
     return ok(key);
   });
-  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) => ok((await keys.list(req.caller, req.query.appId)).map(publicKey)));
+  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) =>
+    ok((await keys.list(req.caller, req.query.appId)).map(publicKey)),
+  );
   app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: deleteQuery } }, async (req) => {
     await keys.revoke(req.caller, req.query.id);
     return ok(null);

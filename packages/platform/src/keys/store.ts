@@ -13,7 +13,11 @@ export class KeysStore {
   }
 
   async insertTeam(id: string, name: string): Promise<void> {
-    await this.db.insertInto('teams').values({ id, name, created_at: Date.now() }).onConflict((c) => c.doNothing()).execute();
+    await this.db
+      .insertInto('teams')
+      .values({ id, name, created_at: Date.now() })
+      .onConflict((c) => c.doNothing())
+      .execute();
   }
 
   async insertKey(row: Omit<ApiKeyRow, 'id' | 'last_used_at' | 'revoked_at'>): Promise<number> {
@@ -32,8 +36,12 @@ export class KeysStore {
 
   /** Records a use of the key (lastUsedTime); a no-op when the stored time is already within `withinMs`. */
   async touch(id: number, now: number, withinMs: number): Promise<void> {
-    await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - withinMs)])).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - withinMs)]))
+      .execute();
   }
 
   list(teamId: string, appId?: string): Promise<ApiKeyRow[]> {
@@ -43,12 +51,24 @@ export class KeysStore {
   }
 
   async revoke(teamId: string, id: number): Promise<boolean> {
-    const r = await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('id', '=', id).where('team_id', '=', teamId).where('revoked_at', 'is', null).executeTakeFirst();
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', id)
+      .where('team_id', '=', teamId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   /** An application's keys die with it. */
   async revokeForApp(teamId: string, appId: string): Promise<void> {
-    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('team_id', '=', teamId).where('app_id', '=', appId).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('team_id', '=', teamId)
+      .where('app_id', '=', appId)
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 }

@@ -85,7 +85,21 @@ export interface ModelConfig {
 
 /** The gateway's built-in local models: the embedded default. */
 export const EMBEDDED_MODEL_CONFIG = {
-  llmModels: [{ model: 'local-extractive', name: 'Local extractive (answers with quotes, not generative)', maxContext: 16000, maxResponse: 1000, quoteMaxToken: 6000, toolChoice: false, functionCall: false, usedInClassify: true, usedInExtractFields: true, usedInQueryExtension: false, datasetProcess: false }],
+  llmModels: [
+    {
+      model: 'local-extractive',
+      name: 'Local extractive (answers with quotes, not generative)',
+      maxContext: 16000,
+      maxResponse: 1000,
+      quoteMaxToken: 6000,
+      toolChoice: false,
+      functionCall: false,
+      usedInClassify: true,
+      usedInExtractFields: true,
+      usedInQueryExtension: false,
+      datasetProcess: false,
+    },
+  ],
   // USE-lite reads only its first 128 of its own tokens: chunks of ~100 tokens fit.
   vectorModels: [{ model: 'local-embed', name: 'Local embedding (Universal Sentence Encoder lite, 512-d)', defaultToken: 100, maxToken: 128 }],
   reRankModels: [],
@@ -127,7 +141,10 @@ export function embeddedModelConfig(opts: EmbeddedModelOptions = {}) {
 export class ConfigFileError extends Error {}
 
 function pathOf(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 /** Validates a parsed config.json; every problem names its field. FastGPT keys it does not use go to `onWarning`. */
@@ -149,8 +166,13 @@ export function parseModelConfig(raw: unknown, source = 'config.json', onWarning
   const active = <T extends { isActive?: boolean }>(list: T[]) => list.filter((m) => m.isActive !== false);
   const problems: string[] = [];
   if (active(c.llmModels).length === 0) problems.push('llmModels: at least one enabled model is needed (chat needs an LLM)');
-  if (c.vectorModels && c.vectorModels.length > 0 && active(c.vectorModels).length === 0) problems.push('vectorModels: every model is disabled (remove the list to run without indexing)');
-  for (const [name, list] of [['llmModels', c.llmModels], ['vectorModels', c.vectorModels ?? []], ['reRankModels', c.reRankModels ?? []]] as const) {
+  if (c.vectorModels && c.vectorModels.length > 0 && active(c.vectorModels).length === 0)
+    problems.push('vectorModels: every model is disabled (remove the list to run without indexing)');
+  for (const [name, list] of [
+    ['llmModels', c.llmModels],
+    ['vectorModels', c.vectorModels ?? []],
+    ['reRankModels', c.reRankModels ?? []],
+  ] as const) {
     const seen = new Set<string>();
     list.forEach((m, i) => {
       if (seen.has(m.model)) problems.push(`${name}[${i}].model: "${m.model}" is listed twice`);
@@ -175,7 +197,9 @@ export function loadModelConfig(path: string | undefined, opts: EmbeddedModelOpt
   if (!path) {
     const embedded = embeddedModelConfig(opts);
     if (embedded.llmModels.length === 0) {
-      throw new ConfigFileError('no models: LOCAL_MODELS is off and the gateway has no provider channel; set a <PROVIDER>_API_KEY, or CONFIG_PATH to a config.json');
+      throw new ConfigFileError(
+        'no models: LOCAL_MODELS is off and the gateway has no provider channel; set a <PROVIDER>_API_KEY, or CONFIG_PATH to a config.json',
+      );
     }
     return parseModelConfig(embedded, 'the embedded default config');
   }

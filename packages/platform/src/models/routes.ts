@@ -21,7 +21,11 @@ export async function modelStatus(models: ModelConfig, gateway: GatewayClient): 
   }
   const status = (kind: ModelKind, m: { model: string; name?: string }, extra: Partial<ModelStatus> = {}): ModelStatus => {
     const isServed = served?.has(m.model) ?? false;
-    const message = failure ?? (isServed ? undefined : `No available channel for model ${m.model}: the gateway has no enabled channel that serves it (add one in the gateway, or remove the model from config.json)`);
+    const message =
+      failure ??
+      (isServed
+        ? undefined
+        : `No available channel for model ${m.model}: the gateway has no enabled channel that serves it (add one in the gateway, or remove the model from config.json)`);
     const failing = isServed ? gateway.failures.failing(m.model) : undefined;
     return { kind, model: m.model, name: m.name ?? m.model, served: isServed, ...(message ? { message } : {}), ...(failing ? { failing } : {}), ...extra };
   };
@@ -44,6 +48,9 @@ function gatewayFailure(url: string, err: unknown): string {
 
 /** General keys or a session, checked in onRequest. */
 export const modelsPlugin: FastifyPluginAsync<{ models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }> = async (app, deps) => {
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
   app.get('/api/core/ai/model/list', async () => ok(await modelStatus(deps.models, deps.gateway)));
 };

@@ -33,7 +33,10 @@ function rankingScore(item: SearchResultItem): { value: number; type: string } {
   return { value: 0, type: 'none' };
 }
 
-export function judge(check: { id: string; question: string; expected: Expectation[] }, outcome: { list: SearchResultItem[]; dropped?: DroppedItem[]; found?: number }): CheckResult {
+export function judge(
+  check: { id: string; question: string; expected: Expectation[] },
+  outcome: { list: SearchResultItem[]; dropped?: DroppedItem[]; found?: number },
+): CheckResult {
   const expectations = check.expected.map((e): ExpectationResult => {
     const at = outcome.list.findIndex((item) => matches(e, item));
     if (at >= 0) return { rank: at + 1, dataId: outcome.list[at]!.id };
@@ -58,5 +61,14 @@ export function judge(check: { id: string; question: string; expected: Expectati
 }
 
 export function failed(check: { id: string; question: string; expected: Expectation[] }, message: string): CheckResult {
-  return { checkId: check.id, question: check.question, passed: false, error: message, expectations: check.expected.map(() => ({ rank: null })), expected: check.expected, top: [], found: 0 };
+  return {
+    checkId: check.id,
+    question: check.question,
+    passed: false,
+    error: message,
+    expectations: check.expected.map(() => ({ rank: null })),
+    expected: check.expected,
+    top: [],
+    found: 0,
+  };
 }

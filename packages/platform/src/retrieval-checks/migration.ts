@@ -42,7 +42,13 @@ export const retrievalCheckMigrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('retrieval_check_runs_dataset_idx').on('retrieval_check_runs').columns(['dataset_id', 'started_at']).execute();
       // One run at a time per dataset, even when two requests start one together.
-      await db.schema.createIndex('retrieval_check_runs_one_running').on('retrieval_check_runs').column('dataset_id').unique().where(sql.ref('status'), '=', 'running').execute();
+      await db.schema
+        .createIndex('retrieval_check_runs_one_running')
+        .on('retrieval_check_runs')
+        .column('dataset_id')
+        .unique()
+        .where(sql.ref('status'), '=', 'running')
+        .execute();
     },
   },
 };

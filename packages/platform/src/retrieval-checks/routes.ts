@@ -1,7 +1,13 @@
 // /api/core/dataset/check/*: a dataset's saved retrieval checks and their
 // runs, with a general key or a session. Settings take searchTest's names.
 import {
-  createCheckBody as createCheck, datasetIdQuery as datasetQuery, idQuery, runChecksBody as runChecks, runQuery, updateCheckBody as updateCheck, type PublicRetrievalCheck,
+  createCheckBody as createCheck,
+  datasetIdQuery as datasetQuery,
+  idQuery,
+  runChecksBody as runChecks,
+  runQuery,
+  updateCheckBody as updateCheck,
+  type PublicRetrievalCheck,
 } from '@kbchat/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,7 +25,10 @@ export function publicCheck(c: CheckWithLast): PublicRetrievalCheck {
 /** General keys or a session, checked before the body is read. */
 export const retrievalChecksPlugin: FastifyPluginAsync<{ checks: RetrievalChecksService; auth: RequestAuth }> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
 
   app.post('/api/core/dataset/check/create', { bodyLimit: BODY_LIMIT, schema: { body: createCheck } }, async (req) => {
     const who = req.caller;

@@ -58,7 +58,16 @@ export class RetrievalChecksService {
     await this.validate(caller, input.datasetId, input.expected, input.settings);
     const id = newId();
     const now = Date.now();
-    await this.store.insert({ id, team_id: caller.teamId, dataset_id: input.datasetId, question: input.question, expected: JSON.stringify(input.expected), settings: JSON.stringify(input.settings), created_at: now, updated_at: now });
+    await this.store.insert({
+      id,
+      team_id: caller.teamId,
+      dataset_id: input.datasetId,
+      question: input.question,
+      expected: JSON.stringify(input.expected),
+      settings: JSON.stringify(input.settings),
+      created_at: now,
+      updated_at: now,
+    });
     return id;
   }
 
@@ -73,7 +82,15 @@ export class RetrievalChecksService {
     const next = { question: patch.question ?? c.question, expected: patch.expected ?? c.expected, settings: patch.settings ?? c.settings };
     await this.validate(caller, c.datasetId, next.expected, next.settings);
     const now = Date.now();
-    if (!(await this.store.update(caller.teamId, id, { question: next.question, expected: JSON.stringify(next.expected), settings: JSON.stringify(next.settings), updated_at: now }))) throw errors.notFound(`Check ${id}`);
+    if (
+      !(await this.store.update(caller.teamId, id, {
+        question: next.question,
+        expected: JSON.stringify(next.expected),
+        settings: JSON.stringify(next.settings),
+        updated_at: now,
+      }))
+    )
+      throw errors.notFound(`Check ${id}`);
     return { ...c, ...next, updatedAt: now };
   }
 
@@ -105,7 +122,9 @@ export class RetrievalChecksService {
     await this.store.closeStale(datasetId, now - STALE_MS, now);
     const underWay = async () => {
       const latest = await this.store.latestRun(caller.teamId, datasetId);
-      return errors.conflict(`A run of this knowledge base's checks is under way${latest?.status === 'running' ? ` (run ${latest.id}, ${latest.done} of ${latest.total} done)` : ''}`);
+      return errors.conflict(
+        `A run of this knowledge base's checks is under way${latest?.status === 'running' ? ` (run ${latest.id}, ${latest.done} of ${latest.total} done)` : ''}`,
+      );
     };
     if ((await this.store.latestRun(caller.teamId, datasetId))?.status === 'running') throw await underWay();
     const checks = await this.store.list(caller.teamId, datasetId);
@@ -113,8 +132,19 @@ export class RetrievalChecksService {
     const chunking = { ...(await this.store.chunking(datasetId)), pending: (await this.deps.pending?.(datasetId)) ?? 0 };
     const runId = newId();
     const inserted = await this.store.insertRun({
-      id: runId, team_id: caller.teamId, dataset_id: datasetId, status: 'running', total: checks.length, done: 0, passed: 0,
-      vector_model: dataset.vector_model, chunking: JSON.stringify(chunking), results: '[]', started_at: now, updated_at: now, finished_at: null,
+      id: runId,
+      team_id: caller.teamId,
+      dataset_id: datasetId,
+      status: 'running',
+      total: checks.length,
+      done: 0,
+      passed: 0,
+      vector_model: dataset.vector_model,
+      chunking: JSON.stringify(chunking),
+      results: '[]',
+      started_at: now,
+      updated_at: now,
+      finished_at: null,
     });
     if (!inserted) throw await underWay();
     const finished = this.execute(caller, runId, datasetId, checks);
@@ -144,8 +174,14 @@ export class RetrievalChecksService {
     const extensionModel = s.datasetSearchExtensionModel ?? this.deps.defaultExtensionModel;
     try {
       const outcome = await this.search.search(caller, {
-        datasetIds: [datasetId], text: c.question, mode: s.searchMode, limit: s.limit, similarity: s.similarity, embeddingWeight: s.embeddingWeight,
-        usingReRank: s.usingReRank, rerankModel: s.rerankModel,
+        datasetIds: [datasetId],
+        text: c.question,
+        mode: s.searchMode,
+        limit: s.limit,
+        similarity: s.similarity,
+        embeddingWeight: s.embeddingWeight,
+        usingReRank: s.usingReRank,
+        rerankModel: s.rerankModel,
         extension: s.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: s.datasetSearchExtensionBg } : undefined,
       });
       return judge(c, outcome);
@@ -194,10 +230,14 @@ export class RetrievalChecksService {
         if (d?.dataset_id !== datasetId) throw errors.badField(`expected[${i}].dataId`, `no data item ${e.dataId} in this knowledge base`);
       }
     }
-    if (s.rerankModel && !this.models.reRankModels.some((m) => m.model === s.rerankModel)) throw errors.badField('settings.rerankModel', `"${s.rerankModel}" is not a configured rerank model`);
-    if (s.usingReRank && !s.rerankModel && this.models.reRankModels.length === 0) throw errors.badField('settings.usingReRank', 'no rerank model is configured');
+    if (s.rerankModel && !this.models.reRankModels.some((m) => m.model === s.rerankModel))
+      throw errors.badField('settings.rerankModel', `"${s.rerankModel}" is not a configured rerank model`);
+    if (s.usingReRank && !s.rerankModel && this.models.reRankModels.length === 0)
+      throw errors.badField('settings.usingReRank', 'no rerank model is configured');
     const ext = s.datasetSearchExtensionModel;
-    if (ext && !this.models.llmModels.some((m) => m.model === ext)) throw errors.badField('settings.datasetSearchExtensionModel', `"${ext}" is not a configured LLM`);
-    if (s.datasetSearchUsingExtensionQuery && !ext && !this.deps.defaultExtensionModel) throw errors.badField('settings.datasetSearchUsingExtensionQuery', 'no LLM is configured for query extension');
+    if (ext && !this.models.llmModels.some((m) => m.model === ext))
+      throw errors.badField('settings.datasetSearchExtensionModel', `"${ext}" is not a configured LLM`);
+    if (s.datasetSearchUsingExtensionQuery && !ext && !this.deps.defaultExtensionModel)
+      throw errors.badField('settings.datasetSearchUsingExtensionQuery', 'no LLM is configured for query extension');
   }
 }

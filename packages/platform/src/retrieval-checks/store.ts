@@ -35,12 +35,24 @@ export class ChecksStore {
   }
 
   async list(teamId: string, datasetId: string): Promise<Check[]> {
-    const rows = await this.db.selectFrom('retrieval_checks').selectAll().where('team_id', '=', teamId).where('dataset_id', '=', datasetId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('retrieval_checks')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('dataset_id', '=', datasetId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toCheck);
   }
 
   async count(teamId: string, datasetId: string): Promise<number> {
-    const r = await this.db.selectFrom('retrieval_checks').select((eb) => eb.fn.countAll<number>().as('n')).where('team_id', '=', teamId).where('dataset_id', '=', datasetId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('retrieval_checks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('team_id', '=', teamId)
+      .where('dataset_id', '=', datasetId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -72,7 +84,14 @@ export class ChecksStore {
   async finishRun(id: string, results: CheckResult[], at: number): Promise<void> {
     await this.db
       .updateTable('retrieval_check_runs')
-      .set({ status: 'done', done: results.length, passed: results.filter((r) => r.passed).length, results: JSON.stringify(results), updated_at: at, finished_at: at })
+      .set({
+        status: 'done',
+        done: results.length,
+        passed: results.filter((r) => r.passed).length,
+        results: JSON.stringify(results),
+        updated_at: at,
+        finished_at: at,
+      })
       .where('id', '=', id)
       .execute();
   }
@@ -110,15 +129,34 @@ export class ChecksStore {
 
   /** Keeps the newest `keep` ended runs of a dataset (a running one is never removed). */
   async prune(datasetId: string, keep: number): Promise<void> {
-    const kept = await this.db.selectFrom('retrieval_check_runs').select('id').where('dataset_id', '=', datasetId).where('status', '!=', 'running').orderBy('started_at', 'desc').orderBy('id', 'desc').limit(keep).execute();
+    const kept = await this.db
+      .selectFrom('retrieval_check_runs')
+      .select('id')
+      .where('dataset_id', '=', datasetId)
+      .where('status', '!=', 'running')
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(keep)
+      .execute();
     let q = this.db.deleteFrom('retrieval_check_runs').where('dataset_id', '=', datasetId).where('status', '!=', 'running');
-    if (kept.length) q = q.where('id', 'not in', kept.map((r) => r.id));
+    if (kept.length)
+      q = q.where(
+        'id',
+        'not in',
+        kept.map((r) => r.id),
+      );
     await q.execute();
   }
 
   /** Runs that stopped moving (their process ended) are marked interrupted, so that a new run may start. */
   async closeStale(datasetId: string, staleBefore: number, at: number): Promise<void> {
-    await this.db.updateTable('retrieval_check_runs').set({ status: 'interrupted', finished_at: at }).where('dataset_id', '=', datasetId).where('status', '=', 'running').where('updated_at', '<', staleBefore).execute();
+    await this.db
+      .updateTable('retrieval_check_runs')
+      .set({ status: 'interrupted', finished_at: at })
+      .where('dataset_id', '=', datasetId)
+      .where('status', '=', 'running')
+      .where('updated_at', '<', staleBefore)
+      .execute();
   }
 
   async chunking(datasetId: string): Promise<Omit<Chunking, 'pending'>> {
@@ -131,20 +169,40 @@ export class ChecksStore {
       from data where dataset_id = ${datasetId}`.execute(this.db);
     const c = collections.rows[0]!;
     const d = data.rows[0]!;
-    const fingerprint = createHash('sha256').update(`${c.h ?? ''}\n${d.h ?? ''}`).digest('hex').slice(0, 16);
+    const fingerprint = createHash('sha256')
+      .update(`${c.h ?? ''}\n${d.h ?? ''}`)
+      .digest('hex')
+      .slice(0, 16);
     return { fingerprint, collections: Number(c.n), chunks: Number(d.n) };
   }
 }
 
 function toCheck(r: CheckRow): Check {
-  return { id: r.id, datasetId: r.dataset_id, question: r.question, expected: JSON.parse(r.expected), settings: JSON.parse(r.settings), createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) };
+  return {
+    id: r.id,
+    datasetId: r.dataset_id,
+    question: r.question,
+    expected: JSON.parse(r.expected),
+    settings: JSON.parse(r.settings),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
 }
 
 /** bigint columns come back as strings from PostgreSQL. */
 function toRun(r: RunRow): Run {
   return {
-    id: r.id, datasetId: r.dataset_id, status: r.status, total: Number(r.total), done: Number(r.done), passed: Number(r.passed), vectorModel: r.vector_model,
-    chunking: JSON.parse(r.chunking), results: JSON.parse(r.results), startedAt: Number(r.started_at), updatedAt: Number(r.updated_at),
+    id: r.id,
+    datasetId: r.dataset_id,
+    status: r.status,
+    total: Number(r.total),
+    done: Number(r.done),
+    passed: Number(r.passed),
+    vectorModel: r.vector_model,
+    chunking: JSON.parse(r.chunking),
+    results: JSON.parse(r.results),
+    startedAt: Number(r.started_at),
+    updatedAt: Number(r.updated_at),
     finishedAt: r.finished_at === null ? null : Number(r.finished_at),
   };
 }

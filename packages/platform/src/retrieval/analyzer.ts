@@ -9,8 +9,39 @@ import { stemmer } from 'stemmer';
 
 /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET. */
 export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of', 'on',
-  'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'but',
+  'by',
+  'for',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'no',
+  'not',
+  'of',
+  'on',
+  'or',
+  'such',
+  'that',
+  'the',
+  'their',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'to',
+  'was',
+  'will',
+  'with',
 ]);
 
 /** Longer tokens are noise (base64, hashes) and would bloat the postings. */
@@ -41,7 +72,10 @@ export function analyze(text: string): string[] {
   const out: string[] = [];
   if (!text) return out;
   // NFKC folds full-width Latin and digits to ASCII; possessives go before the split.
-  const normal = text.normalize('NFKC').toLowerCase().replace(/['’]s\b/g, '');
+  const normal = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/['’]s\b/g, '');
   for (const m of normal.matchAll(TOKEN_RE)) {
     const run = m[0];
     if (CJK_RE.test(run)) {

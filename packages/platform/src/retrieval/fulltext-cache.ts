@@ -44,7 +44,10 @@ export class FullTextCache {
 
   private readonly options: Required<FullTextCacheOptions>;
 
-  constructor(private readonly db: PlatformDb, options: FullTextCacheOptions = {}) {
+  constructor(
+    private readonly db: PlatformDb,
+    options: FullTextCacheOptions = {},
+  ) {
     this.options = { ...FULLTEXT_CACHE_DEFAULTS, ...options };
   }
 
@@ -76,7 +79,11 @@ export class FullTextCache {
     const docCount = copies.reduce((n, c) => n + c.index.size, 0);
     const totalLength = copies.reduce((n, c) => n + c.index.totalLength, 0);
     const df = new Map<string, number>();
-    for (const term of terms.keys()) df.set(term, copies.reduce((n, c) => n + c.index.docFrequency(term), 0));
+    for (const term of terms.keys())
+      df.set(
+        term,
+        copies.reduce((n, c) => n + c.index.docFrequency(term), 0),
+      );
     const corpus = { docCount, avgdl: totalLength / Math.max(docCount, 1) };
     const lists = copies.map((c) => c.index.score(terms, df, corpus, params, limit));
     return lists.length === 1 ? lists[0]! : topScored(lists.flat(), limit);

@@ -14,9 +14,10 @@ interface Postings {
 
 function append(p: Postings, slot: number, tf: number): void {
   if (p.n === p.slots.length) {
-    const slots = new Int32Array(p.n * 2), tfs = new Uint16Array(p.n * 2);
-    slots.set(p.slots), tfs.set(p.tfs);
-    p.slots = slots, p.tfs = tfs;
+    const slots = new Int32Array(p.n * 2),
+      tfs = new Uint16Array(p.n * 2);
+    (slots.set(p.slots), tfs.set(p.tfs));
+    ((p.slots = slots), (p.tfs = tfs));
   }
   p.slots[p.n] = slot;
   p.tfs[p.n] = Math.min(tf, 65535);
@@ -116,12 +117,14 @@ export class FullTextIndex {
     let nt = 0;
     // Dead slots are skipped only when there are any (compact() keeps them under a quarter).
     const anyDead = ids.length !== this.slotOf.size;
-    const norm = p.k1 * (1 - p.b), perLen = (p.k1 * p.b) / Math.max(corpus.avgdl, 1e-9);
+    const norm = p.k1 * (1 - p.b),
+      perLen = (p.k1 * p.b) / Math.max(corpus.avgdl, 1e-9);
     for (const [term, qtf] of terms) {
       const list = this.postings.get(term);
       const n = df.get(term) ?? 0;
       if (!list || n === 0) continue;
-      const idf = qtf * Math.log(1 + (corpus.docCount - n + 0.5) / (n + 0.5)), k1p1 = p.k1 + 1;
+      const idf = qtf * Math.log(1 + (corpus.docCount - n + 0.5) / (n + 0.5)),
+        k1p1 = p.k1 + 1;
       const { slots, tfs } = list;
       for (let i = 0, len = list.n; i < len; i++) {
         const s = slots[i]!;
@@ -150,7 +153,8 @@ export class FullTextIndex {
 
   private compact(): void {
     const remap = new Int32Array(this.ids.length).fill(-1);
-    const ids: string[] = [], lengths: number[] = [];
+    const ids: string[] = [],
+      lengths: number[] = [];
     this.ids.forEach((id, slot) => {
       if (id === null) return;
       remap[slot] = ids.length;
@@ -177,17 +181,25 @@ export function topScored(list: ScoredId[], limit: number): ScoredId[] {
   const byRank = (x: ScoredId, y: ScoredId) => y.score - x.score || (x.dataId < y.dataId ? -1 : x.dataId > y.dataId ? 1 : 0);
   if (list.length <= limit) return list.sort(byRank);
   // A cut at the limit-th best score first: most documents match a common term only weakly.
-  const cut = kthLargest(Float64Array.from(list, (r) => r.score), limit);
-  return list.filter((r) => r.score >= cut).sort(byRank).slice(0, limit);
+  const cut = kthLargest(
+    Float64Array.from(list, (r) => r.score),
+    limit,
+  );
+  return list
+    .filter((r) => r.score >= cut)
+    .sort(byRank)
+    .slice(0, limit);
 }
 
 /** The k-th largest value (1-based) by quickselect, O(n); reorders `values`. */
 export function kthLargest(values: Float64Array, k: number): number {
-  let lo = 0, hi = values.length - 1;
+  let lo = 0,
+    hi = values.length - 1;
   const want = k - 1; // index in descending order
   while (lo < hi) {
     const pivot = values[(lo + hi) >>> 1]!;
-    let i = lo, j = hi;
+    let i = lo,
+      j = hi;
     while (i <= j) {
       while (values[i]! > pivot) i++;
       while (values[j]! < pivot) j--;

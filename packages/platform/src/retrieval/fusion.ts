@@ -41,5 +41,7 @@ export function linearFuse(full: ScoredId[], dense: ScoredId[], weight: number, 
 }
 
 function sortScores(scores: Map<string, number>): ScoredId[] {
-  return [...scores].map(([dataId, score]) => ({ dataId, score })).sort((a, b) => b.score - a.score || (a.dataId < b.dataId ? -1 : a.dataId > b.dataId ? 1 : 0));
+  return [...scores]
+    .map(([dataId, score]) => ({ dataId, score }))
+    .sort((a, b) => b.score - a.score || (a.dataId < b.dataId ? -1 : a.dataId > b.dataId ? 1 : 0));
 }

@@ -28,19 +28,20 @@ class Heap {
 
   push(key: number, val: number): void {
     if (this.n === this.keys.length) {
-      const keys = new Float64Array(this.n * 2), vals = new Int32Array(this.n * 2);
-      keys.set(this.keys), vals.set(this.vals);
-      this.keys = keys, this.vals = vals;
+      const keys = new Float64Array(this.n * 2),
+        vals = new Int32Array(this.n * 2);
+      (keys.set(this.keys), vals.set(this.vals));
+      ((this.keys = keys), (this.vals = vals));
     }
     const { keys, vals } = this;
     let i = this.n++;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (keys[p]! <= key) break;
-      keys[i] = keys[p]!, vals[i] = vals[p]!;
+      ((keys[i] = keys[p]!), (vals[i] = vals[p]!));
       i = p;
     }
-    keys[i] = key, vals[i] = val;
+    ((keys[i] = key), (vals[i] = val));
   }
 
   /** Removes the smallest; its node. */
@@ -48,23 +49,28 @@ class Heap {
     const { keys, vals } = this;
     const top = vals[0]!;
     const n = --this.n;
-    const key = keys[n]!, val = vals[n]!;
+    const key = keys[n]!,
+      val = vals[n]!;
     let i = 0;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
       if (c + 1 < n && keys[c + 1]! < keys[c]!) c++;
       if (keys[c]! >= key) break;
-      keys[i] = keys[c]!, vals[i] = vals[c]!;
+      ((keys[i] = keys[c]!), (vals[i] = vals[c]!));
       i = c;
     }
-    keys[i] = key, vals[i] = val;
+    ((keys[i] = key), (vals[i] = val));
     return top;
   }
 }
 
 function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, d: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0,
+    i = 0;
   for (; i + 3 < d; i += 4) {
     s0 += a[ao + i]! * b[bo + i]!;
     s1 += a[ao + i + 1]! * b[bo + i + 1]!;
@@ -100,7 +106,10 @@ export class Hnsw {
   private readonly cand = new Heap();
   private readonly res = new Heap();
 
-  constructor(readonly dims: number, o: HnswOptions = {}) {
+  constructor(
+    readonly dims: number,
+    o: HnswOptions = {},
+  ) {
     this.m = o.m ?? 16;
     this.m0 = this.m * 2;
     this.efc = o.efConstruction ?? 64;
@@ -143,21 +152,22 @@ export class Hnsw {
   }
 
   remove(node: number): void {
-    if (node < this.nodes && !this.dead[node]) this.dead[node] = 1, this.liveNodes--;
+    if (node < this.nodes && !this.dead[node]) ((this.dead[node] = 1), this.liveNodes--);
   }
 
   /** Adds a vector (copied); its node number. */
   add(v: ArrayLike<number>): number {
-    const d = this.dims, id = this.nodes;
+    const d = this.dims,
+      id = this.nodes;
     if (v.length !== d) throw new RangeError(`a ${v.length}-dimension vector in a ${d}-dimension graph`);
     this.grow(id + 1);
     this.vectors.set(v, id * d);
-    this.nodes++, this.liveNodes++;
+    (this.nodes++, this.liveNodes++);
     const level = Math.min(30, Math.floor(-Math.log(this.random()) * this.ml));
     this.upper[id] = Array.from({ length: level }, () => new Int32Array(this.m + 1));
     this.upperScores[id] = Array.from({ length: level }, () => new Float32Array(this.m + 1));
     if (this.entry < 0) {
-      this.entry = id, this.top = level;
+      ((this.entry = id), (this.top = level));
       return id;
     }
     const q = this.vectors.subarray(id * d, (id + 1) * d);
@@ -166,13 +176,14 @@ export class Hnsw {
     for (let l = Math.min(level, this.top); l >= 0; l--) {
       const found = this.searchLayer(q, ep, this.efc, l, false);
       const chosen = this.select(found, this.m);
-      const mine = this.linksOf(id, l), mineScores = this.scoresOf(id, l);
+      const mine = this.linksOf(id, l),
+        mineScores = this.scoresOf(id, l);
       mine[0] = chosen.length;
       chosen.forEach((h, i) => ((mine[i + 1] = h.node), (mineScores[i + 1] = h.score)));
       for (const h of chosen) this.link(h.node, id, h.score, l);
       ep = found[0]!.node;
     }
-    if (level > this.top) this.entry = id, this.top = level;
+    if (level > this.top) ((this.entry = id), (this.top = level));
     return id;
   }
 
@@ -199,7 +210,7 @@ export class Hnsw {
   private random(): number {
     // xorshift32: reproducible graphs (tests), no need for more.
     let x = this.rng;
-    x ^= x << 13, x ^= x >>> 17, x ^= x << 5;
+    ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5));
     this.rng = x >>> 0 || 1;
     return (this.rng + 1) / 4294967297;
   }
@@ -225,7 +236,7 @@ export class Hnsw {
     this.scores0 = scores0;
     const dead = new Uint8Array(cap);
     dead.set(this.dead);
-    this.vectors = vectors, this.links0 = links0, this.dead = dead;
+    ((this.vectors = vectors), (this.links0 = links0), (this.dead = dead));
     this.visited = new Uint32Array(cap);
     this.epoch = 0;
   }
@@ -244,12 +255,12 @@ export class Hnsw {
   private greedy(q: Float32Array, ep: number, l: number): number {
     const d = this.dims;
     let best = dot(this.vectors, ep * d, q, 0, d);
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       const links = this.linksOf(ep, l);
       for (let i = 1; i <= links[0]!; i++) {
         const s = dot(this.vectors, links[i]! * d, q, 0, d);
-        if (s > best) best = s, ep = links[i]!, changed = true;
+        if (s > best) ((best = s), (ep = links[i]!), (changed = true));
       }
     }
     return ep;
@@ -257,11 +268,15 @@ export class Hnsw {
 
   /** Best-first search of layer l from ep; up to ef nodes, best first (live ones only when liveOnly). */
   private searchLayer(q: Float32Array, ep: number, ef: number, l: number, liveOnly: boolean): HnswHit[] {
-    const d = this.dims, vectors = this.vectors, visited = this.visited, dead = this.dead;
-    if (++this.epoch === 0xffffffff) visited.fill(0), (this.epoch = 1);
+    const d = this.dims,
+      vectors = this.vectors,
+      visited = this.visited,
+      dead = this.dead;
+    if (++this.epoch === 0xffffffff) (visited.fill(0), (this.epoch = 1));
     const mark = this.epoch;
-    const cand = this.cand, res = this.res; // cand: -score (best first); res: score (worst first)
-    cand.n = 0, res.n = 0;
+    const cand = this.cand,
+      res = this.res; // cand: -score (best first); res: score (worst first)
+    ((cand.n = 0), (res.n = 0));
     const s0 = dot(vectors, ep * d, q, 0, d);
     visited[ep] = mark;
     cand.push(-s0, ep);
@@ -295,7 +310,8 @@ export class Hnsw {
   /** The paper's heuristic: a candidate is kept unless an already kept one is nearer to it than the base is. */
   private select(found: HnswHit[], max: number): HnswHit[] {
     if (found.length <= max) return found;
-    const d = this.dims, kept: HnswHit[] = [];
+    const d = this.dims,
+      kept: HnswHit[] = [];
     for (const c of found) {
       let good = true;
       for (const k of kept) {
@@ -315,15 +331,16 @@ export class Hnsw {
    * products a link, most of a build's time).
    */
   private link(node: number, to: number, score: number, l: number): void {
-    const links = this.linksOf(node, l), scores = this.scoresOf(node, l);
+    const links = this.linksOf(node, l),
+      scores = this.scoresOf(node, l);
     const max = l === 0 ? this.m0 : this.m;
     const n = links[0]!;
     if (n < max) {
-      links[n + 1] = to, scores[n + 1] = score, links[0] = n + 1;
+      ((links[n + 1] = to), (scores[n + 1] = score), (links[0] = n + 1));
       return;
     }
     let worst = 1;
     for (let i = 2; i <= n; i++) if (scores[i]! < scores[worst]!) worst = i;
-    if (score > scores[worst]!) links[worst] = to, scores[worst] = score;
+    if (score > scores[worst]!) ((links[worst] = to), (scores[worst] = score));
   }
 }

@@ -171,7 +171,8 @@ export const HNSW_MAX_HALFVEC_DIMS = 4000;
 export const MAX_VECTOR_DIMS = 16000;
 
 export function vectorTableName(dims: number): string {
-  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_VECTOR_DIMS) throw new RangeError(`vector dimensions must be an integer from 1 to ${MAX_VECTOR_DIMS} (got ${dims})`);
+  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_VECTOR_DIMS)
+    throw new RangeError(`vector dimensions must be an integer from 1 to ${MAX_VECTOR_DIMS} (got ${dims})`);
   return `vectors_${dims}`;
 }
 

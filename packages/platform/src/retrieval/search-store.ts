@@ -67,7 +67,8 @@ export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> 
   const { expr, cast } = vectorIndexedExpression(q.dims);
   const ef = Math.min(Math.max(q.efSearch, q.limit), 1000);
   // The query vector is parsed once (an init plan), and the index scan orders by it.
-  const query = (trx: Db, rows: number) => sql<{ data_id: string; score: number; n: number }>`
+  const query = (trx: Db, rows: number) =>
+    sql<{ data_id: string; score: number; n: number }>`
       with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(q.vector)}::text`, q.dims)}::${sql.raw(cast)} as v)
       select data_id, max(score) as score, count(*)::int as n from (
         select data_id, -(${sql.raw(expr)} <#> (select v from qv)) as score
@@ -96,7 +97,9 @@ export async function vectorSearch(db: Db, q: VectorQuery): Promise<ScoredId[]> 
 export async function vectorIndexState(db: Db, dims: number | null): Promise<'hnsw' | 'exact' | null> {
   if (!dims) return null;
   const table = vectorTableName(dims);
-  const res = await sql<{ t: string | null; h: string | null }>`select to_regclass(${table})::text as t, to_regclass(${`${table}_hnsw`})::text as h`.execute(db);
+  const res = await sql<{ t: string | null; h: string | null }>`select to_regclass(${table})::text as t, to_regclass(${`${table}_hnsw`})::text as h`.execute(
+    db,
+  );
   const row = res.rows[0];
   return !row?.t ? null : row.h ? 'hnsw' : 'exact';
 }
@@ -133,7 +136,17 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     : sql`null::float8`;
   // The query vector is parsed once for all rows (a materialized CTE).
   const qv = withVector ? sql`with qv as materialized (select ${vectorFromFixed(sql`${vectorFixed(vector.values)}::text`, vector.dims)} as v) ` : sql``;
-  const res = await sql<{ id: string; q: string; a: string; chunk_index: number; dataset_id: string; collection_id: string; name: string; source: string | null; cosine: number | null }>`
+  const res = await sql<{
+    id: string;
+    q: string;
+    a: string;
+    chunk_index: number;
+    dataset_id: string;
+    collection_id: string;
+    name: string;
+    source: string | null;
+    cosine: number | null;
+  }>`
     ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, ${cosine} as cosine
       from data d join collections c on c.id = d.collection_id
      where d.id = any(${dataIds}::varchar[])`.execute(db);
@@ -177,7 +190,11 @@ export async function fullTextStats(db: Db, datasetIds: string[]): Promise<FullT
   const res = await sql<{ dataset_id: string; doc_count: number; total_length: number; last_seq: number; removed: number }>`
     select dataset_id, doc_count, total_length, last_seq, removed from search_stats where dataset_id = any(${datasetIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({
-    datasetId: r.dataset_id, docCount: Number(r.doc_count), totalLength: Number(r.total_length), lastSeq: Number(r.last_seq), removed: Number(r.removed),
+    datasetId: r.dataset_id,
+    docCount: Number(r.doc_count),
+    totalLength: Number(r.total_length),
+    lastSeq: Number(r.last_seq),
+    removed: Number(r.removed),
   }));
 }
 
@@ -197,9 +214,10 @@ export interface FullTextDoc {
  * spaces), ~10x cheaper to read than a row per posting.
  */
 export async function loadFullTextDocs(db: Db, datasetId: string, from: { afterSeq: number; limit: number } | { dataIds: string[] }): Promise<FullTextDoc[]> {
-  const docs = 'dataIds' in from
-    ? sql`select data_id, seq, length from search_docs where data_id = any(${from.dataIds}::varchar[])`
-    : sql`select data_id, seq, length from search_docs where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`;
+  const docs =
+    'dataIds' in from
+      ? sql`select data_id, seq, length from search_docs where data_id = any(${from.dataIds}::varchar[])`
+      : sql`select data_id, seq, length from search_docs where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`;
   const res = await sql<{ data_id: string; seq: number; length: number; postings: string | null }>`
     with docs as (${docs})
     select d.data_id, d.seq, d.length, string_agg(t.term || ' ' || t.tf, ' ') as postings
@@ -249,13 +267,29 @@ export interface StoredVector {
  * Vectors come in pgvector's binary form (vector_send: big-endian float4s),
  * not as text, which would be printed and parsed float by float.
  */
-export async function loadVectors(db: Db, dims: number, datasetId: string, from: { afterSeq: number; limit: number } | { indexIds: number[] }): Promise<StoredVector[]> {
+export async function loadVectors(
+  db: Db,
+  dims: number,
+  datasetId: string,
+  from: { afterSeq: number; limit: number } | { indexIds: number[] },
+): Promise<StoredVector[]> {
   const table = sql.table(vectorTableName(dims));
   // seq as stored (null before seqs existed): an alias of coalesce(seq, 0) would make `order by seq` sort the whole table instead of reading the index.
   const cols = sql`index_id, data_id, seq, vector_send(embedding) as v`;
-  const res = await ('indexIds' in from
-    ? sql<{ index_id: number; data_id: string; seq: number | null; v: Uint8Array }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
-    : sql<{ index_id: number; data_id: string; seq: number | null; v: Uint8Array }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
+  const res = await (
+    'indexIds' in from
+      ? sql<{
+          index_id: number;
+          data_id: string;
+          seq: number | null;
+          v: Uint8Array;
+        }>`select ${cols} from ${table} where index_id = any(${from.indexIds}::int[])`
+      : sql<{
+          index_id: number;
+          data_id: string;
+          seq: number | null;
+          v: Uint8Array;
+        }>`select ${cols} from ${table} where dataset_id = ${datasetId} and seq > ${from.afterSeq} order by seq limit ${from.limit}`
   ).execute(db);
   return res.rows.map((r) => {
     const view = new DataView(r.v.buffer, r.v.byteOffset, r.v.byteLength);
@@ -267,6 +301,9 @@ export async function loadVectors(db: Db, dims: number, datasetId: string, from:
 
 /** Index id and seq of every vector of a dataset (mending a copy after removals). */
 export async function vectorSeqs(db: Db, dims: number, datasetId: string): Promise<Map<number, number>> {
-  const res = await sql<{ index_id: number; seq: number }>`select index_id, coalesce(seq, 0) as seq from ${sql.table(vectorTableName(dims))} where dataset_id = ${datasetId}`.execute(db);
+  const res = await sql<{
+    index_id: number;
+    seq: number;
+  }>`select index_id, coalesce(seq, 0) as seq from ${sql.table(vectorTableName(dims))} where dataset_id = ${datasetId}`.execute(db);
   return new Map(res.rows.map((r) => [Number(r.index_id), Number(r.seq)]));
 }

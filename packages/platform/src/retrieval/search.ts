@@ -87,7 +87,17 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
   const queries = [params.text, ...(params.extensionQueries ?? [])].map((q) => q.trim()).filter((q, i, all) => q && all.indexOf(q) === i);
   if (queries.length === 0) throw new RetrievalError('invalid_search', 'text is empty: give a question to search for');
   const result = (list: SearchResultItem[], dropped: DroppedItem[] = [], found = 0): SearchResult => ({
-    list, dropped, found, duration: `${((Date.now() - started) / 1000).toFixed(3)}s`, searchMode: mode, limit: budget, similarity, usingReRank, fusion, embeddingWeight, queries,
+    list,
+    dropped,
+    found,
+    duration: `${((Date.now() - started) / 1000).toFixed(3)}s`,
+    searchMode: mode,
+    limit: budget,
+    similarity,
+    usingReRank,
+    fusion,
+    embeddingWeight,
+    queries,
   });
   // No dataset to search: nothing found, and no model call for it.
   if (params.datasetIds.length === 0) return result([]);
@@ -105,13 +115,17 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
   const perQuery: ScoredId[][] = [];
   let firstFromCache = false;
   for (let qi = 0; qi < queries.length; qi++) {
-    let full: ScoredId[] = [], dense: ScoredId[] = [], denseFromCopy = false;
+    let full: ScoredId[] = [],
+      dense: ScoredId[] = [],
+      denseFromCopy = false;
     if (mode !== 'embedding') {
       const terms = new Map<string, number>();
       for (const t of analyze(queries[qi]!)) terms.set(t, (terms.get(t) ?? 0) + 1);
       const bm25 = { k1: params.k1 ?? SEARCH_DEFAULTS.k1, b: params.b ?? SEARCH_DEFAULTS.b };
       // From the in-memory copy when it is current, else in SQL (same ranking).
-      full = (await fullTextCacheOf(db).search(params.datasetIds, terms, bm25, candidates)) ?? (await bm25Search(db, { datasetIds: params.datasetIds, terms, ...bm25, limit: candidates }));
+      full =
+        (await fullTextCacheOf(db).search(params.datasetIds, terms, bm25, candidates)) ??
+        (await bm25Search(db, { datasetIds: params.datasetIds, terms, ...bm25, limit: candidates }));
       full.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'fullText', value: r.score, index: i }));
     }
     if (needVectors) {
@@ -124,7 +138,13 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
       dense.forEach((r, i) => keepBest(candidate(r.dataId), { type: 'embedding', value: r.score, index: i }));
     }
     if (mode !== 'mixedRecall') perQuery.push(mode === 'embedding' ? dense : full);
-    else if (fusion === 'rrf') perQuery.push(rrfFuse([{ list: dense, weight: embeddingWeight }, { list: full, weight: 1 - embeddingWeight }]));
+    else if (fusion === 'rrf')
+      perQuery.push(
+        rrfFuse([
+          { list: dense, weight: embeddingWeight },
+          { list: full, weight: 1 - embeddingWeight },
+        ]),
+      );
     else {
       // Full-text results the vector search did not bring get their exact cosine too.
       const cosines = new Map(dense.map((r) => [r.dataId, r.score]));
@@ -161,9 +181,21 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
     // and a few past it, to report what the budget dropped.
     const bestFull = shortlist.length ? scoreOf(candidate(shortlist[0]!.dataId), 'fullText') : 0;
     const keep = (r: DataRow) => (withCosine(r), similarity === 0 || similarityOf(candidate(r.id), mode, false, bestFull) >= similarity);
-    ordered = await rowsWithinBudget(db, shortlist.map((r) => r.dataId), { budget, topK: params.topK, tokensOf, keep, cosineOf, beyond: SEARCH_DEFAULTS.droppedReported });
+    ordered = await rowsWithinBudget(
+      db,
+      shortlist.map((r) => r.dataId),
+      { budget, topK: params.topK, tokensOf, keep, cosineOf, beyond: SEARCH_DEFAULTS.droppedReported },
+    );
   } else {
-    const rows = new Map((await loadDataRows(db, shortlist.map((r) => r.dataId), cosineOf)).map((r) => [r.id, r]));
+    const rows = new Map(
+      (
+        await loadDataRows(
+          db,
+          shortlist.map((r) => r.dataId),
+          cosineOf,
+        )
+      ).map((r) => [r.id, r]),
+    );
     ordered = shortlist.map((r) => rows.get(r.dataId)).filter((r): r is DataRow => !!r);
     ordered.forEach(withCosine);
   }
@@ -175,7 +207,10 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
 
   if (usingReRank) {
     ordered = ordered.slice(0, SEARCH_DEFAULTS.rerankCandidates);
-    const ranked = await deps.rerank!(params.text, ordered.map((r) => (r.a ? `${r.q}\n${r.a}` : r.q)));
+    const ranked = await deps.rerank!(
+      params.text,
+      ordered.map((r) => (r.a ? `${r.q}\n${r.a}` : r.q)),
+    );
     const scored = ranked.filter((r) => r.index >= 0 && r.index < ordered.length).sort((x, y) => y.score - x.score);
     ordered = scored.map((r, i) => {
       const row = ordered[r.index]!;
@@ -193,10 +228,18 @@ export async function searchDataset(db: PlatformDb, params: SearchParams, deps: 
     .filter((r) => !keptIds.has(r.id))
     .slice(0, SEARCH_DEFAULTS.droppedReported)
     .map((r): DroppedItem => ({
-      ...toItem(r, candidate(r.id)), q: cut(r.q), a: cut(r.a),
-      reason: passes(r) ? 'limit' : 'similarity', similarityValue: similarityValue(r), tokens: tokensOf(r),
+      ...toItem(r, candidate(r.id)),
+      q: cut(r.q),
+      a: cut(r.a),
+      reason: passes(r) ? 'limit' : 'similarity',
+      similarityValue: similarityValue(r),
+      tokens: tokensOf(r),
     }));
-  return result(kept.map((r) => toItem(r, candidate(r.id))), dropped, shortlist.length);
+  return result(
+    kept.map((r) => toItem(r, candidate(r.id))),
+    dropped,
+    shortlist.length,
+  );
 }
 
 function cut(text: string): string {
@@ -231,7 +274,12 @@ function similarityOf(c: Candidate, mode: SearchMode, reranked: boolean, bestFul
  * Results in order while q + a tokens stay within the budget; the first result
  * always comes, even alone past it (an empty answer helps nobody).
  */
-export function withinBudget<T extends { q: string; a: string }>(rows: T[], budget: number, topK?: number, tokensOf: (r: T) => number = (r) => countTextTokens(r.q) + countTextTokens(r.a)): T[] {
+export function withinBudget<T extends { q: string; a: string }>(
+  rows: T[],
+  budget: number,
+  topK?: number,
+  tokensOf: (r: T) => number = (r) => countTextTokens(r.q) + countTextTokens(r.a),
+): T[] {
   const out: T[] = [];
   let used = 0;
   for (const r of rows) {
@@ -262,7 +310,8 @@ interface BudgetReading {
  */
 async function rowsWithinBudget(db: PlatformDb, ids: string[], o: BudgetReading): Promise<DataRow[]> {
   const out: DataRow[] = [];
-  let used = 0, kept = 0;
+  let used = 0,
+    kept = 0;
   /** kept rows read once the budget was reached; -1 before */
   let past = -1;
   for (let at = 0, page = 16; at < ids.length; at += page, page *= 2) {

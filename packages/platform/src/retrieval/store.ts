@@ -133,7 +133,8 @@ export function vectorFixed(v: ArrayLike<number>): string {
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
     // Unit vectors only reach here; the bound keeps x·2^52 inside int8.
-    if (!Number.isFinite(x) || Math.abs(x) > 1024) throw new RetrievalError('vector_not_normalised', notNormalisedMessage(Number.isFinite(x) ? Math.abs(x) : NaN));
+    if (!Number.isFinite(x) || Math.abs(x) > 1024)
+      throw new RetrievalError('vector_not_normalised', notNormalisedMessage(Number.isFinite(x) ? Math.abs(x) : NaN));
     s += (i ? ',' : '') + Math.round(x * FIXED_SCALE);
   }
   return s + '}';
@@ -155,7 +156,9 @@ export interface SearchItem {
 /** Writes the BM25 postings of the items, replacing what they had. */
 export async function indexForSearch(db: Db, items: SearchItem[]): Promise<void> {
   if (items.length === 0) return;
-  const docIds: string[] = [], docSets: string[] = [], docLens: number[] = [];
+  const docIds: string[] = [],
+    docSets: string[] = [],
+    docLens: number[] = [];
   // Per dataset (a worker's batch has one): the dataset id goes once, not as an array element per posting (~7% of the insert).
   const postings = new Map<string, { term: string[]; data: string[]; tf: number[]; len: number[] }>();
   const seen = new Set<string>();
@@ -163,10 +166,10 @@ export async function indexForSearch(db: Db, items: SearchItem[]): Promise<void>
     if (seen.has(item.dataId)) continue; // the last copy would collide with the first
     seen.add(item.dataId);
     const { terms, length } = termCounts(item.text);
-    docIds.push(item.dataId), docSets.push(item.datasetId), docLens.push(length);
+    (docIds.push(item.dataId), docSets.push(item.datasetId), docLens.push(length));
     let p = postings.get(item.datasetId);
     if (!p) postings.set(item.datasetId, (p = { term: [], data: [], tf: [], len: [] }));
-    for (const [term, tf] of terms) p.term.push(term), p.data.push(item.dataId), p.tf.push(tf), p.len.push(length);
+    for (const [term, tf] of terms) (p.term.push(term), p.data.push(item.dataId), p.tf.push(tf), p.len.push(length));
   }
   await inTransaction(db, async (trx) => {
     // Replacing: the cascade drops old postings, the trigger corrects the stats.

@@ -59,7 +59,10 @@ export class VectorCache {
 
   private readonly options: Required<VectorCacheOptions>;
 
-  constructor(private readonly db: PlatformDb, options: VectorCacheOptions = {}) {
+  constructor(
+    private readonly db: PlatformDb,
+    options: VectorCacheOptions = {},
+  ) {
     this.options = { ...VECTOR_CACHE_DEFAULTS, ...options };
   }
 
@@ -108,7 +111,10 @@ export class VectorCache {
         if (!(best.get(id)! >= h.score)) best.set(id, h.score);
       }
     }
-    return [...best].map(([dataId, score]) => ({ dataId, score })).sort((x, y) => y.score - x.score || (x.dataId < y.dataId ? -1 : x.dataId > y.dataId ? 1 : 0)).slice(0, limit);
+    return [...best]
+      .map(([dataId, score]) => ({ dataId, score }))
+      .sort((x, y) => y.score - x.score || (x.dataId < y.dataId ? -1 : x.dataId > y.dataId ? 1 : 0))
+      .slice(0, limit);
   }
 
   /**
@@ -138,7 +144,16 @@ export class VectorCache {
   private newCopy(dims: number): Copy {
     return {
       graph: new Hnsw(dims, { m: this.options.m, efConstruction: this.options.efConstruction }),
-      indexIds: [], dataIds: [], seqs: [], nodeOf: new Map(), byData: new Map(), loaded: false, lastSeq: 0, removed: 0, catchingUp: null, lastUsed: Date.now(),
+      indexIds: [],
+      dataIds: [],
+      seqs: [],
+      nodeOf: new Map(),
+      byData: new Map(),
+      loaded: false,
+      lastSeq: 0,
+      removed: 0,
+      catchingUp: null,
+      lastUsed: Date.now(),
     };
   }
 
@@ -162,7 +177,7 @@ export class VectorCache {
         break;
       }
     }
-    if (!copy.loaded) copy.loaded = true, copy.removed = st.removed;
+    if (!copy.loaded) ((copy.loaded = true), (copy.removed = st.removed));
     if (copy.removed === st.removed && copy.graph.live === st.count) return;
     // Removals (or anything else amiss): compare (index id, seq) with the store.
     const stored = await vectorSeqs(this.db, dims, st.datasetId);
@@ -188,7 +203,7 @@ export class VectorCache {
       this.drop(copy, v.indexId, old);
     }
     const node = copy.graph.add(v.vector);
-    copy.indexIds[node] = v.indexId, copy.dataIds[node] = v.dataId, copy.seqs[node] = v.seq;
+    ((copy.indexIds[node] = v.indexId), (copy.dataIds[node] = v.dataId), (copy.seqs[node] = v.seq));
     copy.nodeOf.set(v.indexId, node);
     const nodes = copy.byData.get(v.dataId);
     if (nodes) nodes.push(node);

@@ -22,7 +22,9 @@ export function parseQueries(text: string, question: string): string[] {
       list = undefined;
     }
   }
-  const raw = Array.isArray(list) ? list.filter((q): q is string => typeof q === 'string') : text.split('\n').map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^["']|["']$/g, ''));
+  const raw = Array.isArray(list)
+    ? list.filter((q): q is string => typeof q === 'string')
+    : text.split('\n').map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^["']|["']$/g, ''));
   const seen = new Set([question.trim().toLowerCase()]);
   const out: string[] = [];
   for (const q of raw.map((s) => s.trim()).filter((s) => s.length > 1 && s.length < 500)) {
@@ -42,11 +44,23 @@ export async function extendQuery(
 ): Promise<ExtensionResult> {
   const fitted = fitStepInput(question, (opts.history ?? []).slice(-6), model.maxContext);
   const history = fitted.history.map((m) => `${m.role}: ${m.content}`).join('\n');
-  const user = [opts.background ? `Background: ${opts.background}` : '', history ? `Conversation:\n${history}` : '', `Question: ${fitted.question}`].filter(Boolean).join('\n\n');
-  const { json, requestId } = await gateway.chat({ model: model.model, messages: [{ role: 'system', content: QUERY_EXTENSION_PROMPT }, { role: 'user', content: user }], temperature: 0.1 });
+  const user = [opts.background ? `Background: ${opts.background}` : '', history ? `Conversation:\n${history}` : '', `Question: ${fitted.question}`]
+    .filter(Boolean)
+    .join('\n\n');
+  const { json, requestId } = await gateway.chat({
+    model: model.model,
+    messages: [
+      { role: 'system', content: QUERY_EXTENSION_PROMPT },
+      { role: 'user', content: user },
+    ],
+    temperature: 0.1,
+  });
   const text = String(json?.choices?.[0]?.message?.content ?? '');
   return {
-    queries: parseQueries(text, question), model: model.model, inputTokens: Number(json?.usage?.prompt_tokens ?? 0), outputTokens: Number(json?.usage?.completion_tokens ?? 0),
+    queries: parseQueries(text, question),
+    model: model.model,
+    inputTokens: Number(json?.usage?.prompt_tokens ?? 0),
+    outputTokens: Number(json?.usage?.completion_tokens ?? 0),
     ...(requestId ? { requestId } : {}),
     ...(fitted.inputCut ? { inputCut: fitted.inputCut } : {}),
   };

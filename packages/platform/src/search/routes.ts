@@ -1,7 +1,12 @@
 // searchTest, and the indexing progress, problem list and retry endpoints of collections.
 import {
-  collectionIdQuery as collectionQuery, datasetIdQuery as datasetQuery, retryFailedBody as retryFailedItems, searchTestBody as searchTest,
-  trainingErrorsBody as trainingErrors, updateTrainingDataBody as updateTrainingData, type PublicTrainingError,
+  collectionIdQuery as collectionQuery,
+  datasetIdQuery as datasetQuery,
+  retryFailedBody as retryFailedItems,
+  searchTestBody as searchTest,
+  trainingErrorsBody as trainingErrors,
+  updateTrainingDataBody as updateTrainingData,
+  type PublicTrainingError,
 } from '@kbchat/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -23,33 +28,68 @@ const itemId = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : undefined);
 /** A problem item as the API shows it: FastGPT's getTrainingError fields, then kbchat's own. */
 export function publicTrainingError(p: TrainingProblem): PublicTrainingError {
   return {
-    _id: String(p.id), datasetId: p.datasetId, collectionId: p.collectionId, dataId: p.dataId, mode: p.mode, chunkIndex: p.chunkIndex, q: p.preview,
+    _id: String(p.id),
+    datasetId: p.datasetId,
+    collectionId: p.collectionId,
+    dataId: p.dataId,
+    mode: p.mode,
+    chunkIndex: p.chunkIndex,
+    q: p.preview,
     errorMsg: p.error,
     // FastGPT's retryCount is what is left, not what was used.
     retryCount: Math.max(0, p.maxAttempts - p.attempts),
-    status: p.status, reason: p.reason, attempts: p.attempts, maxAttempts: p.maxAttempts,
-    nextAttemptAt: p.nextAttemptAt === null ? null : new Date(p.nextAttemptAt).toISOString(), updateTime: new Date(p.updatedAt).toISOString(),
+    status: p.status,
+    reason: p.reason,
+    attempts: p.attempts,
+    maxAttempts: p.maxAttempts,
+    nextAttemptAt: p.nextAttemptAt === null ? null : new Date(p.nextAttemptAt).toISOString(),
+    updateTime: new Date(p.updatedAt).toISOString(),
   };
 }
 
 /** General keys or a session, checked before the body is read. */
-export const searchPlugin: FastifyPluginAsync<{ db: PlatformDb; search: SearchService; datasets: DatasetsService; auth: RequestAuth; defaultExtensionModel?: string }> = async (scope, deps) => {
+export const searchPlugin: FastifyPluginAsync<{
+  db: PlatformDb;
+  search: SearchService;
+  datasets: DatasetsService;
+  auth: RequestAuth;
+  defaultExtensionModel?: string;
+}> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
 
   app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {
     const who = req.caller;
     const b = req.body;
     const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
     const r = await deps.search.forRequest(req.id).search(who, {
-      datasetIds: [b.datasetId], text: b.text, mode: b.searchMode, limit: b.limit, similarity: b.similarity, embeddingWeight: b.embeddingWeight,
-      usingReRank: b.usingReRank, rerankModel: b.rerankModel,
+      datasetIds: [b.datasetId],
+      text: b.text,
+      mode: b.searchMode,
+      limit: b.limit,
+      similarity: b.similarity,
+      embeddingWeight: b.embeddingWeight,
+      usingReRank: b.usingReRank,
+      rerankModel: b.rerankModel,
       extension: b.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: b.datasetSearchExtensionBg } : undefined,
     });
     return ok({
-      list: r.list, duration: r.duration, searchMode: r.searchMode, limit: r.limit, similarity: r.similarity, usingReRank: r.usingReRank,
-      queryExtensionModel: r.extension?.model, queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
-      questionCut: r.questionCut, note: r.note, dropped: r.dropped, found: r.found, modelCalls: r.modelCalls,
+      list: r.list,
+      duration: r.duration,
+      searchMode: r.searchMode,
+      limit: r.limit,
+      similarity: r.similarity,
+      usingReRank: r.usingReRank,
+      queryExtensionModel: r.extension?.model,
+      queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
+      questionCut: r.questionCut,
+      note: r.note,
+      dropped: r.dropped,
+      found: r.found,
+      modelCalls: r.modelCalls,
     });
   });
 
@@ -61,7 +101,11 @@ export const searchPlugin: FastifyPluginAsync<{ db: PlatformDb; search: SearchSe
     const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
     const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
     return ok({
-      trainingType: c.training_type, queuedCounts: counts.queued, trainingCounts: counts.indexing, errorCounts: counts.failed, trainedCount: counts.done,
+      trainingType: c.training_type,
+      queuedCounts: counts.queued,
+      trainingCounts: counts.indexing,
+      errorCounts: counts.failed,
+      trainedCount: counts.done,
       ...counts,
     });
   });

@@ -64,14 +64,19 @@ export class SearchService {
     const datasetIds = req.datasetIds.filter((id) => !missingDatasets.includes(id));
     const vectorModels = new Set(datasets.map((d) => d.vector_model));
     if (req.mode !== 'fullTextRecall' && vectorModels.size > 1) {
-      throw errors.badField('datasetIds', `these datasets use different vector models (${[...vectorModels].join(', ')}); search them with fullTextRecall or one at a time`);
+      throw errors.badField(
+        'datasetIds',
+        `these datasets use different vector models (${[...vectorModels].join(', ')}); search them with fullTextRecall or one at a time`,
+      );
     }
     const vectorModel = [...vectorModels][0]!;
     const vectorConfig = this.models.vectorModels.find((m) => m.model === vectorModel);
     let mode = req.mode;
     const notes: string[] = [];
     if (mode !== 'fullTextRecall' && datasetIds.length && !vectorConfig) {
-      const why = vectorModel ? `the datasets' vector model ${vectorModel} is not in config.json's vectorModels` : 'the datasets were made without a vector model (config.json had no vectorModels)';
+      const why = vectorModel
+        ? `the datasets' vector model ${vectorModel} is not in config.json's vectorModels`
+        : 'the datasets were made without a vector model (config.json had no vectorModels)';
       if (!req.fullTextWithoutVectorModel) throw errors.badField('searchMode', `${why}; use fullTextRecall`);
       mode = 'fullTextRecall';
       notes.push(`${why}: searched by full text only instead of ${req.mode}`);
@@ -87,7 +92,12 @@ export class SearchService {
       const llm = this.models.llmModels.find((m) => m.model === req.extension!.model);
       if (!llm) throw errors.badField('datasetSearchExtensionModel', `"${req.extension.model}" is not a configured LLM`);
       const ext = req.extension;
-      extension = await recordCall(modelCalls, { step: 'queryExtension', kind: 'chat', model: llm.model }, () => extendQuery(this.gateway, llm, req.text, ext), (r) => r.requestId);
+      extension = await recordCall(
+        modelCalls,
+        { step: 'queryExtension', kind: 'chat', model: llm.model },
+        () => extendQuery(this.gateway, llm, req.text, ext),
+        (r) => r.requestId,
+      );
     }
     const question = req.text.trim();
     const searched = cutToTokens(question, SEARCH_TEXT_MAX_TOKENS);
@@ -99,18 +109,37 @@ export class SearchService {
     const result = await searchDataset(
       this.db,
       {
-        datasetIds, text: searched.text, extensionQueries: extension?.queries ?? req.extensionQueries, mode,
-        embeddingWeight: req.embeddingWeight, similarity: req.similarity, limit: req.limit,
-        usingReRank: req.usingReRank, rerankModel: req.rerankModel, efSearch: this.models.systemEnv.hnswEfSearch,
+        datasetIds,
+        text: searched.text,
+        extensionQueries: extension?.queries ?? req.extensionQueries,
+        mode,
+        embeddingWeight: req.embeddingWeight,
+        similarity: req.similarity,
+        limit: req.limit,
+        usingReRank: req.usingReRank,
+        rerankModel: req.rerankModel,
+        efSearch: this.models.systemEnv.hnswEfSearch,
       },
       {
         embed: async (texts) => {
           const call = { step: 'embeddings', kind: 'embeddings' as const, model: vectorModel };
-          return (await recordCall(modelCalls, call, () => this.gateway.embeddings(vectorModel, texts.map(embedInput)), (r) => r.requestId)).vectors;
+          return (
+            await recordCall(
+              modelCalls,
+              call,
+              () => this.gateway.embeddings(vectorModel, texts.map(embedInput)),
+              (r) => r.requestId,
+            )
+          ).vectors;
         },
         rerank: async (query, docs) => {
           const call = { step: 'rerank', kind: 'rerank' as const, model: req.rerankModel! };
-          const r = await recordCall(modelCalls, call, () => this.gateway.rerank(req.rerankModel!, query, docs), (x) => x.requestId);
+          const r = await recordCall(
+            modelCalls,
+            call,
+            () => this.gateway.rerank(req.rerankModel!, query, docs),
+            (x) => x.requestId,
+          );
           return r.results.map((x) => ({ index: x.index, score: x.relevanceScore }));
         },
       },
@@ -121,7 +150,11 @@ export class SearchService {
     this.metrics?.searched(mode, (performance.now() - started) / 1000, true);
     let questionCut: QuestionCut | undefined;
     if (searched.cut || embedded?.cut) {
-      questionCut = { questionChars: question.length, searchedChars: searched.text.length, ...(embedded ? { embeddedChars: embedded.text.length, vectorModel, maxToken } : {}) };
+      questionCut = {
+        questionChars: question.length,
+        searchedChars: searched.text.length,
+        ...(embedded ? { embeddedChars: embedded.text.length, vectorModel, maxToken } : {}),
+      };
       const limit = vectorConfig?.maxToken ? 'its maxToken in config.json' : `config.json gives no maxToken for it: ${DEFAULT_VECTOR_MAX_TOKENS} assumed`;
       const parts = [
         searched.cut ? `the search read its first ${searched.text.length} characters (${SEARCH_TEXT_MAX_TOKENS} tokens)` : '',

@@ -32,7 +32,10 @@ export const shareMigrations: Record<string, Migration> = {
   // or 'share' (a share link's visitor). Chats from before it are the team's, shown as 'online' as before.
   '5002_chat_source': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('chats').addColumn('source', 'varchar(16)', (c) => c.notNull().defaultTo('online')).execute();
+      await db.schema
+        .alterTable('chats')
+        .addColumn('source', 'varchar(16)', (c) => c.notNull().defaultTo('online'))
+        .execute();
       await db.updateTable('chats').set({ source: 'share' }).where('share_id', 'is not', null).execute();
     },
   },

@@ -2,7 +2,14 @@
 // managed with a general key or a session; init is public (the share page's
 // first call) and says only what the page shows.
 import type { FastifyPluginAsync } from 'fastify';
-import { appIdQuery as appQuery, createOutLinkBody as createLink, idQuery, shareIdQuery as shareQuery, type PublicOutLink, type ShareInit } from '@kbchat/contracts';
+import {
+  appIdQuery as appQuery,
+  createOutLinkBody as createLink,
+  idQuery,
+  shareIdQuery as shareQuery,
+  type PublicOutLink,
+  type ShareInit,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
@@ -15,7 +22,12 @@ const BODY_LIMIT = 64 * 1024;
 
 export function publicOutLink(l: OutLinkRow): PublicOutLink {
   return {
-    _id: l.id, id: l.id, shareId: l.share_id, appId: l.app_id, name: l.name, createTime: new Date(l.created_at).toISOString(),
+    _id: l.id,
+    id: l.id,
+    shareId: l.share_id,
+    appId: l.app_id,
+    name: l.name,
+    createTime: new Date(l.created_at).toISOString(),
     lastTime: l.last_used_at ? new Date(l.last_used_at).toISOString() : undefined,
     limit: { expiredTime: l.expires_at ? new Date(l.expires_at).toISOString() : undefined, QPM: l.qpm ?? undefined },
   };
@@ -47,13 +59,20 @@ export const sharePlugin: FastifyPluginAsync<ShareDeps> = async (scope, deps) =>
 
 const managementRoutes: FastifyPluginAsync<ShareDeps> = async (scope, deps) => {
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  app.addHook('onRequest', authenticated((req) => deps.auth.general(req)));
+  app.addHook(
+    'onRequest',
+    authenticated((req) => deps.auth.general(req)),
+  );
 
   app.post('/api/support/outLink/create', { bodyLimit: BODY_LIMIT, schema: { body: createLink } }, async (req) => {
     const b = req.body;
-    return ok(await deps.share.create(req.caller, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }));
+    return ok(
+      await deps.share.create(req.caller, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }),
+    );
   });
-  app.get('/api/support/outLink/list', { schema: { querystring: appQuery } }, async (req) => ok((await deps.share.list(req.caller, req.query.appId)).map(publicOutLink)));
+  app.get('/api/support/outLink/list', { schema: { querystring: appQuery } }, async (req) =>
+    ok((await deps.share.list(req.caller, req.query.appId)).map(publicOutLink)),
+  );
   app.delete('/api/support/outLink/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: idQuery } }, async (req) => {
     await deps.share.remove(req.caller, req.query.id);
     return ok(null);

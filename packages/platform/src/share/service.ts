@@ -37,7 +37,17 @@ export class ShareService {
   async create(caller: KeyCaller, input: NewOutLink): Promise<string> {
     await this.apps.app(caller, input.appId); // 404 for another team's
     const shareId = randomBytes(18).toString('base64url');
-    await this.store.insert({ id: newId(), share_id: shareId, team_id: caller.teamId, app_id: input.appId, name: input.name, expires_at: input.expiresAt ?? null, qpm: input.qpm ?? null, created_at: Date.now(), last_used_at: null });
+    await this.store.insert({
+      id: newId(),
+      share_id: shareId,
+      team_id: caller.teamId,
+      app_id: input.appId,
+      name: input.name,
+      expires_at: input.expiresAt ?? null,
+      qpm: input.qpm ?? null,
+      created_at: Date.now(),
+      last_used_at: null,
+    });
     return shareId;
   }
 
@@ -54,7 +64,8 @@ export class ShareService {
   async open(shareId: string, now = Date.now()): Promise<OutLinkRow> {
     const link = await this.store.byShareId(shareId);
     if (!link) throw new PlatformError(404, 'share_link_not_found', 'share link not found: it was deleted, or the address is wrong');
-    if (link.expires_at !== null && link.expires_at <= now) throw new PlatformError(403, 'share_link_expired', `This share link expired at ${new Date(link.expires_at).toISOString()}`);
+    if (link.expires_at !== null && link.expires_at <= now)
+      throw new PlatformError(403, 'share_link_expired', `This share link expired at ${new Date(link.expires_at).toISOString()}`);
     return link;
   }
 
@@ -76,7 +87,9 @@ export class ShareService {
     const times = (this.recent.get(key) ?? []).filter((t) => t > now - WINDOW_MS);
     if (times.length >= qpm) {
       const retryAfter = Math.max(1, Math.ceil((times[0]! + WINDOW_MS - now) / 1000));
-      throw new PlatformError(429, 'rate_limited', `This share link allows ${qpm} requests per minute per visitor: try again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+      throw new PlatformError(429, 'rate_limited', `This share link allows ${qpm} requests per minute per visitor: try again in ${retryAfter} s`, {
+        'retry-after': String(retryAfter),
+      });
     }
     times.push(now);
     this.recent.set(key, times);

@@ -13,7 +13,13 @@ export class OutLinksStore {
   }
 
   async list(teamId: string, appId: string): Promise<OutLinkRow[]> {
-    const rows = await this.db.selectFrom('out_links').selectAll().where('team_id', '=', teamId).where('app_id', '=', appId).orderBy('created_at', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('out_links')
+      .selectAll()
+      .where('team_id', '=', teamId)
+      .where('app_id', '=', appId)
+      .orderBy('created_at', 'desc')
+      .execute();
     return rows.map(normalise);
   }
 
@@ -34,5 +40,11 @@ export class OutLinksStore {
 
 /** bigint columns come back as strings from PostgreSQL. */
 function normalise(r: OutLinkRow): OutLinkRow {
-  return { ...r, expires_at: r.expires_at === null ? null : Number(r.expires_at), created_at: Number(r.created_at), last_used_at: r.last_used_at === null ? null : Number(r.last_used_at), qpm: r.qpm === null ? null : Number(r.qpm) };
+  return {
+    ...r,
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    created_at: Number(r.created_at),
+    last_used_at: r.last_used_at === null ? null : Number(r.last_used_at),
+    qpm: r.qpm === null ? null : Number(r.qpm),
+  };
 }

@@ -26,7 +26,8 @@ import type { ShareTables } from '../share/tables.js';
 import type { UploadsTables } from '../uploads/tables.js';
 
 export interface PlatformDatabase
-  extends KeysTables,
+  extends
+    KeysTables,
     AccountsTables,
     AppsTables,
     ChatTables,

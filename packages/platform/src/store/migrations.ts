@@ -99,7 +99,9 @@ export async function migratePlatform(db: Kysely<any>, extra: ExtraMigrations = 
   if (error || failed) {
     const message = (error as Error)?.message ?? String(error);
     if (/extension "vector"|vector\.control/i.test(message)) {
-      throw new Error('the platform store needs the pgvector extension: install it on the PostgreSQL server (package postgresql-<version>-pgvector) or use the embedded store');
+      throw new Error(
+        'the platform store needs the pgvector extension: install it on the PostgreSQL server (package postgresql-<version>-pgvector) or use the embedded store',
+      );
     }
     throw new Error(`platform store migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }

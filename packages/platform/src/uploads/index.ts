@@ -20,7 +20,13 @@ export interface Uploads {
 }
 
 /** `estimates`: what an upload's estimate reads the indexing rates with, and from how long an import counts as large. */
-export function createUploads(db: PlatformDb, datasets: DatasetsService, dataDir: string, onError: (err: unknown) => void, estimates?: { indexing: IndexingEstimates; confirmAboveSeconds: number }): Uploads {
+export function createUploads(
+  db: PlatformDb,
+  datasets: DatasetsService,
+  dataDir: string,
+  onError: (err: unknown) => void,
+  estimates?: { indexing: IndexingEstimates; confirmAboveSeconds: number },
+): Uploads {
   const tus = new TusUploads(join(dataDir, 'uploads'));
   const service = new UploadsService(new UploadsStore(db), datasets, tus, estimates);
   const sweep = () => void service.sweep().catch(onError);

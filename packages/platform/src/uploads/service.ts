@@ -87,7 +87,11 @@ export class UploadsService {
   ) {}
 
   /** A resumable upload about to be created: checked, and its row made (its id names the bytes). */
-  async begin(caller: KeyCaller, input: { datasetId: string; fileName: string; fileType?: string; size: number; sha256?: string }, now = Date.now()): Promise<string> {
+  async begin(
+    caller: KeyCaller,
+    input: { datasetId: string; fileName: string; fileType?: string; size: number; sha256?: string },
+    now = Date.now(),
+  ): Promise<string> {
     await this.datasets.dataset(caller, input.datasetId);
     try {
       detectFormat({ data: new Uint8Array(), filename: input.fileName, mimeType: input.fileType });
@@ -96,12 +100,26 @@ export class UploadsService {
       throw err;
     }
     if ((await this.store.countUnfinished(caller.teamId, now)) >= MAX_UNFINISHED_PER_TEAM) {
-      throw new PlatformError(429, 'too_many_uploads', `This team has ${MAX_UNFINISHED_PER_TEAM} unfinished uploads; finish or discard one first (unfinished uploads expire after ${UPLOAD_EXPIRY_MS / 3_600_000} hours)`);
+      throw new PlatformError(
+        429,
+        'too_many_uploads',
+        `This team has ${MAX_UNFINISHED_PER_TEAM} unfinished uploads; finish or discard one first (unfinished uploads expire after ${UPLOAD_EXPIRY_MS / 3_600_000} hours)`,
+      );
     }
     const id = newId();
     await this.store.insert({
-      id, team_id: caller.teamId, dataset_id: input.datasetId, file_name: input.fileName, file_type: input.fileType ?? null, size: input.size,
-      sha256: input.sha256 ?? null, idempotency_key: null, collection_id: null, reused: false, created_at: now, expires_at: now + UPLOAD_EXPIRY_MS,
+      id,
+      team_id: caller.teamId,
+      dataset_id: input.datasetId,
+      file_name: input.fileName,
+      file_type: input.fileType ?? null,
+      size: input.size,
+      sha256: input.sha256 ?? null,
+      idempotency_key: null,
+      collection_id: null,
+      reused: false,
+      created_at: now,
+      expires_at: now + UPLOAD_EXPIRY_MS,
     });
     return id;
   }
@@ -135,8 +153,16 @@ export class UploadsService {
       const complete = offset >= r.size;
       const stored = complete ? storedEstimate(r.estimate, now) : null;
       out.push({
-        uploadId: r.id, fileName: r.file_name, size: r.size, offset, sha256: r.sha256, createTime: new Date(r.created_at).toISOString(), expireTime: new Date(r.expires_at!).toISOString(),
-        complete, estimate: stored?.estimate ?? null, settings: stored?.settings ?? null,
+        uploadId: r.id,
+        fileName: r.file_name,
+        size: r.size,
+        offset,
+        sha256: r.sha256,
+        createTime: new Date(r.created_at).toISOString(),
+        expireTime: new Date(r.expires_at!).toISOString(),
+        complete,
+        estimate: stored?.estimate ?? null,
+        settings: stored?.settings ?? null,
       });
     }
     return out;
@@ -160,17 +186,27 @@ export class UploadsService {
   async estimate(caller: KeyCaller, id: string, settings: EstimateSettings): Promise<UploadEstimate> {
     const { row, data } = await this.complete(caller, id);
     const plan = await this.refusingContent(caller, id, () =>
-      this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings));
+      this.datasets.planFile(caller, row.dataset_id, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, settings),
+    );
     const confirmAboveSeconds = this.estimates?.confirmAboveSeconds ?? Infinity;
     const model = plan.trainingType === 'qa' ? plan.agentModel : plan.vectorModel;
     const probe = plan.chunks > NEVER_LARGE_CHUNKS ? plan.sample : [];
-    const e = this.estimates ? await this.estimates.indexing.estimate(plan.trainingType, model || null, probe) : { rate: null, rateError: null, queuedAhead: 0, probed: false };
+    const e = this.estimates
+      ? await this.estimates.indexing.estimate(plan.trainingType, model || null, probe)
+      : { rate: null, rateError: null, queuedAhead: 0, probed: false };
     const perSecond = e.rate?.itemsPerSecond ?? null;
     const seconds = perSecond ? Math.ceil(plan.chunks / perSecond) : null;
     const estimate: UploadEstimate = {
-      chunks: plan.chunks, trainingType: plan.trainingType, chunksPerSecond: perSecond, rateSource: e.rate?.source ?? null, rateError: e.rateError, queuedAhead: e.queuedAhead,
-      ...rateAge(e.rate ? new Date(e.rate.measuredAt).toISOString() : null, Date.now()), rateFromThisFile: e.probed,
-      seconds, secondsWithQueue: perSecond ? Math.ceil((plan.chunks + e.queuedAhead) / perSecond) : null,
+      chunks: plan.chunks,
+      trainingType: plan.trainingType,
+      chunksPerSecond: perSecond,
+      rateSource: e.rate?.source ?? null,
+      rateError: e.rateError,
+      queuedAhead: e.queuedAhead,
+      ...rateAge(e.rate ? new Date(e.rate.measuredAt).toISOString() : null, Date.now()),
+      rateFromThisFile: e.probed,
+      seconds,
+      secondsWithQueue: perSecond ? Math.ceil((plan.chunks + e.queuedAhead) / perSecond) : null,
       large: seconds !== null ? seconds >= confirmAboveSeconds : plan.chunks > NEVER_LARGE_CHUNKS && Number.isFinite(confirmAboveSeconds),
       confirmAboveSeconds: Number.isFinite(confirmAboveSeconds) ? confirmAboveSeconds : 0,
     };
@@ -190,7 +226,8 @@ export class UploadsService {
       const row = await this.upload(caller, id);
       if (row.collection_id) return { collectionId: row.collection_id, insertLen: 0, alreadyImported: true };
       const r = await this.refusingContent(caller, id, () =>
-        this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, known));
+        this.importOrReuse(caller, row.dataset_id, sha256, settings, { data, filename: row.file_name, mimeType: row.file_type ?? undefined }, known),
+      );
       await this.store.markImported(id, { collectionId: r.collectionId, sha256, reused: r.alreadyImported });
       return r;
     });
@@ -208,7 +245,10 @@ export class UploadsService {
     const { data, sha256 } = await this.bytes.read(id);
     if (row.sha256 && row.sha256 !== sha256) {
       await this.discard(caller, id);
-      throw errors.badField('sha256', `the ${data.byteLength} bytes received hash to ${sha256}, not the ${row.sha256} declared; the upload was discarded, send the file again`);
+      throw errors.badField(
+        'sha256',
+        `the ${data.byteLength} bytes received hash to ${sha256}, not the ${row.sha256} declared; the upload was discarded, send the file again`,
+      );
     }
     return { row, data, sha256 };
   }
@@ -236,23 +276,38 @@ export class UploadsService {
     settings: ChunkSettings & { datasetId: string; sha256?: string; idempotencyKey?: string; allowDuplicate?: boolean },
   ): Promise<ImportResult> {
     const sha256 = sha256Of(file.data);
-    if (settings.sha256 && settings.sha256 !== sha256) throw errors.badField('sha256', `the ${file.data.byteLength} bytes received hash to ${sha256}, not the ${settings.sha256} declared`);
+    if (settings.sha256 && settings.sha256 !== sha256)
+      throw errors.badField('sha256', `the ${file.data.byteLength} bytes received hash to ${sha256}, not the ${settings.sha256} declared`);
     const byKey = async () => {
       const earlier = settings.idempotencyKey ? await this.store.byIdempotencyKey(caller.teamId, settings.idempotencyKey) : undefined;
-      if (earlier && earlier.dataset_id !== settings.datasetId) throw errors.badField('idempotencyKey', `already used for another knowledge base (${earlier.dataset_id})`);
+      if (earlier && earlier.dataset_id !== settings.datasetId)
+        throw errors.badField('idempotencyKey', `already used for another knowledge base (${earlier.dataset_id})`);
       return earlier?.collection_id ? { collectionId: earlier.collection_id, insertLen: 0, alreadyImported: true } : undefined;
     };
-    return (await byKey()) ?? this.once(settings.datasetId, sha256, async () => {
-      const repeated = await byKey();
-      if (repeated) return repeated;
-      const { sha256: _declared, idempotencyKey: _key, datasetId, ...chunking } = settings;
-      const r = await this.importOrReuse(caller, datasetId, sha256, chunking, file);
-      await this.store.insert({
-        id: newId(), team_id: caller.teamId, dataset_id: settings.datasetId, file_name: file.filename, file_type: file.mimeType ?? null, size: file.data.byteLength,
-        sha256, idempotency_key: settings.idempotencyKey ?? null, collection_id: r.collectionId, reused: r.alreadyImported, created_at: Date.now(), expires_at: null,
-      });
-      return r;
-    });
+    return (
+      (await byKey()) ??
+      this.once(settings.datasetId, sha256, async () => {
+        const repeated = await byKey();
+        if (repeated) return repeated;
+        const { sha256: _declared, idempotencyKey: _key, datasetId, ...chunking } = settings;
+        const r = await this.importOrReuse(caller, datasetId, sha256, chunking, file);
+        await this.store.insert({
+          id: newId(),
+          team_id: caller.teamId,
+          dataset_id: settings.datasetId,
+          file_name: file.filename,
+          file_type: file.mimeType ?? null,
+          size: file.data.byteLength,
+          sha256,
+          idempotency_key: settings.idempotencyKey ?? null,
+          collection_id: r.collectionId,
+          reused: r.alreadyImported,
+          created_at: Date.now(),
+          expires_at: null,
+        });
+        return r;
+      })
+    );
   }
 
   /** Unfinished uploads past their expiry, and bytes that no upload owns (its dataset was deleted), removed. */
@@ -270,7 +325,14 @@ export class UploadsService {
     return expired.length + orphans;
   }
 
-  private async importOrReuse(caller: KeyCaller, datasetId: string, sha256: string, settings: ChunkSettings & { allowDuplicate?: boolean }, file: { data: Uint8Array; filename: string; mimeType?: string }, known?: KnownCount): Promise<ImportResult> {
+  private async importOrReuse(
+    caller: KeyCaller,
+    datasetId: string,
+    sha256: string,
+    settings: ChunkSettings & { allowDuplicate?: boolean },
+    file: { data: Uint8Array; filename: string; mimeType?: string },
+    known?: KnownCount,
+  ): Promise<ImportResult> {
     if (!settings.allowDuplicate) {
       const earlier = await this.store.imported(caller.teamId, datasetId, sha256);
       if (earlier?.collection_id) return { collectionId: earlier.collection_id, insertLen: 0, alreadyImported: true };

@@ -6,7 +6,12 @@ import type { UploadsTable } from './tables.js';
 export type UploadRow = Selectable<UploadsTable>;
 
 /** bigint columns come back as strings from some drivers. */
-const normalise = (r: UploadRow): UploadRow => ({ ...r, size: Number(r.size), created_at: Number(r.created_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) });
+const normalise = (r: UploadRow): UploadRow => ({
+  ...r,
+  size: Number(r.size),
+  created_at: Number(r.created_at),
+  expires_at: r.expires_at === null ? null : Number(r.expires_at),
+});
 
 export class UploadsStore {
   constructor(private readonly db: PlatformDb) {}
@@ -65,7 +70,11 @@ export class UploadsStore {
   }
 
   async markImported(id: string, result: { collectionId: string; sha256: string; reused: boolean }): Promise<void> {
-    await this.db.updateTable('uploads').set({ collection_id: result.collectionId, sha256: result.sha256, reused: result.reused, expires_at: null }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('uploads')
+      .set({ collection_id: result.collectionId, sha256: result.sha256, reused: result.reused, expires_at: null })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** The estimate just answered for a finished, unimported upload: what the user is asked about. */

@@ -55,7 +55,11 @@ function AppList({ searchKey }: { searchKey: string }) {
   const client = useQueryClient();
   const { data } = useQuery({
     queryKey: ['apps', { searchKey, offset, pageSize: PAGE_SIZE }],
-    queryFn: ({ signal }) => api<{ list: PublicApp[]; total: number }>('/api/core/app/list', { json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } satisfies ListAppsBody, signal }),
+    queryFn: ({ signal }) =>
+      api<{ list: PublicApp[]; total: number }>('/api/core/app/list', {
+        json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } satisfies ListAppsBody,
+        signal,
+      }),
     placeholderData: keepPreviousData,
   });
   // The last app of a later page was deleted: show the page before.

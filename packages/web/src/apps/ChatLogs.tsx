@@ -20,7 +20,8 @@ export function ChatLogsPage({ appId }: { appId: string }) {
   const [offset, setOffset] = useState(0);
   const { data } = useQuery({
     queryKey: ['apps', appId, 'chat-logs', { offset }],
-    queryFn: ({ signal }) => api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
+    queryFn: ({ signal }) =>
+      api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
     placeholderData: keepPreviousData,
   });
   const [open, setOpen] = useState<string | null>(null);
@@ -46,7 +47,14 @@ export function ChatLogsPage({ appId }: { appId: string }) {
             </thead>
             <tbody>
               {data.list.map((c) => (
-                <LogRow key={c.chatId} appId={appId} log={c} open={open === c.chatId} onToggle={() => setOpen(open === c.chatId ? null : c.chatId)} lang={lang} />
+                <LogRow
+                  key={c.chatId}
+                  appId={appId}
+                  log={c}
+                  open={open === c.chatId}
+                  onToggle={() => setOpen(open === c.chatId ? null : c.chatId)}
+                  lang={lang}
+                />
               ))}
             </tbody>
           </table>

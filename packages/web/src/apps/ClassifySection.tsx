@@ -30,8 +30,22 @@ export function ClassifySection({ draft, change, models, datasets, invalid }: Se
       />
       {c && (
         <>
-          <ModelSelect label={t('apps.classify.model')} kind="llm" models={models} value={c.model} onChange={(model) => set({ model })} unset={t('apps.appModel')} />
-          <TextField label={t('apps.classify.background')} value={c.background} onChange={(background) => set({ background })} multiline rows={2} maxLength={20_000} />
+          <ModelSelect
+            label={t('apps.classify.model')}
+            kind="llm"
+            models={models}
+            value={c.model}
+            onChange={(model) => set({ model })}
+            unset={t('apps.appModel')}
+          />
+          <TextField
+            label={t('apps.classify.background')}
+            value={c.background}
+            onChange={(background) => set({ background })}
+            multiline
+            rows={2}
+            maxLength={20_000}
+          />
           <ol className="ap-items">
             {c.categories.map((cat, i) => (
               <li key={i}>
@@ -40,8 +54,19 @@ export function ClassifySection({ draft, change, models, datasets, invalid }: Se
                     <span>{t('apps.classify.category', { n: i + 1 })}</span>
                   </legend>
                   <div className="ap-grid2">
-                    <TextField label={t('apps.classify.id')} value={cat.id} onChange={(id) => setCategory(i, { id })} maxLength={64} hint={<span>{t('apps.classify.idHint')}</span>} />
-                    <TextField label={t('apps.classify.description')} value={cat.description} onChange={(description) => setCategory(i, { description })} maxLength={2000} />
+                    <TextField
+                      label={t('apps.classify.id')}
+                      value={cat.id}
+                      onChange={(id) => setCategory(i, { id })}
+                      maxLength={64}
+                      hint={<span>{t('apps.classify.idHint')}</span>}
+                    />
+                    <TextField
+                      label={t('apps.classify.description')}
+                      value={cat.description}
+                      onChange={(description) => setCategory(i, { description })}
+                      maxLength={2000}
+                    />
                   </div>
                   <TextField
                     label={t('apps.classify.reply')}
@@ -67,7 +92,12 @@ export function ClassifySection({ draft, change, models, datasets, invalid }: Se
                         onChange={(on) => setCategory(i, { datasets: on ? [] : undefined })}
                       />
                       {cat.datasets && (
-                        <DatasetPicker legend={t('apps.classify.datasets', { n: i + 1 })} datasets={datasets} value={cat.datasets} onChange={(ids) => setCategory(i, { datasets: ids })} />
+                        <DatasetPicker
+                          legend={t('apps.classify.datasets', { n: i + 1 })}
+                          datasets={datasets}
+                          value={cat.datasets}
+                          onChange={(ids) => setCategory(i, { datasets: ids })}
+                        />
                       )}
                     </>
                   )}
@@ -86,7 +116,12 @@ export function ClassifySection({ draft, change, models, datasets, invalid }: Se
             </p>
           )}
           <div className="row">
-            <button type="button" className="secondary" disabled={c.categories.length >= 50} onClick={() => set({ categories: [...c.categories, newCategory(c.categories)] })}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={c.categories.length >= 50}
+              onClick={() => set({ categories: [...c.categories, newCategory(c.categories)] })}
+            >
               <span>{t('apps.classify.add')}</span>
             </button>
           </div>

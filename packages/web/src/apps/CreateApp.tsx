@@ -24,7 +24,10 @@ export function CreateApp({ models, onCreated }: { models: ModelList; onCreated:
     setBusy(true);
     setError(null);
     try {
-      const { data: id } = await apiEnvelope<string>('/api/core/app/create', { method: 'POST', json: { name: name.trim(), intro, model } satisfies CreateAppBody });
+      const { data: id } = await apiEnvelope<string>('/api/core/app/create', {
+        method: 'POST',
+        json: { name: name.trim(), intro, model } satisfies CreateAppBody,
+      });
       onCreated(id);
     } catch (err) {
       setError(err);

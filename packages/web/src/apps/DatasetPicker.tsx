@@ -5,7 +5,17 @@ import { Link } from 'wouter';
 import type { PublicDataset } from '../api';
 import { useLang } from '../i18n';
 
-export function DatasetPicker({ legend, datasets, value, onChange }: { legend: string; datasets: PublicDataset[]; value: string[]; onChange: (ids: string[]) => void }) {
+export function DatasetPicker({
+  legend,
+  datasets,
+  value,
+  onChange,
+}: {
+  legend: string;
+  datasets: PublicDataset[];
+  value: string[];
+  onChange: (ids: string[]) => void;
+}) {
   const { t } = useLang();
   const missing = value.filter((id) => !datasets.some((d) => d._id === id));
   const toggle = (id: string, on: boolean) => onChange(on ? [...value, id] : value.filter((x) => x !== id));

@@ -29,8 +29,22 @@ export function ExtractSection({ draft, change, models, invalid }: SectionProps)
       />
       {x && (
         <>
-          <ModelSelect label={t('apps.extract.model')} kind="llm" models={models} value={x.model} onChange={(model) => set({ model })} unset={t('apps.appModel')} />
-          <TextField label={t('apps.extract.description')} value={x.description} onChange={(description) => set({ description })} multiline rows={2} maxLength={20_000} />
+          <ModelSelect
+            label={t('apps.extract.model')}
+            kind="llm"
+            models={models}
+            value={x.model}
+            onChange={(model) => set({ model })}
+            unset={t('apps.appModel')}
+          />
+          <TextField
+            label={t('apps.extract.description')}
+            value={x.description}
+            onChange={(description) => set({ description })}
+            multiline
+            rows={2}
+            maxLength={20_000}
+          />
           <ol className="ap-items">
             {x.fields.map((f, i) => (
               <li key={i}>
@@ -39,10 +53,26 @@ export function ExtractSection({ draft, change, models, invalid }: SectionProps)
                     <span>{t('apps.extract.field', { n: i + 1 })}</span>
                   </legend>
                   <div className="ap-grid2">
-                    <TextField label={t('apps.extract.key')} value={f.key} onChange={(key) => setField(i, { key })} maxLength={64} hint={<span>{t('apps.extract.keyHint')}</span>} />
-                    <SelectField label={t('apps.extract.type')} value={f.type} onChange={(type) => setField(i, { type: type as FieldType })} options={optionsOf(FIELD_TYPE_KEYS, t)} />
+                    <TextField
+                      label={t('apps.extract.key')}
+                      value={f.key}
+                      onChange={(key) => setField(i, { key })}
+                      maxLength={64}
+                      hint={<span>{t('apps.extract.keyHint')}</span>}
+                    />
+                    <SelectField
+                      label={t('apps.extract.type')}
+                      value={f.type}
+                      onChange={(type) => setField(i, { type: type as FieldType })}
+                      options={optionsOf(FIELD_TYPE_KEYS, t)}
+                    />
                   </div>
-                  <TextField label={t('apps.extract.fieldDescription')} value={f.description} onChange={(description) => setField(i, { description })} maxLength={2000} />
+                  <TextField
+                    label={t('apps.extract.fieldDescription')}
+                    value={f.description}
+                    onChange={(description) => setField(i, { description })}
+                    maxLength={2000}
+                  />
                   <CheckField label={t('apps.extract.required')} checked={f.required} onChange={(required) => setField(i, { required })} />
                   <TextField
                     label={t('apps.extract.enum')}

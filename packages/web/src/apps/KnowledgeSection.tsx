@@ -76,7 +76,14 @@ export function KnowledgeSection({ draft, change, models, datasets, invalid }: S
           <CheckField label={t('apps.rerank.use')} checked={s.usingReRank} onChange={(usingReRank) => setSearch({ usingReRank })} />
         )}
         {s.usingReRank && rerankers.length > 0 && (
-          <ModelSelect label={t('apps.rerank.model')} kind="rerank" models={models} value={s.rerankModel} onChange={(rerankModel) => setSearch({ rerankModel })} unset={t('apps.rerank.first')} />
+          <ModelSelect
+            label={t('apps.rerank.model')}
+            kind="rerank"
+            models={models}
+            value={s.rerankModel}
+            onChange={(rerankModel) => setSearch({ rerankModel })}
+            unset={t('apps.rerank.first')}
+          />
         )}
       </fieldset>
       <fieldset className="stack">
@@ -91,7 +98,14 @@ export function KnowledgeSection({ draft, change, models, datasets, invalid }: S
         />
         {s.queryExtension.enabled && (
           <>
-            <ModelSelect label={t('apps.extension.model')} kind="llm" models={models} value={s.queryExtension.model} onChange={(model) => setExtension({ model })} unset={t('apps.appModel')} />
+            <ModelSelect
+              label={t('apps.extension.model')}
+              kind="llm"
+              models={models}
+              value={s.queryExtension.model}
+              onChange={(model) => setExtension({ model })}
+              unset={t('apps.appModel')}
+            />
             <TextField
               label={t('apps.extension.background')}
               value={s.queryExtension.background}

@@ -25,7 +25,12 @@ export function ModelSelect(props: {
       <label htmlFor={id}>
         <span>{props.label}</span>
       </label>
-      <select id={id} value={props.value ?? ''} aria-describedby={note ? `${id}-note` : undefined} onChange={(e) => props.onChange(e.target.value || undefined)}>
+      <select
+        id={id}
+        value={props.value ?? ''}
+        aria-describedby={note ? `${id}-note` : undefined}
+        onChange={(e) => props.onChange(e.target.value || undefined)}
+      >
         {(props.unset !== undefined || props.value === undefined || props.value === '') && <option value="">{props.unset ?? t('apps.model.pick')}</option>}
         {unknown && <option value={props.value}>{t('apps.model.unknownOption', { model: props.value! })}</option>}
         {offered.map((m) => (

@@ -58,11 +58,21 @@ function QuoteText(props: {
       <div className="row">
         <span className={`badge${empty ? ' ok' : ''}`}>{empty ? t('apps.quote.usingDefault') : t('apps.quote.custom')}</span>
         {empty ? (
-          <button type="button" className="secondary" aria-label={t('apps.quote.editDefaultNamed', { what: t(props.label) })} onClick={() => props.onChange(props.fallback)}>
+          <button
+            type="button"
+            className="secondary"
+            aria-label={t('apps.quote.editDefaultNamed', { what: t(props.label) })}
+            onClick={() => props.onChange(props.fallback)}
+          >
             <span>{t('apps.quote.editDefault')}</span>
           </button>
         ) : (
-          <button type="button" className="secondary" aria-label={t('apps.quote.resetNamed', { what: t(props.label) })} onClick={() => props.onChange(undefined)}>
+          <button
+            type="button"
+            className="secondary"
+            aria-label={t('apps.quote.resetNamed', { what: t(props.label) })}
+            onClick={() => props.onChange(undefined)}
+          >
             <span>{t('apps.quote.reset')}</span>
           </button>
         )}

@@ -34,11 +34,7 @@ export function SaveBar(props: { dirty: boolean; busy: boolean; saved: boolean; 
           <span>{t('apps.discard')}</span>
         </button>
         <span role="status" className="ap-state">
-          {props.dirty ? (
-            <span className="badge warn">{t('apps.unsaved')}</span>
-          ) : props.saved ? (
-            <span className="badge ok">{t('common.saved')}</span>
-          ) : null}
+          {props.dirty ? <span className="badge warn">{t('apps.unsaved')}</span> : props.saved ? <span className="badge ok">{t('common.saved')}</span> : null}
         </span>
       </div>
     </div>

@@ -81,7 +81,10 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
     setBusy(true);
     setError(null);
     try {
-      const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', { method: 'PUT', json: { appId, ...changedFields(saved, draft) } satisfies UpdateAppBody });
+      const { message } = await apiEnvelope<PublicApp>('/api/core/app/update', {
+        method: 'PUT',
+        json: { appId, ...changedFields(saved, draft) } satisfies UpdateAppBody,
+      });
       // What the platform holds now, not what was sent.
       const app = await loadApp(appId);
       const fresh = fromApp(app);

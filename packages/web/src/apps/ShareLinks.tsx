@@ -81,7 +81,10 @@ function CreateShareLink({ appId }: { appId: string }) {
 function ShareLinkList({ appId }: { appId: string }) {
   const { t, lang } = useLang();
   const client = useQueryClient();
-  const { data } = useQuery({ queryKey: shareLinksKey(appId), queryFn: ({ signal }) => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId }), { signal }) });
+  const { data } = useQuery({
+    queryKey: shareLinksKey(appId),
+    queryFn: ({ signal }) => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId }), { signal }),
+  });
   if (!data) return <Loading />;
   if (data.length === 0)
     return (
@@ -109,7 +112,14 @@ function ShareLinkList({ appId }: { appId: string }) {
         {
           header: t('share.limits'),
           cell: (l) => (
-            <span>{[l.limit.expiredTime && t('share.until', { date: formatTime(l.limit.expiredTime, lang) }), l.limit.QPM && t('share.perMinute', { n: l.limit.QPM })].filter(Boolean).join(' · ') || t('share.noLimits')}</span>
+            <span>
+              {[
+                l.limit.expiredTime && t('share.until', { date: formatTime(l.limit.expiredTime, lang) }),
+                l.limit.QPM && t('share.perMinute', { n: l.limit.QPM }),
+              ]
+                .filter(Boolean)
+                .join(' · ') || t('share.noLimits')}
+            </span>
           ),
         },
         { header: t('share.lastUsed'), cell: (l) => <span>{l.lastTime ? formatTime(l.lastTime, lang) : t('common.never')}</span> },

@@ -130,7 +130,13 @@ export function CheckField(props: { label: string; checked: boolean; onChange: (
   return (
     <div className="ap-check">
       <label htmlFor={id} className="ap-inline">
-        <input id={id} type="checkbox" checked={props.checked} aria-describedby={props.hint ? `${id}-hint` : undefined} onChange={(e) => props.onChange(e.target.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={props.checked}
+          aria-describedby={props.hint ? `${id}-hint` : undefined}
+          onChange={(e) => props.onChange(e.target.checked)}
+        />
         <span>{props.label}</span>
       </label>
       <Hint id={`${id}-hint`}>{props.hint}</Hint>

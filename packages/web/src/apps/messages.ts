@@ -88,7 +88,8 @@ export const en = {
   'apps.quote.reset': 'Reset to the default',
   'apps.quote.resetNamed': '{what}: reset to the default',
   'apps.classify.use': 'Classify each question first',
-  'apps.classify.hint': 'The model picks one category per question; a category can search its own knowledge bases, add to the prompt, or answer with a fixed reply.',
+  'apps.classify.hint':
+    'The model picks one category per question; a category can search its own knowledge bases, add to the prompt, or answer with a fixed reply.',
   'apps.classify.model': 'Classification model',
   'apps.classify.background': 'Background for the classification',
   'apps.classify.category': 'Category {n}',

@@ -63,7 +63,12 @@ function AppChat({ appId, chatId }: { appId: string; chatId: string }) {
       )}
       <aside className="chat-history" aria-label={t('chat.history')}>
         <Boundary>
-          <History transport={transport} current={current} onOpen={(id) => (setShowHistory(false), open(id))} onDeleted={(id) => id === current && navigate(withQuery('/', { appId, chatId: newId() }))} />
+          <History
+            transport={transport}
+            current={current}
+            onOpen={(id) => (setShowHistory(false), open(id))}
+            onDeleted={(id) => id === current && navigate(withQuery('/', { appId, chatId: newId() }))}
+          />
         </Boundary>
       </aside>
       <Boundary>

@@ -64,7 +64,15 @@ function TestChat({ appId, app, compact, onNewChat }: ChatPanelProps & { app: Pu
         </button>
       </div>
       <Boundary>
-        <StoredChat key={chat.id} transport={transport} chatId={chat.id} isNew={chat.isNew} variableNames={variableNames} compact={compact} onSent={() => sessionStorage.setItem(storageKey, chat.id)} />
+        <StoredChat
+          key={chat.id}
+          transport={transport}
+          chatId={chat.id}
+          isNew={chat.isNew}
+          variableNames={variableNames}
+          compact={compact}
+          onSent={() => sessionStorage.setItem(storageKey, chat.id)}
+        />
       </Boundary>
     </div>
   );

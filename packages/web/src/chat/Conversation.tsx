@@ -281,13 +281,25 @@ export function Conversation({ transport, chatId, initial, variableNames = [], i
         {/* Feedback is about a finished answer: none for a stopped, failed or unfinished one. */}
         {messages.map((m) => (
           <Boundary key={m.id}>
-            <MessageView message={m} onRegenerate={m === lastAnswer ? regenerate : undefined} onFeedback={m.role === 'assistant' && !m.error && !m.stopped && !m.running && !m.interrupted ? feedback : undefined} onTrace={trace} />
+            <MessageView
+              message={m}
+              onRegenerate={m === lastAnswer ? regenerate : undefined}
+              onFeedback={m.role === 'assistant' && !m.error && !m.stopped && !m.running && !m.interrupted ? feedback : undefined}
+              onTrace={trace}
+            />
           </Boundary>
         ))}
         {busy && <StreamingAnswer live={live} />}
       </div>
       <form className="chat-input" onSubmit={submit} ref={form}>
-        <textarea aria-label={t('chat.message')} placeholder={t('chat.message')} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKey} rows={compact ? 2 : 3} />
+        <textarea
+          aria-label={t('chat.message')}
+          placeholder={t('chat.message')}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKey}
+          rows={compact ? 2 : 3}
+        />
         {working ? (
           <button key="stop" type="button" className="danger" onClick={onStop} disabled={justClicked}>
             <span>{t('chat.stop')}</span>

@@ -11,7 +11,23 @@ import type { ChatTransport } from './transport';
 const HISTORY_PAGE = 30;
 
 /** A chat with its stored messages loaded first (none for a new one). */
-export function StoredChat({ transport, chatId, isNew, variableNames, onSent, onTurn, compact }: { transport: ChatTransport; chatId: string; isNew: boolean; variableNames: string[]; onSent?: () => void; onTurn?: () => void; compact?: boolean }) {
+export function StoredChat({
+  transport,
+  chatId,
+  isNew,
+  variableNames,
+  onSent,
+  onTurn,
+  compact,
+}: {
+  transport: ChatTransport;
+  chatId: string;
+  isNew: boolean;
+  variableNames: string[];
+  onSent?: () => void;
+  onTurn?: () => void;
+  compact?: boolean;
+}) {
   // Read once when a chat opens, and fresh each time (gcTime 0): the conversation goes on from what is stored, never from
   // a kept copy. `isNew` is left out of the key: a new chat's first turn stores it, and it must not be read again then.
   const { data: stored } = useQuery({
@@ -25,7 +41,18 @@ export function StoredChat({ transport, chatId, isNew, variableNames, onSent, on
     staleTime: Infinity,
   });
   if (!stored) return <Loading />;
-  return <Conversation transport={transport} chatId={chatId} initial={stored.messages} initialVariables={stored.variables} variableNames={variableNames} onSent={onSent} onTurn={onTurn} compact={compact} />;
+  return (
+    <Conversation
+      transport={transport}
+      chatId={chatId}
+      initial={stored.messages}
+      initialVariables={stored.variables}
+      variableNames={variableNames}
+      onSent={onSent}
+      onTurn={onTurn}
+      compact={compact}
+    />
+  );
 }
 
 /** The list of chats read again in place (no loading state between): after a turn, or a delete. */
@@ -34,7 +61,17 @@ export function useHistoryRefresh(transport: ChatTransport): () => Promise<void>
   return useCallback(() => client.invalidateQueries({ queryKey: [...transport.key, 'histories'] }), [client, transport]);
 }
 
-export function History({ transport, current, onOpen, onDeleted }: { transport: ChatTransport; current: string; onOpen: (chatId: string) => void; onDeleted: (chatId: string) => void }) {
+export function History({
+  transport,
+  current,
+  onOpen,
+  onDeleted,
+}: {
+  transport: ChatTransport;
+  current: string;
+  onOpen: (chatId: string) => void;
+  onDeleted: (chatId: string) => void;
+}) {
   const { t } = useLang();
   const [offset, setOffset] = useState(0);
   const { data: page } = useQuery({

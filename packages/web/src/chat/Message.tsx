@@ -201,7 +201,13 @@ function Feedback({ message, onFeedback }: { message: ChatMessage; onFeedback: N
             void send({ bad: comment.trim() || 'no' });
           }}
         >
-          <input aria-label={t('chat.feedbackComment')} placeholder={t('chat.feedbackComment')} value={comment} onChange={(e) => setComment(e.target.value)} maxLength={1000} />
+          <input
+            aria-label={t('chat.feedbackComment')}
+            placeholder={t('chat.feedbackComment')}
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+            maxLength={1000}
+          />
           <button type="submit">
             <span>{t('chat.feedbackSend')}</span>
           </button>

@@ -49,7 +49,10 @@ export function ModelCalls({ calls, load }: { calls: ModelCall[]; load?: () => P
             header: t('chat.trace.channel'),
             cell: ({ g }) => <span>{g ? (g.channelName ? `${g.channelName} (#${g.channelId})` : g.channelId === null ? '—' : `#${g.channelId}`) : '—'}</span>,
           },
-          { header: t('chat.trace.latency'), cell: ({ call, g }) => <span>{g ? t('chat.trace.ms', { ms: g.latencyMs }) : t('chat.step.seconds', { s: call.runningTime })}</span> },
+          {
+            header: t('chat.trace.latency'),
+            cell: ({ call, g }) => <span>{g ? t('chat.trace.ms', { ms: g.latencyMs }) : t('chat.step.seconds', { s: call.runningTime })}</span>,
+          },
           { header: t('chat.trace.cost'), cell: ({ g }) => <span>{g ? formatCost(g.cost) : '—'}</span> },
           {
             header: t('chat.trace.requestId'),

@@ -15,7 +15,13 @@ import { ScoreList } from './Steps';
 /** The least room kept between the popover and the viewport's edges, in px. */
 const EDGE = 8;
 
-export function QuotePopover({ n, quote, cite, popoverRef, onMouseEnter }: {
+export function QuotePopover({
+  n,
+  quote,
+  cite,
+  popoverRef,
+  onMouseEnter,
+}: {
   n: number;
   quote: Quote;
   /** The citation button it belongs to. */

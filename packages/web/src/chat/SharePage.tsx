@@ -65,10 +65,13 @@ function SharedChat({ shareId }: { shareId: string }) {
     else url.searchParams.delete('chatId');
     history.replaceState(null, '', url);
   }, []);
-  const open = useCallback((id: string) => {
-    show(id, true);
-    setShowHistory(false);
-  }, [show]);
+  const open = useCallback(
+    (id: string) => {
+      show(id, true);
+      setShowHistory(false);
+    },
+    [show],
+  );
   const sent = useCallback(() => {
     const url = new URL(location.href);
     url.searchParams.set('chatId', chatId);
@@ -99,7 +102,15 @@ function SharedChat({ shareId }: { shareId: string }) {
         </Boundary>
       </aside>
       <Boundary>
-        <StoredChat key={chatId} transport={transport} chatId={chatId} isNew={!stored} variableNames={data.app.variables ?? []} onSent={sent} onTurn={() => void refreshHistory()} />
+        <StoredChat
+          key={chatId}
+          transport={transport}
+          chatId={chatId}
+          isNew={!stored}
+          variableNames={data.app.variables ?? []}
+          onSent={sent}
+          onTurn={() => void refreshHistory()}
+        />
       </Boundary>
     </div>
   );

@@ -28,7 +28,11 @@ export function ScoreList({ score }: { score: Quote['score'] }) {
   );
 }
 
-const MODE_KEYS: Record<string, MessageKey> = { embedding: 'chat.mode.embedding', fullTextRecall: 'chat.mode.fullTextRecall', mixedRecall: 'chat.mode.mixedRecall' };
+const MODE_KEYS: Record<string, MessageKey> = {
+  embedding: 'chat.mode.embedding',
+  fullTextRecall: 'chat.mode.fullTextRecall',
+  mixedRecall: 'chat.mode.mixedRecall',
+};
 
 function modeName(t: Translate, mode: unknown): string {
   const key = MODE_KEYS[String(mode)];
@@ -47,14 +51,20 @@ function Step({ r }: { r: StepRecord }) {
   const { t } = useLang();
   const title = STEP_KEYS[r.moduleType] ? t(STEP_KEYS[r.moduleType]!) : r.moduleName;
   const quotes = Array.isArray(r.quoteList) ? (r.quoteList as Quote[]) : undefined;
-  const queries = Array.isArray(r.queries) ? (r.queries as string[]) : Array.isArray((r.queryExtensionResult as { queries?: string[] })?.queries) ? (r.queryExtensionResult as { queries: string[] }).queries : undefined;
+  const queries = Array.isArray(r.queries)
+    ? (r.queries as string[])
+    : Array.isArray((r.queryExtensionResult as { queries?: string[] })?.queries)
+      ? (r.queryExtensionResult as { queries: string[] }).queries
+      : undefined;
   return (
     <li className="step">
       <div className="row">
         <strong>{title}</strong>
         {r.model && <code>{r.model}</code>}
         <span className="muted">{t('chat.step.seconds', { s: r.runningTime })}</span>
-        {(r.inputTokens !== undefined || r.outputTokens !== undefined) && <span className="muted">{t('chat.step.tokens', { input: r.inputTokens ?? 0, output: r.outputTokens ?? 0 })}</span>}
+        {(r.inputTokens !== undefined || r.outputTokens !== undefined) && (
+          <span className="muted">{t('chat.step.tokens', { input: r.inputTokens ?? 0, output: r.outputTokens ?? 0 })}</span>
+        )}
       </div>
       {r.cqResult !== undefined && (
         <div>
@@ -98,7 +108,9 @@ function Step({ r }: { r: StepRecord }) {
             ))}
           </ol>
         ))}
-      {Array.isArray(r.dropped) && r.dropped.length > 0 && <Dropped items={r.dropped as DroppedItem[]} similarity={Number(r.similarity ?? 0)} limit={Number(r.limit ?? 0)} />}
+      {Array.isArray(r.dropped) && r.dropped.length > 0 && (
+        <Dropped items={r.dropped as DroppedItem[]} similarity={Number(r.similarity ?? 0)} limit={Number(r.limit ?? 0)} />
+      )}
       {typeof r.quoteCount === 'number' && r.moduleType === 'chatNode' && (
         <div className="muted">
           <span>{t('chat.step.quotes', { n: r.quoteCount })}</span>

@@ -67,7 +67,7 @@ export const en = {
   'chat.trace.rerank': 'Rerank',
   'chat.trace.answer': 'Answer',
   'chat.trace.loading': "Reading the gateway's log…",
-  'chat.trace.unavailable': "Channel and cost unavailable: {message}",
+  'chat.trace.unavailable': 'Channel and cost unavailable: {message}',
   'share.loading': 'Opening the chat…',
   'share.missing': 'This address has no share id.',
 } as const;

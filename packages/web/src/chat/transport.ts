@@ -69,21 +69,45 @@ type Call = <T>(path: string, init?: { method?: string; json?: unknown; signal?:
  * in, even in a browser that has a session here (the platform would take the
  * cookie for the caller and ask which application).
  */
-export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) => api<T>(path, { ...init, credentials: 'omit' });
+export const anonymousApi: Call = <T>(path: string, init: { method?: string; json?: unknown; signal?: AbortSignal } = {}) =>
+  api<T>(path, { ...init, credentials: 'omit' });
 
 /** `listed`: which chats the list shows (the signed-in page lists the team's own, not its visitors'). */
-function transport(who: Record<string, string>, chatPath: string, call: Call, auth: { credentials: RequestCredentials; headers: () => Record<string, string> }, listed: Record<string, string> = {}): Omit<ChatTransport, 'modelCalls'> {
+function transport(
+  who: Record<string, string>,
+  chatPath: string,
+  call: Call,
+  auth: { credentials: RequestCredentials; headers: () => Record<string, string> },
+  listed: Record<string, string> = {},
+): Omit<ChatTransport, 'modelCalls'> {
   return {
     key: ['chats', who],
     send: (body, signal) =>
-      fetch(chatPath, { method: 'POST', headers: { 'content-type': 'application/json', ...auth.headers() }, credentials: auth.credentials, body: JSON.stringify({ ...body, ...who }), signal }),
-    histories: (offset, pageSize, signal) => call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', { json: { ...who, ...listed, offset, pageSize } satisfies HistoriesBody, signal }),
-    records: (chatId) => call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } satisfies ChatRecordsBody }).then((r) => r.list.map(toMessage)),
-    variables: (chatId) => call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
+      fetch(chatPath, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth.headers() },
+        credentials: auth.credentials,
+        body: JSON.stringify({ ...body, ...who }),
+        signal,
+      }),
+    histories: (offset, pageSize, signal) =>
+      call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', {
+        json: { ...who, ...listed, offset, pageSize } satisfies HistoriesBody,
+        signal,
+      }),
+    records: (chatId) =>
+      call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } satisfies ChatRecordsBody }).then((r) =>
+        r.list.map(toMessage),
+      ),
+    variables: (chatId) =>
+      call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
-    removeItem: (chatId, dataId) => call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
+    removeItem: (chatId, dataId) =>
+      call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),
     feedback: (chatId, dataId, f) =>
-      call('/api/core/chat/feedback/updateUserFeedback', { json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } satisfies FeedbackBody }).then(() => undefined),
+      call('/api/core/chat/feedback/updateUserFeedback', {
+        json: { ...who, chatId, dataId, userGoodFeedback: f.good ?? '', userBadFeedback: f.bad ?? '' } satisfies FeedbackBody,
+      }).then(() => undefined),
     stop: (chatId, dataId) => call('/api/core/chat/item/stop', { json: { ...who, chatId, dataId } satisfies StopAnswerBody }).then(() => undefined),
   };
 }

@@ -33,7 +33,12 @@ export function ConsoleApp() {
     session.setUser(null);
   };
   return (
-    <SignInGate session={session} unreachable={t('console.unreachable')} title={t('console.signinTitle')} signIn={async (username, password) => session.setUser(await signIn(username, password))}>
+    <SignInGate
+      session={session}
+      unreachable={t('console.unreachable')}
+      title={t('console.signinTitle')}
+      signIn={async (username, password) => session.setUser(await signIn(username, password))}
+    >
       {(user) => <Pages user={user} onSignOut={leave} />}
     </SignInGate>
   );

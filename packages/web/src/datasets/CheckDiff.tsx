@@ -19,7 +19,9 @@ export function CheckDiffView({ diff }: { diff: RunDiff }) {
     <div className="stack ck-diff">
       <p className="row ds-small">
         {diff.previousStartedAt !== null && <span>{t('checks.diff.since', { time: formatTime(diff.previousStartedAt, lang) })}</span>}
-        <span className={diff.chunkingChanged ? 'badge warn' : 'muted'}>{diff.chunkingChanged ? t('checks.diff.chunking') : t('checks.diff.sameChunking')}</span>
+        <span className={diff.chunkingChanged ? 'badge warn' : 'muted'}>
+          {diff.chunkingChanged ? t('checks.diff.chunking') : t('checks.diff.sameChunking')}
+        </span>
         {diff.vectorModelChanged && <span className="badge warn">{t('checks.diff.model', diff.vectorModelChanged)}</span>}
       </p>
       {shown.length === 0 ? (

@@ -8,7 +8,6 @@ import { ActionError } from '../actions';
 import { useLang } from '../i18n';
 import { SearchBasicsFields, TextField, type SearchBasics } from './Field';
 
-
 export interface CheckDraft {
   question: string;
   expected: CheckExpectation[];
@@ -20,9 +19,18 @@ const pinned = (e: CheckExpectation) => !!(e.collectionId || e.dataId);
 export function CheckEditor({ initial, onSave, onCancel }: { initial: CheckDraft; onSave: (d: CheckDraft) => Promise<void>; onCancel: () => void }) {
   const { t } = useLang();
   const [question, setQuestion] = useState(initial.question);
-  const [texts, setTexts] = useState(initial.expected.filter((e) => !pinned(e)).map((e) => e.text ?? '').join('\n'));
+  const [texts, setTexts] = useState(
+    initial.expected
+      .filter((e) => !pinned(e))
+      .map((e) => e.text ?? '')
+      .join('\n'),
+  );
   const [kept, setKept] = useState(initial.expected.filter(pinned));
-  const [basics, setBasics] = useState<SearchBasics>({ mode: initial.settings.searchMode ?? 'mixedRecall', similarity: String(initial.settings.similarity ?? 0), limit: String(initial.settings.limit ?? 5000) });
+  const [basics, setBasics] = useState<SearchBasics>({
+    mode: initial.settings.searchMode ?? 'mixedRecall',
+    similarity: String(initial.settings.similarity ?? 0),
+    limit: String(initial.settings.limit ?? 5000),
+  });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const labels = new Map(initial.expected.filter((e) => e.text && e.label).map((e) => [e.text!, e.label]));
@@ -32,9 +40,21 @@ export function CheckEditor({ initial, onSave, onCancel }: { initial: CheckDraft
     setBusy(true);
     setError(null);
     try {
-      const lines = texts.split('\n').map((l) => l.trim()).filter(Boolean);
+      const lines = texts
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
       const expected = [...kept, ...lines.map((text) => ({ text, ...(labels.get(text) ? { label: labels.get(text) } : {}) }))];
-      await onSave({ question, expected, settings: { ...initial.settings, searchMode: basics.mode, similarity: Number(basics.similarity) || 0, limit: Number.parseInt(basics.limit, 10) || 5000 } });
+      await onSave({
+        question,
+        expected,
+        settings: {
+          ...initial.settings,
+          searchMode: basics.mode,
+          similarity: Number(basics.similarity) || 0,
+          limit: Number.parseInt(basics.limit, 10) || 5000,
+        },
+      });
     } catch (err) {
       setError(err);
     } finally {

@@ -13,7 +13,8 @@ import { CheckDiffView } from './CheckDiff';
 type RunAnswer = { run: Run | null; diff: RunDiff | null };
 const POLL_MS = 500;
 
-const loadRun = (params: { datasetId: string } | { id: string }, signal?: AbortSignal) => api<RunAnswer>(withQuery('/api/core/dataset/check/run', params), { signal });
+const loadRun = (params: { datasetId: string } | { id: string }, signal?: AbortSignal) =>
+  api<RunAnswer>(withQuery('/api/core/dataset/check/run', params), { signal });
 
 export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; count: number; onRan: () => void }) {
   const { t, lang, count: inWords } = useLang();
@@ -84,9 +85,13 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
       {run?.status === 'done' && (
         <>
           <p className="row">
-            <span className={`badge ${run.passed === run.total ? 'ok' : 'bad'}`}>{t('checks.run.at', { time: formatTime(run.startedAt, lang), passed: inWords(run.passed), total: inWords(run.total) })}</span>
+            <span className={`badge ${run.passed === run.total ? 'ok' : 'bad'}`}>
+              {t('checks.run.at', { time: formatTime(run.startedAt, lang), passed: inWords(run.passed), total: inWords(run.total) })}
+            </span>
             <span className="muted ds-small">{t('checks.run.model', { model: run.vectorModel || t('datasets.noModel') })}</span>
-            <span className="muted ds-small">{t('checks.run.chunks', { chunks: inWords(run.chunking.chunks), collections: inWords(run.chunking.collections) })}</span>
+            <span className="muted ds-small">
+              {t('checks.run.chunks', { chunks: inWords(run.chunking.chunks), collections: inWords(run.chunking.collections) })}
+            </span>
             {run.chunking.pending > 0 && <span className="badge warn">{t('checks.run.pending', { n: inWords(run.chunking.pending) })}</span>}
           </p>
           {shown?.diff && <CheckDiffView diff={shown.diff} />}

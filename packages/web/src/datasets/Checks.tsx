@@ -81,7 +81,11 @@ function CheckItem({ check, onChanged }: { check: PublicRetrievalCheck; onChange
   if (editing)
     return (
       <li>
-        <CheckEditor initial={{ question: check.question, expected: check.expected, settings: check.settings }} onSave={save} onCancel={() => setEditing(false)} />
+        <CheckEditor
+          initial={{ question: check.question, expected: check.expected, settings: check.settings }}
+          onSave={save}
+          onCancel={() => setEditing(false)}
+        />
       </li>
     );
   return (
@@ -89,7 +93,11 @@ function CheckItem({ check, onChanged }: { check: PublicRetrievalCheck; onChange
       <div className="ck-item-head">
         <span className="ck-question">{check.question}</span>
         <span className="row">
-          {last ? <span className={`badge ${last.passed ? 'ok' : 'bad'}`}>{last.passed ? t('checks.passed') : t('checks.failed')}</span> : <span className="badge">{t('checks.notRun')}</span>}
+          {last ? (
+            <span className={`badge ${last.passed ? 'ok' : 'bad'}`}>{last.passed ? t('checks.passed') : t('checks.failed')}</span>
+          ) : (
+            <span className="badge">{t('checks.notRun')}</span>
+          )}
           {last?.stale && <span className="badge warn">{t('checks.stale')}</span>}
         </span>
       </div>

@@ -24,7 +24,11 @@ export function ChunkEditor({ dataId, onSaved }: { dataId: string; onSaved: () =
   const client = useQueryClient();
   const key = ['chunks', dataId];
   // Read fresh each time it opens (gcTime 0): the form starts from what the platform holds, never a kept copy.
-  const { data } = useQuery({ queryKey: key, queryFn: ({ signal }) => api<PublicData>(withQuery('/api/core/dataset/data/detail', { id: dataId }), { signal }), gcTime: 0 });
+  const { data } = useQuery({
+    queryKey: key,
+    queryFn: ({ signal }) => api<PublicData>(withQuery('/api/core/dataset/data/detail', { id: dataId }), { signal }),
+    gcTime: 0,
+  });
   const reload = () => client.invalidateQueries({ queryKey: key });
   const [draft, setDraft] = useState<Draft | null>(null);
   const [busy, setBusy] = useState(false);
@@ -47,7 +51,10 @@ export function ChunkEditor({ dataId, onSaved }: { dataId: string; onSaved: () =
     setBusy(true);
     setError(null);
     try {
-      await api('/api/core/dataset/data/update', { method: 'PUT', json: { dataId, q: draft!.q, a: draft!.a, indexes: draft!.extra.filter((x) => x.trim()).map((text) => ({ text })) } satisfies UpdateDataBody });
+      await api('/api/core/dataset/data/update', {
+        method: 'PUT',
+        json: { dataId, q: draft!.q, a: draft!.a, indexes: draft!.extra.filter((x) => x.trim()).map((text) => ({ text })) } satisfies UpdateDataBody,
+      });
       await reload();
       setSaved(true);
       onSaved();
@@ -74,8 +81,17 @@ export function ChunkEditor({ dataId, onSaved }: { dataId: string; onSaved: () =
         )}
         {draft.extra.map((text, i) => (
           <div key={i} className="ds-index-row">
-            <TextField label={t('datasets.chunk.indexN', { n: i + 1 })} value={text} onChange={(e) => set({ extra: draft.extra.map((x, k) => (k === i ? e.target.value : x)) })} />
-            <button type="button" className="secondary" aria-label={t('datasets.chunk.removeIndex', { n: i + 1 })} onClick={() => set({ extra: draft.extra.filter((_, k) => k !== i) })}>
+            <TextField
+              label={t('datasets.chunk.indexN', { n: i + 1 })}
+              value={text}
+              onChange={(e) => set({ extra: draft.extra.map((x, k) => (k === i ? e.target.value : x)) })}
+            />
+            <button
+              type="button"
+              className="secondary"
+              aria-label={t('datasets.chunk.removeIndex', { n: i + 1 })}
+              onClick={() => set({ extra: draft.extra.filter((_, k) => k !== i) })}
+            >
               <span>{t('datasets.chunk.remove')}</span>
             </button>
           </div>

@@ -56,11 +56,22 @@ export function ChunkOptions({ value, onChange, defaultSize }: { value: ChunkSet
         </label>
         <label>
           <span>{t('datasets.chunking.splitter')}</span>
-          <input value={value.chunkSplitter} maxLength={100} placeholder={t('datasets.chunking.splitterHint')} onChange={(e) => set({ chunkSplitter: e.target.value })} />
+          <input
+            value={value.chunkSplitter}
+            maxLength={100}
+            placeholder={t('datasets.chunking.splitterHint')}
+            onChange={(e) => set({ chunkSplitter: e.target.value })}
+          />
         </label>
       </div>
       {value.trainingType === 'qa' && (
-        <TextField label={t('datasets.chunking.qaPrompt')} value={value.qaPrompt} maxLength={10000} placeholder={t('datasets.chunking.qaPromptHint')} onChange={(e) => set({ qaPrompt: e.target.value })} />
+        <TextField
+          label={t('datasets.chunking.qaPrompt')}
+          value={value.qaPrompt}
+          maxLength={10000}
+          placeholder={t('datasets.chunking.qaPromptHint')}
+          onChange={(e) => set({ qaPrompt: e.target.value })}
+        />
       )}
       {value.trainingType === 'qa' && (
         <p className="muted ds-small">

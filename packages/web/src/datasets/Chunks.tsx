@@ -29,7 +29,10 @@ export function Chunks({ collectionId }: { collectionId: string }) {
   const { data } = useQuery({
     queryKey: [...chunksKey, { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', { json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListDataBody, signal }),
+      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', {
+        json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListDataBody,
+        signal,
+      }),
     placeholderData: keepPreviousData,
   });
   const reload = () => client.invalidateQueries({ queryKey: chunksKey });

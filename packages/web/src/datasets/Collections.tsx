@@ -31,7 +31,10 @@ export function Collections({ datasetId }: { datasetId: string }) {
   const { data } = useQuery({
     queryKey: [...datasetKeys.collections(datasetId), { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', { json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListCollectionsBody, signal }),
+      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', {
+        json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListCollectionsBody,
+        signal,
+      }),
     placeholderData: keepPreviousData,
   });
   const failed = training.detail?.failed ?? 0;
@@ -127,12 +130,19 @@ function useDeleteProgress(c: PublicCollection) {
 function JobProgress({ name, kind, done, total }: { name: string; kind: 'import' | 'delete'; done: number; total: number }) {
   const { t, count } = useLang();
   const counts = { done: count(done), total: count(total) };
-  const words = kind === 'import'
-    ? t('datasets.collections.importing', counts)
-    : total > 0 && done >= total ? t('datasets.collections.freeing') : t('datasets.collections.deleting', counts);
+  const words =
+    kind === 'import'
+      ? t('datasets.collections.importing', counts)
+      : total > 0 && done >= total
+        ? t('datasets.collections.freeing')
+        : t('datasets.collections.deleting', counts);
   return (
     <div className="ds-bar ds-job" role="status">
-      <progress aria-label={t(kind === 'import' ? 'datasets.collections.importingOf' : 'datasets.collections.deletingOf', { name })} max={total || 1} value={done} />
+      <progress
+        aria-label={t(kind === 'import' ? 'datasets.collections.importingOf' : 'datasets.collections.deletingOf', { name })}
+        max={total || 1}
+        value={done}
+      />
       <span className="muted">{words}</span>
     </div>
   );

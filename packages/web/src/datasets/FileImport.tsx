@@ -65,7 +65,19 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   function restore(uploads: UnfinishedUpload[]) {
     const back = uploads
       .filter((u) => !list.current.some((i) => i.uploadId === u.uploadId))
-      .map((u) => ({ u, item: { key: nextKey++, name: u.fileName, size: u.size, phase: 'estimating', loaded: u.size, settings: u.settings ?? settings, sha256: u.sha256 ?? undefined, uploadId: u.uploadId } satisfies FileItem }));
+      .map((u) => ({
+        u,
+        item: {
+          key: nextKey++,
+          name: u.fileName,
+          size: u.size,
+          phase: 'estimating',
+          loaded: u.size,
+          settings: u.settings ?? settings,
+          sha256: u.sha256 ?? undefined,
+          uploadId: u.uploadId,
+        } satisfies FileItem,
+      }));
     if (!back.length) return;
     commit([...back.map((b) => b.item), ...list.current]);
     for (const { u, item } of back) {
@@ -144,10 +156,14 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
 
   function start(item: FileItem) {
     update(item.key, { phase: 'uploading', loaded: item.resumedFrom ?? 0, error: undefined });
-    const up = sendFile(item.file!, { datasetId, sha256: item.sha256, resumeId: item.resumeId }, {
-      onProgress: (loaded) => update(item.key, { loaded }),
-      onResumed: (offset) => update(item.key, { resumedFrom: offset }),
-    });
+    const up = sendFile(
+      item.file!,
+      { datasetId, sha256: item.sha256, resumeId: item.resumeId },
+      {
+        onProgress: (loaded) => update(item.key, { loaded }),
+        onResumed: (offset) => update(item.key, { resumedFrom: offset }),
+      },
+    );
     up.done.then(
       (uploadId) => void estimateBytes(item, uploadId),
       (err) => update(item.key, { phase: 'failed', error: err }),
@@ -157,7 +173,10 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
   // At most MAX_PARALLEL uploading; the next waiting ones start as others end.
   useEffect(() => {
     const running = items.filter((i) => i.phase === 'uploading').length;
-    items.filter((i) => i.phase === 'waiting').slice(0, Math.max(0, MAX_PARALLEL - running)).forEach(start);
+    items
+      .filter((i) => i.phase === 'waiting')
+      .slice(0, Math.max(0, MAX_PARALLEL - running))
+      .forEach(start);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [items]);
 
@@ -232,7 +251,20 @@ export function FileImport({ datasetId, settings }: { datasetId: string; setting
               onConfirm={() => void importBytes({ ...item, confirmed: true }, item.uploadId!)}
               onCancel={() => void cancel(item)}
               // A second copy is sent again: only from a file this page has.
-              onSecondCopy={item.file ? () => update(item.key, { phase: 'waiting', allowDuplicate: true, resumeId: undefined, resumedFrom: undefined, uploadId: undefined, estimate: undefined, confirmed: undefined }) : undefined}
+              onSecondCopy={
+                item.file
+                  ? () =>
+                      update(item.key, {
+                        phase: 'waiting',
+                        allowDuplicate: true,
+                        resumeId: undefined,
+                        resumedFrom: undefined,
+                        uploadId: undefined,
+                        estimate: undefined,
+                        confirmed: undefined,
+                      })
+                  : undefined
+              }
             />
           ))}
         </ul>

@@ -40,7 +40,12 @@ export function FileRow({ item, maxBytes, onRetry, onSecondCopy, onConfirm, onCa
         <span className="muted">{formatBytes(item.size)}</span>
       </div>
       {item.phase === 'hashing' && note(t('datasets.upload.checking'))}
-      {item.phase === 'waiting' && note(item.resumedFrom ? `${t('datasets.upload.waiting')} · ${t('datasets.upload.resumedFrom', { loaded: formatBytes(item.resumedFrom) })}` : t('datasets.upload.waiting'))}
+      {item.phase === 'waiting' &&
+        note(
+          item.resumedFrom
+            ? `${t('datasets.upload.waiting')} · ${t('datasets.upload.resumedFrom', { loaded: formatBytes(item.resumedFrom) })}`
+            : t('datasets.upload.waiting'),
+        )}
       {item.phase === 'uploading' && (
         <div className="ds-bar">
           <progress aria-label={t('datasets.upload.bytesOf', { name })} max={item.size || 1} value={item.loaded} />
@@ -51,7 +56,9 @@ export function FileRow({ item, maxBytes, onRetry, onSecondCopy, onConfirm, onCa
         </div>
       )}
       {item.phase === 'estimating' && note(t('datasets.upload.estimating'))}
-      {item.phase === 'confirm' && item.estimate && <ConfirmLarge name={name} estimate={item.estimate} receivedAt={item.estimateReceivedAt ?? Date.now()} onConfirm={onConfirm} onCancel={onCancel} />}
+      {item.phase === 'confirm' && item.estimate && (
+        <ConfirmLarge name={name} estimate={item.estimate} receivedAt={item.estimateReceivedAt ?? Date.now()} onConfirm={onConfirm} onCancel={onCancel} />
+      )}
       {item.phase === 'importing' && note(t('datasets.upload.importing'))}
       {item.phase === 'cancelled' && note(t('datasets.upload.cancelled'))}
       {item.phase === 'uploaded' && <Indexing item={item} />}
@@ -112,10 +119,25 @@ function useTick(ms: number): number {
 }
 
 /** A large file, uploaded: what indexing it would take, and whether to import it. `receivedAt`: when the page got the estimate (its ages count from then). */
-function ConfirmLarge({ name, estimate: e, receivedAt, onConfirm, onCancel }: { name: string; estimate: UploadEstimate; receivedAt: number; onConfirm: () => void; onCancel: () => void }) {
+function ConfirmLarge({
+  name,
+  estimate: e,
+  receivedAt,
+  onConfirm,
+  onCancel,
+}: {
+  name: string;
+  estimate: UploadEstimate;
+  receivedAt: number;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const { t, lang, count } = useLang();
   const now = useTick(30_000);
-  const rate = e.chunksPerSecond === null ? '' : e.chunksPerSecond.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: e.chunksPerSecond < 10 ? 1 : 0 });
+  const rate =
+    e.chunksPerSecond === null
+      ? ''
+      : e.chunksPerSecond.toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: e.chunksPerSecond < 10 ? 1 : 0 });
   return (
     <div className="notice warn stack ds-confirm" role="group" aria-label={t('datasets.upload.confirmOf', { name })}>
       <p>
@@ -124,7 +146,9 @@ function ConfirmLarge({ name, estimate: e, receivedAt, onConfirm, onCancel }: { 
       {e.seconds !== null ? (
         <p>
           <span>{t('datasets.upload.takes', { time: timeSpan(e.seconds, t), rate, how: rateOrigin(e, Math.max(0, (now - receivedAt) / 1000), t) })}</span>
-          {e.queuedAhead > 0 && e.secondsWithQueue !== null && <span>{` ${t('datasets.upload.queuedFirst', { n: count(e.queuedAhead), time: timeSpan(e.secondsWithQueue, t) })}`}</span>}
+          {e.queuedAhead > 0 && e.secondsWithQueue !== null && (
+            <span>{` ${t('datasets.upload.queuedFirst', { n: count(e.queuedAhead), time: timeSpan(e.secondsWithQueue, t) })}`}</span>
+          )}
         </p>
       ) : (
         <p>

@@ -61,7 +61,10 @@ function useCreate() {
     setError(null);
     try {
       const r = await api<Created>(path, { json: body });
-      const named = name ?? (await api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: r.collectionId })).catch(() => undefined))?.name ?? r.collectionId;
+      const named =
+        name ??
+        (await api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: r.collectionId })).catch(() => undefined))?.name ??
+        r.collectionId;
       setCreated({ id: r.collectionId, name: named, chunks: r.results.insertLen });
       training.changed();
       return true;
@@ -82,7 +85,13 @@ function TextImport({ datasetId, settings }: { datasetId: string; settings: Retu
   const c = useCreate();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await c.create('/api/core/dataset/collection/create/text', { datasetId, name: name.trim(), text, ...settings } satisfies CreateTextCollectionBody, name.trim())) {
+    if (
+      await c.create(
+        '/api/core/dataset/collection/create/text',
+        { datasetId, name: name.trim(), text, ...settings } satisfies CreateTextCollectionBody,
+        name.trim(),
+      )
+    ) {
       setName('');
       setText('');
     }
@@ -113,7 +122,13 @@ function LinkImport({ datasetId, settings }: { datasetId: string; settings: Retu
   const c = useCreate();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await c.create('/api/core/dataset/collection/create/link', { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings } satisfies CreateLinkCollectionBody, name.trim() || undefined)) {
+    if (
+      await c.create(
+        '/api/core/dataset/collection/create/link',
+        { datasetId, link: link.trim(), name: name.trim() || undefined, ...settings } satisfies CreateLinkCollectionBody,
+        name.trim() || undefined,
+      )
+    ) {
       setLink('');
       setName('');
     }

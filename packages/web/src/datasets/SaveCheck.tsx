@@ -15,7 +15,10 @@ const SNIPPET_CHARS = 160;
 
 /** A distinctive piece of a chunk: its first line that is not a heading, cut at a word near SNIPPET_CHARS. */
 export function snippetOf(item: Pick<Item, 'q' | 'a'>): string {
-  const lines = `${item.q}\n${item.a}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = `${item.q}\n${item.a}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.find((l) => !l.startsWith('#') && l.length >= 20) ?? lines[0] ?? '';
   if (line.length <= SNIPPET_CHARS) return line;
   const cut = line.slice(0, SNIPPET_CHARS);
@@ -23,7 +26,17 @@ export function snippetOf(item: Pick<Item, 'q' | 'a'>): string {
   return space > SNIPPET_CHARS / 2 ? cut.slice(0, space) : cut;
 }
 
-export function SaveCheck({ datasetId, question, settings, results }: { datasetId: string; question: string; settings: Partial<CheckSettings>; results: Item[] }) {
+export function SaveCheck({
+  datasetId,
+  question,
+  settings,
+  results,
+}: {
+  datasetId: string;
+  question: string;
+  settings: Partial<CheckSettings>;
+  results: Item[];
+}) {
   const { t } = useLang();
   const [open, setOpen] = useState(false);
   const [ticked, setTicked] = useState<Map<string, string>>(new Map());
@@ -79,7 +92,12 @@ export function SaveCheck({ datasetId, question, settings, results }: { datasetI
         {results.map((r, i) => (
           <li key={r.id} className="stack">
             <label className="ds-inline">
-              <input type="checkbox" checked={ticked.has(r.id)} onChange={(e) => tick(r, e.target.checked)} aria-label={t('checks.save.result', { n: i + 1, source: r.sourceName })} />
+              <input
+                type="checkbox"
+                checked={ticked.has(r.id)}
+                onChange={(e) => tick(r, e.target.checked)}
+                aria-label={t('checks.save.result', { n: i + 1, source: r.sourceName })}
+              />
               <span className="ck-save-preview">
                 <span className="muted">{`#${i + 1} · ${r.sourceName}`}</span>
                 <span>{snippetOf(r)}</span>

@@ -8,9 +8,9 @@ import { useLang, type Translate } from '../i18n';
 
 export type SearchAnswer = Pick<SearchOutcome, 'list' | 'duration' | 'searchMode' | 'limit' | 'similarity' | 'usingReRank' | 'questionCut' | 'note'> &
   Partial<Pick<SearchOutcome, 'dropped' | 'found'>> & {
-  queryExtensionModel?: string;
-  queryExtensionResult?: { model: string; queries: string[] };
-};
+    queryExtensionModel?: string;
+    queryExtensionResult?: { model: string; queries: string[] };
+  };
 type Item = SearchAnswer['list'][number];
 type Score = Item['score'][number];
 
@@ -170,9 +170,7 @@ function Result({ item, place }: { item: Item; place: number }) {
 
 /** "2nd by meaning, 1st by keywords, fused rank 1": each list's rank, in the reader's language. */
 export function why(scores: Score[], t: Translate, lang: string): string {
-  const parts = scores
-    .filter((s) => s.index >= 0)
-    .map((s) => t(`datasets.why.${s.type}`, { rank: ordinal(s.index + 1, lang), n: s.index + 1 }));
+  const parts = scores.filter((s) => s.index >= 0).map((s) => t(`datasets.why.${s.type}`, { rank: ordinal(s.index + 1, lang), n: s.index + 1 }));
   return parts.length ? parts.join(t('datasets.why.sep')) : t('datasets.why.none');
 }
 

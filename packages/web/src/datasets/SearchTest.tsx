@@ -11,7 +11,6 @@ import { SearchResults, type SearchAnswer } from './SearchResults';
 import { SearchBasicsFields, TextField, type SearchBasics } from './Field';
 import { SaveCheck } from './SaveCheck';
 
-
 export function SearchTest({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
   const { data: models } = useModelList();
@@ -98,7 +97,16 @@ export function SearchTest({ dataset }: { dataset: PublicDataset }) {
 }
 
 /** A step that needs a model: a switch and the model, or a line saying none is configured. */
-function ModelToggle(p: { label: string; none: string; models: ModelStatus[]; on: boolean; onOn: (v: boolean) => void; model: string; onModel: (m: string) => void; loaded: boolean }) {
+function ModelToggle(p: {
+  label: string;
+  none: string;
+  models: ModelStatus[];
+  on: boolean;
+  onOn: (v: boolean) => void;
+  model: string;
+  onModel: (m: string) => void;
+  loaded: boolean;
+}) {
   const { t } = useLang();
   if (!p.loaded) return null;
   if (p.models.length === 0)
@@ -116,7 +124,11 @@ function ModelToggle(p: { label: string; none: string; models: ModelStatus[]; on
       {p.on && (
         <label className="ds-inline">
           <span>{t('datasets.searchTest.model')}</span>
-          <select value={p.model || p.models[0]!.model} onChange={(e) => p.onModel(e.target.value)} aria-label={t('datasets.searchTest.modelFor', { step: p.label })}>
+          <select
+            value={p.model || p.models[0]!.model}
+            onChange={(e) => p.onModel(e.target.value)}
+            aria-label={t('datasets.searchTest.modelFor', { step: p.label })}
+          >
             {p.models.map((m) => (
               <option key={m.model} value={m.model}>
                 {m.served ? m.model : t('datasets.create.modelNotServed', { model: m.model })}

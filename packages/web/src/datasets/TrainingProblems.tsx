@@ -24,7 +24,10 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
   const { data } = useQuery({
     queryKey: [...datasetKeys.problems(training.datasetId), collectionId, { offset }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', { json: { collectionId, offset, pageSize: PAGE_SIZE } satisfies TrainingErrorsBody, signal }),
+      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', {
+        json: { collectionId, offset, pageSize: PAGE_SIZE } satisfies TrainingErrorsBody,
+        signal,
+      }),
     placeholderData: keepPreviousData,
     refetchInterval: isBusy(training.of(collectionId)) ? POLL_MS : false,
   });
@@ -77,7 +80,10 @@ function ProblemItem({ item, onRetried }: { item: PublicTrainingError; onRetried
     }
   }
 
-  const attempts = item.attempts > 0 ? t('datasets.problems.attempt', { n: count(item.attempts), max: count(item.maxAttempts) }) : t('datasets.problems.noAttempt', { max: count(item.maxAttempts) });
+  const attempts =
+    item.attempts > 0
+      ? t('datasets.problems.attempt', { n: count(item.attempts), max: count(item.maxAttempts) })
+      : t('datasets.problems.noAttempt', { max: count(item.maxAttempts) });
   const when =
     item.status === 'failed'
       ? t('datasets.problems.failed')

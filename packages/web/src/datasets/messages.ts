@@ -47,7 +47,8 @@ export const en = {
   'datasets.create.title': 'New knowledge base',
   'datasets.create.submit': 'Create knowledge base',
   'datasets.create.fixed': 'The vector model is fixed once the knowledge base is created: every chunk is stored as its vectors.',
-  'datasets.create.noModels': 'No vector model is configured (config.json vectorModels): the knowledge base can be made, but nothing in it is indexed until one is.',
+  'datasets.create.noModels':
+    'No vector model is configured (config.json vectorModels): the knowledge base can be made, but nothing in it is indexed until one is.',
   'datasets.create.pickModel': 'Choose a vector model',
   'datasets.create.modelOption': '{model} ({name})',
   'datasets.create.modelNotServed': '{model} (not served by the gateway)',

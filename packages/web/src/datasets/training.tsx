@@ -20,8 +20,9 @@ export function stateOf(p: Pick<DatasetProgress, 'queued' | 'indexing' | 'failed
   return p.failed > 0 ? 'failed' : 'done';
 }
 
-export const isBusy = (p: (Pick<DatasetProgress, 'queued' | 'indexing'> & { collections?: Pick<CollectionProgress, 'job'>[]; job?: CollectionProgress['job'] }) | undefined) =>
-  !!p && (p.queued + p.indexing > 0 || !!p.job || !!p.collections?.some((c) => c.job));
+export const isBusy = (
+  p: (Pick<DatasetProgress, 'queued' | 'indexing'> & { collections?: Pick<CollectionProgress, 'job'>[]; job?: CollectionProgress['job'] }) | undefined,
+) => !!p && (p.queued + p.indexing > 0 || !!p.job || !!p.collections?.some((c) => c.job));
 
 /** A duration as people say it: "under a minute", "about 25 min", "about 10 h 45 min", "about 3 days 4 h". */
 export function timeSpan(seconds: number, t: Translate): string {

@@ -43,7 +43,8 @@ export function uploadProblem(err: unknown, file: { name: string }, maxBytes: st
   if (content === 'datasets.upload.error.type' || field?.field === 'filename') {
     return { key: ext ? 'datasets.upload.error.type' : 'datasets.upload.error.typeNoExt', vars: { ext: ext ?? '' }, retry: false };
   }
-  if ((err.status === 413 && !content) || content === 'datasets.upload.error.tooLarge') return { key: 'datasets.upload.error.tooLarge', vars: { max: maxBytes }, retry: false };
+  if ((err.status === 413 && !content) || content === 'datasets.upload.error.tooLarge')
+    return { key: 'datasets.upload.error.tooLarge', vars: { max: maxBytes }, retry: false };
   if (content) return { key: content, detail: err.message, retry: false };
   // Busy, failing or not there yet (a 409: bytes still missing): another try may go through.
   if (err.status === 408 || err.status === 409 || err.status === 429 || err.status >= 500) return { key: null, detail: err.message, retry: true };

@@ -28,17 +28,26 @@ export async function hashFile(file: File): Promise<string | undefined> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export const checkFile = (datasetId: string, sha256: string, size: number) => api<UploadCheck>('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256, size } satisfies UploadCheckBody });
+export const checkFile = (datasetId: string, sha256: string, size: number) =>
+  api<UploadCheck>('/api/core/dataset/collection/upload/check', { json: { datasetId, sha256, size } satisfies UploadCheckBody });
 export const unfinishedUploads = (datasetId: string) => api<UnfinishedUpload[]>(withQuery('/api/core/dataset/collection/upload/list', { datasetId }));
 export const discardUpload = (id: string) => api<null>(withQuery('/api/core/dataset/collection/upload/delete', { id }), { method: 'DELETE' });
 /** How many chunks the finished upload makes and about how long they take to index; nothing is imported (the platform keeps the answer and the settings, for after a reload). */
 export const estimateUpload = (uploadId: string, settings: UploadSettings) =>
   api<UploadEstimate>('/api/core/dataset/collection/upload/estimate', {
-    json: { uploadId, trainingType: settings.trainingType, chunkSize: settings.chunkSize, chunkSplitter: settings.chunkSplitter, qaPrompt: settings.qaPrompt } satisfies EstimateUploadBody,
+    json: {
+      uploadId,
+      trainingType: settings.trainingType,
+      chunkSize: settings.chunkSize,
+      chunkSplitter: settings.chunkSplitter,
+      qaPrompt: settings.qaPrompt,
+    } satisfies EstimateUploadBody,
   });
 /** The finished upload into a collection; a repeat (the answer was lost) answers the same collection. */
 export const importUpload = (uploadId: string, settings: UploadSettings, allowDuplicate: boolean) =>
-  api<UploadImported>('/api/core/dataset/collection/create/upload', { json: { uploadId, ...settings, ...(allowDuplicate ? { allowDuplicate } : {}) } satisfies ImportUploadBody });
+  api<UploadImported>('/api/core/dataset/collection/create/upload', {
+    json: { uploadId, ...settings, ...(allowDuplicate ? { allowDuplicate } : {}) } satisfies ImportUploadBody,
+  });
 
 export interface Upload {
   /** The upload's id once every byte is in. */

@@ -51,10 +51,14 @@ export default function ModelsPage() {
                   header: t('models.status'),
                   cell: (m) => (
                     <>
-                      <span className={`badge ${m.served && !m.failing ? 'ok' : 'bad'}`}>{!m.served ? t('models.notServed') : m.failing ? t('models.failing') : t('models.served')}</span>
+                      <span className={`badge ${m.served && !m.failing ? 'ok' : 'bad'}`}>
+                        {!m.served ? t('models.notServed') : m.failing ? t('models.failing') : t('models.served')}
+                      </span>
                       {m.failing && (
                         <div className="error">
-                          <span>{t('models.failingWhy', { count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError })}</span>
+                          <span>
+                            {t('models.failingWhy', { count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError })}
+                          </span>
                         </div>
                       )}
                       {m.message && (

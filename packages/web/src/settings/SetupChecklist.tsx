@@ -21,7 +21,10 @@ interface Problems {
 }
 
 async function findProblems(signal: AbortSignal): Promise<Problems> {
-  const [models, datasets] = await Promise.all([api<ModelList>('/api/core/ai/model/list', { signal }), api<PublicDataset[]>('/api/core/dataset/list', { json: {} satisfies ListDatasetsBody, signal })]);
+  const [models, datasets] = await Promise.all([
+    api<ModelList>('/api/core/ai/model/list', { signal }),
+    api<PublicDataset[]>('/api/core/dataset/list', { json: {} satisfies ListDatasetsBody, signal }),
+  ]);
   const indexing = await Promise.all(
     datasets.slice(0, DATASETS_CHECKED).map(async (dataset) => ({
       dataset,
@@ -50,14 +53,22 @@ export function SetupChecklist() {
     if (!served('embedding')) items.push({ key: 'embedding', text: t('setup.noVector') });
     for (const m of data.models.models) {
       if (!m.served) items.push({ key: `model:${m.model}`, text: t('setup.modelNotServed', { model: m.model, message: m.message ?? '' }) });
-      else if (m.failing) items.push({ key: `model:${m.model}`, text: t('setup.modelFailing', { model: m.model, count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError }) });
+      else if (m.failing)
+        items.push({
+          key: `model:${m.model}`,
+          text: t('setup.modelFailing', { model: m.model, count: m.failing.failures, time: formatClock(m.failing.since, lang), message: m.failing.lastError }),
+        });
     }
   }
   for (const { dataset, progress } of data.indexing) {
     if (progress.failed > 0) items.push({ key: `failed:${dataset.id}`, text: t('setup.failed', { count: progress.failed, name: dataset.name }) });
     if (progress.rateLimited > 0 && progress.rateLimitedUntil)
-      items.push({ key: `limited:${dataset.id}`, text: t('setup.rateLimited', { name: dataset.name, n: progress.rateLimited, time: formatClock(progress.rateLimitedUntil, lang) }) });
-    else if (progress.failed === 0 && progress.queued > 0 && progress.indexing === 0 && progress.lastError) items.push({ key: `paused:${dataset.id}`, text: t('setup.paused', { name: dataset.name, message: progress.lastError }) });
+      items.push({
+        key: `limited:${dataset.id}`,
+        text: t('setup.rateLimited', { name: dataset.name, n: progress.rateLimited, time: formatClock(progress.rateLimitedUntil, lang) }),
+      });
+    else if (progress.failed === 0 && progress.queued > 0 && progress.indexing === 0 && progress.lastError)
+      items.push({ key: `paused:${dataset.id}`, text: t('setup.paused', { name: dataset.name, message: progress.lastError }) });
   }
   if (items.length === 0 && data.datasets.length > 0) return null;
   return (

@@ -1,7 +1,8 @@
 // Strings of the settings pages: keys, models, team. English first; the Chinese table must have every key.
 export const en = {
   'keys.title': 'API keys',
-  'keys.intro': 'A general key reaches every knowledge base and application of the team; an application key only chats with its application (FastGPT clients need one).',
+  'keys.intro':
+    'A general key reaches every knowledge base and application of the team; an application key only chats with its application (FastGPT clients need one).',
   'keys.name': 'Key name',
   'keys.scope': 'Scope',
   'keys.general': 'General (whole team)',
@@ -16,9 +17,11 @@ export const en = {
   'keys.appGone': '(deleted application)',
   'keys.baseUrl': 'Base URL',
   'keys.copyBaseUrl': 'Copy URL',
-  'keys.baseUrlHint': 'For OpenAI-compatible clients (the openai SDKs, curl): with an application key as the API key, POST /chat/completions chats with that application and GET /models lists it. A general key is for the management API under /api/core (knowledge bases, applications).',
+  'keys.baseUrlHint':
+    'For OpenAI-compatible clients (the openai SDKs, curl): with an application key as the API key, POST /chat/completions chats with that application and GET /models lists it. A general key is for the management API under /api/core (knowledge bases, applications).',
   'models.title': 'Models',
-  'models.intro': 'The models config.json offers, and whether the gateway serves each one now. A model it does not serve fails every chat or indexing that uses it.',
+  'models.intro':
+    'The models config.json offers, and whether the gateway serves each one now. A model it does not serve fails every chat or indexing that uses it.',
   'models.kind': 'Kind',
   'models.model': 'Model',
   'models.status': 'Status',
@@ -68,7 +71,8 @@ export const zh: Record<keyof typeof en, string> = {
   'keys.appGone': '（已删除的应用）',
   'keys.baseUrl': '基础 URL',
   'keys.copyBaseUrl': '复制 URL',
-  'keys.baseUrlHint': '供 OpenAI 兼容客户端（openai SDK、curl）使用：以应用密钥作为 API key，POST /chat/completions 与该应用对话，GET /models 列出该应用。通用密钥用于 /api/core 下的管理 API。',
+  'keys.baseUrlHint':
+    '供 OpenAI 兼容客户端（openai SDK、curl）使用：以应用密钥作为 API key，POST /chat/completions 与该应用对话，GET /models 列出该应用。通用密钥用于 /api/core 下的管理 API。',
   'models.title': '模型',
   'models.intro': 'config.json 提供的模型，以及网关现在是否提供每个模型。网关不提供的模型，使用它的对话或索引都会失败。',
   'models.kind': '类型',

@@ -8,7 +8,15 @@ import UsersPage from '../../src/console/users/UsersPage';
 import { fakeServer, renderWithQueries } from './fake-server';
 
 const user = (id: number, username: string, role = 'user', status = 'enabled') => ({
-  id, username, role, status, balance: 12.5, leased_micros: 0, used_micros: 2_500_000, request_count: 7, created_at: '2026-01-02T03:04:05Z',
+  id,
+  username,
+  role,
+  status,
+  balance: 12.5,
+  leased_micros: 0,
+  used_micros: 2_500_000,
+  request_count: 7,
+  created_at: '2026-01-02T03:04:05Z',
 });
 
 describe('the console users page without a browser', () => {

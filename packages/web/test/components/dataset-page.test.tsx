@@ -14,11 +14,31 @@ const RETRY = '/api/core/dataset/training/retry';
 
 const collection = (id: string, name: string) => ({ _id: id, name, type: 'file', trainingType: 'chunk', createTime: '2026-01-02T03:04:05Z', dataAmount: 4 });
 const progressOf = (collectionId: string, p: Partial<{ failed: number; done: number; total: number; lastError: string | null }> = {}) => ({
-  collectionId, queued: 0, indexing: 0, failed: 0, done: 4, total: 4, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, job: null, ...p,
+  collectionId,
+  queued: 0,
+  indexing: 0,
+  failed: 0,
+  done: 4,
+  total: 4,
+  lastError: null,
+  rateLimited: 0,
+  rateLimitedUntil: null,
+  timeLeftSeconds: null,
+  job: null,
+  ...p,
 });
 const sum = (collections: ReturnType<typeof progressOf>[]) => ({
-  queued: 0, indexing: 0, failed: collections.reduce((n, c) => n + c.failed, 0), done: collections.reduce((n, c) => n + c.done, 0), total: collections.reduce((n, c) => n + c.total, 0),
-  lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, deleting: 0, collections,
+  queued: 0,
+  indexing: 0,
+  failed: collections.reduce((n, c) => n + c.failed, 0),
+  done: collections.reduce((n, c) => n + c.done, 0),
+  total: collections.reduce((n, c) => n + c.total, 0),
+  lastError: null,
+  rateLimited: 0,
+  rateLimitedUntil: null,
+  timeLeftSeconds: null,
+  deleting: 0,
+  collections,
 });
 
 describe('a dataset page without a browser', () => {

@@ -14,7 +14,18 @@ const MODELS = '/api/core/ai/model/list';
 
 const dataset = (id: string, name: string) => ({ _id: id, id, name, vectorModel: { model: 'embed-small' }, collectionCount: 2, dataCount: 5 });
 const progress = (p: Partial<{ queued: number; indexing: number; done: number; total: number }> = {}) => ({
-  queued: 0, indexing: 0, failed: 0, done: 5, total: 5, lastError: null, rateLimited: 0, rateLimitedUntil: null, timeLeftSeconds: null, deleting: 0, collections: [], ...p,
+  queued: 0,
+  indexing: 0,
+  failed: 0,
+  done: 5,
+  total: 5,
+  lastError: null,
+  rateLimited: 0,
+  rateLimitedUntil: null,
+  timeLeftSeconds: null,
+  deleting: 0,
+  collections: [],
+  ...p,
 });
 
 /** The platform's other answers on this page: the models for the create form, each card's progress (done). */
@@ -85,7 +96,9 @@ describe('the datasets page without a browser', () => {
     const server = fakeServer();
     serve(server);
     let fail = true;
-    server.on('POST', LIST, () => (fail ? { json: { code: 500, statusText: '', message: 'database is down' }, status: 500 } : { data: [dataset('d1', 'Handbook')] }));
+    server.on('POST', LIST, () =>
+      fail ? { json: { code: 500, statusText: '', message: 'database is down' }, status: 500 } : { data: [dataset('d1', 'Handbook')] },
+    );
     renderWithQueries(<DatasetsPage />);
     const alert = await screen.findByText('database is down');
     expect(within(alert.closest('[role="alert"]') as HTMLElement).getByText('Something went wrong here')).toBeTruthy();

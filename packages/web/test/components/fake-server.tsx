@@ -63,7 +63,8 @@ export function fakeServer(): FakeServer {
         signal: init.signal ?? undefined,
         settled: false,
         aborted: false,
-        reply: (data, status = 200) => answer(status < 400 ? { code: status, statusText: '', message: '', data } : { code: status, statusText: '', message: String(data) }, status),
+        reply: (data, status = 200) =>
+          answer(status < 400 ? { code: status, statusText: '', message: '', data } : { code: status, statusText: '', message: String(data) }, status),
         replyJson: (body, status = 200) => answer(body, status),
       };
       // As the browser does: a cancelled call rejects with an AbortError and never answers.
@@ -84,11 +85,12 @@ export function fakeServer(): FakeServer {
     calls,
     on: (method, path, answer) => routes.unshift({ method, path, answer }),
     callsTo,
-    waitFor: (method, path, match = () => true) => waitFor(() => {
-      const call = callsTo(method, path).find((c) => !c.settled && match(c));
-      if (!call) throw new Error(`no waiting ${method} ${path} yet (calls: ${calls.map((c) => `${c.method} ${c.url}`).join(', ')})`);
-      return call;
-    }),
+    waitFor: (method, path, match = () => true) =>
+      waitFor(() => {
+        const call = callsTo(method, path).find((c) => !c.settled && match(c));
+        if (!call) throw new Error(`no waiting ${method} ${path} yet (calls: ${calls.map((c) => `${c.method} ${c.url}`).join(', ')})`);
+        return call;
+      }),
   };
 }
 

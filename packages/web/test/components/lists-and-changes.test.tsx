@@ -72,7 +72,16 @@ describe('lists and the changes that refresh them, without a browser', () => {
   it('polls a running checks run every 500 ms, stops when it is done, and says so once', async () => {
     const server = fakeServer();
     const run = (status: string, done: number) => ({
-      run: { id: 'r1', status, done, total: 3, passed: done, startedAt: '2026-01-02T03:04:05Z', vectorModel: 'embed-small', chunking: { chunks: 9, collections: 2, pending: 0 } },
+      run: {
+        id: 'r1',
+        status,
+        done,
+        total: 3,
+        passed: done,
+        startedAt: '2026-01-02T03:04:05Z',
+        vectorModel: 'embed-small',
+        chunking: { chunks: 9, collections: 2, pending: 0 },
+      },
       diff: null,
     });
     const answers = [run('running', 1), run('running', 2), run('done', 3)];

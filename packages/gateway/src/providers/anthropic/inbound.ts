@@ -11,12 +11,20 @@ export { anthropicRequestSchema };
 type Block = Record<string, any>;
 const bad = (field: string, why: string) => errors.badField(field, `Invalid '${field}': ${why}`);
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('\n') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content
+          .filter((b) => b?.type === 'text')
+          .map((b) => String(b.text ?? ''))
+          .join('\n')
+      : '';
 
 function userParts(blocks: Block[], at: string): unknown[] {
   return blocks.flatMap((b, j): Block[] => {
     if (b.type === 'text') return [{ type: 'text', text: String(b.text ?? '') }];
-    if (b.type === 'image' && b.source?.type === 'base64') return [{ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } }];
+    if (b.type === 'image' && b.source?.type === 'base64')
+      return [{ type: 'image_url', image_url: { url: `data:${b.source.media_type};base64,${b.source.data}` } }];
     if (b.type === 'image' && b.source?.type === 'url') return [{ type: 'image_url', image_url: { url: b.source.url } }];
     if (b.type === 'tool_result') return [];
     throw bad(`${at}[${j}].type`, `content block type "${b.type}" is not supported by the gateway's /v1/messages`);
@@ -37,7 +45,8 @@ export function openAIFromAnthropic(input: unknown): Record<string, unknown> {
     if (m.role === 'user') {
       // Results first (each a `tool` message), then what the user wrote.
       for (const b of blocks) {
-        if (b.type === 'tool_result') messages.push({ role: 'tool', tool_call_id: String(b.tool_use_id), content: (b.is_error ? 'Error: ' : '') + textOf(b.content) });
+        if (b.type === 'tool_result')
+          messages.push({ role: 'tool', tool_call_id: String(b.tool_use_id), content: (b.is_error ? 'Error: ' : '') + textOf(b.content) });
       }
       const parts = userParts(blocks, at);
       if (parts.length) messages.push({ role: 'user', content: parts.every((p: any) => p.type === 'text') ? parts.map((p: any) => p.text).join('\n') : parts });
@@ -195,7 +204,9 @@ export class AnthropicEventStream {
     if (this.started) return;
     this.started = true;
     const usage = { input_tokens: this.inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-    this.emit('message_start', { message: { id: messageId(id), type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage } });
+    this.emit('message_start', {
+      message: { id: messageId(id), type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage },
+    });
     this.emit('ping', {});
   }
 
@@ -224,7 +235,10 @@ export class AnthropicEventStream {
         this.closeBlock();
         this.open = 'tool';
         this.toolBlocks.set(n, ++this.index);
-        this.emit('content_block_start', { index: this.index, content_block: { type: 'tool_use', id: String(t.id ?? `toolu_${n}`), name: String(t.function?.name ?? ''), input: {} } });
+        this.emit('content_block_start', {
+          index: this.index,
+          content_block: { type: 'tool_use', id: String(t.id ?? `toolu_${n}`), name: String(t.function?.name ?? ''), input: {} },
+        });
       }
       const args = t?.function?.arguments;
       // Interleaved calls are not Anthropic's shape: arguments go to their own block while it is the open one.

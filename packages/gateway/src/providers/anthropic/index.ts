@@ -39,4 +39,3 @@ export const anthropicProvider: Provider = {
   target: (_endpoint, _model, channel) => messagesTarget(channel),
   wire: anthropicWire,
 };
-

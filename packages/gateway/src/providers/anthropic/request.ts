@@ -95,7 +95,8 @@ function toolChoiceOf(choice: unknown, parallel: unknown): Block | undefined {
   if (choice === undefined || choice === 'auto') out = choice === 'auto' ? { type: 'auto' } : undefined;
   else if (choice === 'none') out = { type: 'none' };
   else if (choice === 'required') out = { type: 'any' };
-  else if (typeof choice === 'object' && choice && typeof (choice as any).function?.name === 'string') out = { type: 'tool', name: (choice as any).function.name };
+  else if (typeof choice === 'object' && choice && typeof (choice as any).function?.name === 'string')
+    out = { type: 'tool', name: (choice as any).function.name };
   else throw bad('tool_choice', 'must be "auto", "none", "required" or {"type":"function","function":{"name":...}}');
   if (parallel === false && out?.type !== 'none') out = { ...(out ?? { type: 'auto' }), disable_parallel_tool_use: true };
   return out;

@@ -42,7 +42,8 @@ export function anthropicResponse(answer: any, ctx: WireContext): ChatCompletion
   const calls: OpenAIToolCall[] = [];
   for (const b of Array.isArray(answer?.content) ? answer.content : []) {
     if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
-    else if (b?.type === 'tool_use') calls.push({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } });
+    else if (b?.type === 'tool_use')
+      calls.push({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } });
   }
   return {
     id: `chatcmpl-${answer?.id ?? 'anthropic'}`,

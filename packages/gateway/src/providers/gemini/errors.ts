@@ -23,7 +23,8 @@ export function geminiFailure(status: number, body: string, error?: GatewayError
   const e = parseJson(body)?.error;
   const upstream: string = typeof e?.message === 'string' ? e.message.trim() : `Gemini returned status ${status}`;
   const keyRefused = Array.isArray(e?.details) && e.details.some((d: any) => d?.reason === 'API_KEY_INVALID');
-  if (keyRefused) return ProviderFailure.of(new GatewayError(401, `Incorrect API key provided: ${upstream}`, 'invalid_request_error', 'invalid_api_key'), status, 401);
+  if (keyRefused)
+    return ProviderFailure.of(new GatewayError(401, `Incorrect API key provided: ${upstream}`, 'invalid_request_error', 'invalid_api_key'), status, 401);
   const [clientStatus, type, code] = STATUSES[String(e?.status)] ?? unmappedError(status);
   return ProviderFailure.of(new GatewayError(clientStatus, upstream, type, code), status);
 }

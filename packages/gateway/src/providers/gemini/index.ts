@@ -42,4 +42,3 @@ export const geminiProvider: Provider = {
   target: (endpoint, model, channel) => modelTarget(channel, model, endpoint === 'embeddings' ? 'batchEmbedContents' : 'generateContent'),
   wire: geminiWire,
 };
-

@@ -14,7 +14,14 @@ interface Content {
 
 const bad = (field: string, why: string) => errors.badField(field, `Invalid '${field}': ${why}`);
 
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', heic: 'image/heic' };
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+};
 
 function userParts(content: unknown, at: string): Part[] {
   if (typeof content === 'string') return content ? [{ text: content }] : [];
@@ -82,7 +89,9 @@ function toolsOf(tools: unknown): Part[] | undefined {
     return {
       name: f.name,
       ...(typeof f.description === 'string' ? { description: f.description } : {}),
-      ...(f.parameters && typeof f.parameters === 'object' && Object.keys(f.parameters.properties ?? {}).length ? { parameters: cleanSchema(f.parameters) } : {}),
+      ...(f.parameters && typeof f.parameters === 'object' && Object.keys(f.parameters.properties ?? {}).length
+        ? { parameters: cleanSchema(f.parameters) }
+        : {}),
     };
   });
   return functionDeclarations.length ? [{ functionDeclarations }] : undefined;

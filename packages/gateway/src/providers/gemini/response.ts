@@ -29,7 +29,12 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 export function usageOf(u: any): OpenAIUsage {
   const prompt = count(u?.promptTokenCount);
   const completion = count(u?.candidatesTokenCount) + count(u?.thoughtsTokenCount);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: count(u?.cachedContentTokenCount) } };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: count(u?.cachedContentTokenCount) },
+  };
 }
 
 /** A made-up call id: the answer's id, the candidate and the call's place in it. */

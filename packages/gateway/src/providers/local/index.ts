@@ -35,7 +35,12 @@ export interface LocalModelsHandle {
  * Starts this process's local model server. The package is imported only
  * here, so that a gateway with LOCAL_MODELS=off never loads the model runtime.
  */
-export async function startLocalModels(options: { ggufPath?: string; embedWorkers?: number; embedPriority?: boolean; warmup: boolean }): Promise<LocalModelsHandle> {
+export async function startLocalModels(options: {
+  ggufPath?: string;
+  embedWorkers?: number;
+  embedPriority?: boolean;
+  warmup: boolean;
+}): Promise<LocalModelsHandle> {
   const local = await import('@kbchat/local-models');
   const server = await local.startLocalModels({ ggufPath: options.ggufPath, embedWorkers: options.embedWorkers, embedPriority: options.embedPriority });
   if (options.warmup) await server.warmup();

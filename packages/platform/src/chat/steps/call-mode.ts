@@ -89,7 +89,13 @@ export async function callForArguments(gateway: GatewayClient, call: StructuredC
   } catch (err) {
     const failure = err instanceof GatewayError ? err : undefined;
     return {
-      args: undefined, answer: '', inputTokens: 0, outputTokens: 0, runningTime: elapsed(), requestBody, requestId: failure?.requestId,
+      args: undefined,
+      answer: '',
+      inputTokens: 0,
+      outputTokens: 0,
+      runningTime: elapsed(),
+      requestBody,
+      requestId: failure?.requestId,
       error: failure ? failure.message : `the model call failed: ${(err as Error)?.message ?? String(err)}`,
       failure,
     };
@@ -97,7 +103,11 @@ export async function callForArguments(gateway: GatewayClient, call: StructuredC
   const message = json?.choices?.[0]?.message ?? {};
   const { answer, args } = readArguments(message);
   const result: StructuredCallResult = {
-    args, answer, requestBody, requestId, runningTime: elapsed(),
+    args,
+    answer,
+    requestBody,
+    requestId,
+    runningTime: elapsed(),
     inputTokens: Number(json?.usage?.prompt_tokens ?? 0),
     outputTokens: Number(json?.usage?.completion_tokens ?? 0),
   };

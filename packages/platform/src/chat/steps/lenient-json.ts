@@ -78,10 +78,12 @@ function toStrictJson(s: string, start: number): string | undefined {
       const word = s.slice(i, j);
       let k = j;
       while (k < s.length && /\s/.test(s[k])) k++;
-      if (s[k] === ':') out += JSON.stringify(word); // unquoted key
+      if (s[k] === ':')
+        out += JSON.stringify(word); // unquoted key
       else if (word === 'true' || word === 'false' || word === 'null') out += word;
       else if (PYTHON_LITERALS[word]) out += PYTHON_LITERALS[word];
-      else if (out.endsWith(':')) out += JSON.stringify(word); // a bare word as a value
+      else if (out.endsWith(':'))
+        out += JSON.stringify(word); // a bare word as a value
       else out += word; // left as is: JSON.parse will refuse it
       i = j;
       continue;
@@ -103,7 +105,8 @@ function readString(s: string, at: number): { json: string; end: number } | unde
       const next = s[i + 1];
       if (next === undefined) return undefined;
       if (next === "'") body += "'";
-      else if (next === '\n') body += ''; // a JS line continuation
+      else if (next === '\n')
+        body += ''; // a JS line continuation
       else if ('"\\/bfnrtu'.includes(next)) body += c + next;
       else body += next; // an escape JSON lacks (\x, \a): keep the character
       i++;

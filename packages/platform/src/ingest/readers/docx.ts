@@ -23,10 +23,7 @@ export async function readDocx(buf: Uint8Array, opts: DocxReadOptions = {}): Pro
       { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) },
     );
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s.`)),
-        ms,
-      );
+      timer = setTimeout(() => reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s.`)), ms);
     });
     const { value } = await Promise.race([converted, timeout]);
     return { text: htmlToMarkdown(value).text };

@@ -8,12 +8,52 @@ import { parseDocument } from 'htmlparser2';
 import { isTag, isText, type AnyNode, type Element } from 'domhandler';
 
 const DROP = new Set([
-  'script', 'style', 'noscript', 'template', 'nav', 'svg', 'canvas', 'iframe', 'object', 'embed',
-  'head', 'title', 'button', 'select', 'input', 'textarea', 'img', 'picture', 'video', 'audio', 'map', 'dialog',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'head',
+  'title',
+  'button',
+  'select',
+  'input',
+  'textarea',
+  'img',
+  'picture',
+  'video',
+  'audio',
+  'map',
+  'dialog',
 ]);
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'figure', 'figcaption',
-  'address', 'details', 'summary', 'dl', 'dt', 'dd', 'form', 'fieldset', 'body', 'html', 'center', 'hr',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'figure',
+  'figcaption',
+  'address',
+  'details',
+  'summary',
+  'dl',
+  'dt',
+  'dd',
+  'form',
+  'fieldset',
+  'body',
+  'html',
+  'center',
+  'hr',
 ]);
 const BR = '\u0000'; // marks a <br> through whitespace collapsing
 
@@ -106,7 +146,10 @@ function indent(text: string, pad: string): string {
 }
 
 function cellText(cell: Element): string {
-  return renderFragment(cell.children).replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|').trim();
+  return renderFragment(cell.children)
+    .replace(/\s*\n+\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 }
 
 function tableRows(table: Element): Element[][] {
@@ -185,7 +228,12 @@ function walk(node: AnyNode, w: Writer): void {
       w.block(renderTable(node));
       return;
     case 'blockquote':
-      w.block(renderFragment(node.children).split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n'));
+      w.block(
+        renderFragment(node.children)
+          .split('\n')
+          .map((l) => (l ? `> ${l}` : '>'))
+          .join('\n'),
+      );
       return;
     case 'strong':
     case 'b':
@@ -231,9 +279,39 @@ function treeDepth(nodes: AnyNode[]): number {
 
 // Elements that never nest content or whose end tag may be left out: they do not count toward depth.
 const NO_DEPTH = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr',
-  'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'colgroup', 'caption',
-  'rb', 'rt', 'rp', 'html', 'head', 'body',
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+  'p',
+  'li',
+  'dt',
+  'dd',
+  'tr',
+  'td',
+  'th',
+  'option',
+  'optgroup',
+  'thead',
+  'tbody',
+  'tfoot',
+  'colgroup',
+  'caption',
+  'rb',
+  'rt',
+  'rp',
+  'html',
+  'head',
+  'body',
 ]);
 /** Deepest element nesting converted; deeper trees are refused (the converter recurses per level). */
 export const MAX_HTML_DEPTH = 1500;
@@ -265,7 +343,11 @@ export function htmlToMarkdown(html: string): HtmlToMarkdownResult {
   const doc = parseDocument(html, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
   const depth = treeDepth(doc.children);
   if (depth > MAX_HTML_DEPTH) throw new HtmlTooDeepError(depth);
-  const titleEl = findElement(doc.children, (el) => el.name === 'title', (el) => el.name === 'body');
+  const titleEl = findElement(
+    doc.children,
+    (el) => el.name === 'title',
+    (el) => el.name === 'body',
+  );
   const title = titleEl ? textContent(titleEl).replace(/\s+/g, ' ').trim() || undefined : undefined;
   let text = renderFragment(doc.children).replace(/\n{3,}/g, '\n\n');
   if (title && !findElement(doc.children, (el) => el.name === 'h1')) text = `# ${title}\n\n${text}`;

@@ -42,10 +42,19 @@ export interface ReadDocumentResult {
 }
 
 const EXTENSIONS: Record<string, DocumentFormat> = {
-  txt: 'txt', text: 'txt', log: 'txt',
-  md: 'md', markdown: 'md', mdx: 'md',
-  html: 'html', htm: 'html', xhtml: 'html',
-  pdf: 'pdf', docx: 'docx', csv: 'csv', tsv: 'csv',
+  txt: 'txt',
+  text: 'txt',
+  log: 'txt',
+  md: 'md',
+  markdown: 'md',
+  mdx: 'md',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  pdf: 'pdf',
+  docx: 'docx',
+  csv: 'csv',
+  tsv: 'csv',
 };
 const MIME_TYPES: Record<string, DocumentFormat> = {
   'text/plain': 'txt',
@@ -100,10 +109,7 @@ export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' 
   if (sniffed) return sniffed;
   const what = ext ? `.${ext} files` : type && type !== 'application/octet-stream' ? `files of type ${type}` : 'files without an extension';
   const hint = HINTS[ext] ? ` (${HINTS[ext]})` : '';
-  throw new IngestError(
-    'unsupported_file_type',
-    `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv.`,
-  );
+  throw new IngestError('unsupported_file_type', `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv.`);
 }
 
 /**

@@ -253,7 +253,11 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
       const content = await page.getTextContent();
-      const monoFonts = new Set(Object.entries(content.styles).filter(([, style]) => style.fontFamily === 'monospace').map(([name]) => name));
+      const monoFonts = new Set(
+        Object.entries(content.styles)
+          .filter(([, style]) => style.fontFamily === 'monospace')
+          .map(([name]) => name),
+      );
       pageLineLists.push(pageLines(content.items.filter((it) => 'str' in it) as PdfTextItem[], monoFonts));
       page.cleanup();
     }
@@ -269,7 +273,13 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     const meta = await doc.getMetadata().catch(() => undefined);
     const rawTitle = (meta?.info as { Title?: unknown } | undefined)?.Title;
     const title = typeof rawTitle === 'string' && rawTitle.trim() ? rawTitle.trim() : undefined;
-    const text = fenceCommentLines(joinPages(pageLineLists.map((lines, i) => ({ lines, text: texts[i]! })), words), { headings: false });
+    const text = fenceCommentLines(
+      joinPages(
+        pageLineLists.map((lines, i) => ({ lines, text: texts[i]! })),
+        words,
+      ),
+      { headings: false },
+    );
     return { pages, text, ...(title ? { title } : {}) };
   })();
   try {

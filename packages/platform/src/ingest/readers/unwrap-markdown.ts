@@ -107,7 +107,12 @@ function renderBlock(token: Token, words: DocumentWords): string {
     case 'blockquote': {
       const [, tail] = splitTail(token.raw);
       const inner = renderBlocks((token as Tokens.Blockquote).tokens, words).replace(/\n+$/, '');
-      return inner.split('\n').map((line) => (line ? `> ${line}` : '>')).join('\n') + tail;
+      return (
+        inner
+          .split('\n')
+          .map((line) => (line ? `> ${line}` : '>'))
+          .join('\n') + tail
+      );
     }
     default:
       return token.raw; // code, table, html, hr, def, space (and a task's checkbox, written before its text)
@@ -120,7 +125,13 @@ function renderList(list: Tokens.List, words: DocumentWords): string {
     const prefix = `${/^\s*([-*+]|\d{1,9}[.)])/.exec(item.raw)?.[1] ?? '-'} `;
     const pad = ' '.repeat(prefix.length);
     const body = renderBlocks(item.tokens, words).replace(/\n+$/, '');
-    return (prefix + body.split('\n').map((line, i) => (i === 0 || !line ? line : pad + line)).join('\n')).trimEnd();
+    return (
+      prefix +
+      body
+        .split('\n')
+        .map((line, i) => (i === 0 || !line ? line : pad + line))
+        .join('\n')
+    ).trimEnd();
   });
   return items.join(list.loose ? '\n\n' : '\n') + tail;
 }

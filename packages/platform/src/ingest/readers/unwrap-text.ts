@@ -40,7 +40,7 @@ const FULL_SHARE = 0.85;
 function wrapWidth(parts: Iterable<string>): number {
   const counts = new Map<number, number>();
   for (const text of parts) {
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       const nl = text.indexOf('\n', at);
       const end = nl < 0 ? text.length : nl;
       const line = text.slice(at, end);
@@ -116,7 +116,7 @@ export function plainTextUnwrapper(text: string | (() => Iterable<string>)): (se
   return (section) => {
     const lines = section.split('\n');
     const out: string[] = [];
-    for (let start = 0; start < lines.length; ) {
+    for (let start = 0; start < lines.length;) {
       if (!lines[start].trim()) {
         out.push(lines[start].trimEnd());
         start++;
@@ -145,7 +145,8 @@ function unwrapParagraph(raw: string[], docWidth: number, words: DocumentWords):
     const a = lines[i];
     const b = lines[i + 1];
     let kind: Break;
-    if (b.itemColumn !== undefined || HASH_LINE.test(b.text) || a.quote !== b.quote || TABULAR.test(raw[i].trim()) || TABULAR.test(raw[i + 1].trim())) kind = 'structure';
+    if (b.itemColumn !== undefined || HASH_LINE.test(b.text) || a.quote !== b.quote || TABULAR.test(raw[i].trim()) || TABULAR.test(raw[i + 1].trim()))
+      kind = 'structure';
     else if (breaksWord(a.text, b.text)) kind = 'wrap';
     else if (lonelyWord(a.text) || lonelyWord(b.text)) kind = 'structure';
     else if (continuation !== undefined ? b.indent !== continuation : b.indent > lines[logicalStart].indent) kind = 'structure';

@@ -40,7 +40,10 @@ function initialFields(c: PublicChannel | undefined, providers: ChannelProviders
 
 /** The fields as the API takes them, or the first problem in the reader's words. */
 function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProviders, t: Translate): ChannelInput {
-  const models = f.models.split(/[\n,]/).map((m) => m.trim()).filter(Boolean);
+  const models = f.models
+    .split(/[\n,]/)
+    .map((m) => m.trim())
+    .filter(Boolean);
   if (models.length === 0) throw new Error(t('channels.form.needModels'));
   let mapping: Record<string, string> = {};
   if (f.mapping.trim()) {
@@ -49,7 +52,8 @@ function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProv
     } catch {
       throw new Error(t('channels.form.badMapping'));
     }
-    if (!mapping || typeof mapping !== 'object' || Array.isArray(mapping) || Object.values(mapping).some((v) => typeof v !== 'string')) throw new Error(t('channels.form.badMapping'));
+    if (!mapping || typeof mapping !== 'object' || Array.isArray(mapping) || Object.values(mapping).some((v) => typeof v !== 'string'))
+      throw new Error(t('channels.form.badMapping'));
   }
   const int = (s: string, what: string, min: number) => {
     const n = Number(s);
@@ -74,7 +78,16 @@ function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProv
   }
   if (!input.name) throw new Error(t('channels.form.needName'));
   // An edit sends only what changed: another admin's edit of another field stands.
-  const was: Record<string, unknown> = { name: c.name, type: c.type, base_url: c.base_url, models: c.models, model_mapping: c.model_mapping, options: c.options, priority: c.priority, weight: c.weight };
+  const was: Record<string, unknown> = {
+    name: c.name,
+    type: c.type,
+    base_url: c.base_url,
+    models: c.models,
+    model_mapping: c.model_mapping,
+    options: c.options,
+    priority: c.priority,
+    weight: c.weight,
+  };
   const changed: ChannelInput = {};
   for (const [k, v] of Object.entries(input)) {
     if (k === 'key' || JSON.stringify(v) !== JSON.stringify(was[k])) (changed as Record<string, unknown>)[k] = v;
@@ -82,7 +95,15 @@ function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProv
   return changed;
 }
 
-export function ChannelForm({ channel: c, providers, onDone }: { channel?: PublicChannel; providers: ChannelProviders; onDone: (fresh: PublicChannel | null) => void }) {
+export function ChannelForm({
+  channel: c,
+  providers,
+  onDone,
+}: {
+  channel?: PublicChannel;
+  providers: ChannelProviders;
+  onDone: (fresh: PublicChannel | null) => void;
+}) {
   const { t } = useLang();
   const [f, setF] = useState<Fields>(() => initialFields(c, providers));
   const [busy, setBusy] = useState(false);
@@ -163,7 +184,13 @@ export function ChannelForm({ channel: c, providers, onDone }: { channel?: Publi
         </label>
         <label>
           <span>{t('channels.form.baseUrl')}</span>
-          <input type="url" value={f.baseUrl} disabled={local} onChange={(e) => set({ baseUrl: e.target.value })} placeholder={type?.default_base_url ?? (f.type === 'azure' ? 'https://<resource>.openai.azure.com' : '')} />
+          <input
+            type="url"
+            value={f.baseUrl}
+            disabled={local}
+            onChange={(e) => set({ baseUrl: e.target.value })}
+            placeholder={type?.default_base_url ?? (f.type === 'azure' ? 'https://<resource>.openai.azure.com' : '')}
+          />
         </label>
         {!local && (
           <div className="ch-field">
@@ -172,7 +199,13 @@ export function ChannelForm({ channel: c, providers, onDone }: { channel?: Publi
               <input type="password" autoComplete="new-password" value={f.key} onChange={(e) => set({ key: e.target.value })} aria-describedby={keyHelp} />
             </label>
             <span id={keyHelp} className="muted ch-small">
-              {c?.key_set ? t('channels.form.keyKept') : c ? t('channels.form.keyNone') : type?.key_required ? t('channels.form.keyRequired') : t('channels.form.keyOptional')}
+              {c?.key_set
+                ? t('channels.form.keyKept')
+                : c
+                  ? t('channels.form.keyNone')
+                  : type?.key_required
+                    ? t('channels.form.keyRequired')
+                    : t('channels.form.keyOptional')}
             </span>
           </div>
         )}
@@ -192,10 +225,22 @@ export function ChannelForm({ channel: c, providers, onDone }: { channel?: Publi
         )}
       </div>
       <Area label={t('channels.form.models')} hint={t('channels.form.modelsHint')}>
-        {(id, hint) => <textarea id={id} aria-describedby={hint} value={f.models} disabled={local} rows={4} onChange={(e) => set({ models: e.target.value })} />}
+        {(id, hint) => (
+          <textarea id={id} aria-describedby={hint} value={f.models} disabled={local} rows={4} onChange={(e) => set({ models: e.target.value })} />
+        )}
       </Area>
       <Area label={t('channels.form.mapping')} hint={t('channels.form.mappingHint')}>
-        {(id, hint) => <textarea id={id} aria-describedby={hint} value={f.mapping} rows={3} spellCheck={false} placeholder='{"gpt-4o": "gpt-4o-2024-08-06"}' onChange={(e) => set({ mapping: e.target.value })} />}
+        {(id, hint) => (
+          <textarea
+            id={id}
+            aria-describedby={hint}
+            value={f.mapping}
+            rows={3}
+            spellCheck={false}
+            placeholder='{"gpt-4o": "gpt-4o-2024-08-06"}'
+            onChange={(e) => set({ mapping: e.target.value })}
+          />
+        )}
       </Area>
       <label className="ch-check">
         <input type="checkbox" checked={f.streamUsage} onChange={(e) => set({ streamUsage: e.target.checked })} />

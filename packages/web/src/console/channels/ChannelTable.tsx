@@ -73,7 +73,9 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
       </td>
       <td data-label={t('channels.col.status')}>
         <div className="ch-cell-stack">
-          <span className={`badge ${c.status === 'enabled' ? 'ok' : 'bad'}`}>{t(c.status === 'enabled' ? 'channels.status.enabled' : 'channels.status.disabled')}</span>
+          <span className={`badge ${c.status === 'enabled' ? 'ok' : 'bad'}`}>
+            {t(c.status === 'enabled' ? 'channels.status.enabled' : 'channels.status.disabled')}
+          </span>
           {c.disabled_models.length > 0 && <span className="badge warn">{t('channels.autoDisabledCount', { n: c.disabled_models.length })}</span>}
           {!c.key_set && <span className="muted ch-small">{t('channels.noKey')}</span>}
         </div>
@@ -95,7 +97,12 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
       </td>
       <td className="ch-actions-cell">
         <div className="ch-actions">
-          <button type="button" disabled={busy !== null} aria-label={t('channels.testChannelNamed', { name: c.name })} onClick={() => run('all', () => channelsApi.test(c.id))}>
+          <button
+            type="button"
+            disabled={busy !== null}
+            aria-label={t('channels.testChannelNamed', { name: c.name })}
+            onClick={() => run('all', () => channelsApi.test(c.id))}
+          >
             <span>{busy === 'all' ? t('channels.testing') : t('channels.testChannel')}</span>
           </button>
           <button type="button" className="secondary" aria-label={t('channels.editNamed', { name: c.name })} onClick={onEdit}>

@@ -21,7 +21,12 @@ import './channels.css';
 
 const PAGE = 20;
 const STATUSES: StatusFilter[] = ['', 'enabled', 'disabled', 'auto_disabled'];
-const STATUS_LABEL = { '': 'channels.filter.all', enabled: 'channels.filter.enabled', disabled: 'channels.filter.disabled', auto_disabled: 'channels.filter.auto_disabled' } as const;
+const STATUS_LABEL = {
+  '': 'channels.filter.all',
+  enabled: 'channels.filter.enabled',
+  disabled: 'channels.filter.disabled',
+  auto_disabled: 'channels.filter.auto_disabled',
+} as const;
 
 /** The form open above the list: a new channel, or one being edited. */
 type Editing = { kind: 'new' } | { kind: 'edit'; channel: PublicChannel } | null;
@@ -108,7 +113,9 @@ export default function ChannelsPage({ me }: { me: GatewayUser }) {
           onDone={(fresh) => {
             setEditing(null);
             if (fresh) {
-              setSaved(t('channels.saved', { name: fresh.name, models: fresh.models.length, key: fresh.key_set ? t('channels.keySet') : t('channels.keyNotSet') }));
+              setSaved(
+                t('channels.saved', { name: fresh.name, models: fresh.models.length, key: fresh.key_set ? t('channels.keySet') : t('channels.keyNotSet') }),
+              );
               reload();
             }
           }}
@@ -144,7 +151,14 @@ function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: strin
   };
   return (
     <form role="search" className="row grow ch-searchbox" onSubmit={submit} aria-label={t('channels.search')}>
-      <input className="grow ch-search" type="search" aria-label={t('channels.search')} placeholder={t('channels.searchHint')} value={text} onChange={(e) => setText(e.target.value)} />
+      <input
+        className="grow ch-search"
+        type="search"
+        aria-label={t('channels.search')}
+        placeholder={t('channels.searchHint')}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
       <button type="submit" className="secondary">
         <span>{t('channels.searchButton')}</span>
       </button>

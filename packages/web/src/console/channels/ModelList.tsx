@@ -10,7 +10,17 @@ import type { PublicChannel, PublicDisabledModel, PublicModelTest } from './chan
 
 const SHOWN = 6;
 
-export function ModelList({ channel: c, busyModel, onTest, onEnable }: { channel: PublicChannel; busyModel: string | null; onTest: (model: string) => void; onEnable: (model: string) => void }) {
+export function ModelList({
+  channel: c,
+  busyModel,
+  onTest,
+  onEnable,
+}: {
+  channel: PublicChannel;
+  busyModel: string | null;
+  onTest: (model: string) => void;
+  onEnable: (model: string) => void;
+}) {
   const { t } = useLang();
   const [all, setAll] = useState(false);
   const tests = new Map(c.last_tests.map((x) => [x.model, x]));
@@ -65,7 +75,13 @@ function ModelLine(props: {
         {props.upstream && <span className="muted ch-small">{t('channels.mappedTo', { upstream: props.upstream })}</span>}
         {disabled && <span className="badge warn">{t('channels.autoDisabled')}</span>}
         <TestResult test={test} busy={props.busy} />
-        <button type="button" className="link ch-test-one" disabled={props.busy} aria-label={t('channels.testModelNamed', { model, name: props.channelName })} onClick={props.onTest}>
+        <button
+          type="button"
+          className="link ch-test-one"
+          disabled={props.busy}
+          aria-label={t('channels.testModelNamed', { model, name: props.channelName })}
+          onClick={props.onTest}
+        >
           <span>{t('channels.testModel')}</span>
         </button>
       </div>
@@ -92,7 +108,17 @@ function TestResult({ test, busy }: { test?: PublicModelTest; busy: boolean }) {
   );
 }
 
-function DisabledInfo({ disabled: d, channelName, enabling, onEnable }: { disabled: PublicDisabledModel; channelName: string; enabling: boolean; onEnable: () => void }) {
+function DisabledInfo({
+  disabled: d,
+  channelName,
+  enabling,
+  onEnable,
+}: {
+  disabled: PublicDisabledModel;
+  channelName: string;
+  enabling: boolean;
+  onEnable: () => void;
+}) {
   const { t, lang } = useLang();
   return (
     <div className="ch-disabled">
@@ -117,7 +143,13 @@ function DisabledInfo({ disabled: d, channelName, enabling, onEnable }: { disabl
           </ol>
         )}
       </details>
-      <button type="button" className="secondary ch-enable" disabled={enabling} aria-label={t('channels.enableModelNamed', { model: d.model, name: channelName })} onClick={onEnable}>
+      <button
+        type="button"
+        className="secondary ch-enable"
+        disabled={enabling}
+        aria-label={t('channels.enableModelNamed', { model: d.model, name: channelName })}
+        onClick={onEnable}
+      >
         <span>{t('channels.enableModel')}</span>
       </button>
     </div>

@@ -1,7 +1,16 @@
 // The channels admin API as the page calls it; the answers' types are the gateway's own.
 import { withQuery } from '../../api';
 import { gatewayApi } from '../gateway-api';
-import type { ChannelInput, ChannelModelBody, ChannelPage, ChannelProviders, ModelTestResult, PublicChannel, TestAllBody, TestAllResult } from '@kbchat/contracts';
+import type {
+  ChannelInput,
+  ChannelModelBody,
+  ChannelPage,
+  ChannelProviders,
+  ModelTestResult,
+  PublicChannel,
+  TestAllBody,
+  TestAllResult,
+} from '@kbchat/contracts';
 
 export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
 
@@ -17,15 +26,18 @@ export interface ListQuery {
 const path = (id: number, rest = '') => `/api/channels/${encodeURIComponent(String(id))}${rest}`;
 
 export const channelsApi = {
-  list: (q: ListQuery, signal?: AbortSignal) => gatewayApi<ChannelPage>(withQuery('/api/channels', { q: q.q || undefined, status: q.status || undefined, offset: q.offset, limit: q.limit }), { signal }),
+  list: (q: ListQuery, signal?: AbortSignal) =>
+    gatewayApi<ChannelPage>(withQuery('/api/channels', { q: q.q || undefined, status: q.status || undefined, offset: q.offset, limit: q.limit }), { signal }),
   get: (id: number) => gatewayApi<PublicChannel>(path(id)),
   providers: (signal?: AbortSignal) => gatewayApi<ChannelProviders>('/api/channels/providers', { signal }),
   create: (input: ChannelInput) => gatewayApi<PublicChannel>('/api/channels', { json: input }),
   update: (id: number, input: ChannelInput) => gatewayApi<PublicChannel>(path(id), { method: 'PATCH', json: input }),
   remove: (id: number) => gatewayApi<{ deleted: boolean }>(path(id), { method: 'DELETE' }),
-  test: (id: number, model?: string) => gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+  test: (id: number, model?: string) =>
+    gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
   testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} satisfies TestAllBody }),
-  enableModels: (id: number, model?: string) => gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+  enableModels: (id: number, model?: string) =>
+    gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
 };
 
 /** Where the channel came from, when not made here: the variable that made it (or the built-in local models). */

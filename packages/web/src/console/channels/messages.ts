@@ -1,7 +1,8 @@
 // The channels page's strings (English and Chinese).
 export const en = {
   'channels.title': 'Channels',
-  'channels.intro': 'Upstream providers the gateway relays to. A request goes to the highest priority tier that serves its model, spread by weight inside it; a model that keeps failing on a channel is disabled there and tested again later.',
+  'channels.intro':
+    'Upstream providers the gateway relays to. A request goes to the highest priority tier that serves its model, spread by weight inside it; a model that keeps failing on a channel is disabled there and tested again later.',
   'channels.search': 'Search channels',
   'channels.searchHint': 'Name, base URL or model',
   'channels.searchButton': 'Search',
@@ -69,8 +70,10 @@ export const en = {
   'channels.close': 'Close',
   'channels.form.newTitle': 'New channel',
   'channels.form.editTitle': 'Edit channel {name}',
-  'channels.form.envNote': 'This channel comes from {variable}. At every start the gateway sets its type, base URL, key and models from the environment again, so a change of those here lasts until the next start: change the variables instead (a change of them takes effect at the next start). Name, priority, weight, model mapping, options and status set here are kept. Deleted, it comes back at the next start while the variable is set.',
-  'channels.form.localNote': 'The built-in local models: at every start the gateway sets their type, base URL, models and options from what this build serves. Name, priority, weight, model mapping and status set here are kept.',
+  'channels.form.envNote':
+    'This channel comes from {variable}. At every start the gateway sets its type, base URL, key and models from the environment again, so a change of those here lasts until the next start: change the variables instead (a change of them takes effect at the next start). Name, priority, weight, model mapping, options and status set here are kept. Deleted, it comes back at the next start while the variable is set.',
+  'channels.form.localNote':
+    'The built-in local models: at every start the gateway sets their type, base URL, models and options from what this build serves. Name, priority, weight, model mapping and status set here are kept.',
   'channels.form.name': 'Name',
   'channels.form.nameHint': 'e.g. openai backup',
   'channels.form.preset': 'Fill in from a known provider',
@@ -105,7 +108,8 @@ export const en = {
 
 export const zh: Record<keyof typeof en, string> = {
   'channels.title': '渠道',
-  'channels.intro': '网关转发到的上游服务商。请求发往提供该模型的最高优先级层级，层内按权重分配；某个模型在某渠道上持续失败时会在该渠道被自动禁用，稍后再测试。',
+  'channels.intro':
+    '网关转发到的上游服务商。请求发往提供该模型的最高优先级层级，层内按权重分配；某个模型在某渠道上持续失败时会在该渠道被自动禁用，稍后再测试。',
   'channels.search': '搜索渠道',
   'channels.searchHint': '名称、基础 URL 或模型',
   'channels.searchButton': '搜索',
@@ -173,8 +177,10 @@ export const zh: Record<keyof typeof en, string> = {
   'channels.close': '关闭',
   'channels.form.newTitle': '新建渠道',
   'channels.form.editTitle': '编辑渠道 {name}',
-  'channels.form.envNote': '此渠道来自 {variable}。每次启动时，网关都会按环境变量重新设置它的类型、基础 URL、密钥和模型，因此在这里修改这些只维持到下次启动：请改环境变量（修改后下次启动时生效）。在这里设置的名称、优先级、权重、模型映射、选项和状态会被保留。删除后，只要该变量仍在，下次启动时它会重新出现。',
-  'channels.form.localNote': '内置本地模型：每次启动时，网关按本版本提供的模型重新设置其类型、基础 URL、模型和选项。在这里设置的名称、优先级、权重、模型映射和状态会被保留。',
+  'channels.form.envNote':
+    '此渠道来自 {variable}。每次启动时，网关都会按环境变量重新设置它的类型、基础 URL、密钥和模型，因此在这里修改这些只维持到下次启动：请改环境变量（修改后下次启动时生效）。在这里设置的名称、优先级、权重、模型映射、选项和状态会被保留。删除后，只要该变量仍在，下次启动时它会重新出现。',
+  'channels.form.localNote':
+    '内置本地模型：每次启动时，网关按本版本提供的模型重新设置其类型、基础 URL、模型和选项。在这里设置的名称、优先级、权重、模型映射和状态会被保留。',
   'channels.form.name': '名称',
   'channels.form.nameHint': '例如 openai 备用',
   'channels.form.preset': '按已知服务商填写',

@@ -14,9 +14,7 @@ import { Boundary, formatTime, Loading } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import type { ChartSeries } from './Chart';
 import { DisabledList, groupName, GroupsTable, TopUsersTable, TotalsTiles } from './sections';
-import {
-  formatCompact, formatMs, fromLocalInput, GROUPS, RANGE_MS, RANGES, searchOf, toLocalInput, viewOf, windowOf, type RangeName, type View,
-} from './view';
+import { formatCompact, formatMs, fromLocalInput, GROUPS, RANGE_MS, RANGES, searchOf, toLocalInput, viewOf, windowOf, type RangeName, type View } from './view';
 import '../console.css';
 import './dashboard.css';
 
@@ -111,7 +109,8 @@ function Body({ view }: { view: View }) {
   // A window that ends now is read again every POLL_MS (its window moves with the clock); a custom one is fixed.
   const { data, refetch } = useQuery({
     queryKey: ['dashboard', searchOf(view)],
-    queryFn: ({ signal }) => gatewayApi<DashboardAnswer>(withQuery('/api/dashboard', { ...windowOf(view), group_by: view.group, top: TOP_GROUPS, users: 10 }), { signal }),
+    queryFn: ({ signal }) =>
+      gatewayApi<DashboardAnswer>(withQuery('/api/dashboard', { ...windowOf(view), group_by: view.group, top: TOP_GROUPS, users: 10 }), { signal }),
     refetchInterval: view.range !== 'custom' ? POLL_MS : false,
   });
   const reload = () => refetch();
@@ -121,7 +120,9 @@ function Body({ view }: { view: View }) {
     <>
       <div className="row dash-covers">
         <p className="muted grow" data-testid="covers">
-          <span>{t('dashboard.covers', { from: formatTime(data.from, lang), to: formatTime(data.to, lang), bucket: t(`dashboard.bucket.${data.bucket}`) })}</span>
+          <span>
+            {t('dashboard.covers', { from: formatTime(data.from, lang), to: formatTime(data.to, lang), bucket: t(`dashboard.bucket.${data.bucket}`) })}
+          </span>
         </p>
         <button type="button" className="secondary" onClick={() => void reload()}>
           <span>{t('dashboard.refresh')}</span>
@@ -163,10 +164,71 @@ function Charts({ data }: { data: DashboardAnswer }) {
     const of = (f: (p: DashboardAnswer['points'][number]) => number | null) => data.points.map(f);
     const line = (label: MessageKey, color: string, values: (number | null)[], sparse = false): ChartSeries => ({ label: t(label), color, values, sparse });
     return [
-      { title: t('dashboard.chart.requests'), format: formatCompact, times, series: [line('dashboard.requests', '--chart-requests', of((p) => p.requests)), line('dashboard.errors', '--chart-errors', of((p) => p.errors))] },
-      { title: t('dashboard.chart.tokens'), format: formatCompact, times, series: [line('dashboard.tokensIn', '--chart-in', of((p) => p.prompt_tokens)), line('dashboard.tokensOut', '--chart-out', of((p) => p.completion_tokens))] },
-      { title: t('dashboard.chart.spend'), format: formatUnits, times, series: [line('dashboard.spend', '--chart-spend', of((p) => p.cost))] },
-      { title: t('dashboard.chart.latency'), format: formatMs, times, series: [line('dashboard.p50', '--chart-p50', of((p) => p.latency_p50_ms), true), line('dashboard.p95', '--chart-p95', of((p) => p.latency_p95_ms), true)] },
+      {
+        title: t('dashboard.chart.requests'),
+        format: formatCompact,
+        times,
+        series: [
+          line(
+            'dashboard.requests',
+            '--chart-requests',
+            of((p) => p.requests),
+          ),
+          line(
+            'dashboard.errors',
+            '--chart-errors',
+            of((p) => p.errors),
+          ),
+        ],
+      },
+      {
+        title: t('dashboard.chart.tokens'),
+        format: formatCompact,
+        times,
+        series: [
+          line(
+            'dashboard.tokensIn',
+            '--chart-in',
+            of((p) => p.prompt_tokens),
+          ),
+          line(
+            'dashboard.tokensOut',
+            '--chart-out',
+            of((p) => p.completion_tokens),
+          ),
+        ],
+      },
+      {
+        title: t('dashboard.chart.spend'),
+        format: formatUnits,
+        times,
+        series: [
+          line(
+            'dashboard.spend',
+            '--chart-spend',
+            of((p) => p.cost),
+          ),
+        ],
+      },
+      {
+        title: t('dashboard.chart.latency'),
+        format: formatMs,
+        times,
+        series: [
+          line(
+            'dashboard.p50',
+            '--chart-p50',
+            of((p) => p.latency_p50_ms),
+            true,
+          ),
+          line(
+            'dashboard.p95',
+            '--chart-p95',
+            of((p) => p.latency_p95_ms),
+            true,
+          ),
+        ],
+      },
     ];
     // t follows lang; t itself is new at each render, and a new chart each render would flicker.
     // eslint-disable-next-line react-hooks/exhaustive-deps

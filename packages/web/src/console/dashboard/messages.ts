@@ -34,7 +34,8 @@ export const en = {
   'dashboard.latencyAvg': 'Avg latency',
   'dashboard.col.p50': 'p50',
   'dashboard.col.p95': 'p95',
-  'dashboard.percentilesCapped': 'The p50 and p95 of a token or user are read from its log rows, 50,000 rows at most for one view: the largest groups here have none (their average is exact).',
+  'dashboard.percentilesCapped':
+    'The p50 and p95 of a token or user are read from its log rows, 50,000 rows at most for one view: the largest groups here have none (their average is exact).',
   'dashboard.chart.requests': 'Requests and errors',
   'dashboard.chart.tokens': 'Tokens in and out',
   'dashboard.chart.spend': 'Spend (units)',

@@ -39,7 +39,12 @@ export function TotalsTiles({ totals }: { totals: Totals }) {
       <Tile id="completion-tokens" label={t('dashboard.tokensOut')} value={formatCount(totals.completion_tokens)} />
       <Tile id="spend" label={t('dashboard.spend')} value={formatUnits(totals.cost)} />
       <Tile id="latency-p50" label={t('dashboard.p50')} value={ms(totals.latency_p50_ms)} />
-      <Tile id="latency-p95" label={t('dashboard.p95')} value={ms(totals.latency_p95_ms)} note={totals.latency_avg_ms === null ? undefined : t('dashboard.avg', { ms: ms(totals.latency_avg_ms) })} />
+      <Tile
+        id="latency-p95"
+        label={t('dashboard.p95')}
+        value={ms(totals.latency_p95_ms)}
+        note={totals.latency_avg_ms === null ? undefined : t('dashboard.avg', { ms: ms(totals.latency_avg_ms) })}
+      />
     </dl>
   );
 }

@@ -45,7 +45,12 @@ export function Filters({ applied, onApply }: { applied: LogFilters; onApply: (f
   const set = (change: Partial<LogFilters>) => setDraft((d) => ({ ...d, ...change }));
   // A time left as shown keeps its exact value (the input shows minutes; a quick range has milliseconds).
   const timeOfDraft = (shown: string | undefined, exact: string | undefined) => (shown === localInputOf(exact) ? exact : isoOfLocalInput(shown ?? ''));
-  const filtersOfDraft = (): LogFilters => ({ ...draft, model: draft.model?.trim() || undefined, from: timeOfDraft(draft.from, applied.from), to: timeOfDraft(draft.to, applied.to) });
+  const filtersOfDraft = (): LogFilters => ({
+    ...draft,
+    model: draft.model?.trim() || undefined,
+    from: timeOfDraft(draft.from, applied.from),
+    to: timeOfDraft(draft.to, applied.to),
+  });
 
   const users = useSearched<GatewayUser>(withQuery('/api/users', { q: userSearch.trim() || undefined, limit: PICKER_LIMIT }), userSearch ? SEARCH_DELAY_MS : 0);
   // A chosen user's tokens are that user's (all of them, searched on the gateway too).
@@ -58,20 +63,34 @@ export function Filters({ applied, onApply }: { applied: LogFilters; onApply: (f
 
   const usernames = new Map([...seenUsers].map(([id, name]) => [Number(id), name]));
   for (const u of users.items) usernames.set(u.id, u.username);
-  const userOptions = options(users.items.map((u) => ({ id: u.id, label: u.username })), draft.user_id, seenUsers);
+  const userOptions = options(
+    users.items.map((u) => ({ id: u.id, label: u.username })),
+    draft.user_id,
+    seenUsers,
+  );
   const tokenOptions = options(
     tokens.items.map((k) => ({ id: k.id, label: usernames.has(k.user_id) ? `${k.name} · ${usernames.get(k.user_id)}` : k.name })),
     draft.token_id,
     seenTokens,
   );
-  const channelOptions = options(channels.items.map((c) => ({ id: c.id, label: c.name })), draft.channel_id, new Map());
+  const channelOptions = options(
+    channels.items.map((c) => ({ id: c.id, label: c.name })),
+    draft.channel_id,
+    new Map(),
+  );
   const models = [...new Set(channels.items.flatMap((c) => c.models))].sort();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onApply(filtersOfDraft());
   };
-  const select = (label: MessageKey, any: MessageKey, value: string | undefined, items: { id: number; label: string }[], onChange: (v: string | undefined) => void) => (
+  const select = (
+    label: MessageKey,
+    any: MessageKey,
+    value: string | undefined,
+    items: { id: number; label: string }[],
+    onChange: (v: string | undefined) => void,
+  ) => (
     <label>
       <span>{t(label)}</span>
       <select value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
@@ -98,11 +117,23 @@ export function Filters({ applied, onApply }: { applied: LogFilters; onApply: (f
         </label>
         <div className="logs-picker">
           {select('requestLogs.user', 'requestLogs.anyUser', draft.user_id, userOptions, (user_id) => set({ user_id, token_id: undefined }))}
-          <input type="search" aria-label={t('requestLogs.findUser')} placeholder={t('requestLogs.findUser')} value={userSearch} onChange={(e) => setUserSearch(e.target.value)} />
+          <input
+            type="search"
+            aria-label={t('requestLogs.findUser')}
+            placeholder={t('requestLogs.findUser')}
+            value={userSearch}
+            onChange={(e) => setUserSearch(e.target.value)}
+          />
         </div>
         <div className="logs-picker">
           {select('requestLogs.token', 'requestLogs.anyToken', draft.token_id, tokenOptions, (token_id) => set({ token_id }))}
-          <input type="search" aria-label={t('requestLogs.findToken')} placeholder={t('requestLogs.findToken')} value={tokenSearch} onChange={(e) => setTokenSearch(e.target.value)} />
+          <input
+            type="search"
+            aria-label={t('requestLogs.findToken')}
+            placeholder={t('requestLogs.findToken')}
+            value={tokenSearch}
+            onChange={(e) => setTokenSearch(e.target.value)}
+          />
         </div>
         {select('requestLogs.channel', 'requestLogs.anyChannel', draft.channel_id, channelOptions, (channel_id) => set({ channel_id }))}
         <label>
@@ -131,7 +162,12 @@ export function Filters({ applied, onApply }: { applied: LogFilters; onApply: (f
           <span>{t('requestLogs.apply')}</span>
         </button>
         {RANGES.map((r) => (
-          <button key={r.label} type="button" className="secondary" onClick={() => onApply({ ...filtersOfDraft(), from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}>
+          <button
+            key={r.label}
+            type="button"
+            className="secondary"
+            onClick={() => onApply({ ...filtersOfDraft(), from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}
+          >
             <span>{t(r.label)}</span>
           </button>
         ))}

@@ -59,7 +59,10 @@ export function LogDetail({ requestId }: { requestId: string }) {
     [t('requestLogs.field.requestId'), <code>{r.request_id}</code>],
     [t('requestLogs.col.user'), <NameOf id={r.user_id} name={r.user_name} href={r.user_id ? filterLink({ user_id: String(r.user_id) }) : undefined} />],
     [t('requestLogs.col.token'), <NameOf id={r.token_id} name={r.token_name} href={r.token_id ? filterLink({ token_id: String(r.token_id) }) : undefined} />],
-    [t('requestLogs.col.channel'), <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />],
+    [
+      t('requestLogs.col.channel'),
+      <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />,
+    ],
     [t('requestLogs.field.endpoint'), <code>{r.endpoint}</code>],
     [t('requestLogs.col.model'), <Link href={filterLink({ model: r.model })}>{r.model}</Link>],
     [t('requestLogs.field.upstreamModel'), <span>{r.upstream_model ?? none}</span>],

@@ -76,7 +76,11 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
     <>
       <div className="row logs-summary">
         <span role="status" className="muted">
-          {data.total_capped ? t('requestLogs.countCapped', { n: data.total.toLocaleString() }) : data.total === 1 ? t('requestLogs.countOne') : t('requestLogs.count', { n: data.total.toLocaleString() })}
+          {data.total_capped
+            ? t('requestLogs.countCapped', { n: data.total.toLocaleString() })
+            : data.total === 1
+              ? t('requestLogs.countOne')
+              : t('requestLogs.count', { n: data.total.toLocaleString() })}
         </span>
         <CopyButton text={window.location.href} label={t('requestLogs.copyLink')} />
       </div>
@@ -106,11 +110,24 @@ function Rows({ filters, cursor, show }: { filters: LogFilters; cursor: string; 
                 ),
               },
               { header: t('requestLogs.col.model'), cell: (r) => <ModelCell row={r} t={t} /> },
-              { header: t('requestLogs.col.channel'), cell: (r) => <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} /> },
+              {
+                header: t('requestLogs.col.channel'),
+                cell: (r) => (
+                  <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />
+                ),
+              },
               { header: t('requestLogs.col.status'), cell: (r) => <StatusCell row={r} t={t} /> },
-              { header: t('requestLogs.col.tokens'), cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span> },
+              {
+                header: t('requestLogs.col.tokens'),
+                cell: (r) => <span>{`${r.prompt_tokens.toLocaleString()} / ${r.completion_tokens.toLocaleString()}`}</span>,
+              },
               { header: t('requestLogs.col.cost'), cell: (r) => <span>{formatUnits(r.cost)}</span> },
-              { header: t('requestLogs.col.latency'), cell: (r) => <span>{`${t('requestLogs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('requestLogs.none.value') : t('requestLogs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span> },
+              {
+                header: t('requestLogs.col.latency'),
+                cell: (r) => (
+                  <span>{`${t('requestLogs.ms', { n: r.latency_ms.toLocaleString() })} / ${r.ttft_ms === null ? t('requestLogs.none.value') : t('requestLogs.ms', { n: r.ttft_ms.toLocaleString() })}`}</span>
+                ),
+              },
             ]}
           />
         </div>
@@ -150,7 +167,10 @@ function TimeCell({ row }: { row: PublicLog }) {
   const locale = lang === 'zh' ? 'zh-CN' : 'en-US';
   return (
     <>
-      <Link href={`/${encodeURIComponent(row.request_id)}`} aria-label={t('requestLogs.openRequest', { time: formatLogTime(row.created_at, lang), id: row.request_id })}>
+      <Link
+        href={`/${encodeURIComponent(row.request_id)}`}
+        aria-label={t('requestLogs.openRequest', { time: formatLogTime(row.created_at, lang), id: row.request_id })}
+      >
         <span>{when.toLocaleTimeString(locale, { timeStyle: 'medium' })}</span>
       </Link>
       <div className="muted logs-small">

@@ -97,5 +97,7 @@ function Comparison({ log, result }: { log: PublicLogDetail; result: ReplayResul
 
 function summaryText(summary: ReadAnswer['summary'], t: Translate): string {
   if (!summary) return '';
-  return summary.kind === 'embeddings' ? t('requestLogs.replay.embeddings', { count: summary.count, dims: summary.dims }) : t('requestLogs.replay.rerank', { count: summary.count });
+  return summary.kind === 'embeddings'
+    ? t('requestLogs.replay.embeddings', { count: summary.count, dims: summary.dims })
+    : t('requestLogs.replay.rerank', { count: summary.count });
 }

@@ -77,12 +77,15 @@ export const en = {
   'requestLogs.field.logId': 'Log row',
   'requestLogs.filterBy': 'Show requests of {what}',
   'requestLogs.body.title': 'Request body kept for replay',
-  'requestLogs.body.hint': "For an OpenAI-format channel this is exactly what was sent upstream (the channel's model name, the stream options the gateway added). For an Anthropic or Gemini channel it is the client's OpenAI-format body, which the gateway translated to that provider's format before sending it; Replay sends it through the same translation.",
+  'requestLogs.body.hint':
+    "For an OpenAI-format channel this is exactly what was sent upstream (the channel's model name, the stream options the gateway added). For an Anthropic or Gemini channel it is the client's OpenAI-format body, which the gateway translated to that provider's format before sending it; Replay sends it through the same translation.",
   'requestLogs.body.none': 'Only failed requests keep the body they sent upstream, so this one cannot be replayed.',
-  'requestLogs.body.notKept': 'This request kept no body to replay: it was refused before anything went upstream, or its body was too large to keep (the error says which).',
+  'requestLogs.body.notKept':
+    'This request kept no body to replay: it was refused before anything went upstream, or its body was too large to keep (the error says which).',
   'requestLogs.replay': 'Replay',
   'requestLogs.replaying': 'Replaying…',
-  'requestLogs.replayHint': 'Sends this body through the gateway again, as the same token, under a new request ID; the replay is billed and logged like any request.',
+  'requestLogs.replayHint':
+    'Sends this body through the gateway again, as the same token, under a new request ID; the replay is billed and logged like any request.',
   'requestLogs.replay.title': 'Replay',
   'requestLogs.replay.before': 'Before: the original request',
   'requestLogs.replay.after': 'Now: the replay',
@@ -176,7 +179,8 @@ export const zh: Record<keyof typeof en, string> = {
   'requestLogs.field.logId': '日志行',
   'requestLogs.filterBy': '查看 {what} 的请求',
   'requestLogs.body.title': '为重放保留的请求体',
-  'requestLogs.body.hint': '对 OpenAI 格式的渠道，这就是发往上游的请求体（渠道的模型名、网关添加的流式选项）。对 Anthropic 或 Gemini 渠道，这是客户端的 OpenAI 格式请求体，网关在发送前把它转换为该服务商的格式；重放会经过同样的转换。',
+  'requestLogs.body.hint':
+    '对 OpenAI 格式的渠道，这就是发往上游的请求体（渠道的模型名、网关添加的流式选项）。对 Anthropic 或 Gemini 渠道，这是客户端的 OpenAI 格式请求体，网关在发送前把它转换为该服务商的格式；重放会经过同样的转换。',
   'requestLogs.body.none': '只有失败的请求会保留发往上游的请求体，因此这个请求无法重放。',
   'requestLogs.body.notKept': '这个请求没有保留可重放的请求体：它在发往上游之前就被拒绝了，或者请求体太大而未保留（错误信息会说明是哪一种）。',
   'requestLogs.replay': '重放',

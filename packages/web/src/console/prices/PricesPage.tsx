@@ -32,9 +32,7 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
   const { data } = useQuery({ queryKey: ['prices'], queryFn: ({ signal }) => gatewayApi<PricesAnswer>('/api/prices', { signal }) });
   const reload = () => void client.invalidateQueries({ queryKey: ['prices'] });
 
-  const rows: Row[] = data
-    ? [...data.data.map((p): Row => ({ ...p, charged: 'set' })), ...data.unpriced].sort((a, b) => a.model.localeCompare(b.model))
-    : [];
+  const rows: Row[] = data ? [...data.data.map((p): Row => ({ ...p, charged: 'set' })), ...data.unpriced].sort((a, b) => a.model.localeCompare(b.model)) : [];
   const describe = (p: PublicPrice) => ({
     model: p.model,
     input: formatUnits(p.input_price),
@@ -120,24 +118,38 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
                 <div className="price-model">
                   <code data-testid="model">{r.model}</code>
                   {r.charged !== 'set' && (
-                    <span className="muted">{t(r.in_channels && r.has_traffic ? 'prices.seen.both' : r.in_channels ? 'prices.seen.channels' : 'prices.seen.traffic')}</span>
+                    <span className="muted">
+                      {t(r.in_channels && r.has_traffic ? 'prices.seen.both' : r.in_channels ? 'prices.seen.channels' : 'prices.seen.traffic')}
+                    </span>
                   )}
                 </div>
               ),
             },
             {
               header: t('prices.charged'),
-              cell: (r) => <span className={`badge ${r.charged === 'set' ? 'ok' : r.charged === 'free' ? '' : 'warn'}`} data-testid="charged">{t(`prices.charged.${r.charged}`)}</span>,
+              cell: (r) => (
+                <span className={`badge ${r.charged === 'set' ? 'ok' : r.charged === 'free' ? '' : 'warn'}`} data-testid="charged">
+                  {t(`prices.charged.${r.charged}`)}
+                </span>
+              ),
             },
             { header: t('prices.modelRatio'), cell: (r) => <span data-testid="model-ratio">{showNumber(r.model_ratio)}</span> },
-            { header: t('prices.completionRatio'), cell: (r) => <span data-testid="completion-ratio">{r.completion_ratio === null ? '–' : showNumber(r.completion_ratio)}</span> },
+            {
+              header: t('prices.completionRatio'),
+              cell: (r) => <span data-testid="completion-ratio">{r.completion_ratio === null ? '–' : showNumber(r.completion_ratio)}</span>,
+            },
             { header: t('prices.col.input'), cell: (r) => <span data-testid="input-price">{formatUnits(r.input_price)}</span> },
             { header: t('prices.col.output'), cell: (r) => <span data-testid="output-price">{formatUnits(r.output_price)}</span> },
             {
               header: t('prices.actions'),
               cell: (r) => (
                 <div className="row price-actions">
-                  <button type="button" className="secondary" aria-label={t(r.charged === 'set' ? 'prices.editNamed' : 'prices.setNamed', { model: r.model })} onClick={() => open(r)}>
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={t(r.charged === 'set' ? 'prices.editNamed' : 'prices.setNamed', { model: r.model })}
+                    onClick={() => open(r)}
+                  >
                     <span>{t(r.charged === 'set' ? 'prices.edit' : 'prices.set')}</span>
                   </button>
                   {r.charged === 'set' && <DeleteButton name={t('prices.priceOf', { model: r.model })} onDelete={() => remove(r.model)} />}

@@ -3,7 +3,8 @@ export const en = {
   'prices.title': 'Prices',
   'prices.convention':
     "Prices are in units per 1M tokens (units are what balances hold). In one-api's terms: model ratio 1 = $0.002 per 1K input tokens = 2 units per 1M input tokens, so one unit is one of one-api's dollars; output costs the input price × the completion ratio. A request costs input tokens × input price + output tokens × output price, over 1M, rounded up to a millionth of a unit.",
-  'prices.defaultIs': 'A model without a price of its own is charged the default: {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}). Models served in-process are free unless priced.',
+  'prices.defaultIs':
+    'A model without a price of its own is charged the default: {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}). Models served in-process are free unless priced.',
   'prices.add': 'Add a price',
   'prices.addTitle': 'A price for a model',
   'prices.editTitle': 'Price of {model}',
@@ -36,8 +37,10 @@ export const en = {
   'prices.cancel': 'Cancel',
   'prices.needModel': 'Name the model.',
   'prices.badNumber': 'Enter numbers (0 or more).',
-  'prices.saved': 'Saved: the gateway now charges {model} {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}).',
-  'prices.deleted': 'Deleted the price of {model}: it is now charged {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}).',
+  'prices.saved':
+    'Saved: the gateway now charges {model} {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}).',
+  'prices.deleted':
+    'Deleted the price of {model}: it is now charged {input} per 1M input tokens and {output} per 1M output tokens (model ratio {ratio}, completion ratio {completion}).',
   'prices.none': 'No prices yet, and no channel serves a model.',
 } as const;
 
@@ -45,7 +48,8 @@ export const zh: Record<keyof typeof en, string> = {
   'prices.title': '价格',
   'prices.convention':
     '价格以每 1M 令牌的单位计（余额也以单位计）。按 one-api 的说法：模型倍率 1 = 每 1K 输入令牌 $0.002 = 每 1M 输入令牌 2 单位，即 1 单位相当于 one-api 的 1 美元；输出价格 = 输入价格 × 补全倍率。一次请求的费用 = (输入令牌数 × 输入价格 + 输出令牌数 × 输出价格) / 1M，向上取整到百万分之一单位。',
-  'prices.defaultIs': '没有单独定价的模型按默认价格计费：每 1M 输入令牌 {input}，每 1M 输出令牌 {output}（模型倍率 {ratio}，补全倍率 {completion}）。进程内运行的模型未定价时免费。',
+  'prices.defaultIs':
+    '没有单独定价的模型按默认价格计费：每 1M 输入令牌 {input}，每 1M 输出令牌 {output}（模型倍率 {ratio}，补全倍率 {completion}）。进程内运行的模型未定价时免费。',
   'prices.add': '添加价格',
   'prices.addTitle': '为模型定价',
   'prices.editTitle': '{model} 的价格',

@@ -22,7 +22,17 @@ export function PlatformTokenNote() {
 }
 
 /** The question before the platform token is disabled or deleted: `act` on yes, `onClose` either way. */
-export function PlatformTokenConfirm({ token, action, act, onClose }: { token: GatewayToken; action: PlatformTokenAction; act: () => Promise<void>; onClose: () => void }) {
+export function PlatformTokenConfirm({
+  token,
+  action,
+  act,
+  onClose,
+}: {
+  token: GatewayToken;
+  action: PlatformTokenAction;
+  act: () => Promise<void>;
+  onClose: () => void;
+}) {
   const { t } = useLang();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -45,7 +55,13 @@ export function PlatformTokenConfirm({ token, action, act, onClose }: { token: G
   }
 
   return (
-    <div ref={box} tabIndex={-1} className="notice warn stack platform-token-confirm" role="alertdialog" aria-label={t(action === 'disable' ? 'tokens.disableNamed' : 'common.deleteNamed', { name: token.name })}>
+    <div
+      ref={box}
+      tabIndex={-1}
+      className="notice warn stack platform-token-confirm"
+      role="alertdialog"
+      aria-label={t(action === 'disable' ? 'tokens.disableNamed' : 'common.deleteNamed', { name: token.name })}
+    >
       <strong>{t(action === 'disable' ? 'tokens.platformDisableTitle' : 'tokens.platformDeleteTitle', { name: token.name })}</strong>
       <span>{t(action === 'disable' ? 'tokens.platformDisableAsk' : 'tokens.platformDeleteAsk')}</span>
       <div className="row">

@@ -28,7 +28,17 @@ export interface Saved {
   key?: string;
 }
 
-export function TokenForm({ token, owners, me, onDone }: { token?: GatewayToken; owners?: GatewayUser[]; me: GatewayUser; onDone: (saved: Saved | null) => void }) {
+export function TokenForm({
+  token,
+  owners,
+  me,
+  onDone,
+}: {
+  token?: GatewayToken;
+  owners?: GatewayUser[];
+  me: GatewayUser;
+  onDone: (saved: Saved | null) => void;
+}) {
   const { t } = useLang();
   const [name, setName] = useState(token?.name ?? '');
   const [owner, setOwner] = useState(String(token?.user_id ?? me.id));
@@ -45,14 +55,22 @@ export function TokenForm({ token, owners, me, onDone }: { token?: GatewayToken;
     if (quotaUnits !== null && (!Number.isFinite(quotaUnits) || quotaUnits < 0)) return setError(new Error(t('tokens.badQuota')));
     const expiresAt = expires === '' ? null : new Date(expires).getTime();
     if (expiresAt !== null && !(expiresAt > Date.now())) return setError(new Error(t('tokens.badExpiry')));
-    const fields = { name: name.trim(), quota_limit: quotaUnits, expires_at: expiresAt, models: list(models), ip_allow: ipAllow.trim() === '' ? null : ipAllow.trim() };
+    const fields = {
+      name: name.trim(),
+      quota_limit: quotaUnits,
+      expires_at: expiresAt,
+      models: list(models),
+      ip_allow: ipAllow.trim() === '' ? null : ipAllow.trim(),
+    };
     setBusy(true);
     setError(null);
     try {
       let id = token?.id;
       let key: string | undefined;
       if (id === undefined) {
-        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', { json: { ...fields, user_id: Number(owner) } satisfies CreateTokenBody });
+        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', {
+          json: { ...fields, user_id: Number(owner) } satisfies CreateTokenBody,
+        });
         id = created.token.id;
         key = created.key;
       } else {
@@ -102,7 +120,12 @@ export function TokenForm({ token, owners, me, onDone }: { token?: GatewayToken;
         </label>
         <label>
           <span>{t('tokens.models')}</span>
-          <input value={models} onChange={(e) => setModels(e.target.value)} placeholder="gpt-4o-mini, text-embedding-3-small" aria-describedby="token-models-hint" />
+          <input
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+            placeholder="gpt-4o-mini, text-embedding-3-small"
+            aria-describedby="token-models-hint"
+          />
           <small id="token-models-hint" className="muted">
             {t('tokens.modelsHint')}
           </small>

@@ -40,7 +40,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   });
   const { data } = useQuery({
     queryKey: ['tokens', { offset, owner }],
-    queryFn: ({ signal }) => gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
+    queryFn: ({ signal }) =>
+      gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
     placeholderData: keepPreviousData,
   });
   // A token's change: every page of the list, and the balance above it (read from /api/auth/me).
@@ -49,7 +50,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
     void client.invalidateQueries({ queryKey: ['me'] });
   };
   const nameOf = (id: number) => users?.find((u) => u.id === id)?.username ?? found?.find((u) => u.id === id)?.username ?? t('tokens.userN', { id });
-  const setQuery = (next: Record<string, string>) => setParams(Object.fromEntries(Object.entries({ user: owner, offset: String(offset), ...next }).filter(([, v]) => v && v !== '0')));
+  const setQuery = (next: Record<string, string>) =>
+    setParams(Object.fromEntries(Object.entries({ user: owner, offset: String(offset), ...next }).filter(([, v]) => v && v !== '0')));
 
   const patch = async (token: GatewayToken, change: Record<string, unknown>) => {
     setError(null);
@@ -84,7 +86,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   const found = admin && ownerQuery ? searched.items.filter(manageable) : null;
   const chosenOwner = owner ? (users?.find((u) => String(u.id) === owner) ?? found?.find((u) => String(u.id) === owner)) : undefined;
   const ownerOptions = [...(found ?? manageableOwners ?? [])];
-  if (owner && !ownerOptions.some((u) => String(u.id) === owner)) ownerOptions.push(chosenOwner ?? ({ id: Number(owner), username: `#${owner}` } as GatewayUser));
+  if (owner && !ownerOptions.some((u) => String(u.id) === owner))
+    ownerOptions.push(chosenOwner ?? ({ id: Number(owner), username: `#${owner}` } as GatewayUser));
 
   return (
     <section className="stack">
@@ -110,7 +113,13 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
         />
       )}
       {editing ? (
-        <TokenForm key={editing === 'new' ? 'new' : editing.id} token={editing === 'new' ? undefined : editing} owners={admin ? manageableOwners : undefined} me={me} onDone={done} />
+        <TokenForm
+          key={editing === 'new' ? 'new' : editing.id}
+          token={editing === 'new' ? undefined : editing}
+          owners={admin ? manageableOwners : undefined}
+          me={me}
+          onDone={done}
+        />
       ) : (
         <div className="row">
           <button type="button" onClick={() => (setNotice({}), setEditing('new'))}>
@@ -129,7 +138,14 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                   ))}
                 </select>
               </label>
-              <input type="search" className="tokens-owner-search" aria-label={t('tokens.findOwner')} placeholder={t('tokens.findOwner')} value={ownerSearch} onChange={(e) => setOwnerSearch(e.target.value)} />
+              <input
+                type="search"
+                className="tokens-owner-search"
+                aria-label={t('tokens.findOwner')}
+                placeholder={t('tokens.findOwner')}
+                value={ownerSearch}
+                onChange={(e) => setOwnerSearch(e.target.value)}
+              />
             </>
           )}
         </div>
@@ -192,7 +208,12 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                 header: t('tokens.actions'),
                 cell: (k) => (
                   <div className="row">
-                    <button type="button" className="secondary" aria-label={t('tokens.editNamed', { name: k.name })} onClick={() => (setNotice({}), setEditing(k))}>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={t('tokens.editNamed', { name: k.name })}
+                      onClick={() => (setNotice({}), setEditing(k))}
+                    >
                       <span>{t('common.edit')}</span>
                     </button>
                     <button
@@ -200,13 +221,20 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                       className="secondary"
                       aria-label={t(k.status === 'enabled' ? 'tokens.disableNamed' : 'tokens.enableNamed', { name: k.name })}
                       onClick={() =>
-                        k.platform && k.status === 'enabled' ? setAsking({ token: k, action: 'disable' }) : patch(k, { status: k.status === 'enabled' ? 'disabled' : 'enabled' })
+                        k.platform && k.status === 'enabled'
+                          ? setAsking({ token: k, action: 'disable' })
+                          : patch(k, { status: k.status === 'enabled' ? 'disabled' : 'enabled' })
                       }
                     >
                       <span>{t(k.status === 'enabled' ? 'tokens.disable' : 'tokens.enable')}</span>
                     </button>
                     {k.platform ? (
-                      <button type="button" className="danger" aria-label={t('common.deleteNamed', { name: k.name })} onClick={() => setAsking({ token: k, action: 'delete' })}>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={t('common.deleteNamed', { name: k.name })}
+                        onClick={() => setAsking({ token: k, action: 'delete' })}
+                      >
                         <span>{t('common.delete')}</span>
                       </button>
                     ) : (

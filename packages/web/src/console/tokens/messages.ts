@@ -54,7 +54,8 @@ export const en = {
   'tokens.platformDisableTitle': 'Disable “{name}”, the platform’s token?',
   'tokens.platformDeleteTitle': 'Delete “{name}”, the platform’s token?',
   'tokens.platformDisableAsk': 'Chat and indexing stop: the gateway refuses every call the platform makes until the token is enabled again.',
-  'tokens.platformDeleteAsk': 'Chat and indexing stop: the gateway refuses every call the platform makes until it has a token again (kbchat start and INITIAL_ROOT_TOKEN make this one again when the gateway restarts; otherwise make a new token and give it to the platform as GATEWAY_TOKEN).',
+  'tokens.platformDeleteAsk':
+    'Chat and indexing stop: the gateway refuses every call the platform makes until it has a token again (kbchat start and INITIAL_ROOT_TOKEN make this one again when the gateway restarts; otherwise make a new token and give it to the platform as GATEWAY_TOKEN).',
   'tokens.platformDisableYes': 'Disable: stop chat and indexing',
   'tokens.platformDeleteYes': 'Delete: stop chat and indexing',
 } as const;
@@ -114,7 +115,8 @@ export const zh: Record<keyof typeof en, string> = {
   'tokens.platformDisableTitle': '禁用平台的令牌“{name}”？',
   'tokens.platformDeleteTitle': '删除平台的令牌“{name}”？',
   'tokens.platformDisableAsk': '聊天和索引会停止：在令牌重新启用之前，网关拒绝平台的每一次调用。',
-  'tokens.platformDeleteAsk': '聊天和索引会停止：在平台重新有令牌之前，网关拒绝平台的每一次调用（kbchat start 和 INITIAL_ROOT_TOKEN 会在网关重启时重新创建这个令牌；否则请新建一个令牌，并作为 GATEWAY_TOKEN 交给平台）。',
+  'tokens.platformDeleteAsk':
+    '聊天和索引会停止：在平台重新有令牌之前，网关拒绝平台的每一次调用（kbchat start 和 INITIAL_ROOT_TOKEN 会在网关重启时重新创建这个令牌；否则请新建一个令牌，并作为 GATEWAY_TOKEN 交给平台）。',
   'tokens.platformDisableYes': '禁用：停止聊天和索引',
   'tokens.platformDeleteYes': '删除：停止聊天和索引',
 };

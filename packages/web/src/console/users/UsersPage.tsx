@@ -77,7 +77,12 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
             columns={labelled<GatewayUser>([
               { header: t('users.username'), cell: (u) => <span>{u.username}</span> },
               { header: t('users.role'), cell: (u) => <span>{t(`users.role.${u.role as 'root' | 'admin' | 'user'}`)}</span> },
-              { header: t('users.status'), cell: (u) => <span className={`badge ${u.status === 'enabled' ? 'ok' : 'bad'}`}>{t(`users.status.${u.status as 'enabled' | 'disabled'}`)}</span> },
+              {
+                header: t('users.status'),
+                cell: (u) => (
+                  <span className={`badge ${u.status === 'enabled' ? 'ok' : 'bad'}`}>{t(`users.status.${u.status as 'enabled' | 'disabled'}`)}</span>
+                ),
+              },
               {
                 header: t('users.balance'),
                 cell: (u) => (
@@ -100,7 +105,12 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
                 header: t('users.actions'),
                 cell: (u) => (
                   <div className="row">
-                    <button type="button" className="secondary" aria-label={t('users.editBalanceOf', { name: u.username })} onClick={() => (setSaved(''), setEditing(u))}>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={t('users.editBalanceOf', { name: u.username })}
+                      onClick={() => (setSaved(''), setEditing(u))}
+                    >
                       <span>{t('users.balance')}</span>
                     </button>
                     {manageable(u) && (
