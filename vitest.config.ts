@@ -10,6 +10,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time: vitest's own default is one fewer than the cores,
+    // which is one file at a time on a 2-core machine, while most files wait on
+    // servers, databases and Chromium rather than on the CPU.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });

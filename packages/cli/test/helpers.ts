@@ -1,6 +1,6 @@
 // The kbchat command as users run it, in real processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const CLI = join(import.meta.dirname, '../bin/kbchat.js');
@@ -15,13 +15,32 @@ export function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...Object.fromEntries(kept), LOG_LEVEL: 'warn', ...extra };
 }
 
-/** Two ports free right now, as the OS hands them out (a random pick can hit a port in use). */
+/**
+ * Each vitest worker hands out ports from its own range (VITEST_POOL_ID), below
+ * the OS's ephemeral ports (32768 and up) that listen(0) and outgoing
+ * connections take: two files running side by side can then never both find
+ * one port free between the check here and the bind of the process given it.
+ */
+const RANGE = 2000;
+const rangeStart = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 6) * RANGE;
+let nextPort = rangeStart + Math.floor(Math.random() * RANGE);
+
+function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** Two ports free right now, from this worker's own range. */
 export async function freePorts(): Promise<[number, number]> {
-  const servers = [createServer(), createServer()];
-  const ports = await Promise.all(
-    servers.map((s) => new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)))),
-  );
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  const ports: number[] = [];
+  while (ports.length < 2) {
+    const port = nextPort;
+    nextPort = nextPort + 1 < rangeStart + RANGE ? nextPort + 1 : rangeStart;
+    if (await isFree(port)) ports.push(port);
+  }
   return [ports[0]!, ports[1]!];
 }
 
