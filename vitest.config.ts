@@ -14,6 +14,8 @@ export default defineConfig({
     // which is one file at a time on a 2-core machine, while most files wait on
     // servers, databases and Chromium rather than on the CPU.
     maxWorkers: 2,
+    // An answer that breaks its route's declared schema is a 500 here (server-kit's answer-check.ts).
+    env: { KBCHAT_STRICT_ANSWERS: '1' },
     reporters: ['default'],
   },
 });

@@ -6,6 +6,7 @@ export * from './service-app.js';
 export * from './listen.js';
 export * from './http-server.js';
 export * from './openapi.js';
+export * from './answer-check.js';
 export * from './web-app.js';
 export * from './observability.js';
 export * from './csrf.js';

@@ -1,5 +1,5 @@
 // A service's OpenAPI 3.1 document, generated from the zod schemas its routes
-// declare in their options (`schema: { body, querystring, params }`), served at
+// declare in their options (`schema: { body, querystring, params, response }`), served at
 // /openapi.json, with Swagger UI at /docs (its files come from the
 // @fastify/swagger-ui package: nothing is fetched from elsewhere, and the page's
 // Content-Security-Policy lets it fetch nothing but this service).
@@ -22,6 +22,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answerSerializerCompiler } from './answer-check.js';
 
 export const DOCS_PATH = '/docs';
 export const DOCUMENT_PATH = '/openapi.json';
@@ -56,6 +57,8 @@ const answerSchema = (body: z.ZodType) => z.toJSONSchema(body, { target: 'draft-
 
 export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): void {
   app.setValidatorCompiler(noValidation);
+  // Declared answers are checked against their schemas (answer-check.ts).
+  app.setSerializerCompiler(answerSerializerCompiler({ log: app.log }));
   const zodTransform = createJsonSchemaTransform({ skipList: [] });
   void app.register(swagger, {
     openapi: {
@@ -95,8 +98,12 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
       };
       for (const [url, item] of Object.entries(document.paths ?? {})) {
         for (const operation of Object.values(item)) {
-          const undeclared = (operation.responses?.['200'] as { description?: string } | undefined)?.description === DEFAULT_RESPONSE;
-          const ok = successAnswer && undeclared && success.at(url) ? { 200: successAnswer } : {};
+          const answer = operation.responses?.['200'] as { description?: string; content?: unknown } | undefined;
+          const undeclared = answer?.description === DEFAULT_RESPONSE && !answer.content;
+          // A declared answer keeps its schema, described as the service describes its answers.
+          const declared =
+            answer?.content && answer.description === DEFAULT_RESPONSE ? { 200: { ...answer, description: success?.description ?? 'The answer' } } : {};
+          const ok = successAnswer && undeclared && success.at(url) ? { 200: successAnswer } : declared;
           operation.responses = {
             ...operation.responses,
             ...ok,

@@ -22,3 +22,6 @@ export const envelopeSchema = z.object({
   data: z.unknown().describe('The answer'),
 });
 export type PlatformErrorBody = z.infer<typeof errorBodySchema>;
+
+/** The envelope of one route's answer: what its `schema.response[200]` declares. */
+export const envelopeOf = <T extends z.ZodType>(data: T) => envelopeSchema.extend({ data });
