@@ -16,6 +16,7 @@ import {
   type RunningPlatform,
 } from '@kbchat/platform';
 import { randomSecret } from '@kbchat/shared';
+import { createDataDirs } from '@kbchat/shared/pglite';
 import { announceListening } from '@kbchat/shared/store-lock';
 import { checkPorts, checkStoresFree, embeddedStoreDir } from './preflight.js';
 
@@ -148,7 +149,8 @@ export async function runEverything(env: Env): Promise<Running> {
   const gatewayConfig = gatewayConfigFrom(local);
   const platformConfig = platformConfigFrom(local);
   checkModelConfig(platformConfig, 'platform');
-  checkStoresFree([embeddedStoreDir(gatewayConfig.databaseUrl, dataDir, 'gateway-db'), embeddedStoreDir(platformConfig.databaseUrl, dataDir, 'platform-db')]);
+  const embedded = [embeddedStoreDir(gatewayConfig.databaseUrl, dataDir, 'gateway-db'), embeddedStoreDir(platformConfig.databaseUrl, dataDir, 'platform-db')];
+  checkStoresFree(embedded);
   await checkPorts([
     { whose: GATEWAY_PORT, host: gatewayConfig.host, port: gatewayConfig.port },
     { whose: PLATFORM_PORT, host: platformConfig.host, port: platformConfig.port },
@@ -159,6 +161,8 @@ export async function runEverything(env: Env): Promise<Running> {
   // now, which each service shows if it creates its root with it (first start).
   const rootPassword = env.ROOT_PASSWORD || randomSecret('', 12);
   const root = { rootPassword, rootPasswordGenerated: !env.ROOT_PASSWORD };
+  // A first start makes both embedded stores with one initdb (seconds of CPU; the second is a copy).
+  await createDataDirs(embedded.filter((dir): dir is string => dir !== undefined));
   const gw = await startGatewayLogged({ ...gatewayConfig, ...root, initialRootToken: token, platformToken: env.GATEWAY_TOKEN || token });
   let platform: RunningPlatform;
   try {

@@ -6,7 +6,7 @@
 // URL puts PGlite, and node-postgres parsers for a PostgreSQL server. (A
 // subpath export, @kbchat/shared/pglite, so that only the stores load Kysely
 // and PGlite.)
-import { existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { Extensions, PGlite } from '@electric-sql/pglite';
 import { lockStore } from './store-lock.js';
@@ -158,6 +158,34 @@ async function createDataDir(dir: string, startParams: string[]): Promise<void> 
   });
 }
 
+/** PGlite's start parameters with the shared buffers of PGLITE_SHARED_BUFFERS, the store's own, or 16MB. */
+async function startParamsOf(sharedBuffers: string | undefined): Promise<string[]> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const buffers = process.env.PGLITE_SHARED_BUFFERS || sharedBuffers || '16MB';
+  if (!/^\d+(kB|MB|GB)$/.test(buffers)) throw new Error(`PGLITE_SHARED_BUFFERS must look like 64MB (got "${buffers}")`);
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`];
+}
+
+/**
+ * Creates the data dirs among `targets` that do not exist yet, with one
+ * initdb: the others are copies of the first, made before any is opened (a
+ * stopped cluster's directory is a whole database; initdb costs seconds of
+ * CPU, a copy milliseconds). `kbchat start` makes both embedded stores so on
+ * a first start.
+ */
+export async function createDataDirs(targets: string[]): Promise<void> {
+  const missing = targets.filter((t) => t !== 'memory://' && !existsSync(`${t}/PG_VERSION`));
+  const [first, ...rest] = missing;
+  if (!first) return;
+  const locks = missing.map((t) => (mkdirSync(t, { recursive: true }), lockStore(t)));
+  try {
+    await createDataDir(first, await startParamsOf(undefined));
+    for (const t of rest) cpSync(first, t, { recursive: true });
+  } finally {
+    for (const lock of locks) lock.release();
+  }
+}
+
 /**
  * Where a store's PGlite lives for a database URL: 'memory://' for `memory://`
  * or `pglite:memory`, the directory after `pglite:`, else `<dataDir>/<dirName>`.
@@ -191,9 +219,7 @@ export async function openPGlite<E extends Extensions = Extensions>(
   options: { sharedBuffers?: string; extensions?: E; lock?: boolean } = {},
 ): Promise<PGlite> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const buffers = process.env.PGLITE_SHARED_BUFFERS || options.sharedBuffers || '16MB';
-  if (!/^\d+(kB|MB|GB)$/.test(buffers)) throw new Error(`PGLITE_SHARED_BUFFERS must look like 64MB (got "${buffers}")`);
-  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${buffers}`];
+  const startParams = await startParamsOf(options.sharedBuffers);
   const lock = target !== 'memory://' && options.lock !== false ? lockStore(target) : undefined;
   let pg: PGlite;
   try {

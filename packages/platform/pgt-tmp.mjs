@@ -1,0 +1,14 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+let t = Date.now();
+const a = await PGlite.create({ extensions: { vector } });
+console.log('memory initdb', Date.now() - t); t = Date.now();
+const blob = await a.dumpDataDir('none');
+console.log('dump', Date.now() - t, blob.size); t = Date.now();
+const b = await PGlite.create({ loadDataDir: blob, extensions: { vector } });
+console.log('load', Date.now() - t); t = Date.now();
+await b.query('select 1');
+const c = await PGlite.create({ loadDataDir: blob, extensions: { vector } });
+console.log('load2', Date.now() - t); t = Date.now();
+const d = await PGlite.create({ extensions: { vector } });
+console.log('memory initdb2', Date.now() - t); t = Date.now();
