@@ -8,8 +8,7 @@ export const MAX_UNITS = 1_000_000_000;
 export const MAX_INT32 = 2_147_483_647;
 
 /** A page of a list (users, tokens, channels): its rows, how many match in all, and where it starts. */
-export const gatewayPageOf = <T extends z.ZodType>(row: T) =>
-  z.object({ data: z.array(row), total: z.number(), offset: z.number(), limit: z.number() });
+export const gatewayPageOf = <T extends z.ZodType>(row: T) => z.object({ data: z.array(row), total: z.number(), offset: z.number(), limit: z.number() });
 
 /** DELETE of a user, token or channel: which one went. */
 export const gatewayDeletedSchema = z.object({ deleted: z.literal(true), id: z.number() });

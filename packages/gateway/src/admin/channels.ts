@@ -39,7 +39,7 @@ function abortOnHangUp(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
-const channel = { 200: publicChannelSchema };
+const oneChannel = { 200: publicChannelSchema };
 
 export const channelsPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -93,9 +93,9 @@ export const channelsPlugin: FastifyPluginAsync<{ services: GatewayServices }> =
     return channels.testAll(concurrency ?? DEFAULT_TEST_ALL_CONCURRENCY, abortOnHangUp(reply));
   });
 
-  app.get('/channels/:id', { schema: { response: channel } }, async (req) => channels.get(idOf(req)));
+  app.get('/channels/:id', { schema: { response: oneChannel } }, async (req) => channels.get(idOf(req)));
 
-  app.patch('/channels/:id', { schema: { body: channelSchema, response: channel }, ...idFirst }, async (req) => {
+  app.patch('/channels/:id', { schema: { body: channelSchema, response: oneChannel }, ...idFirst }, async (req) => {
     const id = idOf(req);
     return channels.update(id, req.body);
   });

@@ -58,7 +58,7 @@ function parsePrice(body: unknown): { input: number; output: number } {
   return { input: d.input_price, output: d.output_price };
 }
 
-const price = { 200: publicPriceSchema };
+const onePrice = { 200: publicPriceSchema };
 
 export const pricesPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -87,10 +87,10 @@ export const pricesPlugin: FastifyPluginAsync<{ services: GatewayServices }> = a
     };
   });
 
-  app.get('/prices/*', { schema: { response: price } }, async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
+  app.get('/prices/*', { schema: { response: onePrice } }, async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
   // parsePrice picks the form sent, after the model is read from the path: the union is the document's only.
-  app.put('/prices/*', { schema: { body: priceBody, response: price }, validatorCompiler: documentedOnly }, async (req) => {
+  app.put('/prices/*', { schema: { body: priceBody, response: onePrice }, validatorCompiler: documentedOnly }, async (req) => {
     const model = modelOf(req);
     const { input, output } = parsePrice(req.body);
     await prices.set(model, unitsToMicros(input), unitsToMicros(output));

@@ -35,7 +35,9 @@ function tokenInput(input: PatchTokenBody): TokenInput {
   };
 }
 
-const token = { response: { 200: gatewayTokenSchema } };
+const oneToken = { 200: gatewayTokenSchema };
+/** The path's id is checked before the body (a bad id is named first). */
+const idFirst = { preValidation: async (req: { params: unknown }) => void pathId((req.params as { id: string }).id) };
 
 export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -95,13 +97,12 @@ export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = a
     return { token: (await accounts.publicTokens([token]))[0], key };
   });
 
-  app.get('/tokens/:id', { schema: token }, async (req) => {
+  app.get('/tokens/:id', { schema: { response: oneToken } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
-  // The path's id is checked before the body (a bad id is named first).
-  app.patch('/tokens/:id', { schema: { body: patchSchema, ...token }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
+  app.patch('/tokens/:id', { schema: { body: patchSchema, response: oneToken }, ...idFirst }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = req.body;
     await loadManaged(actorOf(req).user, id);

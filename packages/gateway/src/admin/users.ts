@@ -16,7 +16,9 @@ import type { UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage } from './auth.js';
 import { paging, pathId, queryOf, searchOf } from './input.js';
 
-const user = { response: { 200: gatewayUserSchema } };
+const oneUser = { 200: gatewayUserSchema };
+/** The path's id is checked before the body (a bad id is named first). */
+const idFirst = { preValidation: async (req: { params: unknown }) => void pathId((req.params as { id: string }).id) };
 
 export const usersPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -55,10 +57,13 @@ export const usersPlugin: FastifyPluginAsync<{ services: GatewayServices }> = as
     return (await accounts.publicUsers([user]))[0];
   });
 
-  app.get('/users/:id', { schema: user }, async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0]);
+  app.get(
+    '/users/:id',
+    { schema: { response: oneUser } },
+    async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0],
+  );
 
-  // The path's id is checked before the body (a bad id is named first).
-  app.patch('/users/:id', { schema: { body: patchSchema, ...user }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
+  app.patch('/users/:id', { schema: { body: patchSchema, response: oneUser }, ...idFirst }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = req.body;
     const actor = actorOf(req).user;

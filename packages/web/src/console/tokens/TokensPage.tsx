@@ -40,8 +40,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   });
   const { data } = useQuery({
     queryKey: ['tokens', { offset, owner }],
-    queryFn: ({ signal }) =>
-      gatewayApi<GatewayTokenPage>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
+    queryFn: ({ signal }) => gatewayApi<GatewayTokenPage>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
     placeholderData: keepPreviousData,
   });
   // A token's change: every page of the list, and the balance above it (read from /api/auth/me).
