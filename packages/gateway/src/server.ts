@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerRequestId, newRequestId, openAIError } from '@kbchat/shared';
 import { buildServiceApp, refuseHead, serviceServerOptions, type ServiceErrors } from '@kbchat/server-kit';
-import { adminRoutes } from './admin/routes.js';
+import { adminPlugin } from './admin/routes.js';
 import { errors, GatewayError } from './errors.js';
 import { gatewayApiDocs } from './openapi.js';
 import type { GatewayServices } from './gateway.js';
@@ -78,7 +78,7 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
         }));
         relayRoutes(app, services.relay, services.auth);
       });
-      adminRoutes(app, services);
+      void app.register(adminPlugin, { prefix: '/api', services });
     },
     // GETs only: the relay's fronts take nothing but POSTs to /v1/*, so these reach Fastify.
     webApp: {

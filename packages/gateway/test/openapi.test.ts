@@ -3,8 +3,11 @@
 // docs page's own), and so are the relay's POSTs, which the fronts answer
 // before Fastify; the document is valid OpenAPI 3.1 from the routes' own zod
 // schemas (a body the route refuses, the document refuses too), and /docs is
-// a page that needs nothing but the gateway.
+// a page that needs nothing but the gateway. Every /api route declares its
+// answer, and the answers the routes really give match the document's schemas,
+// whose objects are closed (no key the document does not name).
 import { ICON_PATHS, pagePaths } from '@kbchat/server-kit';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   apiRoutes,
@@ -17,7 +20,7 @@ import {
 } from '../../server-kit/test/api-docs-checks.js';
 import { RELAY_PATHS, relayRoute } from '../src/relay/front-serve.js';
 import { CONSOLE_PAGES } from '../src/server.js';
-import { startTestGateway, type TestGateway } from './helpers.js';
+import { ROOT_PASSWORD, startTestGateway, type TestGateway } from './helpers.js';
 
 const routes = vi.hoisted((): RecordedRoute[] => []);
 vi.mock('fastify', async (importOriginal) => {
@@ -29,11 +32,20 @@ vi.mock('fastify', async (importOriginal) => {
 const PAGES = new Set(pagePaths({ html: 'console.html', paths: CONSOLE_PAGES }));
 const notApi = (url: string) => PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/docs' || url.startsWith('/docs/');
 
+/** /api operations that answer no JSON of a declared shape, with why (none today: every /api route answers JSON). */
+const UNDECLARED_ANSWERS: Record<string, string> = {};
+/** The /api operations whose success is 201 Created. */
+const CREATED = new Set(['POST /api/users', 'POST /api/tokens', 'POST /api/channels']);
+
+const answerSchemaOf = (doc: OpenApiDocument, method: string, path: string, status: number) =>
+  doc.paths[path]?.[method]?.responses?.[status]?.content?.['application/json']?.schema;
+
 let t: TestGateway;
 let doc: OpenApiDocument;
 
 beforeAll(async () => {
-  t = await startTestGateway({ models: ['sim-chat', 'sim-embed-384'] });
+  // sim-400 fails upstream: its body is kept, to replay.
+  t = await startTestGateway({ models: ['sim-chat', 'sim-embed-384', 'sim-400'] });
   const r = await fetch(`${t.url}/openapi.json`);
   expect(r.status).toBe(200);
   doc = (await r.json()) as OpenApiDocument;
@@ -98,6 +110,97 @@ describe('the gateway API document', () => {
   it('still authenticates before it validates: no session is a 401 even with a bad body', async () => {
     const answer = await fetch(`${t.url}/api/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"password":"x"}' });
     expect(answer.status).toBe(401);
+  });
+
+  it('declares the answer of every /api operation: its success status, with a schema', () => {
+    const api = [...operations(doc)].filter((op) => op.split(' ')[1]!.startsWith('/api/'));
+    expect(api.length).toBeGreaterThan(25);
+    const undeclared = api.filter((op) => {
+      const [method, path] = op.split(' ') as [string, string];
+      return !(op in UNDECLARED_ANSWERS) && !answerSchemaOf(doc, method.toLowerCase(), path, CREATED.has(op) ? 201 : 200);
+    });
+    expect(undeclared, 'operations without a declared answer').toEqual([]);
+    for (const op of CREATED) expect(doc.paths[op.split(' ')[1]!]!.post.responses['200'], op).toBeUndefined();
+  });
+
+  it("describes what the routes answer, key by key: each answer matches its operation's schema", async () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const checked = new Set<string>();
+    /** The answer's body, after checking it against the document (what a client generated from it would expect). */
+    const documented = async <T = any>(method: string, path: string, answer: Promise<Response>, status = 200): Promise<T> => {
+      const r = await answer;
+      const body = await r.json();
+      expect(r.status, `${method} ${path}: ${JSON.stringify(body)}`).toBe(status);
+      const validate = ajv.compile(answerSchemaOf(doc, method.toLowerCase(), path, status));
+      expect(validate(body), `${method} ${path}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`).toBe(true);
+      checked.add(`${method} ${path}`);
+      return body as T;
+    };
+    const login = (cookie?: boolean) => t.api('/api/auth/login', { method: 'POST', json: { username: 'root', password: ROOT_PASSWORD, cookie } });
+    const { session } = await documented<{ session: string }>('POST', '/api/auth/login', login());
+    await documented('POST', '/api/auth/login', login(true));
+    await documented('GET', '/api/auth/me', t.api('/api/auth/me'));
+    await documented('POST', '/api/auth/logout', t.api('/api/auth/logout', { method: 'POST', token: session }));
+
+    const user = await documented<{ id: number }>(
+      'POST',
+      '/api/users',
+      t.api('/api/users', { method: 'POST', json: { username: 'doc-user', password: 'long-enough-password', balance: 2 } }),
+      201,
+    );
+    await documented('GET', '/api/users', t.api('/api/users'));
+    await documented('GET', '/api/users/{id}', t.api(`/api/users/${user.id}`));
+    await documented('PATCH', '/api/users/{id}', t.api(`/api/users/${user.id}`, { method: 'PATCH', json: { balance_delta: 1 } }));
+    const created = await documented<{ token: { id: number } }>(
+      'POST',
+      '/api/tokens',
+      t.api('/api/tokens', { method: 'POST', json: { user_id: user.id, name: 'doc', quota_limit: 1, models: ['sim-chat'] } }),
+      201,
+    );
+    await documented('GET', '/api/tokens', t.api('/api/tokens'));
+    await documented('PATCH', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`, { method: 'PATCH', json: { ip_allow: '127.0.0.1' } }));
+    await documented('GET', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`));
+
+    const channels = await documented<{ data: { id: number }[] }>('GET', '/api/channels', t.api('/api/channels'));
+    await documented('GET', '/api/channels', t.api('/api/channels?limit=1'));
+    await documented('GET', '/api/channels/providers', t.api('/api/channels/providers'));
+    const sim = channels.data[0]!.id;
+    await documented('POST', '/api/channels/{id}/test', t.api(`/api/channels/${sim}/test`, { method: 'POST', json: { model: 'sim-chat' } }));
+    await documented('GET', '/api/channels/{id}', t.api(`/api/channels/${sim}`));
+    await documented('POST', '/api/channels/{id}/enable-models', t.api(`/api/channels/${sim}/enable-models`, { method: 'POST', json: {} }));
+    const extra = await documented<{ id: number }>(
+      'POST',
+      '/api/channels',
+      t.api('/api/channels', {
+        method: 'POST',
+        json: { type: 'openai', base_url: t.baseURL, key: 'k', models: ['x'], options: { streamUsage: false, note: 'kept' } },
+      }),
+      201,
+    );
+    await documented('PATCH', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'PATCH', json: { status: 'disabled' } }));
+    await documented('POST', '/api/channels/retest-disabled', t.api('/api/channels/retest-disabled', { method: 'POST' }));
+
+    await documented('PUT', '/api/prices/{*}', t.api('/api/prices/sim-chat', { method: 'PUT', json: { model_ratio: 1 } }));
+    await documented('GET', '/api/prices/{*}', t.api('/api/prices/sim-chat'));
+    const chat = await t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-chat', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(chat.status).toBe(200);
+    const requestId = chat.headers.get('x-request-id')!;
+    await documented('GET', '/api/prices', t.api('/api/prices'));
+    await documented('DELETE', '/api/prices/{*}', t.api('/api/prices/sim-chat', { method: 'DELETE' }));
+    await documented('GET', '/api/logs', t.api('/api/logs'));
+    await documented('GET', '/api/logs/{requestId}', t.api(`/api/logs/${requestId}`));
+    const failed = await t.api('/v1/chat/completions', { method: 'POST', json: { model: 'sim-400', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(failed.status).toBe(400);
+    const failedId = failed.headers.get('x-request-id')!;
+    await documented('GET', '/api/logs/{requestId}', t.api(`/api/logs/${failedId}`));
+    await documented('POST', '/api/logs/{requestId}/replay', t.api(`/api/logs/${failedId}/replay`, { method: 'POST' }));
+    await documented('POST', '/api/channels/test-all', t.api('/api/channels/test-all', { method: 'POST', json: {} }));
+    const dashboard = await documented<{ disabled: { channels: unknown[] } }>('GET', '/api/dashboard', t.api('/api/dashboard?group_by=model'));
+    expect(dashboard.disabled.channels).toHaveLength(1);
+    await documented('DELETE', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'DELETE' }));
+    await documented('DELETE', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`, { method: 'DELETE' }));
+    await documented('DELETE', '/api/users/{id}', t.api(`/api/users/${user.id}`, { method: 'DELETE' }));
+    expect([...operations(doc)].filter((op) => op.includes(' /api/') && !checked.has(op))).toEqual([]);
   });
 
   it('serves the same document to Swagger UI, and /docs needs nothing but the gateway', async () => {

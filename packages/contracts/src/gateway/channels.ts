@@ -1,5 +1,6 @@
 // /api/channels: upstream channels, their tests and health.
 import { z } from 'zod';
+import { gatewayPageOf } from './common.js';
 
 const modelName = z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters');
 
@@ -84,7 +85,8 @@ export const publicChannelSchema = z.object({
   key_set: z.boolean(),
   models: z.array(z.string()),
   model_mapping: z.record(z.string(), z.string()),
-  options: channelOptionsSchema,
+  /** As stored: the body's options take keys beyond these, and the answer gives them back. */
+  options: channelOptionsSchema.loose(),
   priority: z.number(),
   weight: z.number(),
   status: z.string(),
@@ -98,7 +100,8 @@ export const publicChannelSchema = z.object({
 });
 export type PublicChannel = z.infer<typeof publicChannelSchema>;
 
-export const channelPageSchema = z.object({ data: z.array(publicChannelSchema), total: z.number(), offset: z.number(), limit: z.number() });
+/** GET /api/channels (without offset or limit: every channel, `limit` = `total`). */
+export const channelPageSchema = gatewayPageOf(publicChannelSchema);
 export type ChannelPage = z.infer<typeof channelPageSchema>;
 
 export const modelTestResultSchema = z.object({
@@ -127,6 +130,18 @@ export type TestAllResult = z.infer<typeof testAllResultSchema>;
 
 export const retestResultSchema = z.object({ channel_id: z.number(), model: z.string(), enabled: z.boolean(), error: z.string().optional() });
 export type RetestResult = z.infer<typeof retestResultSchema>;
+
+/** POST /api/channels/retest-disabled: each disabled model tested again, and whether it is enabled now. */
+export const retestDisabledAnswerSchema = z.object({ data: z.array(retestResultSchema) });
+export type RetestDisabledAnswer = z.infer<typeof retestDisabledAnswerSchema>;
+
+/** POST /api/channels/:id/test: one result per model tested. */
+export const channelTestAnswerSchema = z.object({ channel_id: z.number(), data: z.array(modelTestResultSchema) });
+export type ChannelTestAnswer = z.infer<typeof channelTestAnswerSchema>;
+
+/** POST /api/channels/:id/enable-models: the models enabled again, and the channel as it is now. */
+export const enableModelsAnswerSchema = z.object({ channel_id: z.number(), enabled: z.array(z.string()), channel: publicChannelSchema });
+export type EnableModelsAnswer = z.infer<typeof enableModelsAnswerSchema>;
 
 /** GET /api/channels/providers. */
 export const channelProvidersSchema = z.object({

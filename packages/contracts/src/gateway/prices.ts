@@ -42,3 +42,7 @@ export const pricesAnswerSchema = z.object({
   unpriced: z.array(unpricedModelSchema),
 });
 export type PricesAnswer = z.infer<typeof pricesAnswerSchema>;
+
+/** DELETE /api/prices/<model>: the model charged the default price again. */
+export const priceDeletedSchema = z.object({ deleted: z.literal(true), model: z.string() });
+export type PriceDeleted = z.infer<typeof priceDeletedSchema>;

@@ -1,6 +1,6 @@
 // /api/tokens: gateway tokens, a user's own (administrators': anyone's they manage).
 import { z } from 'zod';
-import { MAX_INT32, MAX_UNITS } from './common.js';
+import { gatewayPageOf, MAX_INT32, MAX_UNITS } from './common.js';
 
 const fields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -55,3 +55,11 @@ export const gatewayTokenSchema = z.object({
   platform: z.boolean(),
 });
 export type GatewayToken = z.infer<typeof gatewayTokenSchema>;
+
+/** GET /api/tokens. */
+export const gatewayTokenPageSchema = gatewayPageOf(gatewayTokenSchema);
+export type GatewayTokenPage = z.infer<typeof gatewayTokenPageSchema>;
+
+/** POST /api/tokens: the token, and its key, shown this once. */
+export const gatewayCreatedTokenSchema = z.object({ token: gatewayTokenSchema, key: z.string() });
+export type GatewayCreatedToken = z.infer<typeof gatewayCreatedTokenSchema>;

@@ -1,6 +1,6 @@
 // /api/users: accounts, managed by administrators.
 import { z } from 'zod';
-import { MAX_UNITS } from './common.js';
+import { gatewayPageOf, MAX_UNITS } from './common.js';
 
 const username = z
   .string()
@@ -49,3 +49,7 @@ export const gatewayUserSchema = z.object({
   created_at: z.number(),
 });
 export type GatewayUser = z.infer<typeof gatewayUserSchema>;
+
+/** GET /api/users. */
+export const gatewayUserPageSchema = gatewayPageOf(gatewayUserSchema);
+export type GatewayUserPage = z.infer<typeof gatewayUserPageSchema>;

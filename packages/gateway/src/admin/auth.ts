@@ -5,8 +5,8 @@
 // administrator, role root or admin) or, with no Authorization header, the
 // session cookie; a cookie's changes must carry its CSRF token in
 // X-CSRF-Token, since a browser sends the cookie for any site's form too.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { loginBody as loginSchema } from '@kbchat/contracts';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { gatewayLoginAnswerSchema, gatewayLogoutAnswerSchema, gatewayMeSchema, loginBody as loginSchema } from '@kbchat/contracts';
 import { csrfTokenOf, isCsrfTokenOf } from '@kbchat/server-kit';
 import { randomSecret } from '@kbchat/shared';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -108,9 +108,9 @@ export function apiGuard(services: GatewayServices, who: 'admins' | 'signed-in')
 const cookieOptions = (req: FastifyRequest) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: req.protocol === 'https' });
 
 /** Routes that need no signed-in user: log-in, and log-out (which ends the session it is given). */
-export function publicAuthRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+export const publicAuthPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  app.post('/auth/login', { schema: { body: loginSchema, security: [] } }, async (req, reply) => {
+  app.post('/auth/login', { schema: { body: loginSchema, security: [], response: { 200: gatewayLoginAnswerSchema } } }, async (req, reply) => {
     const input = req.body;
     const user = await services.accounts.login(input.username, input.password);
     const session = randomSecret('kbs-');
@@ -124,30 +124,31 @@ export function publicAuthRoutes(fastify: FastifyInstance, services: GatewayServ
 
   app.post(
     '/auth/logout',
-    { schema: { description: "Ends the session given as the bearer, or the cookie's (with its X-CSRF-Token)" } },
-    async (req, reply: FastifyReply) => {
+    { schema: { description: "Ends the session given as the bearer, or the cookie's (with its X-CSRF-Token)", response: { 200: gatewayLogoutAnswerSchema } } },
+    async (req, reply) => {
       const cookieSession = req.cookies?.[SESSION_COOKIE];
       if (req.headers.authorization === undefined && cookieSession) {
         if (!isCsrfTokenOf(req.headers['x-csrf-token'], cookieSession)) throw errors.csrfFailed();
         await services.accountsStore.deleteSession(hashKey(cookieSession));
         reply.clearCookie(SESSION_COOKIE, cookieOptions(req));
-        return { ok: true };
+        return { ok: true as const };
       }
       const key = bearer(req.headers.authorization);
       if (!key) throw errors.unauthorized('Send the session to end: "Authorization: Bearer <session>", or its cookie');
       await services.accountsStore.deleteSession(hashKey(key));
-      return { ok: true };
+      return { ok: true as const };
     },
   );
-}
+};
 
 /** Any signed-in user (plain users too, so the console can say what they may do): who the request acts as. */
-export function meRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.get('/auth/me', async (req) => {
+export const mePlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.get('/auth/me', { schema: { response: { 200: gatewayMeSchema } } }, async (req) => {
     const actor = actorOf(req);
     // Read afresh: a token's actor is the relay's cached user, whose balance predates the leases publicUsers adds back.
     const row = (await services.accountsStore.userById(actor.user.id)) ?? actor.user;
     const user = (await services.accounts.publicUsers([row]))[0];
     return actor.csrfToken ? { user, via: actor.via, csrf_token: actor.csrfToken } : { user, via: actor.via };
   });
-}
+};

@@ -4,8 +4,20 @@
 // response ever carries a channel's key: ChannelsService.toPublic shows only
 // whether one is set.
 import type { ChannelProviders } from '@kbchat/contracts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { channelBody as channelSchema, channelModelBody as modelSchema, testAllBody as testAllSchema } from '@kbchat/contracts';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import {
+  channelBody as channelSchema,
+  channelModelBody as modelSchema,
+  channelPageSchema,
+  channelProvidersSchema,
+  channelTestAnswerSchema,
+  enableModelsAnswerSchema,
+  gatewayDeletedSchema,
+  publicChannelSchema,
+  retestDisabledAnswerSchema,
+  testAllBody as testAllSchema,
+  testAllResultSchema,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
@@ -27,7 +39,9 @@ function abortOnHangUp(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
-export function channelRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+const oneChannel = { 200: publicChannelSchema };
+
+export const channelsPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { channels, health } = services;
   const idOf = (req: { params: unknown }) => pathId((req.params as { id: string }).id);
@@ -35,7 +49,7 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
   const idFirst = { preValidation: async (req: { params: unknown }) => void idOf(req) };
 
   // Without offset or limit: every channel, as before paging (older clients); the page always asks for one.
-  app.get('/channels', async (req) => {
+  app.get('/channels', { schema: { response: { 200: channelPageSchema } } }, async (req) => {
     const query = queryOf(req);
     const q = queryString(query.q, 'q');
     const status = queryString(query.status, 'status');
@@ -50,7 +64,7 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
   });
 
   // What a channel form offers: the provider types this gateway relays to, and the presets of <PROVIDER>_API_KEY.
-  app.get('/channels/providers', async (): Promise<ChannelProviders> => ({
+  app.get('/channels/providers', { schema: { response: { 200: channelProvidersSchema } } }, async (): Promise<ChannelProviders> => ({
     types: providerTypes().map((type) => {
       const p = providerOf(type)!;
       return {
@@ -65,34 +79,34 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
     presets: presets.map((p) => ({ env: p.env, type: p.type, base_url: p.baseUrl ?? null, models: p.models })),
   }));
 
-  app.post('/channels', { schema: { body: channelSchema } }, async (req, reply) => {
+  app.post('/channels', { schema: { body: channelSchema, response: { 201: publicChannelSchema } } }, async (req, reply) => {
     const channel = await channels.create(req.body);
     reply.code(201);
     return channel;
   });
 
   // Static path: registered before the parametric ones for readability; the router prefers it anyway.
-  app.post('/channels/retest-disabled', async () => ({ data: await channels.retestDisabled() }));
+  app.post('/channels/retest-disabled', { schema: { response: { 200: retestDisabledAnswerSchema } } }, async () => ({ data: await channels.retestDisabled() }));
 
-  app.post('/channels/test-all', { schema: { body: testAllSchema } }, async (req, reply) => {
+  app.post('/channels/test-all', { schema: { body: testAllSchema, response: { 200: testAllResultSchema } } }, async (req, reply) => {
     const { concurrency } = req.body;
     return channels.testAll(concurrency ?? DEFAULT_TEST_ALL_CONCURRENCY, abortOnHangUp(reply));
   });
 
-  app.get('/channels/:id', async (req) => channels.get(idOf(req)));
+  app.get('/channels/:id', { schema: { response: oneChannel } }, async (req) => channels.get(idOf(req)));
 
-  app.patch('/channels/:id', { schema: { body: channelSchema }, ...idFirst }, async (req) => {
+  app.patch('/channels/:id', { schema: { body: channelSchema, response: oneChannel }, ...idFirst }, async (req) => {
     const id = idOf(req);
     return channels.update(id, req.body);
   });
 
-  app.delete('/channels/:id', async (req) => {
+  app.delete('/channels/:id', { schema: { response: { 200: gatewayDeletedSchema } } }, async (req) => {
     const id = idOf(req);
     await channels.delete(id);
-    return { deleted: true, id };
+    return { deleted: true as const, id };
   });
 
-  app.post('/channels/:id/test', { schema: { body: modelSchema }, ...idFirst }, async (req, reply) => {
+  app.post('/channels/:id/test', { schema: { body: modelSchema, response: { 200: channelTestAnswerSchema } }, ...idFirst }, async (req, reply) => {
     const id = idOf(req);
     const { model } = req.body;
     const channel = await channels.get(id);
@@ -102,7 +116,7 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
     return { channel_id: id, data: await channels.test(id, model, abortOnHangUp(reply)) };
   });
 
-  app.post('/channels/:id/enable-models', { schema: { body: modelSchema }, ...idFirst }, async (req) => {
+  app.post('/channels/:id/enable-models', { schema: { body: modelSchema, response: { 200: enableModelsAnswerSchema } }, ...idFirst }, async (req) => {
     const id = idOf(req);
     const { model } = req.body;
     const before = await channels.get(id);
@@ -110,4 +124,4 @@ export function channelRoutes(fastify: FastifyInstance, services: GatewayService
     const enabled = before.disabled_models.filter((d) => model === undefined || d.model === model).map((d) => d.model);
     return { channel_id: id, enabled, channel: await channels.get(id) };
   });
-}
+};

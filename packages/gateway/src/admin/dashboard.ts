@@ -1,6 +1,8 @@
 // /api/dashboard: the console's charts for a time range (logs/dashboard.ts
 // builds them from the log rollups).
-import type { FastifyInstance } from 'fastify';
+import { dashboardAnswerSchema } from '@kbchat/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { DashboardService, MAX_POINTS } from '../logs/dashboard.js';
@@ -10,10 +12,11 @@ import { queryInt, queryOf, queryString, queryTime } from './input.js';
 const DIMENSIONS: Dimension[] = ['model', 'channel', 'token', 'user'];
 const DAY_MS = 86_400_000;
 
-export function dashboardRoutes(app: FastifyInstance, services: GatewayServices): void {
+export const dashboardPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const dashboard = new DashboardService(services.logsStore.rollups, () => services.channels.list());
 
-  app.get('/dashboard', async (req) => {
+  app.get('/dashboard', { schema: { response: { 200: dashboardAnswerSchema } } }, async (req) => {
     const q = queryOf(req);
     const to = queryTime(q.to, 'to') ?? Date.now();
     const from = queryTime(q.from, 'from') ?? to - DAY_MS;
@@ -30,4 +33,4 @@ export function dashboardRoutes(app: FastifyInstance, services: GatewayServices)
     await services.ledger.flush();
     return dashboard.build({ from, to, groupBy: groupBy as Dimension | undefined, top, rankLimit });
   });
-}
+};

@@ -2,8 +2,9 @@
 // request's detail with its stored body, and replaying a failed request.
 // Rows carry the names of their user, token and channel beside the ids, so
 // that a client shows names without a lookup per row.
-import type { PublicLog, PublicLogDetail, LogPage } from '@kbchat/contracts';
-import type { FastifyInstance } from 'fastify';
+import { logPageSchema, publicLogDetailSchema, replayResultSchema, type PublicLog, type PublicLogDetail, type LogPage } from '@kbchat/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MICROS } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
@@ -82,10 +83,11 @@ function requestIdOf(req: { params: unknown }): string {
   return id;
 }
 
-export function logRoutes(app: FastifyInstance, services: GatewayServices): void {
+export const logsPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { ledger, logsStore } = services;
 
-  app.get('/logs', async (req) => {
+  app.get('/logs', { schema: { response: { 200: logPageSchema } } }, async (req) => {
     const q = queryOf(req);
     const status = queryString(q.status, 'status');
     if (status !== undefined && !STATUS_CLASSES.includes(status as StatusClass)) {
@@ -118,7 +120,7 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
     return page;
   });
 
-  app.get('/logs/:requestId', async (req) => {
+  app.get('/logs/:requestId', { schema: { response: { 200: publicLogDetailSchema } } }, async (req) => {
     const id = requestIdOf(req);
     await ledger.flush();
     const row = await logsStore.byRequestId(id);
@@ -128,7 +130,7 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
     return detail;
   });
 
-  app.post('/logs/:requestId/replay', async (req, reply) => {
+  app.post('/logs/:requestId/replay', { schema: { response: { 200: replayResultSchema } } }, async (req, reply) => {
     const id = requestIdOf(req);
     await ledger.flush();
     const signal = new ClientSignal();
@@ -137,4 +139,4 @@ export function logRoutes(app: FastifyInstance, services: GatewayServices): void
     });
     return replayRequest(services, id, signal);
   });
-}
+};

@@ -2,8 +2,16 @@
 // ratios (model ratio 1 = 2 units per 1M input tokens; output = input x
 // completion ratio). Kept as integer micro-units per 1M tokens.
 import type { PublicPrice, UnpricedModel, PricesAnswer } from '@kbchat/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { directPriceBody as directSchema, priceBody, ratioPriceBody as ratioSchema } from '@kbchat/contracts';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import {
+  directPriceBody as directSchema,
+  priceBody,
+  priceDeletedSchema,
+  pricesAnswerSchema,
+  publicPriceSchema,
+  ratioPriceBody as ratioSchema,
+} from '@kbchat/contracts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { MICROS, ratioToPrice, unitsToMicros, type ModelPrice } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
@@ -50,10 +58,13 @@ function parsePrice(body: unknown): { input: number; output: number } {
   return { input: d.input_price, output: d.output_price };
 }
 
-export function priceRoutes(app: FastifyInstance, services: GatewayServices): void {
+const onePrice = { 200: publicPriceSchema };
+
+export const pricesPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { prices, config } = services;
 
-  app.get('/prices', async (): Promise<PricesAnswer> => {
+  app.get('/prices', { schema: { response: { 200: pricesAnswerSchema } } }, async (): Promise<PricesAnswer> => {
     // Rows settled but not yet written count as traffic.
     await services.ledger.flush();
     const [channels, traffic] = await Promise.all([services.channels.list(), services.logsStore.rollups.modelsWithTraffic(MAX_UNPRICED)]);
@@ -76,19 +87,19 @@ export function priceRoutes(app: FastifyInstance, services: GatewayServices): vo
     };
   });
 
-  app.get('/prices/*', async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
+  app.get('/prices/*', { schema: { response: onePrice } }, async (req): Promise<PublicPrice> => publicPrice(prices.priceOf(modelOf(req))));
 
   // parsePrice picks the form sent, after the model is read from the path: the union is the document's only.
-  app.put('/prices/*', { schema: { body: priceBody }, validatorCompiler: documentedOnly }, async (req) => {
+  app.put('/prices/*', { schema: { body: priceBody, response: onePrice }, validatorCompiler: documentedOnly }, async (req) => {
     const model = modelOf(req);
     const { input, output } = parsePrice(req.body);
     await prices.set(model, unitsToMicros(input), unitsToMicros(output));
     return publicPrice(prices.priceOf(model));
   });
 
-  app.delete('/prices/*', async (req) => {
+  app.delete('/prices/*', { schema: { response: { 200: priceDeletedSchema } } }, async (req) => {
     const model = modelOf(req);
     if (!(await prices.remove(model))) throw errors.notFound(`Price of ${model}`);
-    return { deleted: true, model };
+    return { deleted: true as const, model };
   });
-}
+};

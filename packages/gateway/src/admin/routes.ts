@@ -1,43 +1,38 @@
 // The admin API under /api: log-in and log-out are open; /api/auth/me and
 // /api/tokens need any signed-in user (a plain user manages its own tokens in
 // the console); everything else needs an administrator's session (bearer or
-// the console's cookie) or API token (auth.ts). JSON in and out; errors go
-// through the server's handler, so they are OpenAI-shaped.
+// the console's cookie) or API token (auth.ts). Each feature is a plugin of
+// its own, registered in the group whose onRequest guard it needs. JSON in and
+// out, each answer checked against its route's schema (server-kit's
+// answer-check.ts, set at the root); errors go through the server's handler,
+// so they are OpenAI-shaped.
 import cookie from '@fastify/cookie';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayServices } from '../gateway.js';
-import { apiGuard, meRoutes, publicAuthRoutes } from './auth.js';
+import { apiGuard, mePlugin, publicAuthPlugin } from './auth.js';
 import { adminValidatorCompiler } from './input.js';
-import { channelRoutes } from './channels.js';
-import { dashboardRoutes } from './dashboard.js';
-import { logRoutes } from './logs.js';
-import { priceRoutes } from './prices.js';
-import { tokenRoutes } from './tokens.js';
-import { userRoutes } from './users.js';
+import { channelsPlugin } from './channels.js';
+import { dashboardPlugin } from './dashboard.js';
+import { logsPlugin } from './logs.js';
+import { pricesPlugin } from './prices.js';
+import { tokensPlugin } from './tokens.js';
+import { usersPlugin } from './users.js';
 
-export function adminRoutes(app: FastifyInstance, services: GatewayServices): void {
-  app.register(
-    async (api) => {
-      // Cookies are parsed for /api only: the relay's routes never pay for it.
-      await api.register(cookie);
-      // Bodies are validated by Fastify from the routes' zod schemas (after the guards' onRequest hooks).
-      api.setValidatorCompiler(adminValidatorCompiler);
-      publicAuthRoutes(api, services);
-      await api.register(async (signedIn) => {
-        signedIn.addHook('onRequest', apiGuard(services, 'signed-in'));
-        meRoutes(signedIn, services);
-        // Tokens check per token whom the caller may manage: a plain user only its own.
-        await signedIn.register(async (tokens) => tokenRoutes(tokens, services));
-      });
-      await api.register(async (guarded) => {
-        guarded.addHook('onRequest', apiGuard(services, 'admins'));
-        userRoutes(guarded, services);
-        channelRoutes(guarded, services);
-        priceRoutes(guarded, services);
-        logRoutes(guarded, services);
-        dashboardRoutes(guarded, services);
-      });
-    },
-    { prefix: '/api' },
-  );
-}
+/** Register with `{ prefix: '/api', services }`. */
+export const adminPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (api, { services }) => {
+  // Cookies are parsed for /api only: the relay's routes never pay for it.
+  await api.register(cookie);
+  // Bodies are validated by Fastify from the routes' zod schemas (after the guards' onRequest hooks).
+  api.setValidatorCompiler(adminValidatorCompiler);
+  await api.register(publicAuthPlugin, { services });
+  await api.register(async (signedIn) => {
+    signedIn.addHook('onRequest', apiGuard(services, 'signed-in'));
+    await signedIn.register(mePlugin, { services });
+    // Tokens check per token whom the caller may manage: a plain user only its own.
+    await signedIn.register(tokensPlugin, { services });
+  });
+  await api.register(async (admins) => {
+    admins.addHook('onRequest', apiGuard(services, 'admins'));
+    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin]) await admins.register(plugin, { services });
+  });
+};

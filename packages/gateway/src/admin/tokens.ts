@@ -4,8 +4,16 @@
 // may manage (assertCanManage: root everyone, an admin itself and plain users,
 // a plain user itself). Plain users come in signed in (the console's session):
 // an API token cannot mint or widen tokens for its owner.
-import type { FastifyInstance } from 'fastify';
-import { createTokenBody as createSchema, patchTokenBody as patchSchema, type PatchTokenBody } from '@kbchat/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  createTokenBody as createSchema,
+  gatewayCreatedTokenSchema,
+  gatewayDeletedSchema,
+  gatewayTokenPageSchema,
+  gatewayTokenSchema,
+  patchTokenBody as patchSchema,
+  type PatchTokenBody,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import type { TokenInput } from '../accounts/service.js';
@@ -27,7 +35,11 @@ function tokenInput(input: PatchTokenBody): TokenInput {
   };
 }
 
-export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+const oneToken = { 200: gatewayTokenSchema };
+/** The path's id is checked before the body (a bad id is named first). */
+const idFirst = { preValidation: async (req: { params: unknown }) => void pathId((req.params as { id: string }).id) };
+
+export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { accounts, accountsStore, auth } = services;
 
@@ -64,7 +76,7 @@ export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices)
       throw errors.forbidden('Plain users manage their tokens signed in (a session), not with an API token');
   });
 
-  app.get('/tokens', async (req) => {
+  app.get('/tokens', { schema: { response: { 200: gatewayTokenPageSchema } } }, async (req) => {
     const q = queryOf(req);
     const userId = queryInt(q.user_id, 'user_id', { min: 1, max: MAX_INT32 });
     const { offset, limit } = paging(q);
@@ -74,7 +86,7 @@ export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices)
     return { data: await accounts.publicTokens(rows), total, offset, limit };
   });
 
-  app.post('/tokens', { schema: { body: createSchema } }, async (req, reply) => {
+  app.post('/tokens', { schema: { body: createSchema, response: { 201: gatewayCreatedTokenSchema } } }, async (req, reply) => {
     const input = req.body;
     const actor = actorOf(req).user;
     const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
@@ -85,13 +97,12 @@ export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices)
     return { token: (await accounts.publicTokens([token]))[0], key };
   });
 
-  app.get('/tokens/:id', async (req) => {
+  app.get('/tokens/:id', { schema: { response: oneToken } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     return (await accounts.publicTokens([await loadManaged(actorOf(req).user, id)]))[0];
   });
 
-  // The path's id is checked before the body (a bad id is named first).
-  app.patch('/tokens/:id', { schema: { body: patchSchema }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
+  app.patch('/tokens/:id', { schema: { body: patchSchema, response: oneToken }, ...idFirst }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = req.body;
     await loadManaged(actorOf(req).user, id);
@@ -100,11 +111,11 @@ export function tokenRoutes(fastify: FastifyInstance, services: GatewayServices)
     return (await accounts.publicTokens([token]))[0];
   });
 
-  app.delete('/tokens/:id', async (req) => {
+  app.delete('/tokens/:id', { schema: { response: { 200: gatewayDeletedSchema } } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     await loadManaged(actorOf(req).user, id);
     await accountsStore.deleteToken(id);
     auth.invalidate();
-    return { deleted: true, id };
+    return { deleted: true as const, id };
   });
-}
+};

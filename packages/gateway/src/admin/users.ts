@@ -1,7 +1,13 @@
 // /api/users: list, create, read, edit (balance included), delete.
 // Balances are given in currency units (fractions allowed) and kept as micros.
-import type { FastifyInstance } from 'fastify';
-import { createUserBody as createSchema, patchUserBody as patchSchema } from '@kbchat/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import {
+  createUserBody as createSchema,
+  gatewayDeletedSchema,
+  gatewayUserPageSchema,
+  gatewayUserSchema,
+  patchUserBody as patchSchema,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { unitsToMicros } from '../accounts/pricing.js';
 import { errors } from '../errors.js';
@@ -10,7 +16,11 @@ import type { UserRow } from '../store/schema.js';
 import { actorOf, assertCanManage } from './auth.js';
 import { paging, pathId, queryOf, searchOf } from './input.js';
 
-export function userRoutes(fastify: FastifyInstance, services: GatewayServices): void {
+const oneUser = { 200: gatewayUserSchema };
+/** The path's id is checked before the body (a bad id is named first). */
+const idFirst = { preValidation: async (req: { params: unknown }) => void pathId((req.params as { id: string }).id) };
+
+export const usersPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const { accounts, accountsStore, auth } = services;
 
@@ -23,7 +33,7 @@ export function userRoutes(fastify: FastifyInstance, services: GatewayServices):
     return user;
   };
 
-  app.get('/users', async (req) => {
+  app.get('/users', { schema: { response: { 200: gatewayUserPageSchema } } }, async (req) => {
     const q = queryOf(req);
     const { offset, limit } = paging(q);
     const search = searchOf(q.q);
@@ -32,7 +42,7 @@ export function userRoutes(fastify: FastifyInstance, services: GatewayServices):
     return { data: await accounts.publicUsers(rows), total, offset, limit };
   });
 
-  app.post('/users', { schema: { body: createSchema } }, async (req, reply) => {
+  app.post('/users', { schema: { body: createSchema, response: { 201: gatewayUserSchema } } }, async (req, reply) => {
     const input = req.body;
     const actor = actorOf(req).user;
     if (input.role === 'admin' && actor.role !== 'root') throw errors.forbidden('Only root can create administrators');
@@ -47,10 +57,13 @@ export function userRoutes(fastify: FastifyInstance, services: GatewayServices):
     return (await accounts.publicUsers([user]))[0];
   });
 
-  app.get('/users/:id', async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0]);
+  app.get(
+    '/users/:id',
+    { schema: { response: oneUser } },
+    async (req) => (await accounts.publicUsers([await load(pathId((req.params as { id: string }).id))]))[0],
+  );
 
-  // The path's id is checked before the body (a bad id is named first).
-  app.patch('/users/:id', { schema: { body: patchSchema }, preValidation: async (req) => void pathId((req.params as { id: string }).id) }, async (req) => {
+  app.patch('/users/:id', { schema: { body: patchSchema, response: oneUser }, ...idFirst }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = req.body;
     const actor = actorOf(req).user;
@@ -68,13 +81,13 @@ export function userRoutes(fastify: FastifyInstance, services: GatewayServices):
     return (await accounts.publicUsers([user]))[0];
   });
 
-  app.delete('/users/:id', async (req) => {
+  app.delete('/users/:id', { schema: { response: { 200: gatewayDeletedSchema } } }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const actor = actorOf(req).user;
     if (actor.id === id) throw errors.forbidden('You cannot delete yourself');
     assertCanManage(actor, await load(id));
     await accounts.deleteUser(id);
     auth.invalidate();
-    return { deleted: true, id };
+    return { deleted: true as const, id };
   });
-}
+};

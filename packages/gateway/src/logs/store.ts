@@ -6,7 +6,8 @@ import type { GatewayTables, LogRow, NewLog } from '../store/schema.js';
 import { rollupsOf } from './rollup.js';
 import { RollupStore } from './rollup-store.js';
 
-const LOG_COLUMNS = [
+/** A row's columns but its id and body: what a list page reads, and (with the body) what COPY writes, in this order. */
+const SUMMARY_COLUMNS = [
   'request_id',
   'created_at',
   'user_id',
@@ -25,8 +26,8 @@ const LOG_COLUMNS = [
   'status',
   'error',
   'attempts',
-  'request_body',
 ] as const;
+const LOG_COLUMNS = [...SUMMARY_COLUMNS, 'request_body'] as const;
 
 /** One CSV field: NULL is an empty unquoted field, text is always quoted. */
 function csvField(v: unknown): string {
@@ -175,27 +176,7 @@ export class LogsStore {
    * `offset` (kept for older clients; slow deep down).
    */
   list(filter: LogFilter, offset: number, limit: number, cursor?: LogCursor): Promise<LogSummary[]> {
-    let q = this.filtered(filter).select([
-      'id',
-      'request_id',
-      'created_at',
-      'user_id',
-      'token_id',
-      'channel_id',
-      'endpoint',
-      'model',
-      'upstream_model',
-      'is_stream',
-      'prompt_tokens',
-      'completion_tokens',
-      'usage_source',
-      'cost',
-      'latency_ms',
-      'ttft_ms',
-      'status',
-      'error',
-      'attempts',
-    ]);
+    let q = this.filtered(filter).select(['id', ...SUMMARY_COLUMNS]);
     const c = cursor;
     // The first condition alone bounds the index range on every store; the second drops the ties.
     if (c) q = q.where('created_at', '<=', c.createdAt).where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb('id', '<', c.id)]));

@@ -1,28 +1,24 @@
 // The gateway's admin API as the console calls it: its session cookie and
 // CSRF token (api.ts keeps the token), answers as the API gives them.
-import type { LoginBody } from '@kbchat/contracts';
+import type { GatewayCookieLogin, GatewayMe, LoginBody } from '@kbchat/contracts';
 import { apiJson, setCsrfToken, type CallOptions } from '../api';
 import type { GatewayUser as PublicUser } from '@kbchat/contracts';
 
-export type { GatewayUser, GatewayToken } from '@kbchat/contracts';
+export type { GatewayUser, GatewayToken, GatewayUserPage, GatewayTokenPage, GatewayCreatedToken } from '@kbchat/contracts';
 
 export const gatewayApi = <T>(path: string, init?: CallOptions): Promise<T> => apiJson<T>(path, init);
 
-interface SignedIn {
-  user: PublicUser;
-  csrf_token: string;
-}
-
 /** Who the cookie signs in, or an ApiError (401: nobody). */
 export async function me(): Promise<PublicUser> {
-  const r = await gatewayApi<SignedIn>('/api/auth/me');
+  // The cookie's session (the console's only way in) always comes with its CSRF token.
+  const r = await gatewayApi<GatewayMe & { csrf_token: string }>('/api/auth/me');
   setCsrfToken(r.csrf_token);
   return r.user;
 }
 
 /** Signs in with a cookie: the session secret stays in it, never in this page's script. */
 export async function signIn(username: string, password: string): Promise<PublicUser> {
-  const r = await gatewayApi<SignedIn>('/api/auth/login', { json: { username, password, cookie: true } satisfies LoginBody });
+  const r = await gatewayApi<GatewayCookieLogin>('/api/auth/login', { json: { username, password, cookie: true } satisfies LoginBody });
   setCsrfToken(r.csrf_token);
   return r.user;
 }

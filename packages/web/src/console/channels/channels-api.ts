@@ -6,7 +6,9 @@ import type {
   ChannelModelBody,
   ChannelPage,
   ChannelProviders,
-  ModelTestResult,
+  ChannelTestAnswer,
+  EnableModelsAnswer,
+  GatewayDeleted,
   PublicChannel,
   TestAllBody,
   TestAllResult,
@@ -32,12 +34,12 @@ export const channelsApi = {
   providers: (signal?: AbortSignal) => gatewayApi<ChannelProviders>('/api/channels/providers', { signal }),
   create: (input: ChannelInput) => gatewayApi<PublicChannel>('/api/channels', { json: input }),
   update: (id: number, input: ChannelInput) => gatewayApi<PublicChannel>(path(id), { method: 'PATCH', json: input }),
-  remove: (id: number) => gatewayApi<{ deleted: boolean }>(path(id), { method: 'DELETE' }),
+  remove: (id: number) => gatewayApi<GatewayDeleted>(path(id), { method: 'DELETE' }),
   test: (id: number, model?: string) =>
-    gatewayApi<{ channel_id: number; data: ModelTestResult[] }>(path(id, '/test'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+    gatewayApi<ChannelTestAnswer>(path(id, '/test'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
   testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} satisfies TestAllBody }),
   enableModels: (id: number, model?: string) =>
-    gatewayApi<{ enabled: string[] }>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+    gatewayApi<EnableModelsAnswer>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
 };
 
 /** Where the channel came from, when not made here: the variable that made it (or the built-in local models). */

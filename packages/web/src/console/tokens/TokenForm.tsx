@@ -5,7 +5,7 @@ import type { CreateTokenBody, PatchTokenBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
-import { formatUnits, gatewayApi, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { formatUnits, gatewayApi, type GatewayCreatedToken, type GatewayToken, type GatewayUser } from '../gateway-api';
 
 const MICROS = 1_000_000;
 
@@ -68,7 +68,7 @@ export function TokenForm({
       let id = token?.id;
       let key: string | undefined;
       if (id === undefined) {
-        const created = await gatewayApi<{ token: GatewayToken; key: string }>('/api/tokens', {
+        const created = await gatewayApi<GatewayCreatedToken>('/api/tokens', {
           json: { ...fields, user_id: Number(owner) } satisfies CreateTokenBody,
         });
         id = created.token.id;

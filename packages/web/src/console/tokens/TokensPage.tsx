@@ -10,7 +10,7 @@ import { withQuery } from '../../api';
 import { useLang } from '../../i18n';
 import { keepPreviousData } from '../../query';
 import { formatTime, Loading, Pager, SecretShownOnce, Table } from '../../ui';
-import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayTokenPage, type GatewayUser, type GatewayUserPage } from '../gateway-api';
 import { OwnBalance } from './OwnBalance';
 import { PlatformTokenConfirm, PlatformTokenNote, type PlatformTokenAction } from './PlatformToken';
 import { TokenForm, type Saved } from './TokenForm';
@@ -36,12 +36,11 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   // Owners by name: the users an administrator manages (one call, not one per row).
   const { data: users } = useQuery({
     queryKey: ['users', { limit: 500, admin }],
-    queryFn: ({ signal }) => (admin ? gatewayApi<{ data: GatewayUser[] }>('/api/users?limit=500', { signal }).then((r) => r.data) : Promise.resolve([me])),
+    queryFn: ({ signal }) => (admin ? gatewayApi<GatewayUserPage>('/api/users?limit=500', { signal }).then((r) => r.data) : Promise.resolve([me])),
   });
   const { data } = useQuery({
     queryKey: ['tokens', { offset, owner }],
-    queryFn: ({ signal }) =>
-      gatewayApi<{ data: GatewayToken[]; total: number }>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
+    queryFn: ({ signal }) => gatewayApi<GatewayTokenPage>(withQuery('/api/tokens', { offset, limit: PAGE, user_id: owner || undefined }), { signal }),
     placeholderData: keepPreviousData,
   });
   // A token's change: every page of the list, and the balance above it (read from /api/auth/me).

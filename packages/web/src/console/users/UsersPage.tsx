@@ -9,7 +9,7 @@ import { ActionError } from '../../actions';
 import { useLang } from '../../i18n';
 import { keepPreviousData } from '../../query';
 import { formatTime, Loading, Pager, Table, type Column } from '../../ui';
-import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
+import { formatUnits, gatewayApi, type GatewayUser, type GatewayUserPage } from '../gateway-api';
 import '../console.css';
 import './users.css';
 
@@ -25,7 +25,7 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
   const [error, setError] = useState<unknown>(null);
   const { data } = useQuery({
     queryKey: ['users', { offset }],
-    queryFn: ({ signal }) => gatewayApi<{ data: GatewayUser[]; total: number }>(withQuery('/api/users', { offset, limit: PAGE }), { signal }),
+    queryFn: ({ signal }) => gatewayApi<GatewayUserPage>(withQuery('/api/users', { offset, limit: PAGE }), { signal }),
     placeholderData: keepPreviousData,
   });
   const reload = () => void client.invalidateQueries({ queryKey: ['users'] });
