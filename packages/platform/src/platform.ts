@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import { loadTokenizer } from '@kbchat/shared';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { accountMigrations } from './accounts/migration.js';
 import { RequestAuth } from './accounts/request-auth.js';
 import { accountsPlugin } from './accounts/routes.js';
@@ -245,6 +246,8 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
   });
 }
 
+const healthSchema = z.object({ ok: z.literal(true), store: z.enum(['pglite', 'postgres']) });
+
 /** Every route of the platform: in app.after, since the document sees only the routes declared after it loads. */
 function platformRoutes(app: FastifyInstance, services: PlatformServices): void {
   // Every route's zod schemas validate its input (in place of the document helper's noValidation: see http/validate.ts).
@@ -260,10 +263,11 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
       metricsToken: services.config.metricsToken,
       pendingMigrations: () => pendingMigrations(services.store.db, MODULE_MIGRATIONS),
     });
-    app.get('/healthz', { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({
-      ok: true,
-      store: services.store.kind,
-    }));
+    app.get(
+      '/healthz',
+      { schema: { summary: 'Liveness: the process answers (and which store it runs on)', security: [], response: { 200: healthSchema } } },
+      async () => ({ ok: true, store: services.store.kind }),
+    );
   });
   // One encapsulated plugin per feature folder, each authenticating its group of routes in onRequest
   // hooks (http/caller.ts); the API document lists their routes in this order (the OpenAI-compatible last).

@@ -4,7 +4,7 @@ import type { SignInBody } from '@kbchat/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { api, setCsrfToken, type PublicUser } from './api';
+import { api, setCsrfToken, type PublicUser, type SessionInfo, type SignInAnswer } from './api';
 import { useLang } from './i18n';
 import { SetupChecklist } from './settings/SetupChecklist';
 import { Shell, SignInGate, useSignedIn } from './Shell';
@@ -21,7 +21,7 @@ export function App() {
   const { t } = useLang();
   const queries = useQueryClient();
   const session = useSignedIn(async () => {
-    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/me');
+    const r = await api<SessionInfo>('/api/auth/me');
     setCsrfToken(r.csrfToken);
     return r.user;
   });
@@ -35,7 +35,7 @@ export function App() {
   }
 
   async function signIn(username: string, password: string) {
-    const r = await api<{ user: PublicUser; csrfToken: string }>('/api/auth/login', { json: { username, password } satisfies SignInBody });
+    const r = await api<SignInAnswer>('/api/auth/login', { json: { username, password } satisfies SignInBody });
     setCsrfToken(r.csrfToken);
     session.setUser(r.user);
   }

@@ -17,3 +17,10 @@ export const publicUserSchema = z.object({
   createTime: z.string(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
+
+/** Who is signed in, and the token the page sends back with every change (X-CSRF-Token): GET /api/auth/me. */
+export const sessionInfoSchema = z.object({ user: publicUserSchema, csrfToken: z.string() });
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+/** A sign-in (the session itself is the httpOnly cookie): when it ends, epoch milliseconds. */
+export const signInAnswerSchema = sessionInfoSchema.extend({ expiresAt: z.number() });
+export type SignInAnswer = z.infer<typeof signInAnswerSchema>;

@@ -2,7 +2,7 @@
 // the field. The same schema checks a create body, and an update merged onto
 // the stored app.
 import { z } from 'zod';
-import { id } from './common.js';
+import { id, pageOf } from './common.js';
 
 export const SEARCH_MODES = ['embedding', 'fullTextRecall', 'mixedRecall'] as const;
 
@@ -94,3 +94,5 @@ export const publicAppSchema = z.object({
   updateTime: z.string(),
 });
 export type PublicApp = z.infer<typeof publicAppSchema>;
+
+export const appPageSchema = pageOf(publicAppSchema);

@@ -1,7 +1,7 @@
 // The chat (/api/v1/chat/completions), its history (/api/core/chat/*), an
 // application's chat log (getChatLogs) and an answer's model calls.
 import { z } from 'zod';
-import { id } from './common.js';
+import { id, pageOf } from './common.js';
 
 const contentPart = z.object({ type: z.string(), text: z.string().optional() }).passthrough();
 export const chatMessageSchema = z
@@ -154,14 +154,17 @@ export const publicChatHistorySchema = z.object({
 });
 export type PublicChatHistory = z.infer<typeof publicChatHistorySchema>;
 
+/** An answer's state; a running answer whose process died is 'interrupted'. */
+export const chatItemStatusSchema = z.enum(['running', 'done', 'stopped', 'failed', 'interrupted']);
+export type ChatItemStatus = z.infer<typeof chatItemStatusSchema>;
+
 /** A stored question or answer, in FastGPT's shape, with kbchat's answer state. */
 export const publicChatItemSchema = z.object({
   _id: z.string(),
   dataId: z.string(),
   obj: z.enum(['Human', 'AI']),
   value: z.array(z.object({ type: z.literal('text'), text: z.object({ content: z.string() }) })),
-  /** An answer's state; a running answer whose process died is 'interrupted'. */
-  status: z.enum(['running', 'done', 'stopped', 'failed', 'interrupted']),
+  status: chatItemStatusSchema,
   /** A failed answer's error. */
   error: z.object({ message: z.string(), code: z.string(), requestId: z.string().optional() }).optional(),
   time: z.string(),
@@ -170,3 +173,38 @@ export const publicChatItemSchema = z.object({
   userBadFeedback: z.string().optional(),
 });
 export type PublicChatItem = z.infer<typeof publicChatItemSchema>;
+
+export const chatHistoryPageSchema = pageOf(publicChatHistorySchema);
+export const chatItemPageSchema = pageOf(publicChatItemSchema);
+export const chatLogPageSchema = pageOf(publicChatLogSchema);
+
+/** FastGPT's chat init: what a reopened chat needs besides its messages (a chat not stored yet: empty). */
+export const chatInitSchema = z.object({ chatId: z.string(), appId: z.string(), title: z.string(), variables: z.record(z.string(), z.unknown()) });
+export type ChatInit = z.infer<typeof chatInitSchema>;
+
+/** A stop request: whether it stopped a running answer, and the answer's state now. */
+export const answerStoppedSchema = z.object({ stopped: z.boolean(), status: chatItemStatusSchema });
+
+/** clearHistories: how many chats were deleted. */
+export const chatsDeletedSchema = z.object({ deleted: z.number() });
+
+/** POST /api/v1/chat/completions without stream: OpenAI's chat.completion, and with detail FastGPT's records of the turn. */
+export const chatCompletionSchema = z.object({
+  id: z.string().describe('The chatId, or chatcmpl-… for a chat that is not stored'),
+  object: z.literal('chat.completion'),
+  created: z.number(),
+  model: z.string(),
+  /** Absent when the answer was stopped (then `stopped` is true). */
+  usage: tokenUsageSchema.optional(),
+  stopped: z.literal(true).optional().describe('Its asker stopped the answer: what was made so far'),
+  choices: z.array(z.object({ message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.literal('stop'), index: z.number() })),
+  responseData: z.array(stepRecordSchema).optional(),
+  newVariables: z.record(z.string(), z.unknown()).optional(),
+});
+export type ChatCompletion = z.infer<typeof chatCompletionSchema>;
+
+/** The application as an OpenAI model: its id is the appId. */
+export const appModelSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number(), owned_by: z.string(), name: z.string() });
+export type AppModel = z.infer<typeof appModelSchema>;
+/** GET /api/v1/models: the key's application as the one model. */
+export const appModelListSchema = z.object({ object: z.literal('list'), data: z.array(appModelSchema) });

@@ -1,6 +1,6 @@
 // /api/core/dataset/*: FastGPT's paths and shapes, general keys only.
 import { z } from 'zod';
-import { id } from './common.js';
+import { id, pageOf } from './common.js';
 
 /** The most data items one pushData request takes. */
 export const MAX_PUSH = 200;
@@ -138,3 +138,13 @@ export const publicDataSchema = z.object({
   updateTime: z.string(),
 });
 export type PublicData = z.infer<typeof publicDataSchema>;
+
+export const collectionPageSchema = pageOf(publicCollectionSchema);
+export const dataPageSchema = pageOf(publicDataSchema);
+
+/** A collection made of a text or a link: FastGPT's shape, with the items it made. */
+export const collectionCreatedSchema = z.object({ collectionId: z.string(), results: z.object({ insertLen: z.number() }) });
+export type CollectionCreated = z.infer<typeof collectionCreatedSchema>;
+
+/** pushData: the items stored. */
+export const pushedDataSchema = z.object({ insertLen: z.number() });

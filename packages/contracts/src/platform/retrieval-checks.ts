@@ -161,3 +161,15 @@ export const runDiffSchema = z.object({
   removed: z.array(z.object({ checkId: z.string(), question: z.string() })),
 });
 export type RunDiff = z.infer<typeof runDiffSchema>;
+
+/** A run without its results, as the list of runs has it. */
+export const checkRunSummarySchema = checkRunSchema.omit({ results: true });
+export type CheckRunSummary = z.infer<typeof checkRunSummarySchema>;
+
+/** A run (null: the dataset has none) and, once it is done, its difference to the finished run before it. */
+export const checkRunAnswerSchema = z.object({ run: checkRunSchema.nullable(), diff: runDiffSchema.nullable() });
+export type CheckRunAnswer = z.infer<typeof checkRunAnswerSchema>;
+
+/** A run started: its id, and with wait: true the run and its diff as well. */
+export const checkRunStartedSchema = checkRunAnswerSchema.partial().extend({ runId: z.string() });
+export type CheckRunStarted = z.infer<typeof checkRunStartedSchema>;

@@ -1,6 +1,6 @@
 // searchTest, and the indexing progress, problem list and retry endpoints of collections.
 import { z } from 'zod';
-import { id } from './common.js';
+import { id, pageOf } from './common.js';
 
 export const searchTestBody = z.object({
   datasetId: id,
@@ -175,6 +175,16 @@ export const searchOutcomeSchema = searchResultSchema.extend({
 });
 export type SearchOutcome = z.infer<typeof searchOutcomeSchema>;
 
+/** What searchTest answers: the search's outcome in FastGPT's names, kbchat's own beside them. */
+export const searchTestAnswerSchema = searchOutcomeSchema
+  .pick({ list: true, duration: true, searchMode: true, limit: true, similarity: true, usingReRank: true })
+  .extend({
+    queryExtensionModel: z.string().optional(),
+    queryExtensionResult: z.object({ model: z.string(), queries: z.array(z.string()) }).optional(),
+  })
+  .extend(searchOutcomeSchema.pick({ questionCut: true, note: true, dropped: true, found: true, modelCalls: true }).shape);
+export type SearchTestAnswer = z.infer<typeof searchTestAnswerSchema>;
+
 /** Why an item is not indexed (yet). */
 export const INDEXING_REASONS = ['rate_limited', 'model_missing', 'parse_failure', 'upstream_error', 'other'] as const;
 export type IndexingReason = (typeof INDEXING_REASONS)[number];
@@ -222,3 +232,26 @@ export const datasetProgressSchema = collectionProgressSchema.omit({ collectionI
   deleting: z.number(),
 });
 export type DatasetProgress = z.infer<typeof datasetProgressSchema>;
+
+/** GET /api/core/dataset/trainingDetail: the dataset's sum, its vector index and each collection's progress. */
+export const datasetTrainingDetailSchema = datasetProgressSchema.extend({
+  /** 'exact' until the worker builds the HNSW graph (when its queue is quiet): searches scan every vector meanwhile; null before any vector. */
+  vectorIndex: z.enum(['hnsw', 'exact']).nullable(),
+  collections: z.array(collectionProgressSchema),
+});
+export type DatasetTrainingDetail = z.infer<typeof datasetTrainingDetailSchema>;
+
+/** GET /api/core/dataset/collection/trainingDetail: FastGPT's counts, then kbchat's (collectionId, timeLeftSeconds and job once something of it was queued). */
+export const collectionTrainingDetailSchema = collectionProgressSchema.partial({ collectionId: true, timeLeftSeconds: true, job: true }).extend({
+  trainingType: z.string(),
+  queuedCounts: z.number(),
+  trainingCounts: z.number(),
+  errorCounts: z.number(),
+  trainedCount: z.number(),
+});
+export type CollectionTrainingDetail = z.infer<typeof collectionTrainingDetailSchema>;
+
+export const trainingErrorPageSchema = pageOf(publicTrainingErrorSchema);
+
+/** A retry: how many items were queued again. */
+export const retriedSchema = z.object({ retried: z.number() });

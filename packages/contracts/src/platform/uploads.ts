@@ -2,7 +2,7 @@
 // uploads that create/upload makes a collection of.
 import { z } from 'zod';
 import { id } from './common.js';
-import { chunkSettings } from './datasets.js';
+import { chunkSettings, collectionCreatedSchema } from './datasets.js';
 
 /** Largest upload (the readers' own limit). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -114,5 +114,5 @@ export const uploadCheckSchema = z.object({
 export type UploadCheck = z.infer<typeof uploadCheckSchema>;
 
 /** What a file import answers: FastGPT's shape, plus whether the collection was there already. */
-export const uploadImportedSchema = z.object({ collectionId: z.string(), results: z.object({ insertLen: z.number() }), alreadyImported: z.boolean() });
+export const uploadImportedSchema = collectionCreatedSchema.extend({ alreadyImported: z.boolean() });
 export type UploadImported = z.infer<typeof uploadImportedSchema>;

@@ -1,8 +1,18 @@
 // /api/core/app/*: applications, general keys only.
 import type { FastifyPluginAsync } from 'fastify';
-import { appIdQuery, createAppSchema, listAppsBody as listBody, updateAppSchema, type PublicApp } from '@kbchat/contracts';
+import {
+  appIdQuery,
+  appPageSchema,
+  createAppSchema,
+  envelopeOf,
+  listAppsBody as listBody,
+  publicAppSchema,
+  updateAppSchema,
+  type PublicApp,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ok } from '../datasets/routes.js';
+import { z } from 'zod';
+import { done, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { App, AppsService } from './service.js';
@@ -35,20 +45,30 @@ export const appsPlugin: FastifyPluginAsync<{ apps: AppsService; auth: RequestAu
     authenticated((req) => auth.general(req)),
   );
 
-  app.post('/api/core/app/create', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema } }, async (req) => {
-    const { id, warnings } = await apps.create(req.caller, req.body);
-    return okWithWarnings(id, warnings);
-  });
-  app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT, schema: { body: listBody } }, async (req) => {
+  app.post(
+    '/api/core/app/create',
+    { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: createAppSchema, response: { 200: envelopeOf(z.string().describe("The new application's id")) } } },
+    async (req) => {
+      const { id, warnings } = await apps.create(req.caller, req.body);
+      return okWithWarnings(id, warnings);
+    },
+  );
+  app.post('/api/core/app/list', { bodyLimit: LIST_BODY_LIMIT, schema: { body: listBody, response: { 200: envelopeOf(appPageSchema) } } }, async (req) => {
     const { list, total } = await apps.list(req.caller, req.body);
     return ok({ list: list.map(publicApp), total });
   });
-  app.get('/api/core/app/detail', { schema: { querystring: appIdQuery } }, async (req) => ok(publicApp(await apps.app(req.caller, req.query.appId))));
-  app.put('/api/core/app/update', { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: updateAppSchema } }, async (req) => {
-    const { app: updated, warnings } = await apps.update(req.caller, req.body.appId, req.body);
-    return okWithWarnings(publicApp(updated), warnings);
-  });
-  app.delete('/api/core/app/del', { schema: { querystring: appIdQuery } }, async (req) => {
+  app.get('/api/core/app/detail', { schema: { querystring: appIdQuery, response: { 200: envelopeOf(publicAppSchema) } } }, async (req) =>
+    ok(publicApp(await apps.app(req.caller, req.query.appId))),
+  );
+  app.put(
+    '/api/core/app/update',
+    { bodyLimit: SETTINGS_BODY_LIMIT, schema: { body: updateAppSchema, response: { 200: envelopeOf(publicAppSchema) } } },
+    async (req) => {
+      const { app: updated, warnings } = await apps.update(req.caller, req.body.appId, req.body);
+      return okWithWarnings(publicApp(updated), warnings);
+    },
+  );
+  app.delete('/api/core/app/del', { schema: { querystring: appIdQuery, response: done } }, async (req) => {
     await apps.delete(req.caller, req.query.appId);
     return ok(null);
   });

@@ -2,10 +2,16 @@
 // its own application's chats; a general key any application of its team.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
+  answerStoppedSchema,
+  chatHistoryPageSchema,
+  chatInitSchema,
+  chatItemPageSchema,
   chatItemQuery as itemQuery,
   chatQuery,
   chatRecordsBody as recordsBody,
+  chatsDeletedSchema,
   clearHistoriesQuery as clearQuery,
+  envelopeOf,
   feedbackBody,
   historiesBody,
   stopAnswerBody as stopBody,
@@ -14,7 +20,7 @@ import {
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppsService } from '../apps/service.js';
-import { ok } from '../datasets/routes.js';
+import { done, ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { ShareService } from '../share/service.js';
@@ -117,57 +123,77 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
     return { teamId: caller.teamId, appId };
   };
 
-  app.post('/api/core/chat/getHistories', { bodyLimit: BODY_LIMIT, schema: { body: historiesBody, security: readers } }, async (req) => {
-    const b = req.body;
-    const s = await scope(req, b);
-    const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor, b.source);
-    return ok({
-      list: rows.map((c) => publicHistory(c, !s.visitor)),
-      total,
-    });
-  });
+  app.post(
+    '/api/core/chat/getHistories',
+    { bodyLimit: BODY_LIMIT, schema: { body: historiesBody, security: readers, response: { 200: envelopeOf(chatHistoryPageSchema) } } },
+    async (req) => {
+      const b = req.body;
+      const s = await scope(req, b);
+      const { rows, total } = await deps.history.listChats(s.teamId, s.appId, b.offset, b.pageSize, s.visitor, b.source);
+      return ok({
+        list: rows.map((c) => publicHistory(c, !s.visitor)),
+        total,
+      });
+    },
+  );
 
   // FastGPT's chat init: what a reopened chat needs besides its messages (its variables). A chatId
   // not stored yet is a new chat: empty, not a 404, as FastGPT answers.
-  app.get('/api/core/chat/init', { schema: { querystring: chatQuery, security: readers } }, async (req) => {
+  app.get('/api/core/chat/init', { schema: { querystring: chatQuery, security: readers, response: { 200: envelopeOf(chatInitSchema) } } }, async (req) => {
     const q = req.query;
     const s = await scope(req, q);
     const chat = await deps.history.chat({ ...s, chatId: q.chatId });
     return ok({ chatId: q.chatId, appId: s.appId, title: chat?.title ?? '', variables: chat?.parsedVariables ?? {} });
   });
 
-  app.post('/api/core/chat/getPaginationRecords', { bodyLimit: BODY_LIMIT, schema: { body: recordsBody, security: readers } }, async (req) => {
-    const b = req.body;
-    const s = await scope(req, b);
-    const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
-    return ok({ list: rows.map(publicItem), total });
-  });
+  app.post(
+    '/api/core/chat/getPaginationRecords',
+    { bodyLimit: BODY_LIMIT, schema: { body: recordsBody, security: readers, response: { 200: envelopeOf(chatItemPageSchema) } } },
+    async (req) => {
+      const b = req.body;
+      const s = await scope(req, b);
+      const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
+      return ok({ list: rows.map(publicItem), total });
+    },
+  );
 
-  app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT, schema: { querystring: chatQuery, security: readers } }, async (req) => {
+  app.delete('/api/core/chat/delHistory', { bodyLimit: BODY_LIMIT, schema: { querystring: chatQuery, security: readers, response: done } }, async (req) => {
     const q = req.query;
     const s = await scope(req, q);
     if (!(await deps.history.deleteChat({ ...s, chatId: q.chatId }))) throw errors.notFound(`Chat ${q.chatId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: itemQuery, security: readers } }, async (req) => {
+  app.delete('/api/core/chat/item/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: itemQuery, security: readers, response: done } }, async (req) => {
     const q = req.query;
     const s = await scope(req, q);
     if (!(await deps.history.deleteItem({ ...s, chatId: q.chatId }, q.contentId))) throw errors.notFound(`Chat item ${q.contentId}`);
     return ok(null);
   });
 
-  app.delete('/api/core/chat/clearHistories', { bodyLimit: BODY_LIMIT, schema: { querystring: clearQuery, security: readers } }, async (req) => {
-    const q = req.query;
-    const s = await scope(req, q);
-    return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
-  });
+  app.delete(
+    '/api/core/chat/clearHistories',
+    { bodyLimit: BODY_LIMIT, schema: { querystring: clearQuery, security: readers, response: { 200: envelopeOf(chatsDeletedSchema) } } },
+    async (req) => {
+      const q = req.query;
+      const s = await scope(req, q);
+      return ok({ deleted: await deps.history.clearChats(s.teamId, s.appId) });
+    },
+  );
 
   // Stops a running answer of the caller's own chat (the web app's Stop): what it made is kept, marked
   // stopped, with its question. An answer that already ended is left as it is ({stopped: false}).
   app.post(
     '/api/core/chat/item/stop',
-    { bodyLimit: BODY_LIMIT, schema: { body: stopBody, security: readers, summary: 'Stop a running answer (kept as stopped, with what it made)' } },
+    {
+      bodyLimit: BODY_LIMIT,
+      schema: {
+        body: stopBody,
+        security: readers,
+        summary: 'Stop a running answer (kept as stopped, with what it made)',
+        response: { 200: envelopeOf(answerStoppedSchema) },
+      },
+    },
     async (req) => {
       const b = req.body;
       const s = await scope(req, b);
@@ -175,7 +201,7 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
       const chatPk = await deps.history.requestStop(ref, b.dataId);
       if (chatPk !== undefined) {
         deps.running.stop(chatPk, b.dataId);
-        return ok({ stopped: true, status: 'stopped' });
+        return ok({ stopped: true, status: 'stopped' as const });
       }
       const item = await deps.history.item(ref, b.dataId);
       if (!item || item.role !== 'assistant') throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
@@ -184,11 +210,15 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
   );
 
   // FastGPT's feedback on an answer: a non-empty text sets it, empty or absent clears it.
-  app.post('/api/core/chat/feedback/updateUserFeedback', { bodyLimit: BODY_LIMIT, schema: { body: feedbackBody, security: readers } }, async (req) => {
-    const b = req.body;
-    const s = await scope(req, b);
-    const ok_ = await deps.history.setFeedback({ ...s, chatId: b.chatId }, b.dataId, { good: b.userGoodFeedback || null, bad: b.userBadFeedback || null });
-    if (!ok_) throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
-    return ok(null);
-  });
+  app.post(
+    '/api/core/chat/feedback/updateUserFeedback',
+    { bodyLimit: BODY_LIMIT, schema: { body: feedbackBody, security: readers, response: done } },
+    async (req) => {
+      const b = req.body;
+      const s = await scope(req, b);
+      const ok_ = await deps.history.setFeedback({ ...s, chatId: b.chatId }, b.dataId, { good: b.userGoodFeedback || null, bad: b.userBadFeedback || null });
+      if (!ok_) throw errors.notFound(`Answer ${b.dataId} of chat ${b.chatId}`);
+      return ok(null);
+    },
+  );
 };

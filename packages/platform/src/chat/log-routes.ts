@@ -2,7 +2,7 @@
 // (general key or session): every chat of the app, visitors' included, newest
 // first, with where it came from and its counts. Paged in SQL.
 import type { FastifyPluginAsync } from 'fastify';
-import { chatLogsBody as logsBody, type PublicChatLog } from '@kbchat/contracts';
+import { chatLogPageSchema, chatLogsBody as logsBody, envelopeOf, type PublicChatLog } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
@@ -38,14 +38,18 @@ export const chatLogsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: AppsS
     authenticated((req) => deps.auth.general(req)),
   );
 
-  app.post('/api/core/app/getChatLogs', { bodyLimit: BODY_LIMIT, schema: { body: logsBody } }, async (req) => {
-    const caller = req.caller;
-    const b = req.body;
-    const from = b.dateStart ?? undefined;
-    const to = b.dateEnd ?? undefined;
-    if (from !== undefined && to !== undefined && to < from) throw errors.badField('dateEnd', 'is before dateStart');
-    await deps.apps.app(caller, b.appId); // 404 for another team's
-    const { rows, total } = await deps.history.chatLogs(caller.teamId, b.appId, { offset: b.offset, limit: b.pageSize, from, to });
-    return ok({ list: rows.map(publicChatLog), total });
-  });
+  app.post(
+    '/api/core/app/getChatLogs',
+    { bodyLimit: BODY_LIMIT, schema: { body: logsBody, response: { 200: envelopeOf(chatLogPageSchema) } } },
+    async (req) => {
+      const caller = req.caller;
+      const b = req.body;
+      const from = b.dateStart ?? undefined;
+      const to = b.dateEnd ?? undefined;
+      if (from !== undefined && to !== undefined && to < from) throw errors.badField('dateEnd', 'is before dateStart');
+      await deps.apps.app(caller, b.appId); // 404 for another team's
+      const { rows, total } = await deps.history.chatLogs(caller.teamId, b.appId, { offset: b.offset, limit: b.pageSize, from, to });
+      return ok({ list: rows.map(publicChatLog), total });
+    },
+  );
 };

@@ -2,7 +2,14 @@
 // and GET /api/v1/models, which lists that application as the one model (chat
 // UIs list models first). Parses and shapes; the turn itself is ChatService's.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { chatCompletionsBody as chatBody, type ChatMessage } from '@kbchat/contracts';
+import {
+  appModelListSchema,
+  chatCompletionSchema,
+  chatCompletionsBody as chatBody,
+  type AppModel,
+  type ChatCompletion,
+  type ChatMessage,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { App, AppsService } from '../apps/service.js';
@@ -133,7 +140,8 @@ export const chatPlugin: FastifyPluginAsync<ChatRouteDeps> = async (fastify, dep
     {
       bodyLimit: CHAT_BODY_LIMIT,
       // An application key; a session with ?appId=; or a share link's visitor (shareId and outLinkUid, no key).
-      schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}] },
+      // The answer without stream; a stream is SSE (chat/sse.ts), written past Fastify.
+      schema: { body: chatBody, security: [{ apiKey: [] }, { session: [] }, {}], response: { 200: chatCompletionSchema } },
       onRequest: async (req) => {
         if (isAnonymous(req)) await checkAnonymous(deps.share, req);
         else callers.set(req, await appCaller(deps.auth, deps.apps, req));
@@ -144,14 +152,14 @@ export const chatPlugin: FastifyPluginAsync<ChatRouteDeps> = async (fastify, dep
   scope.get(
     '/api/v1/models',
     {
-      schema: { description: 'The application of the key (or ?appId= with a session), as the one model' },
+      schema: { description: 'The application of the key (or ?appId= with a session), as the one model', response: { 200: appModelListSchema } },
       onRequest: async (req) => {
         callers.set(req, await appCaller(deps.auth, deps.apps, req));
       },
     },
     async (req) => {
       const caller = callers.get(req)!;
-      return { object: 'list', data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
+      return { object: 'list' as const, data: [modelEntry(await deps.apps.app(caller, caller.appId))] };
     },
   );
 };
@@ -161,11 +169,17 @@ export const chatPlugin: FastifyPluginAsync<ChatRouteDeps> = async (fastify, dep
  * `model` is not read (the key names the application), so this id, or any
  * other value, chats with it; `name` is for UIs that show one.
  */
-function modelEntry(app: App) {
+function modelEntry(app: App): AppModel {
   return { id: app.id, object: 'model', created: Math.floor(app.createdAt / 1000), owned_by: 'kbchat', name: app.name };
 }
 
-async function completions(deps: ChatRouteDeps, caller: AppCaller, b: z.output<typeof chatBody>, req: FastifyRequest, reply: FastifyReply) {
+async function completions(
+  deps: ChatRouteDeps,
+  caller: AppCaller,
+  b: z.output<typeof chatBody>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<ChatCompletion | void> {
   const last = b.messages.length - 1;
   const question = textOf(b.messages[last]!.content).trim();
   if (b.messages[last]!.role !== 'user' || !question)

@@ -5,7 +5,7 @@
 // owns, never taken from the caller: an id from another team's answer names
 // nothing here.
 import type { FastifyPluginAsync } from 'fastify';
-import { modelCallsQuery as query } from '@kbchat/contracts';
+import { envelopeOf, gatewayCallsSchema, modelCallsQuery as query } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
@@ -27,7 +27,7 @@ export const modelCallsPlugin: FastifyPluginAsync<{ auth: RequestAuth; apps: App
     authenticated((req) => deps.auth.general(req)),
   );
 
-  app.get('/api/core/chat/modelCalls', { schema: { querystring: query } }, async (req) => {
+  app.get('/api/core/chat/modelCalls', { schema: { querystring: query, response: { 200: envelopeOf(gatewayCallsSchema) } } }, async (req) => {
     const caller = req.caller;
     const q = req.query;
     await deps.apps.app(caller, q.appId); // 404 for another team's app

@@ -1,28 +1,40 @@
 // /api/core/dataset/*: FastGPT's paths and shapes (docs/platform.md), general keys only.
 import type { FastifyPluginAsync } from 'fastify';
 import {
+  collectionCreatedSchema as collectionCreated,
+  collectionPageSchema as collectionPage,
   createDatasetBody as createDataset,
   createLinkCollectionBody as createLink,
   createTextCollectionBody as createText,
   dataIdRequired,
+  dataPageSchema as dataPage,
+  envelopeOf,
   idQuery,
   listCollectionsBody as listCollections,
   listDataBody as listData,
   listDatasetsBody as listDatasets,
+  publicCollectionSchema,
+  publicDataSchema,
+  publicDatasetSchema,
   pushDataBody as pushData,
+  pushedDataSchema as pushed,
   updateDataBody as updateData,
   type PublicCollection,
   type PublicData,
   type PublicDataset,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { authenticated } from '../http/caller.js';
 import { parseInput } from '../http/validate.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { DatasetsService } from './service.js';
 import type { CollectionRow, DataRow, DatasetRow } from './store.js';
 
-export const ok = <T>(data: T) => ({ code: 200, statusText: '', message: '', data });
+/** FastGPT's envelope of a management route's answer (its schema: envelopeOf in @kbchat/contracts). */
+export const ok = <T>(data: T) => ({ code: 200 as const, statusText: '' as const, message: '', data });
+/** The answer of a route that answers ok(null): the change is made. */
+export const done = { 200: envelopeOf(z.null()) };
 
 export function publicDataset(d: DatasetRow & { collection_count?: number; data_count?: number }): PublicDataset {
   return {
@@ -88,58 +100,63 @@ export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; aut
     authenticated((req) => auth.general(req)),
   );
 
-  app.post('/api/core/dataset/create', { schema: { body: createDataset } }, async (req) => ok(await datasets.createDataset(req.caller, req.body)));
-  app.post('/api/core/dataset/list', { schema: { body: listDatasets } }, async (req) =>
+  app.post(
+    '/api/core/dataset/create',
+    { schema: { body: createDataset, response: { 200: envelopeOf(z.string().describe("The new dataset's id")) } } },
+    async (req) => ok(await datasets.createDataset(req.caller, req.body)),
+  );
+  app.post('/api/core/dataset/list', { schema: { body: listDatasets, response: { 200: envelopeOf(z.array(publicDatasetSchema)) } } }, async (req) =>
     ok((await datasets.listDatasets(req.caller, req.body.searchKey)).map(publicDataset)),
   );
-  app.get('/api/core/dataset/detail', { schema: { querystring: idQuery } }, async (req) => ok(publicDataset(await datasets.dataset(req.caller, req.query.id))));
-  app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery } }, async (req) => {
+  app.get('/api/core/dataset/detail', { schema: { querystring: idQuery, response: { 200: envelopeOf(publicDatasetSchema) } } }, async (req) =>
+    ok(publicDataset(await datasets.dataset(req.caller, req.query.id))),
+  );
+  app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery, response: done } }, async (req) => {
     await datasets.deleteDataset(req.caller, req.query.id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/collection/create/text', { schema: { body: createText } }, async (req) => {
+  app.post('/api/core/dataset/collection/create/text', { schema: { body: createText, response: { 200: envelopeOf(collectionCreated) } } }, async (req) => {
     const r = await datasets.createTextCollection(req.caller, req.body);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
-  app.post('/api/core/dataset/collection/create/link', { schema: { body: createLink } }, async (req) => {
+  app.post('/api/core/dataset/collection/create/link', { schema: { body: createLink, response: { 200: envelopeOf(collectionCreated) } } }, async (req) => {
     const r = await datasets.createLinkCollection(req.caller, req.body.link, req.body, linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
   // Files (create/localFile and resumable uploads): uploads/routes.ts.
-  app.post('/api/core/dataset/collection/listV2', { schema: { body: listCollections } }, async (req) => {
+  app.post('/api/core/dataset/collection/listV2', { schema: { body: listCollections, response: { 200: envelopeOf(collectionPage) } } }, async (req) => {
     const q = req.body;
     const { rows, total } = await datasets.listCollections(req.caller, q.datasetId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicCollection), total });
   });
-  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery } }, async (req) =>
+  app.get('/api/core/dataset/collection/detail', { schema: { querystring: idQuery, response: { 200: envelopeOf(publicCollectionSchema) } } }, async (req) =>
     ok(publicCollection(await datasets.collection(req.caller, req.query.id))),
   );
-  app.delete('/api/core/dataset/collection/delete', { schema: { querystring: idQuery } }, async (req) => {
+  app.delete('/api/core/dataset/collection/delete', { schema: { querystring: idQuery, response: done } }, async (req) => {
     await datasets.deleteCollection(req.caller, req.query.id);
     return ok(null);
   });
 
-  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData } }, async (req) =>
+  app.post('/api/core/dataset/data/pushData', { schema: { body: pushData, response: { 200: envelopeOf(pushed) } } }, async (req) =>
     ok(await datasets.pushData(req.caller, req.body.collectionId, req.body.data, req.body.trainingType)),
   );
-  app.post('/api/core/dataset/data/v2/list', { schema: { body: listData } }, async (req) => {
+  app.post('/api/core/dataset/data/v2/list', { schema: { body: listData, response: { 200: envelopeOf(dataPage) } } }, async (req) => {
     const q = req.body;
     const { rows, total } = await datasets.listData(req.caller, q.collectionId, q.offset, q.pageSize, q.searchText);
     return ok({ list: rows.map(publicData), total });
   });
-  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery } }, async (req) =>
+  app.get('/api/core/dataset/data/detail', { schema: { querystring: idQuery, response: { 200: envelopeOf(publicDataSchema) } } }, async (req) =>
     ok(publicData(await datasets.dataItem(req.caller, req.query.id))),
   );
-  app.put('/api/core/dataset/data/update', { schema: { body: updateData } }, async (req) => {
+  app.put('/api/core/dataset/data/update', { schema: { body: updateData, response: done } }, async (req) => {
     const body = req.body;
-    const dataId = body.dataId ?? body.id;
-    // Either name is optional in the schema (FastGPT sends dataId, older clients id): one is required.
-    if (!dataId) return parseInput(dataIdRequired, {});
+    // Either name is optional in the schema (FastGPT sends dataId, older clients id): one is required (parseInput throws the 400).
+    const dataId = body.dataId ?? body.id ?? parseInput(dataIdRequired, {}).dataId;
     await datasets.updateData(req.caller, dataId, body);
     return ok(null);
   });
-  app.delete('/api/core/dataset/data/delete', { schema: { querystring: idQuery } }, async (req) => {
+  app.delete('/api/core/dataset/data/delete', { schema: { querystring: idQuery, response: done } }, async (req) => {
     await datasets.deleteData(req.caller, req.query.id);
     return ok(null);
   });

@@ -1,8 +1,16 @@
 // /api/support/openapi/*: API keys, managed with a general key.
 import type { FastifyPluginAsync } from 'fastify';
-import { createKeyBody as createKey, deleteKeyQuery as deleteQuery, listKeysQuery as listQuery, type PublicKey } from '@kbchat/contracts';
+import {
+  createKeyBody as createKey,
+  deleteKeyQuery as deleteQuery,
+  envelopeOf,
+  listKeysQuery as listQuery,
+  publicKeySchema,
+  type PublicKey,
+} from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ok } from '../datasets/routes.js';
+import { z } from 'zod';
+import { done, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { KeysService } from './service.js';
@@ -33,15 +41,19 @@ export const keysPlugin: FastifyPluginAsync<{ keys: KeysService; auth: RequestAu
   );
 
   // The key itself is in this answer and nowhere else, ever.
-  app.post('/api/support/openapi/create', { bodyLimit: BODY_LIMIT, schema: { body: createKey } }, async (req) => {
-    const b = req.body;
-    const { key } = await keys.create(req.caller, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
-    return ok(key);
-  });
-  app.get('/api/support/openapi/list', { schema: { querystring: listQuery } }, async (req) =>
+  app.post(
+    '/api/support/openapi/create',
+    { bodyLimit: BODY_LIMIT, schema: { body: createKey, response: { 200: envelopeOf(z.string().describe('The key itself, shown this once')) } } },
+    async (req) => {
+      const b = req.body;
+      const { key } = await keys.create(req.caller, { name: b.name, appId: b.appId, expiresAt: b.expiredTime ?? b.limit?.expiredTime });
+      return ok(key);
+    },
+  );
+  app.get('/api/support/openapi/list', { schema: { querystring: listQuery, response: { 200: envelopeOf(z.array(publicKeySchema)) } } }, async (req) =>
     ok((await keys.list(req.caller, req.query.appId)).map(publicKey)),
   );
-  app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: deleteQuery } }, async (req) => {
+  app.delete('/api/support/openapi/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: deleteQuery, response: done } }, async (req) => {
     await keys.revoke(req.caller, req.query.id);
     return ok(null);
   });

@@ -1,8 +1,9 @@
 // GET /api/core/ai/model/list: the models config.json offers and, for each,
 // whether the gateway serves it now, so that a missing channel is seen on the
 // models page before anyone chats (or creates a knowledge base on it).
-import type { ModelKind, ModelStatus, ModelList } from '@kbchat/contracts';
+import { envelopeOf, modelListSchema, type ModelKind, type ModelStatus, type ModelList } from '@kbchat/contracts';
 import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
@@ -47,10 +48,13 @@ function gatewayFailure(url: string, err: unknown): string {
 }
 
 /** General keys or a session, checked in onRequest. */
-export const modelsPlugin: FastifyPluginAsync<{ models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }> = async (app, deps) => {
+export const modelsPlugin: FastifyPluginAsync<{ models: ModelConfig; gateway: GatewayClient; auth: RequestAuth }> = async (scope, deps) => {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
   app.addHook(
     'onRequest',
     authenticated((req) => deps.auth.general(req)),
   );
-  app.get('/api/core/ai/model/list', async () => ok(await modelStatus(deps.models, deps.gateway)));
+  app.get('/api/core/ai/model/list', { schema: { response: { 200: envelopeOf(modelListSchema) } } }, async () =>
+    ok(await modelStatus(deps.models, deps.gateway)),
+  );
 };

@@ -1,9 +1,15 @@
 // searchTest, and the indexing progress, problem list and retry endpoints of collections.
 import {
   collectionIdQuery as collectionQuery,
+  collectionTrainingDetailSchema as collectionTraining,
+  datasetTrainingDetailSchema as datasetTraining,
   datasetIdQuery as datasetQuery,
+  envelopeOf,
+  retriedSchema,
   retryFailedBody as retryFailedItems,
+  searchTestAnswerSchema as searchAnswer,
   searchTestBody as searchTest,
+  trainingErrorPageSchema as trainingErrorPage,
   trainingErrorsBody as trainingErrors,
   updateTrainingDataBody as updateTrainingData,
   type PublicTrainingError,
@@ -24,6 +30,7 @@ import type { SearchService } from './service.js';
 const BODY_LIMIT = 1024 * 1024;
 /** Queue item ids are integers; anything else names no item (and must not reach SQL as one). */
 const itemId = (s: string) => (/^\d{1,9}$/.test(s) ? Number(s) : undefined);
+const retried = { 200: envelopeOf(retriedSchema) };
 
 /** A problem item as the API shows it: FastGPT's getTrainingError fields, then kbchat's own. */
 export function publicTrainingError(p: TrainingProblem): PublicTrainingError {
@@ -61,56 +68,64 @@ export const searchPlugin: FastifyPluginAsync<{
     authenticated((req) => deps.auth.general(req)),
   );
 
-  app.post('/api/core/dataset/searchTest', { bodyLimit: BODY_LIMIT, schema: { body: searchTest } }, async (req) => {
-    const who = req.caller;
-    const b = req.body;
-    const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
-    const r = await deps.search.forRequest(req.id).search(who, {
-      datasetIds: [b.datasetId],
-      text: b.text,
-      mode: b.searchMode,
-      limit: b.limit,
-      similarity: b.similarity,
-      embeddingWeight: b.embeddingWeight,
-      usingReRank: b.usingReRank,
-      rerankModel: b.rerankModel,
-      extension: b.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: b.datasetSearchExtensionBg } : undefined,
-    });
-    return ok({
-      list: r.list,
-      duration: r.duration,
-      searchMode: r.searchMode,
-      limit: r.limit,
-      similarity: r.similarity,
-      usingReRank: r.usingReRank,
-      queryExtensionModel: r.extension?.model,
-      queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
-      questionCut: r.questionCut,
-      note: r.note,
-      dropped: r.dropped,
-      found: r.found,
-      modelCalls: r.modelCalls,
-    });
-  });
+  app.post(
+    '/api/core/dataset/searchTest',
+    { bodyLimit: BODY_LIMIT, schema: { body: searchTest, response: { 200: envelopeOf(searchAnswer) } } },
+    async (req) => {
+      const who = req.caller;
+      const b = req.body;
+      const extensionModel = b.datasetSearchExtensionModel ?? deps.defaultExtensionModel;
+      const r = await deps.search.forRequest(req.id).search(who, {
+        datasetIds: [b.datasetId],
+        text: b.text,
+        mode: b.searchMode,
+        limit: b.limit,
+        similarity: b.similarity,
+        embeddingWeight: b.embeddingWeight,
+        usingReRank: b.usingReRank,
+        rerankModel: b.rerankModel,
+        extension: b.datasetSearchUsingExtensionQuery && extensionModel ? { model: extensionModel, background: b.datasetSearchExtensionBg } : undefined,
+      });
+      return ok({
+        list: r.list,
+        duration: r.duration,
+        searchMode: r.searchMode,
+        limit: r.limit,
+        similarity: r.similarity,
+        usingReRank: r.usingReRank,
+        queryExtensionModel: r.extension?.model,
+        queryExtensionResult: r.extension ? { model: r.extension.model, queries: r.extension.queries } : undefined,
+        questionCut: r.questionCut,
+        note: r.note,
+        dropped: r.dropped,
+        found: r.found,
+        modelCalls: r.modelCalls,
+      });
+    },
+  );
 
   // Counts of a collection's items by state, and the last error, so that "indexing" never sits without a reason.
-  app.get('/api/core/dataset/collection/trainingDetail', { schema: { querystring: collectionQuery } }, async (req) => {
-    const who = req.caller;
-    const { collectionId } = req.query;
-    const c = await deps.datasets.collection(who, collectionId);
-    const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
-    const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
-    return ok({
-      trainingType: c.training_type,
-      queuedCounts: counts.queued,
-      trainingCounts: counts.indexing,
-      errorCounts: counts.failed,
-      trainedCount: counts.done,
-      ...counts,
-    });
-  });
+  app.get(
+    '/api/core/dataset/collection/trainingDetail',
+    { schema: { querystring: collectionQuery, response: { 200: envelopeOf(collectionTraining) } } },
+    async (req) => {
+      const who = req.caller;
+      const { collectionId } = req.query;
+      const c = await deps.datasets.collection(who, collectionId);
+      const [p] = await progress(deps.db, { datasetId: c.dataset_id, collectionIds: [collectionId] });
+      const counts = p ?? { queued: 0, indexing: 0, failed: 0, done: 0, total: 0, lastError: null, rateLimited: 0, rateLimitedUntil: null };
+      return ok({
+        trainingType: c.training_type,
+        queuedCounts: counts.queued,
+        trainingCounts: counts.indexing,
+        errorCounts: counts.failed,
+        trainedCount: counts.done,
+        ...counts,
+      });
+    },
+  );
 
-  app.get('/api/core/dataset/trainingDetail', { schema: { querystring: datasetQuery } }, async (req) => {
+  app.get('/api/core/dataset/trainingDetail', { schema: { querystring: datasetQuery, response: { 200: envelopeOf(datasetTraining) } } }, async (req) => {
     const who = req.caller;
     const { datasetId } = req.query;
     const dataset = await deps.datasets.dataset(who, datasetId);
@@ -121,7 +136,7 @@ export const searchPlugin: FastifyPluginAsync<{
   });
 
   // Failed items of a collection (or a whole dataset) are queued again, attempts reset.
-  app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT, schema: { body: retryFailedItems } }, async (req) => {
+  app.post('/api/core/dataset/training/retry', { bodyLimit: BODY_LIMIT, schema: { body: retryFailedItems, response: retried } }, async (req) => {
     const who = req.caller;
     const b = req.body;
     if (b.collectionId) await deps.datasets.collection(who, b.collectionId);
@@ -130,17 +145,21 @@ export const searchPlugin: FastifyPluginAsync<{
   });
 
   // A collection's items that failed or wait on an error, each with its reason, attempts and next attempt; paged.
-  app.post('/api/core/dataset/training/getTrainingError', { bodyLimit: BODY_LIMIT, schema: { body: trainingErrors } }, async (req) => {
-    const who = req.caller;
-    const b = req.body;
-    await deps.datasets.collection(who, b.collectionId);
-    const offset = b.offset ?? (b.pageNum ? (b.pageNum - 1) * b.pageSize : 0);
-    const r = await listProblems(deps.db, { teamId: who.teamId, collectionId: b.collectionId, offset, limit: b.pageSize });
-    return ok({ list: r.list.map(publicTrainingError), total: r.total });
-  });
+  app.post(
+    '/api/core/dataset/training/getTrainingError',
+    { bodyLimit: BODY_LIMIT, schema: { body: trainingErrors, response: { 200: envelopeOf(trainingErrorPage) } } },
+    async (req) => {
+      const who = req.caller;
+      const b = req.body;
+      await deps.datasets.collection(who, b.collectionId);
+      const offset = b.offset ?? (b.pageNum ? (b.pageNum - 1) * b.pageSize : 0);
+      const r = await listProblems(deps.db, { teamId: who.teamId, collectionId: b.collectionId, offset, limit: b.pageSize });
+      return ok({ list: r.list.map(publicTrainingError), total: r.total });
+    },
+  );
 
   // FastGPT's retry: one item (dataId, the item's _id from getTrainingError), or every failed one of a collection or dataset.
-  app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT, schema: { body: updateTrainingData } }, async (req) => {
+  app.put('/api/core/dataset/training/updateTrainingData', { bodyLimit: BODY_LIMIT, schema: { body: updateTrainingData, response: retried } }, async (req) => {
     const who = req.caller;
     const b = req.body;
     if (b.dataId) {

@@ -5,15 +5,19 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   appIdQuery as appQuery,
   createOutLinkBody as createLink,
+  envelopeOf,
   idQuery,
+  publicOutLinkSchema,
+  shareInitSchema,
   shareIdQuery as shareQuery,
   type PublicOutLink,
   type ShareInit,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
-import { ok } from '../datasets/routes.js';
+import { done, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
 import type { ShareService } from './service.js';
 import type { OutLinkRow } from './store.js';
@@ -48,7 +52,7 @@ export const sharePlugin: FastifyPluginAsync<ShareDeps> = async (scope, deps) =>
   await app.register(managementRoutes, deps);
 
   // A visitor's: the share id is the credential.
-  app.get('/api/support/outLink/init', { schema: { querystring: shareQuery, security: [] } }, async (req) => {
+  app.get('/api/support/outLink/init', { schema: { querystring: shareQuery, security: [], response: { 200: envelopeOf(shareInitSchema) } } }, async (req) => {
     const link = await deps.share.open(req.query.shareId);
     const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
     const extracted = new Set(a.settings.extract?.fields.map((f) => f.key) ?? []);
@@ -64,16 +68,20 @@ const managementRoutes: FastifyPluginAsync<ShareDeps> = async (scope, deps) => {
     authenticated((req) => deps.auth.general(req)),
   );
 
-  app.post('/api/support/outLink/create', { bodyLimit: BODY_LIMIT, schema: { body: createLink } }, async (req) => {
-    const b = req.body;
-    return ok(
-      await deps.share.create(req.caller, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }),
-    );
-  });
-  app.get('/api/support/outLink/list', { schema: { querystring: appQuery } }, async (req) =>
+  app.post(
+    '/api/support/outLink/create',
+    { bodyLimit: BODY_LIMIT, schema: { body: createLink, response: { 200: envelopeOf(z.string().describe("The new link's shareId")) } } },
+    async (req) => {
+      const b = req.body;
+      return ok(
+        await deps.share.create(req.caller, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }),
+      );
+    },
+  );
+  app.get('/api/support/outLink/list', { schema: { querystring: appQuery, response: { 200: envelopeOf(z.array(publicOutLinkSchema)) } } }, async (req) =>
     ok((await deps.share.list(req.caller, req.query.appId)).map(publicOutLink)),
   );
-  app.delete('/api/support/outLink/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: idQuery } }, async (req) => {
+  app.delete('/api/support/outLink/delete', { bodyLimit: BODY_LIMIT, schema: { querystring: idQuery, response: done } }, async (req) => {
     await deps.share.remove(req.caller, req.query.id);
     return ok(null);
   });

@@ -5,6 +5,7 @@
 // sees it; anything refused here is the platform's envelope naming the field.
 import {
   datasetIdQuery as datasetQuery,
+  envelopeOf,
   estimateUploadBody as estimateUpload,
   fileImportSettings as fileSettings,
   idQuery,
@@ -12,15 +13,20 @@ import {
   localFileForm,
   MAX_FILE_BYTES,
   tusUploadMetadata as tusMetadata,
+  unfinishedUploadSchema,
   uploadCheckBody as check,
+  uploadCheckSchema,
+  uploadEstimateSchema,
   uploadIdParams as uploadParams,
+  uploadImportedSchema,
   type UploadImported,
 } from '@kbchat/contracts';
 import { Metadata } from '@tus/utils';
 import type { FastifyPluginAsync } from 'fastify';
 import type { RequestAuth } from '../accounts/request-auth.js';
-import { ok } from '../datasets/routes.js';
+import { done, ok } from '../datasets/routes.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { authenticated } from '../http/caller.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
@@ -38,6 +44,7 @@ export type { UploadCheck, UploadEstimate, UploadImported } from '@kbchat/contra
 
 /** create/localFile's form schema is the document's only: the handler reads the parts itself. */
 const documentedOnly = () => () => true;
+const importAnswer = { 200: envelopeOf(uploadImportedSchema) };
 
 /** General keys or a session, checked before the body is read (a file's bytes included). */
 export const uploadsPlugin: FastifyPluginAsync<{ uploads: UploadsService; tus: TusUploads; auth: RequestAuth }> = async (scope, { uploads, tus, auth }) => {
@@ -50,7 +57,7 @@ export const uploadsPlugin: FastifyPluginAsync<{ uploads: UploadsService; tus: T
   // multipart: `file` and `data` (the settings as a JSON string), as FastGPT's clients send them.
   app.post(
     '/api/core/dataset/collection/create/localFile',
-    { schema: { body: localFileForm, consumes: ['multipart/form-data'] }, validatorCompiler: documentedOnly },
+    { schema: { body: localFileForm, consumes: ['multipart/form-data'], response: importAnswer }, validatorCompiler: documentedOnly },
     async (req) => {
       const who = req.caller;
       if (!req.isMultipart()) throw errors.badField('file', 'send multipart/form-data with a file field and a data field (JSON settings)');
@@ -74,23 +81,29 @@ export const uploadsPlugin: FastifyPluginAsync<{ uploads: UploadsService; tus: T
     },
   );
 
-  app.post('/api/core/dataset/collection/upload/check', { schema: { body: check } }, async (req) => {
+  app.post('/api/core/dataset/collection/upload/check', { schema: { body: check, response: { 200: envelopeOf(uploadCheckSchema) } } }, async (req) => {
     const body = req.body;
     return ok(await uploads.check(req.caller, body.datasetId, body.sha256, body.size));
   });
-  app.get('/api/core/dataset/collection/upload/list', { schema: { querystring: datasetQuery } }, async (req) =>
-    ok(await uploads.listUnfinished(req.caller, req.query.datasetId)),
+  app.get(
+    '/api/core/dataset/collection/upload/list',
+    { schema: { querystring: datasetQuery, response: { 200: envelopeOf(z.array(unfinishedUploadSchema)) } } },
+    async (req) => ok(await uploads.listUnfinished(req.caller, req.query.datasetId)),
   );
-  app.delete('/api/core/dataset/collection/upload/delete', { schema: { querystring: idQuery } }, async (req) => {
+  app.delete('/api/core/dataset/collection/upload/delete', { schema: { querystring: idQuery, response: done } }, async (req) => {
     await uploads.discard(req.caller, req.query.id);
     return ok(null);
   });
   // Before create/upload, optionally: how many chunks and about how long to index (nothing is written; a file the import would refuse is refused and discarded here).
-  app.post('/api/core/dataset/collection/upload/estimate', { schema: { body: estimateUpload } }, async (req) => {
-    const { uploadId, ...settings } = req.body;
-    return ok(await uploads.estimate(req.caller, uploadId, settings));
-  });
-  app.post('/api/core/dataset/collection/create/upload', { schema: { body: fromUpload } }, async (req) => {
+  app.post(
+    '/api/core/dataset/collection/upload/estimate',
+    { schema: { body: estimateUpload, response: { 200: envelopeOf(uploadEstimateSchema) } } },
+    async (req) => {
+      const { uploadId, ...settings } = req.body;
+      return ok(await uploads.estimate(req.caller, uploadId, settings));
+    },
+  );
+  app.post('/api/core/dataset/collection/create/upload', { schema: { body: fromUpload, response: importAnswer } }, async (req) => {
     const { uploadId, ...settings } = req.body;
     return imported(await uploads.finish(req.caller, uploadId, settings));
   });

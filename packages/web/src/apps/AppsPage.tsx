@@ -4,7 +4,7 @@ import type { ListAppsBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, withQuery, type PublicApp } from '../api';
+import { api, withQuery, type Page, type PublicApp } from '../api';
 import { useModelList } from '../models';
 import { keepPreviousData } from '../query';
 import { useLang } from '../i18n';
@@ -56,7 +56,7 @@ function AppList({ searchKey }: { searchKey: string }) {
   const { data } = useQuery({
     queryKey: ['apps', { searchKey, offset, pageSize: PAGE_SIZE }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicApp[]; total: number }>('/api/core/app/list', {
+      api<Page<PublicApp>>('/api/core/app/list', {
         json: { searchKey: searchKey || undefined, offset, pageSize: PAGE_SIZE } satisfies ListAppsBody,
         signal,
       }),

@@ -4,7 +4,7 @@
 import type { ChatLogsBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, type PublicChatLog } from '../api';
+import { api, type Page, type PublicChatLog } from '../api';
 import { MessageView } from '../chat/Message';
 import { sessionTransport } from '../chat/transport';
 import '../chat/chat.css';
@@ -20,8 +20,7 @@ export function ChatLogsPage({ appId }: { appId: string }) {
   const [offset, setOffset] = useState(0);
   const { data } = useQuery({
     queryKey: ['apps', appId, 'chat-logs', { offset }],
-    queryFn: ({ signal }) =>
-      api<{ list: PublicChatLog[]; total: number }>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
+    queryFn: ({ signal }) => api<Page<PublicChatLog>>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
     placeholderData: keepPreviousData,
   });
   const [open, setOpen] = useState<string | null>(null);

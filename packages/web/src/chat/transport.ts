@@ -3,14 +3,10 @@
 // of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
 // panel is the same for both.
 import type { ChatRecordsBody, FeedbackBody, HistoriesBody, StopAnswerBody } from '@kbchat/contracts';
-import { api, csrfHeader, withQuery, type GatewayCalls } from '../api';
+import { api, csrfHeader, withQuery, type ChatInit, type GatewayCalls, type Page, type PublicChatHistory, type PublicChatItem } from '../api';
 import type { ChatMessage } from './messages-model';
 
-export interface HistoryEntry {
-  chatId: string;
-  title: string;
-  updateTime: string;
-}
+export type HistoryEntry = Pick<PublicChatHistory, 'chatId' | 'title' | 'updateTime'>;
 
 export interface ChatTransport {
   /** The start of its queries' keys: whose chats they are (['chats', {appId}] or a visitor's ['chats', {shareId, outLinkUid}]). */
@@ -18,7 +14,7 @@ export interface ChatTransport {
   /** POSTs a chat body; the caller reads the stream. */
   send(body: Record<string, unknown>, signal: AbortSignal): Promise<Response>;
   /** The caller's chats, newest first, a page at a time. */
-  histories(offset: number, pageSize: number, signal?: AbortSignal): Promise<{ list: HistoryEntry[]; total: number }>;
+  histories(offset: number, pageSize: number, signal?: AbortSignal): Promise<Page<HistoryEntry>>;
   records(chatId: string): Promise<ChatMessage[]>;
   /** A stored chat's variables (none for a new one). */
   variables(chatId: string): Promise<Record<string, string>>;
@@ -31,19 +27,8 @@ export interface ChatTransport {
   modelCalls(chatId: string, dataId: string): Promise<GatewayCalls>;
 }
 
-interface StoredItem {
-  dataId: string;
-  obj: 'Human' | 'AI';
-  value: { type: string; text?: { content: string } }[];
-  responseData?: unknown[];
-  userGoodFeedback?: string;
-  userBadFeedback?: string;
-  status?: 'running' | 'done' | 'stopped' | 'failed' | 'interrupted';
-  error?: { message: string; requestId?: string };
-}
-
-function toMessage(i: StoredItem): ChatMessage {
-  const text = i.value.map((v) => v.text?.content ?? '').join('');
+function toMessage(i: PublicChatItem): ChatMessage {
+  const text = i.value.map((v) => v.text.content).join('');
   return {
     id: i.dataId,
     role: i.obj === 'Human' ? 'user' : 'assistant',
@@ -91,16 +76,15 @@ function transport(
         signal,
       }),
     histories: (offset, pageSize, signal) =>
-      call<{ list: HistoryEntry[]; total: number }>('/api/core/chat/getHistories', {
+      call<Page<PublicChatHistory>>('/api/core/chat/getHistories', {
         json: { ...who, ...listed, offset, pageSize } satisfies HistoriesBody,
         signal,
       }),
     records: (chatId) =>
-      call<{ list: StoredItem[] }>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } satisfies ChatRecordsBody }).then((r) =>
+      call<Page<PublicChatItem>>('/api/core/chat/getPaginationRecords', { json: { ...who, chatId, pageSize: 500 } satisfies ChatRecordsBody }).then((r) =>
         r.list.map(toMessage),
       ),
-    variables: (chatId) =>
-      call<{ variables: Record<string, unknown> }>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
+    variables: (chatId) => call<ChatInit>(withQuery('/api/core/chat/init', { ...who, chatId })).then((r) => textValues(r.variables)),
     remove: (chatId) => call(withQuery('/api/core/chat/delHistory', { ...who, chatId }), { method: 'DELETE' }).then(() => undefined),
     removeItem: (chatId, dataId) =>
       call(withQuery('/api/core/chat/item/delete', { ...who, chatId, contentId: dataId }), { method: 'DELETE' }).then(() => undefined),

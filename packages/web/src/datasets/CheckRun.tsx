@@ -4,13 +4,12 @@
 import type { RunChecksBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, withQuery, type CheckRun as Run, type RunDiff } from '../api';
+import { api, withQuery, type CheckRunAnswer as RunAnswer, type CheckRunStarted } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
 import { formatTime } from '../ui';
 import { CheckDiffView } from './CheckDiff';
 
-type RunAnswer = { run: Run | null; diff: RunDiff | null };
 const POLL_MS = 500;
 
 const loadRun = (params: { datasetId: string } | { id: string }, signal?: AbortSignal) =>
@@ -25,7 +24,7 @@ export function CheckRunPanel({ datasetId, count, onRan }: { datasetId: string; 
   const [started, setStarted] = useState<string | null>(null);
   const start = useMutation({
     mutationFn: async () => {
-      const { runId } = await api<{ runId: string }>('/api/core/dataset/check/run', { json: { datasetId } satisfies RunChecksBody });
+      const { runId } = await api<CheckRunStarted>('/api/core/dataset/check/run', { json: { datasetId } satisfies RunChecksBody });
       return loadRun({ id: runId });
     },
     onSuccess: (answer) => {

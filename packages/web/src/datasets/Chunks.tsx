@@ -4,7 +4,7 @@ import type { ListDataBody } from '@kbchat/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type PublicCollection, type PublicData } from '../api';
+import { api, withQuery, type Page, type PublicCollection, type PublicData } from '../api';
 import { useLang } from '../i18n';
 import { keepPreviousData, useDebounced } from '../query';
 import { Boundary, Loading, Pager } from '../ui';
@@ -29,7 +29,7 @@ export function Chunks({ collectionId }: { collectionId: string }) {
   const { data } = useQuery({
     queryKey: [...chunksKey, { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicData[]; total: number }>('/api/core/dataset/data/v2/list', {
+      api<Page<PublicData>>('/api/core/dataset/data/v2/list', {
         json: { collectionId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListDataBody,
         signal,
       }),

@@ -10,7 +10,7 @@ import type { ListCollectionsBody, RetryFailedBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useId, useState } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type CollectionProgress, type PublicCollection } from '../api';
+import { api, withQuery, type CollectionProgress, type Page, type PublicCollection } from '../api';
 import { useLang } from '../i18n';
 import { keepPreviousData, useDebounced } from '../query';
 import { Boundary, formatTime, Loading, Pager } from '../ui';
@@ -31,7 +31,7 @@ export function Collections({ datasetId }: { datasetId: string }) {
   const { data } = useQuery({
     queryKey: [...datasetKeys.collections(datasetId), { offset, search }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicCollection[]; total: number }>('/api/core/dataset/collection/listV2', {
+      api<Page<PublicCollection>>('/api/core/dataset/collection/listV2', {
         json: { datasetId, offset, pageSize: PAGE_SIZE, searchText: search || undefined } satisfies ListCollectionsBody,
         signal,
       }),

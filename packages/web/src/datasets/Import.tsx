@@ -3,7 +3,7 @@
 import type { CreateLinkCollectionBody, CreateTextCollectionBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, withQuery, type PublicCollection, type PublicDataset } from '../api';
+import { api, withQuery, type CollectionCreated, type PublicCollection, type PublicDataset } from '../api';
 import { useModelList } from '../models';
 import { useLang, type MessageKey } from '../i18n';
 import { ActionError } from '../actions';
@@ -48,8 +48,6 @@ export function Import({ dataset }: { dataset: PublicDataset }) {
   );
 }
 
-type Created = { collectionId: string; results: { insertLen: number } };
-
 function useCreate() {
   const training = useDatasetTraining();
   const [busy, setBusy] = useState(false);
@@ -60,7 +58,7 @@ function useCreate() {
     setBusy(true);
     setError(null);
     try {
-      const r = await api<Created>(path, { json: body });
+      const r = await api<CollectionCreated>(path, { json: body });
       const named =
         name ??
         (await api<PublicCollection>(withQuery('/api/core/dataset/collection/detail', { id: r.collectionId })).catch(() => undefined))?.name ??

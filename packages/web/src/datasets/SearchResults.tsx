@@ -3,14 +3,10 @@
 // (collapsed) the chunks found but dropped by the similarity threshold or the
 // token budget, each with the rule that dropped it.
 import { Link } from 'wouter';
-import type { SearchOutcome } from '../api';
+import type { SearchTestAnswer } from '../api';
 import { useLang, type Translate } from '../i18n';
 
-export type SearchAnswer = Pick<SearchOutcome, 'list' | 'duration' | 'searchMode' | 'limit' | 'similarity' | 'usingReRank' | 'questionCut' | 'note'> &
-  Partial<Pick<SearchOutcome, 'dropped' | 'found'>> & {
-    queryExtensionModel?: string;
-    queryExtensionResult?: { model: string; queries: string[] };
-  };
+export type SearchAnswer = SearchTestAnswer;
 type Item = SearchAnswer['list'][number];
 type Score = Item['score'][number];
 
@@ -66,23 +62,22 @@ export function SearchResults({ answer }: { answer: SearchAnswer }) {
           ))}
         </ol>
       )}
-      {answer.dropped && answer.dropped.length > 0 && <Dropped answer={answer} dropped={answer.dropped} />}
+      {answer.dropped.length > 0 && <Dropped answer={answer} />}
     </section>
   );
 }
 
-function Dropped({ answer, dropped }: { answer: SearchAnswer; dropped: NonNullable<SearchAnswer['dropped']> }) {
+function Dropped({ answer }: { answer: SearchAnswer }) {
   const { t, lang, count } = useLang();
+  const { dropped } = answer;
   return (
     <details className="card ds-dropped">
       <summary>
         <span>{t('datasets.searchTest.dropped', { n: count(dropped.length) })}</span>
       </summary>
-      {answer.found !== undefined && (
-        <p className="muted ds-small">
-          <span>{t('datasets.searchTest.droppedOf', { found: count(answer.found), kept: count(answer.list.length) })}</span>
-        </p>
-      )}
+      <p className="muted ds-small">
+        <span>{t('datasets.searchTest.droppedOf', { found: count(answer.found), kept: count(answer.list.length) })}</span>
+      </p>
       <ol className="ds-dropped-list">
         {dropped.map((d) => {
           const scores = [...d.score].sort((x, y) => ORDER.indexOf(x.type) - ORDER.indexOf(y.type));

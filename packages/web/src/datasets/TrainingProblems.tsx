@@ -5,7 +5,7 @@
 import type { TrainingErrorsBody, UpdateTrainingDataBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, type IndexingReason, type PublicTrainingError } from '../api';
+import { api, type IndexingReason, type Page, type PublicTrainingError } from '../api';
 import { ActionError } from '../actions';
 import { useLang } from '../i18n';
 import { keepPreviousData } from '../query';
@@ -24,7 +24,7 @@ export function TrainingProblems({ collectionId, name, id }: { collectionId: str
   const { data } = useQuery({
     queryKey: [...datasetKeys.problems(training.datasetId), collectionId, { offset }],
     queryFn: ({ signal }) =>
-      api<{ list: PublicTrainingError[]; total: number }>('/api/core/dataset/training/getTrainingError', {
+      api<Page<PublicTrainingError>>('/api/core/dataset/training/getTrainingError', {
         json: { collectionId, offset, pageSize: PAGE_SIZE } satisfies TrainingErrorsBody,
         signal,
       }),

@@ -4,11 +4,11 @@
 // large collection is being imported or deleted.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useRef } from 'react';
-import { api, withQuery, type CollectionProgress, type DatasetProgress } from '../api';
+import { api, withQuery, type CollectionProgress, type DatasetProgress, type DatasetTrainingDetail } from '../api';
 import { useLang, type Translate } from '../i18n';
 import { formatClock } from '../ui';
 
-export type TrainingDetail = DatasetProgress & { collections: CollectionProgress[] };
+export type TrainingDetail = DatasetTrainingDetail;
 export type IndexState = 'queued' | 'indexing' | 'failed' | 'done';
 
 export const POLL_MS = 1500;

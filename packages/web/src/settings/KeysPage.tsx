@@ -6,7 +6,7 @@ import type { CreateKeyBody, ListAppsBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { DeleteButton } from '../actions';
-import { api, withQuery, type PublicApp, type PublicKey } from '../api';
+import { api, withQuery, type Page, type PublicApp, type PublicKey } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, CopyButton, formatTime, Loading, SecretShownOnce, Table } from '../ui';
 
@@ -58,7 +58,7 @@ function BaseUrl() {
 function useApps() {
   return useQuery({
     queryKey: ['apps', { pageSize: 500 }],
-    queryFn: ({ signal }) => api<{ list: PublicApp[] }>('/api/core/app/list', { json: { pageSize: 500 } satisfies ListAppsBody, signal }).then((r) => r.list),
+    queryFn: ({ signal }) => api<Page<PublicApp>>('/api/core/app/list', { json: { pageSize: 500 } satisfies ListAppsBody, signal }).then((r) => r.list),
   });
 }
 
