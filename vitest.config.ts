@@ -16,6 +16,8 @@ export default defineConfig({
     maxWorkers: 2,
     // An answer that breaks its route's declared schema is a 500 here (server-kit's answer-check.ts).
     env: { KBCHAT_STRICT_ANSWERS: '1' },
+    // One initdb for the whole run: every PGlite store copies its result (PGLITE_TEMPLATE).
+    globalSetup: ['packages/shared/test/pglite-template.setup.ts'],
     reporters: ['default'],
   },
 });

@@ -311,13 +311,19 @@ describe.each(stores)('two gateway processes on $name', (t) => {
         const since = Date.now();
         const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'spend it' }], max_tokens: 100 };
         const burst = Array.from({ length: 40 }, (_, i) => chat(i % 2 ? d : c, body).catch(() => ({ status: 0, json: null })));
-        await sleep(400); // every request is in flight (sim-slow answers after 800 ms)
-        const leasedByC = await store.db
-          .selectFrom('balance_leases')
-          .innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id')
-          .select(['ledger_holders.pid', 'balance_leases.amount'])
-          .execute();
-        expect(leasedByC.some((l) => l.pid === c.child.pid && Number(l.amount) > 0)).toBe(true);
+        // Killed while its requests are in flight (sim-slow answers after 800 ms), holding a lease:
+        // watched for rather than waited a fixed time, which a loaded machine overran.
+        const cHoldsLease = async () =>
+          (
+            await store.db
+              .selectFrom('balance_leases')
+              .innerJoin('ledger_holders', 'ledger_holders.id', 'balance_leases.holder_id')
+              .select(['ledger_holders.pid', 'balance_leases.amount'])
+              .execute()
+          ).some((l) => l.pid === c.child.pid && Number(l.amount) > 0);
+        let cLeased = await cHoldsLease();
+        for (const until = Date.now() + 5_000; !cLeased && Date.now() < until; cLeased = await cHoldsLease()) await sleep(20);
+        expect(cLeased).toBe(true);
         c.child.kill('SIGKILL');
         const killedAt = Date.now();
         await c.exited;

@@ -100,9 +100,16 @@ export function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): voi
         for (const operation of Object.values(item)) {
           const answer = operation.responses?.['200'] as { description?: string; content?: unknown } | undefined;
           const undeclared = answer?.description === DEFAULT_RESPONSE && !answer.content;
-          // A declared answer keeps its schema, described as the service describes its answers (where it answers that shape).
+          // A declared answer (200, 201…) keeps its schema, described as the service describes its answers (where it answers that shape).
           const description = success?.at(url) ? success.description : 'The answer';
-          const declared = answer?.content && answer.description === DEFAULT_RESPONSE ? { 200: { ...answer, description } } : {};
+          const declared = Object.fromEntries(
+            Object.entries(operation.responses ?? {})
+              .filter(
+                ([status, a]) =>
+                  status.startsWith('2') && (a as { content?: unknown }).content && (a as { description?: string }).description === DEFAULT_RESPONSE,
+              )
+              .map(([status, a]) => [status, { ...(a as object), description: status === '201' ? `Created: ${description.toLowerCase()}` : description }]),
+          );
           const ok = successAnswer && undeclared && success.at(url) ? { 200: successAnswer } : declared;
           operation.responses = {
             ...operation.responses,

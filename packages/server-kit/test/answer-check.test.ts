@@ -1,15 +1,16 @@
 // A route's declared answer (schema.response): the document shows it, an
-// answer that matches is sent exactly as it was made (keys the schema does not
-// name included), and one that does not is a 500 answer_contract when strict,
-// or sent as it is and logged once for its route when not.
+// answer that matches is sent exactly as it was made, and one that does not
+// (or that carries a key the schema does not name) is a 500 answer_contract
+// when strict, or sent as it is and logged once for its route when not.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { answerSerializerCompiler, buildServiceApp, type ServiceErrors } from '../src/index.js';
 
-const answer = z.object({ name: z.string(), count: z.number() });
-const good = { name: 'a', count: 1, extra: { kept: true } };
-const bad = { name: 'a', count: 'one' };
+const answer = z.object({ name: z.string(), count: z.number(), tags: z.array(z.object({ id: z.string() })) });
+const good = { tags: [{ id: 't' }], count: 1, name: 'a' };
+const bad = { name: 'a', count: 'one', tags: [] };
+const undeclared = { name: 'a', count: 1, tags: [{ id: 't', secret: 'x' }] };
 
 const failed = (status: number, code: string, message: string) => ({ failed: { status, code, message } });
 const testErrors: ServiceErrors = {
@@ -34,6 +35,7 @@ function scope(prefix: string, strict: boolean, log?: FastifyBaseLogger) {
     const response = { 200: answer };
     app.get(`${prefix}/good`, { schema: { response } }, async () => good);
     app.get(`${prefix}/bad`, { schema: { response } }, async () => bad);
+    app.get(`${prefix}/undeclared`, { schema: { response } }, async () => undeclared);
   };
 }
 
@@ -72,15 +74,24 @@ describe('declared answers', () => {
   it('are in the document', async () => {
     const doc = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
     const schema = doc.paths['/strict/good']!.get.responses['200'].content['application/json'].schema;
-    expect(schema).toMatchObject({ type: 'object', required: ['name', 'count'], properties: { name: { type: 'string' }, count: { type: 'number' } } });
+    expect(schema).toMatchObject({ type: 'object', required: ['name', 'count', 'tags'], properties: { name: { type: 'string' }, count: { type: 'number' } } });
   });
 
-  it('are sent unchanged when they match, keys the schema does not name included', async () => {
+  it('are sent unchanged when they match (key order kept)', async () => {
     for (const prefix of ['/strict', '/lenient']) {
       const r = await fetch(`${url}${prefix}/good`);
       expect(r.status).toBe(200);
       expect(await r.text()).toBe(JSON.stringify(good));
     }
+  });
+
+  it('are a 500 when strict and they carry a key the schema does not name; sent as they are when not', async () => {
+    const r = await fetch(`${url}/strict/undeclared`);
+    expect(r.status).toBe(500);
+    const body = (await r.json()) as ReturnType<typeof failed>;
+    expect(body.failed.message).toContain('tags.0.secret: not in the schema');
+    const lenient = await fetch(`${url}/lenient/undeclared`);
+    expect(await lenient.text()).toBe(JSON.stringify(undeclared));
   });
 
   it('are a 500 answer_contract when strict and they do not match', async () => {

@@ -6,8 +6,9 @@
 // URL puts PGlite, and node-postgres parsers for a PostgreSQL server. (A
 // subpath export, @kbchat/shared/pglite, so that only the stores load Kysely
 // and PGlite.)
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Extensions, PGlite } from '@electric-sql/pglite';
 import { lockStore } from './store-lock.js';
 import {
@@ -143,11 +144,12 @@ export class PGliteDialect implements Dialect {
 async function createDataDir(dir: string, startParams: string[]): Promise<void> {
   const code = `
     const [pglite, dir, params] = process.argv.slice(1);
-    import(pglite).then(async ({ PGlite }) => {
-      const pg = await PGlite.create(dir, { startParams: JSON.parse(params) });
-      await pg.close();
-    }).catch((err) => { console.error(err?.stack ?? String(err)); process.exit(1); });`;
-  const child = spawn(process.execPath, ['--input-type=commonjs', '-e', code, import.meta.resolve('@electric-sql/pglite'), dir, JSON.stringify(startParams)], {
+    const { PGlite } = require(pglite);
+    PGlite.create(dir, { startParams: JSON.parse(params) }).then((pg) => pg.close())
+      .catch((err) => { console.error(err?.stack ?? String(err)); process.exit(1); });`;
+  // PGlite's CommonJS build, found as require() finds it (import.meta.resolve is not there under vitest's module runner).
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const child = spawn(process.execPath, ['--input-type=commonjs', '-e', code, pglite, dir, JSON.stringify(startParams)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -167,6 +169,35 @@ async function startParamsOf(sharedBuffers: string | undefined): Promise<string[
 }
 
 /**
+ * PGLITE_TEMPLATE: a data dir made by makePGliteTemplate, which new stores
+ * copy instead of running initdb (and memory stores load, from its .tar). The
+ * test suite makes one for its hundreds of stores (vitest.config.ts): a copy
+ * costs milliseconds, initdb seconds of CPU.
+ */
+function template(): string | undefined {
+  const dir = process.env.PGLITE_TEMPLATE;
+  return dir && existsSync(`${dir}/PG_VERSION`) ? dir : undefined;
+}
+
+/** A new data dir in `target`: a copy of the template, or initdb's. */
+async function makeDataDir(target: string, startParams: string[]): Promise<void> {
+  const from = template();
+  if (from) cpSync(from, target, { recursive: true });
+  else await createDataDir(target, startParams);
+}
+
+/** Makes a template for PGLITE_TEMPLATE in `dir` (which must not exist), and `<dir>.tar` for memory stores. */
+export async function makePGliteTemplate(dir: string): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  mkdirSync(dir, { recursive: true });
+  await createDataDir(dir, await startParamsOf(undefined));
+  const pg = await PGlite.create(dir);
+  const tar = await pg.dumpDataDir('none');
+  await pg.close();
+  writeFileSync(`${dir}.tar`, Buffer.from(await tar.arrayBuffer()));
+}
+
+/**
  * Creates the data dirs among `targets` that do not exist yet, with one
  * initdb: the others are copies of the first, made before any is opened (a
  * stopped cluster's directory is a whole database; initdb costs seconds of
@@ -179,7 +210,7 @@ export async function createDataDirs(targets: string[]): Promise<void> {
   if (!first) return;
   const locks = missing.map((t) => (mkdirSync(t, { recursive: true }), lockStore(t)));
   try {
-    await createDataDir(first, await startParamsOf(undefined));
+    await makeDataDir(first, await startParamsOf(undefined));
     for (const t of rest) cpSync(first, t, { recursive: true });
   } finally {
     for (const lock of locks) lock.release();
@@ -225,9 +256,11 @@ export async function openPGlite<E extends Extensions = Extensions>(
   try {
     if (target !== 'memory://' && !existsSync(`${target}/PG_VERSION`)) {
       mkdirSync(target, { recursive: true });
-      await createDataDir(target, startParams);
+      await makeDataDir(target, startParams);
     }
-    pg = (await PGlite.create(target, { startParams, extensions: options.extensions })) as unknown as PGlite;
+    const from = target === 'memory://' ? template() : undefined;
+    const loadDataDir = from && existsSync(`${from}.tar`) ? new Blob([readFileSync(`${from}.tar`)]) : undefined;
+    pg = (await PGlite.create(target, { startParams, extensions: options.extensions, ...(loadDataDir ? { loadDataDir } : {}) })) as unknown as PGlite;
   } catch (err) {
     lock?.release();
     throw err;

@@ -1,8 +1,8 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { MAX_PUSH } from '@kbchat/contracts';
-import { countTextTokens } from '@kbchat/shared';
 import type { RawBuilder } from 'kysely';
+import { countTextTokens } from '@kbchat/shared';
 import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
@@ -10,61 +10,10 @@ import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { CollectionJobs, ImportCancelledError, type CollectionJobsOptions } from './jobs.js';
 import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
-
-type QueueEntry = { teamId: string; datasetId: string; collectionId: string; dataId?: string; mode: 'chunk' | 'qa'; payload?: string };
-
-/** What indexing needs to hear about new or changed data (the queue; wired at start). */
-export interface IndexingHooks {
-  /** Called inside the transaction that wrote the items. */
-  enqueue(tx: Db, items: QueueEntry[]): Promise<void>;
-  /** The queue's INSERT for `items`, to run inside the statement that writes their data rows; `enqueued` follows once it ran. */
-  enqueueStatement?(items: QueueEntry[]): RawBuilder<unknown>;
-  /** Items went in through enqueueStatement. */
-  enqueued?(): void;
-  /** Items still to index and failed ones, per collection (for the collection list). */
-  progress?(datasetId: string, collectionIds: string[]): Promise<Map<string, { waiting: number; failed: number }>>;
-}
-
-export interface TextCollectionInput {
-  datasetId: string;
-  name: string;
-  text: string;
-  trainingType: 'chunk' | 'qa';
-  chunkSize?: number;
-  chunkSplitter?: string;
-  qaPrompt?: string;
-  metadata?: Record<string, unknown>;
-  type?: 'text' | 'file' | 'link';
-  source?: string | null;
-}
-
-export interface PushDataItem {
-  q: string;
-  a?: string;
-  indexes?: { text: string }[];
-}
+import type { ImportPlan, IndexingHooks, KnownCount, PushDataItem, TextCollectionInput } from './types.js';
 
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
 const KNOWN_DATASETS_MAX = 10_000;
-
-/** What an import of a file would make: its chunks (counted by the real chunker) and the models that would index them. */
-export interface ImportPlan {
-  chunks: number;
-  chunkSize: number;
-  chunkSplitter: string | undefined;
-  trainingType: 'chunk' | 'qa';
-  vectorModel: string;
-  agentModel: string | null;
-  /** Up to PLAN_SAMPLE chunk texts spread through the file (what a speed probe embeds). */
-  sample: string[];
-}
-
-/** The chunk count of an earlier plan of the same content, for an import that would otherwise count it first. */
-export interface KnownCount {
-  chunks: number;
-  chunkSize: number;
-  chunkSplitter: string | undefined;
-}
 
 const PLAN_SAMPLE = 16;
 

@@ -6,7 +6,8 @@
 // or expire. No HTTP here; the routes shape.
 import { createHash } from 'node:crypto';
 import type { UnfinishedUpload, UploadCheck, UploadEstimate } from '@kbchat/contracts';
-import type { DatasetsService, KnownCount, TextCollectionInput } from '../datasets/service.js';
+import type { DatasetsService } from '../datasets/service.js';
+import type { KnownCount, TextCollectionInput } from '../datasets/types.js';
 import { detectFormat, IngestError, isIngestError } from '../ingest/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import type { IndexingEstimates } from '../indexing/estimate.js';
