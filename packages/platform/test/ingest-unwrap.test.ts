@@ -229,7 +229,8 @@ describe('big and hostile files', () => {
     for (const filename of ['big.md', 'big.txt']) {
       const { out, ms } = await timed(text, filename);
       expect(out).toBe(`- a list before it\n\n${Array(100_000).fill(line).join(' ')}`);
-      expect(ms).toBeLessThan(5000); // quadratic joins took minutes
+      // Quadratic joins took minutes; linear ones take about a second, several on a loaded CI machine.
+      expect(ms).toBeLessThan(20_000);
     }
-  });
+  }, 60_000);
 });
