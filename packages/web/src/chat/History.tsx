@@ -74,11 +74,12 @@ export function History({
 }) {
   const { t } = useLang();
   const [offset, setOffset] = useState(0);
-  const { data: page } = useQuery({
-    queryKey: [...transport.key, 'histories', { offset }],
-    queryFn: ({ signal }) => transport.histories(offset, HISTORY_PAGE, signal),
-    placeholderData: keepPreviousData,
+  const client = useQueryClient();
+  const pageQuery = (at: number) => ({
+    queryKey: [...transport.key, 'histories', { offset: at }],
+    queryFn: ({ signal }: { signal: AbortSignal }) => transport.histories(at, HISTORY_PAGE, signal),
   });
+  const { data: page } = useQuery({ ...pageQuery(offset), placeholderData: keepPreviousData });
   const reload = useHistoryRefresh(transport);
   const [error, setError] = useState('');
   if (!page) return <Loading />;
@@ -89,8 +90,12 @@ export function History({
     try {
       await transport.remove(chatId);
       // The last chat of a later page gone: the page before it.
-      if (data.length === 1 && offset > 0) setOffset(Math.max(0, offset - HISTORY_PAGE));
-      else await reload();
+      if (data.length === 1 && offset > 0) {
+        // Read afresh before it shows: its cached copy still counts the deleted chats (a Next to an empty page).
+        const before = Math.max(0, offset - HISTORY_PAGE);
+        await client.fetchQuery({ ...pageQuery(before), staleTime: 0 });
+        setOffset(before);
+      } else await reload();
       onDeleted(chatId);
     } catch (err) {
       setError((err as Error).message);

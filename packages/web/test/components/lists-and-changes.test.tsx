@@ -69,6 +69,35 @@ describe('lists and the changes that refresh them, without a browser', () => {
     expect(onDeleted).toHaveBeenCalledWith('c2');
   });
 
+  it('goes back a page when the last chat of a later one is deleted, read afresh: never the old count', async () => {
+    const server = fakeServer();
+    let chats = Array.from({ length: 31 }, (_, i) => ({ chatId: `c${i}`, title: `Chat ${i}`, updateTime: '2026-01-01T00:00:00Z' }));
+    let held = false; // after the delete, the page before waits for the test's answer
+    server.on('POST', '/api/core/chat/getHistories', (c) =>
+      held ? undefined : { data: { list: chats.slice(c.body.offset, c.body.offset + c.body.pageSize), total: chats.length } },
+    );
+    server.on('DELETE', '/api/core/chat/delHistory', (c) => {
+      chats = chats.filter((h) => h.chatId !== c.query.get('chatId'));
+      held = true;
+      return { data: null };
+    });
+    vi.stubGlobal('confirm', () => true);
+    renderWithQueries(<History transport={sessionTransport('app1')} current="c0" onOpen={() => {}} onDeleted={() => {}} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Next' }, { timeout: 5000 }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Delete chat Chat 30' }, { timeout: 5000 }));
+
+    // Page 1 is read again before it shows: its cached copy (31 chats, a Next) never does.
+    await waitFor(() => expect(server.callsTo('POST', '/api/core/chat/getHistories').filter((c) => !c.settled)).toHaveLength(1), { timeout: 5000 });
+    expect(screen.queryByText('Page 1 of 2')).toBeNull();
+    server
+      .callsTo('POST', '/api/core/chat/getHistories')
+      .find((c) => !c.settled)!
+      .reply({ list: chats.slice(0, 30), total: 30 });
+    expect(await screen.findByRole('button', { name: 'Chat 0' }, { timeout: 5000 })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Next' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Chat 30' })).toBeNull();
+  });
+
   it('polls a running checks run every 500 ms, stops when it is done, and says so once', async () => {
     const server = fakeServer();
     const run = (status: string, done: number) => ({
