@@ -208,8 +208,10 @@ export async function createDataDirs(targets: string[]): Promise<void> {
   const missing = targets.filter((t) => t !== 'memory://' && !existsSync(`${t}/PG_VERSION`));
   const [first, ...rest] = missing;
   if (!first) return;
-  const locks = missing.map((t) => (mkdirSync(t, { recursive: true }), lockStore(t)));
+  const locks: ReturnType<typeof lockStore>[] = [];
   try {
+    // Taken one by one inside the try: a store another process holds releases those already taken.
+    for (const t of missing) locks.push((mkdirSync(t, { recursive: true }), lockStore(t)));
     await makeDataDir(first, await startParamsOf(undefined));
     for (const t of rest) cpSync(first, t, { recursive: true });
   } finally {
