@@ -213,7 +213,9 @@ function inputUsage(body: any, cache: Set<string>): Omit<Usage, 'output_tokens'>
 const STOP_REASON = { max_tokens: 'max_tokens', stop_sequence: 'stop_sequence' } as const;
 
 export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: SimConfig, state: AnthropicState): Promise<void> {
-  const requestId = `req_sim_${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const requestId = `req_sim_${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, '0')}`;
   // The key in x-api-key (the reference's header), or as a bearer token (what current SDKs send).
   const auth = req.headers.authorization;
   const key = req.headers['x-api-key'] ?? (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined);
