@@ -162,8 +162,10 @@ describe('local-embed over HTTP', () => {
     clearInterval(timer);
     expect(JSON.parse(body).data).toHaveLength(160);
     console.log(`160 inputs in ${elapsed.toFixed(0)} ms; event-loop max lag ${maxLag.toFixed(1)} ms; /v1/models during it ${sideLatency.toFixed(1)} ms`);
-    expect(maxLag).toBeLessThan(100);
-    expect(sideLatency).toBeLessThan(100);
+    // Embedding on the event loop would stall it for the whole batch (seconds); a
+    // quarter of a second leaves room for a busy machine's scheduling and GC.
+    expect(maxLag).toBeLessThan(250);
+    expect(sideLatency).toBeLessThan(250);
   });
 
   it('serves a short request between the batches of a long one', async () => {
