@@ -14,7 +14,7 @@ import { Loading, Pager } from '../../ui';
 import type { GatewayUser } from '../gateway-api';
 import { ChannelForm } from './ChannelForm';
 import { ChannelTable } from './ChannelTable';
-import { channelsApi, type PublicChannel, type StatusFilter, type TestAllResult } from './channels-api';
+import { channelsApi, type ChannelPage, type PublicChannel, type StatusFilter, type TestAllResult } from './channels-api';
 import { TestAllSummary } from './TestAllSummary';
 import '../console.css';
 import './channels.css';
@@ -115,6 +115,10 @@ export default function ChannelsPage({ me }: { me: GatewayUser }) {
             if (fresh) {
               setSaved(
                 t('channels.saved', { name: fresh.name, models: fresh.models.length, key: fresh.key_set ? t('channels.keySet') : t('channels.keyNotSet') }),
+              );
+              // The saved row at once, so that the list agrees with the notice while its pages are read again.
+              client.setQueriesData<ChannelPage>({ queryKey: ['channels', 'list'] }, (page) =>
+                page ? { ...page, data: page.data.map((c) => (c.id === fresh.id ? fresh : c)) } : page,
               );
               reload();
             }

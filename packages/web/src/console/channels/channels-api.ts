@@ -14,7 +14,7 @@ import type {
   TestAllResult,
 } from '@kbchat/contracts';
 
-export type { ChannelInput, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
+export type { ChannelInput, ChannelPage, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
 
 export type StatusFilter = '' | 'enabled' | 'disabled' | 'auto_disabled';
 
