@@ -18,7 +18,8 @@ const MESSAGE = 'the model local-extractive gave no question/answer pairs; its a
 if (noBrowser) console.warn(`[skip] indexing errors browser tests: ${noBrowser}`);
 
 describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in Chromium', () => {
-  const suite = browserSuite('indexing-errors');
+  // Retries after 1, 2, 4 and 8 s instead of the default 2, 4, 8 and 16 s.
+  const suite = browserSuite('indexing-errors', { INDEX_RETRY_BASE_MS: '1000' });
   let datasetUrl = '';
 
   // By its text, not its link's name: a page translator changes that name.
@@ -60,8 +61,9 @@ describe.skipIf(Boolean(noBrowser))('indexing errors in the collections list, in
     await items.getByText('The office opens at 8:30 and closes at 17:00.').waitFor();
     expect(await hours.getByRole('button', { name: 'Problems: hours.md' }).getAttribute('aria-expanded')).toBe('true');
 
-    // Out of attempts (2 + 4 + 8 + 16 s of backoff): failed, and "Retry all failed" for the knowledge base.
-    await expect.poll(() => items.textContent(), { timeout: 60_000 }).toContain('attempt 5 of 5');
+    // Out of attempts (1 + 2 + 4 + 8 s of backoff): failed, and "Retry all failed" for the knowledge base.
+    // (35 s: enough for these 15, not for the default's 30.)
+    await expect.poll(() => items.textContent(), { timeout: 35_000 }).toContain('attempt 5 of 5');
     await items.getByText('failed: waits for a retry').waitFor();
     await page.getByRole('button', { name: 'Retry all failed (2)' }).waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(SHOTS, 'indexing-errors-failed.png'), fullPage: true });

@@ -43,6 +43,8 @@ export interface PlatformConfig {
   collectionBatchRows: number;
   /** A file whose indexing would take longer than this is "large": the web app asks before importing it (IMPORT_CONFIRM_SECONDS). */
   importConfirmSeconds: number;
+  /** The wait before an indexing item's second attempt, doubled at each failure (INDEX_RETRY_BASE_MS, ms). */
+  indexRetryBaseMs: number;
 }
 
 function num(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
@@ -82,6 +84,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     chatOnDisconnect: oneOf(env, 'CHAT_ON_DISCONNECT', ['finish', 'stop'] as const, 'finish'),
     collectionBatchRows: num(env, 'COLLECTION_BATCH_ROWS', 1000, 1),
     importConfirmSeconds: num(env, 'IMPORT_CONFIRM_SECONDS', 600),
+    indexRetryBaseMs: num(env, 'INDEX_RETRY_BASE_MS', 2000, 1),
     ...overrides,
   };
 }

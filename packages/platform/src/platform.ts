@@ -142,7 +142,11 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const datasetsStore = new DatasetsStore(store.db);
   // On the embedded store this worker is the only one: leases a dead process held can be given back at start.
   const worker = config.runWorker
-    ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, { embeddedStore: store.kind === 'pglite', metrics })
+    ? createIndexingWorker(store.db, datasetsStore, gateway, models, onError, {
+        embeddedStore: store.kind === 'pglite',
+        metrics,
+        retryBaseMs: config.indexRetryBaseMs,
+      })
     : undefined;
   const indexing: IndexingHooks = {
     async enqueue(tx, items) {

@@ -12,6 +12,7 @@ import {
   modelsMissingFromGateway,
   parseModelConfig,
 } from '../src/models/config-file.js';
+import { loadPlatformConfig } from '../src/config.js';
 
 const problem = (raw: unknown) => {
   try {
@@ -111,5 +112,14 @@ describe('config.json', () => {
   it('names every configured model the gateway does not serve', () => {
     const c = parseModelConfig({ llmModels: [{ model: 'a' }, { model: 'b' }], vectorModels: [{ model: 'v' }], reRankModels: [{ model: 'r' }] });
     expect(modelsMissingFromGateway(c, new Set(['a', 'v']))).toEqual(['b', 'r']);
+  });
+});
+
+describe("the platform's environment", () => {
+  it('INDEX_RETRY_BASE_MS: 2 s by default, a whole number of ms when set, and a bad value named', () => {
+    expect(loadPlatformConfig({}).indexRetryBaseMs).toBe(2000);
+    expect(loadPlatformConfig({ INDEX_RETRY_BASE_MS: '500' }).indexRetryBaseMs).toBe(500);
+    for (const bad of ['2s', '0', '-1', '1.5'])
+      expect(() => loadPlatformConfig({ INDEX_RETRY_BASE_MS: bad })).toThrow(`INDEX_RETRY_BASE_MS must be a whole number >= 1 (got "${bad}")`);
   });
 });

@@ -13,14 +13,17 @@ import { saveRate } from './rate-store.js';
 import { RateRecorder } from './rates.js';
 import { IndexingWorker } from './worker.js';
 
-/** `embeddedStore`: the store is PGlite, which one process opens, so this worker is its only one. */
+/**
+ * `embeddedStore`: the store is PGlite, which one process opens, so this worker is its only one.
+ * `retryBaseMs`: the wait before a failed item's second attempt (doubled at each failure).
+ */
 export function createIndexingWorker(
   db: PlatformDb,
   datasets: DatasetsStore,
   gateway: GatewayClient,
   models: ModelConfig,
   onError: (err: unknown) => void,
-  opts: { embeddedStore?: boolean; metrics?: IndexingRecorder } = {},
+  opts: { embeddedStore?: boolean; metrics?: IndexingRecorder; retryBaseMs?: number } = {},
 ): IndexingWorker {
   const vectorModels = new Set(models.vectorModels.map((m) => m.model));
   const llms = new Set(models.llmModels.map((m) => m.model));
@@ -81,6 +84,7 @@ export function createIndexingWorker(
     // is indexed at once instead of showing "indexing" until its leases lapse.
     soleWorker: opts.embeddedStore === true,
     processors: { chunk, qa },
+    backoffBaseMs: opts.retryBaseMs,
     onError,
     metrics: opts.metrics,
     // A bulk load goes in without the HNSW graph, which is built once the queue
