@@ -23,6 +23,17 @@ export async function asPage(page: Page, url: string): Promise<Call> {
   };
 }
 
+/** Waits (a minute at most) until the knowledge base has at least `items` items, all indexed. */
+export async function untilIndexed(call: Call, datasetId: string, items = 1): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
+    if (p.total >= items && p.done === p.total) return;
+    if (Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(p)}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
 /** A knowledge base holding FACT, indexed, and an application on local-extractive that answers from it. */
 export async function appWithKnowledge(call: Call, name = 'Lighthouse desk'): Promise<{ appId: string; datasetId: string }> {
   const datasetId = await call<string>('/api/core/dataset/create', { name: `${name} notes`, vectorModel: 'local-embed' });
@@ -31,13 +42,7 @@ export async function appWithKnowledge(call: Call, name = 'Lighthouse desk'): Pr
     name: 'keeper.md',
     text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\nThe harbour master rings the bell at noon.`,
   });
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const p = await call<{ queued: number; indexing: number; done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-    if (p.total > 0 && p.done === p.total) break;
-    if (Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(p)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
+  await untilIndexed(call, datasetId);
   const appId = await call<string>('/api/core/app/create', { name, model: 'local-extractive', datasets: [datasetId], systemPrompt: 'You help {{visitor}}.' });
   return { appId, datasetId };
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { noBrowser, openPage, sideScroll } from './browser.js';
-import { asPage } from './chat-fixtures.js';
+import { asPage, untilIndexed } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 
 if (noBrowser) console.warn(`[skip] the quote popover browser tests: ${noBrowser}`);
@@ -194,13 +194,7 @@ describe.skipIf(Boolean(noBrowser))('citation quotes and steps on screen', () =>
       text: `# Lighthouse\n\n${KEEPER}\n\n# Harbour\n\n${HARBOUR}`,
       chunkSize: 128,
     });
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-      if (p.total > 0 && p.done === p.total) break;
-      if (Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(p)}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    await untilIndexed(call, datasetId);
     appId = await call<string>('/api/core/app/create', { name: 'Keeper desk', model: 'local-extractive', datasets: [datasetId] });
     shareId = await call<string>('/api/support/outLink/create', { appId, type: 'share', name: 'Quotes' });
     await context.close();

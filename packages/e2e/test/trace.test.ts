@@ -6,33 +6,15 @@
 // its dropped results too; at phone width in dark mode nothing overflows.
 // Screenshots: test-output/web/trace-*.png.
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { noBrowser, openPage, sideScroll } from './browser.js';
+import { asPage, untilIndexed } from './chat-fixtures.js';
 import { browserSuite, ROOT_PASSWORD, SHOTS, signIn } from './kbchat-start.js';
 
 const FACT = 'The lighthouse keeper Marguerite Okonkwo painted the lighthouse tower teal in 1987.';
 const OTHER = 'The harbour master rings the lighthouse bell at noon.';
 
 if (noBrowser) console.warn(`[skip] trace browser tests: ${noBrowser}`);
-
-type Call = <T>(path: string, json?: unknown) => Promise<T>;
-
-/** The API as the signed-in page calls it (its cookie and CSRF token). */
-async function asPage(page: Page, url: string): Promise<Call> {
-  const me = await page.request.get(`${url}/api/auth/me`);
-  const csrf = ((await me.json()) as { data: { csrfToken: string } }).data.csrfToken;
-  return async <T>(path: string, json?: unknown): Promise<T> => {
-    const res = await page.request.fetch(`${url}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' },
-      data: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = (await res.json()) as { data: T; message: string };
-    if (!res.ok()) throw new Error(`${path}: ${res.status()} ${body.message}`);
-    return body.data;
-  };
-}
 
 describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => {
   const suite = browserSuite('trace');
@@ -60,13 +42,7 @@ describe.skipIf(Boolean(noBrowser))('the trace of an answer in Chromium', () => 
     const call = await asPage(page, suite.k.url);
     const datasetId = await call<string>('/api/core/dataset/create', { name: 'Trace notes', vectorModel: 'local-embed' });
     await call('/api/core/dataset/collection/create/text', { datasetId, name: 'keeper.md', text: `# Lighthouse\n\n${FACT}\n\n# Harbour\n\n${OTHER}` });
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const p = await call<{ done: number; total: number }>(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`);
-      if (p.total >= 2 && p.done === p.total) break;
-      if (Date.now() > until) throw new Error(`not indexed: ${JSON.stringify(p)}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    await untilIndexed(call, datasetId, 2);
     // A budget of one token: the first quote always comes, the second is dropped by the budget.
     const appId = await call<string>('/api/core/app/create', {
       name: 'Traced desk',
