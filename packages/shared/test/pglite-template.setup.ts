@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { makePGliteTemplate } from '../src/pglite.js';
 
 export default async function setup(): Promise<() => void> {
+  // Each vitest project runs the global setup again, in the same process: one template serves them all.
+  if (process.env.PGLITE_TEMPLATE) return () => {};
   const root = mkdtempSync(join(tmpdir(), 'kbchat-pglite-template-'));
   const dir = join(root, 'data');
   await makePGliteTemplate(dir);
