@@ -173,9 +173,11 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     const blank = list.getByRole('listitem', { name: 'blank.txt' });
     await expect.poll(() => blank.textContent(), { timeout: 30_000 }).toContain('There is no text in this file to import');
     // A type no reader takes: refused before any byte is sent.
-    await drop(page, 'sheet.xlsx', 'PK not really a spreadsheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-    const sheet = list.getByRole('listitem', { name: 'sheet.xlsx' });
-    await expect.poll(() => sheet.textContent(), { timeout: 30_000 }).toContain('.xlsx files cannot be imported. Use txt, md, html, pdf, docx or csv');
+    await drop(page, 'sheet.xls', 'not really a spreadsheet', 'application/vnd.ms-excel');
+    const sheet = list.getByRole('listitem', { name: 'sheet.xls' });
+    await expect
+      .poll(() => sheet.textContent(), { timeout: 30_000 })
+      .toContain('.xls files cannot be imported. Use txt, md, html, pdf, docx, csv, xlsx or pptx');
     for (const refused of [blank, sheet]) {
       expect(await refused.textContent()).toContain('Not imported');
       expect(await refused.textContent()).not.toContain("Invalid '");

@@ -210,9 +210,9 @@ describe('pdf', () => {
 
 describe('type detection and caps', () => {
   it('names the unsupported type in a 400', async () => {
-    const err = await rejection(readDocument({ data: Buffer.from('x'), filename: 'sheet.xlsx' }));
+    const err = await rejection(readDocument({ data: Buffer.from('x'), filename: 'sheet.xls' }));
     expect(err).toMatchObject({ code: 'unsupported_file_type', status: 400 });
-    expect(err.message).toContain('.xlsx files are not supported (export it as .csv first)');
+    expect(err.message).toContain('.xls files are not supported (save it as .xlsx first)');
     const noExt = await rejection(readDocument({ data: Buffer.from([1, 2, 3]), filename: 'blob', mimeType: 'image/png' }));
     expect(noExt.message).toContain('files of type image/png');
   });

@@ -187,9 +187,9 @@ describe('uploads', () => {
     const tooBig = await tus(TUS, 'POST', { 'upload-length': String(50 * 1024 * 1024 + 1), 'upload-metadata': tusMeta({ datasetId, filename: 'huge.md' }) });
     expect(tooBig.status).toBe(413);
     expect(((await tooBig.json()) as any).message).toMatch(/^Invalid 'Upload-Length': 52428801 bytes is more than the 50 MiB/);
-    const sheet = await tus(TUS, 'POST', { 'upload-length': '10', 'upload-metadata': tusMeta({ datasetId, filename: 'sheet.xlsx' }) });
+    const sheet = await tus(TUS, 'POST', { 'upload-length': '10', 'upload-metadata': tusMeta({ datasetId, filename: 'sheet.xls' }) });
     expect(sheet.status).toBe(400);
-    expect(((await sheet.json()) as any).message).toMatch(/^Invalid 'filename': sheet\.xlsx: \.xlsx files are not supported/);
+    expect(((await sheet.json()) as any).message).toMatch(/^Invalid 'filename': sheet\.xls: \.xls files are not supported/);
     const noLength = await tus(TUS, 'POST', { 'upload-defer-length': '1', 'upload-metadata': tusMeta({ datasetId, filename: 'a.md' }) });
     expect(((await noLength.json()) as any).message).toMatch(/^Invalid 'Upload-Length'/);
     const badHash = await tus(TUS, 'POST', { 'upload-length': '10', 'upload-metadata': tusMeta({ datasetId, filename: 'a.md', sha256: 'abc' }) });

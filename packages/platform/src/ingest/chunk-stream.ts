@@ -46,20 +46,20 @@ export function workerHeapMb(input: ChunkInput): number | undefined {
 }
 
 /** The sections of the input as the chunker takes them (read by its reader, for a file). */
-export async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<Iterable<TextSection>> {
+async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<Iterable<TextSection>> {
   if ('text' in input) return textSections(input.text.replace(/\r\n?/g, '\n'), { splitter });
   return (await readDocumentText(input.file)).sections({ splitter });
 }
 
-/** Chunks of `sections`, in batches of at most `batchSize`; `between` runs after each section. */
-export async function* batchesOf(
-  sections: Iterable<TextSection>,
-  settings: ChunkingSettings,
-  batchSize: number,
-  between: () => Promise<void>,
-): AsyncGenerator<Chunk[]> {
+/** Formats read as one block per table row (csv.ts): a chunk never starts with the end of the row before it. */
+const ROW_FORMATS = new Set(['csv', 'xlsx']);
+
+/** The input's chunks, in batches of at most `batchSize`; `between` runs after each section. */
+export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
+  const sections = await inputSections(input, settings.chunkSplitter);
   await loadTokenizer();
-  const chunker = new SectionChunker({ chunkSize: settings.chunkSize });
+  const rows = 'file' in input && ROW_FORMATS.has(detectFormat(input.file));
+  const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0 } : {}) });
   let batch: Chunk[] = [];
   for (const section of sections) {
     for (const chunk of chunker.push(section)) {
@@ -107,7 +107,7 @@ const sizeOf = (input: ChunkInput) => ('text' in input ? input.text.length : inp
 
 /** The input's chunks, in order, in batches of at most `batchSize`. Refusals are IngestErrors, as the readers' own. */
 export async function* chunkBatches(input: ChunkInput, settings: ChunkingSettings, batchSize: number): AsyncGenerator<Chunk[]> {
-  if (sizeOf(input) <= IN_THREAD_MAX_BYTES) return yield* batchesOf(await inputSections(input, settings.chunkSplitter), settings, batchSize, letOthersIn);
+  if (sizeOf(input) <= IN_THREAD_MAX_BYTES) return yield* batchesOf(input, settings, batchSize, letOthersIn);
   for await (const m of inWorker(input, settings, { mode: 'chunks', batchSize })) if (m.type === 'batch') yield m.chunks;
 }
 

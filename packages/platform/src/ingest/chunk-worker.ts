@@ -2,7 +2,7 @@
 // its job in workerData; each batch posted, then a wait for "next", so that
 // batches cross one at a time; or, counting, one message with the count.
 import { parentPort, workerData } from 'node:worker_threads';
-import { batchesOf, ChunkTally, inputSections, refusalOf, type ChunkJob, type WorkerMessage } from './chunk-stream.js';
+import { batchesOf, ChunkTally, refusalOf, type ChunkJob, type WorkerMessage } from './chunk-stream.js';
 
 const job = workerData as ChunkJob;
 const port = parentPort!;
@@ -12,13 +12,12 @@ const post = (m: WorkerMessage) => port.postMessage(m);
 const nothing = () => Promise.resolve();
 
 try {
-  const sections = await inputSections(job.input, job.settings.chunkSplitter);
   if (job.mode === 'count') {
     const tally = new ChunkTally(job.sampleSize ?? 16);
-    for await (const batch of batchesOf(sections, job.settings, 1000, nothing)) for (const chunk of batch) tally.add(chunk);
+    for await (const batch of batchesOf(job.input, job.settings, 1000, nothing)) for (const chunk of batch) tally.add(chunk);
     post({ type: 'counted', ...tally.result() });
   } else {
-    for await (const chunks of batchesOf(sections, job.settings, job.batchSize ?? 1000, nothing)) {
+    for await (const chunks of batchesOf(job.input, job.settings, job.batchSize ?? 1000, nothing)) {
       const next = new Promise<void>((resolve) => (taken = resolve));
       post({ type: 'batch', chunks });
       await next;

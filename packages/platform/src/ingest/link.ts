@@ -54,6 +54,8 @@ const FORMAT_BY_TYPE: Record<string, DocumentFormat> = {
   'text/csv': 'csv',
   'application/pdf': 'pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
 };
 
 const defaultResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });

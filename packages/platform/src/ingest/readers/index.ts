@@ -9,13 +9,15 @@ import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { readPdf } from './pdf.js';
+import { readPptx } from './pptx.js';
 import { decodedPieces, decodeText, textEncoding } from './text.js';
 import { streamSections, textSections, type TextSection } from '../sections.js';
 import { DocumentWords } from './line-joins.js';
 import { unwrapMarkdown } from './unwrap-markdown.js';
+import { readXlsx } from './xlsx.js';
 import { plainTextUnwrapper } from './unwrap-text.js';
 
-export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv';
+export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'pptx';
 
 export interface ReadDocumentInput {
   data: Uint8Array;
@@ -55,6 +57,9 @@ const EXTENSIONS: Record<string, DocumentFormat> = {
   docx: 'docx',
   csv: 'csv',
   tsv: 'csv',
+  xlsx: 'xlsx',
+  xlsm: 'xlsx',
+  pptx: 'pptx',
 };
 const MIME_TYPES: Record<string, DocumentFormat> = {
   'text/plain': 'txt',
@@ -66,13 +71,15 @@ const MIME_TYPES: Record<string, DocumentFormat> = {
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
   'text/csv': 'csv',
   'text/tab-separated-values': 'csv',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
 };
 const HINTS: Record<string, string> = {
   doc: 'save it as .docx first',
-  xls: 'export it as .csv first',
-  xlsx: 'export it as .csv first',
-  ppt: 'export it as .pdf first',
-  pptx: 'export it as .pdf first',
+  xls: 'save it as .xlsx first',
+  ods: 'save it as .xlsx first',
+  ppt: 'save it as .pptx first',
+  odp: 'save it as .pptx first',
 };
 
 export function extensionOf(filename: string): string {
@@ -92,6 +99,8 @@ function sniff(data: Uint8Array): DocumentFormat | undefined {
   const head = Buffer.from(data.subarray(0, 1024)).toString('latin1');
   if (head.startsWith('%PDF-')) return 'pdf';
   if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('word/')) return 'docx';
+  if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('xl/')) return 'xlsx';
+  if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('ppt/')) return 'pptx';
   if (/^\s*(<!doctype html|<html[\s>])/i.test(head)) return 'html';
   return undefined;
 }
@@ -109,7 +118,10 @@ export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' 
   if (sniffed) return sniffed;
   const what = ext ? `.${ext} files` : type && type !== 'application/octet-stream' ? `files of type ${type}` : 'files without an extension';
   const hint = HINTS[ext] ? ` (${HINTS[ext]})` : '';
-  throw new IngestError('unsupported_file_type', `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv.`);
+  throw new IngestError(
+    'unsupported_file_type',
+    `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv, .xlsx, .pptx.`,
+  );
 }
 
 /**
@@ -235,6 +247,16 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
     }
     case 'docx':
       return { format, ...(await readDocx(data, { filename, timeoutMs: opts.timeoutMs })) };
+    case 'xlsx': {
+      const book = await readXlsx(data, { filename, timeoutMs: opts.timeoutMs });
+      if (!book.text.trim()) throw new IngestError('empty_document', `${filename} has no values in any of its sheets.`);
+      return { format, ...book };
+    }
+    case 'pptx': {
+      const deck = await readPptx(data, { filename });
+      if (!deck.text.trim()) throw new IngestError('empty_document', `${filename} has no slides.`);
+      return { format, text: deck.text };
+    }
   }
 }
 

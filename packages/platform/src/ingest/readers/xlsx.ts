@@ -1,0 +1,100 @@
+// XLSX -> Markdown with ExcelJS: each sheet under its own heading (`# Sheet:
+// Revenue`, so that every chunk of it carries the sheet's name in its title
+// path), and each table row as one block of "header: value" lines, as CSV
+// files are read (csv.ts says why rows, not a Markdown table). The chunker
+// packs whole blocks, so a row is never cut unless it alone is over a chunk.
+//
+// What a spreadsheet holds besides plain values: a formula gives the value
+// Excel cached for it; a cell inside a merged range gives the range's value
+// (told once in a row when the range spans columns); rich text and
+// links give their text; dates an ISO date. Empty rows and sheets are left
+// out. A first row with a single cell above a wider one is a caption, not
+// the header.
+//
+// A workbook is a zip: a password-protected one, one that is no zip and one
+// whose entries would expand too far are refused before ExcelJS opens it
+// (zip-entries.ts), so that a small file cannot take gigabytes.
+
+import ExcelJS from 'exceljs';
+import { IngestError } from '../errors.js';
+import { csvRowsToText } from './csv.js';
+import { checkZip } from './zip-entries.js';
+
+export interface XlsxReadOptions {
+  filename?: string;
+  /** Refuse a workbook whose entries expand past this (default 256 MiB). */
+  maxExpandedBytes?: number;
+  /** Give up after this long (default 120 s). */
+  timeoutMs?: number;
+}
+
+export async function readXlsx(buf: Uint8Array, opts: XlsxReadOptions = {}): Promise<{ text: string; title?: string }> {
+  const filename = opts.filename ?? 'The workbook';
+  const data = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  checkZip(data, filename, 'an Excel workbook (.xlsx)', opts.maxExpandedBytes);
+  const ms = opts.timeoutMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  const workbook = new ExcelJS.Workbook();
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s.`)), ms);
+    });
+    await Promise.race([workbook.xlsx.load(data as unknown as ArrayBuffer), timeout]);
+  } catch (err) {
+    if (err instanceof IngestError) throw err;
+    throw new IngestError('corrupt_file', `${filename} could not be read as an Excel workbook (.xlsx): ${(err as Error)?.message ?? err}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+  const parts: string[] = [];
+  workbook.eachSheet((sheet) => {
+    const body = sheetText(sheet);
+    if (body) parts.push(`# Sheet: ${sheet.name}\n\n${body}`);
+  });
+  const title = workbook.title?.trim();
+  return { text: parts.join('\n\n'), ...(title ? { title } : {}) };
+}
+
+/** A sheet's rows as text: an optional caption, then the header and one block per row. */
+function sheetText(sheet: ExcelJS.Worksheet): string {
+  const rows: { cells: string[]; mergedLeft: boolean[] }[] = [];
+  sheet.eachRow({ includeEmpty: false }, (row) => {
+    const cells: string[] = [];
+    const mergedLeft: boolean[] = [];
+    for (let c = 1; c <= row.cellCount; c++) {
+      const cell = row.getCell(c);
+      cells.push(cellText(cell.value));
+      // A cell of a range merged across columns: its value is the range's, already told by the range's first cell.
+      mergedLeft.push(cell.isMerged && cell.master.row === cell.row && cell.master.col !== cell.col);
+    }
+    if (cells.some((v) => v !== '')) rows.push({ cells, mergedLeft });
+  });
+  const filled = (r: { cells: string[] } | undefined) => r?.cells.filter((v) => v !== '').length ?? 0;
+  const caption = rows.length > 1 && filled(rows[0]) === 1 && filled(rows[1]) > 1 ? rows.shift()!.cells.find((v) => v !== '') : undefined;
+  // The header keeps a merged name over each of its columns; a row tells a value merged across columns once.
+  const table = csvRowsToText(rows.map((r, i) => (i === 0 ? r.cells : r.cells.map((v, c) => (r.mergedLeft[c] ? '' : v)))));
+  return [caption, table].filter(Boolean).join('\n\n');
+}
+
+/** A cell's value as text: formulas their cached result, rich text and links their text, dates ISO. */
+export function cellText(value: ExcelJS.CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return isoDate(value);
+  if (typeof value !== 'object') return String(value).trim();
+  if ('richText' in value)
+    return value.richText
+      .map((r) => r.text)
+      .join('')
+      .trim();
+  if ('formula' in value || 'sharedFormula' in value) return cellText((value as ExcelJS.CellFormulaValue).result as ExcelJS.CellValue);
+  if ('error' in value) return String(value.error);
+  if ('text' in value) return cellText((value as ExcelJS.CellHyperlinkValue).text);
+  return '';
+}
+
+/** A date as Excel shows a date: the day alone when it has no time of day. */
+function isoDate(d: Date): string {
+  if (Number.isNaN(d.getTime())) return '';
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.slice(0, 19).replace('T', ' ');
+}

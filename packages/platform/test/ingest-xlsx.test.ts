@@ -1,0 +1,133 @@
+// Excel workbooks (.xlsx), made by ExcelJS's writer as Excel would save them:
+// every sheet under its name, rows as "header: value" blocks, formulas as
+// their cached values, merged ranges, dates, rich text and links; chunks that
+// never start inside a row and carry the sheet's name; and the refusals:
+// a password-protected file, a file that is no workbook, one that would
+// expand past the limit, one without values.
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { chunkBatches } from '../src/ingest/chunk-stream.js';
+import { detectFormat, IngestError, readDocument } from '../src/ingest/index.js';
+import { readXlsx } from '../src/ingest/readers/xlsx.js';
+
+async function workbook(build: (wb: ExcelJS.Workbook) => void): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  build(wb);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+async function refusal(p: Promise<unknown>): Promise<IngestError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(IngestError);
+    return err as IngestError;
+  }
+  throw new Error('expected a refusal');
+}
+
+const revenue = () =>
+  workbook((wb) => {
+    wb.title = 'Quarterly figures';
+    const sheet = wb.addWorksheet('Revenue');
+    sheet.addRow(['Revenue by region, 2025']); // a caption above the table
+    sheet.addRow([]);
+    sheet.addRow(['Region', 'Q3 revenue', 'Q4 revenue', 'Closed on']);
+    sheet.addRow(['North', '4.2 M', '4.4 M', new Date(Date.UTC(2025, 8, 30))]);
+    sheet.addRow(['South', '3.1 M', '3.1 M', new Date(Date.UTC(2025, 8, 30))]);
+    sheet.addRow([]); // an empty row inside the table
+    sheet.addRow(['East', { formula: 'B4+B5', result: 7.3 }, { richText: [{ text: '2.' }, { font: { bold: true }, text: '9 M' }] }]);
+    const staff = wb.addWorksheet('Staff');
+    staff.addRow(['Name', 'Team', 'Page']);
+    staff.addRow(['Ana', 'Sales', { text: 'profile', hyperlink: 'https://example.com/ana' }]);
+    staff.addRow(['Ben', 'Sales', 'none']);
+    staff.mergeCells('B2:B3'); // one team for both
+    staff.addRow(['Cy', 'Support and on-call']);
+    staff.mergeCells('B4:C4'); // a value across two columns
+    wb.addWorksheet('Empty');
+  });
+
+describe('Excel workbooks (.xlsx)', () => {
+  it('reads every sheet under its name, one block per row with the header kept', async () => {
+    const r = await readDocument({ data: await revenue(), filename: 'figures.xlsx' });
+    expect(r.format).toBe('xlsx');
+    expect(r.title).toBe('Quarterly figures');
+    expect(r.text).toBe(
+      [
+        '# Sheet: Revenue',
+        'Revenue by region, 2025',
+        'Region: North\nQ3 revenue: 4.2 M\nQ4 revenue: 4.4 M\nClosed on: 2025-09-30',
+        'Region: South\nQ3 revenue: 3.1 M\nQ4 revenue: 3.1 M\nClosed on: 2025-09-30',
+        'Region: East\nQ3 revenue: 7.3\nQ4 revenue: 2.9 M',
+        '# Sheet: Staff',
+        'Name: Ana\nTeam: Sales\nPage: profile',
+        'Name: Ben\nTeam: Sales\nPage: none',
+        'Name: Cy\nTeam: Support and on-call',
+      ].join('\n\n'),
+    );
+  });
+
+  it('is known by its name, its type or its bytes', async () => {
+    const data = await revenue();
+    expect(detectFormat({ data, filename: 'a.XLSX' })).toBe('xlsx');
+    expect(detectFormat({ data, filename: 'upload', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' })).toBe('xlsx');
+    expect(detectFormat({ data, filename: 'upload', mimeType: 'application/octet-stream' })).toBe('xlsx');
+  });
+
+  it('chunks whole rows that carry the sheet name, none starting inside the row before', async () => {
+    const data = await workbook((wb) => {
+      const sheet = wb.addWorksheet('Stores');
+      sheet.addRow(['Store', 'City', 'Opening hours', 'Manager']);
+      for (let i = 1; i <= 60; i++) sheet.addRow([`Store ${i}`, `City number ${i}`, `from ${(i % 4) + 7} to ${(i % 5) + 17}`, `Manager ${i} of the store`]);
+    });
+    const chunks = [];
+    for await (const batch of chunkBatches({ file: { data, filename: 'stores.xlsx' } }, { chunkSize: 80, chunkSplitter: undefined }, 100))
+      chunks.push(...batch);
+    expect(chunks.length).toBeGreaterThan(5);
+    const rows = new Set<number>();
+    for (const chunk of chunks) {
+      expect(chunk.titlePath).toEqual(['# Sheet: Stores']);
+      expect(chunk.overlap).toBe('');
+      const body = chunk.text.replace(/^# Sheet: Stores\n+/, '');
+      // Every block is a whole row: its four lines, in order.
+      for (const block of body.split('\n\n')) {
+        const m = /^Store: Store (\d+)\nCity: City number \1\nOpening hours: from \d+ to \d+\nManager: Manager \1 of the store$/.exec(block);
+        expect(m, block).not.toBeNull();
+        rows.add(Number(m![1]));
+      }
+    }
+    expect(rows.size).toBe(60);
+  });
+
+  it('refuses a password-protected workbook, one that is not a zip, and one without values, each by name', async () => {
+    // What Excel saves with a password: an OLE2 compound file, whatever the extension.
+    const encrypted = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(4096)]);
+    const locked = await refusal(readDocument({ data: encrypted, filename: 'salaries.xlsx' }));
+    expect([locked.code, locked.status]).toEqual(['encrypted_file', 422]);
+    expect(locked.message).toBe(
+      'salaries.xlsx is password-protected (or in the older binary format): save it as an Excel workbook (.xlsx) without a password, then import it.',
+    );
+
+    const notZip = await refusal(readDocument({ data: Buffer.from('Region,Revenue\nNorth,4'), filename: 'renamed.xlsx' }));
+    expect([notZip.code, notZip.message]).toEqual(['corrupt_file', 'renamed.xlsx is not an Excel workbook (.xlsx): it is not a zip archive.']);
+
+    const empty = await refusal(readDocument({ data: await workbook((wb) => void wb.addWorksheet('Blank')), filename: 'blank.xlsx' }));
+    expect([empty.code, empty.message]).toEqual(['empty_document', 'blank.xlsx has no values in any of its sheets.']);
+  });
+
+  it('refuses a workbook whose entries expand past the limit before unpacking it', async () => {
+    // 20,000 rows of one repeated text: a small file, megabytes of XML once unpacked.
+    const data = await workbook((wb) => {
+      const sheet = wb.addWorksheet('Filler');
+      sheet.addRow(['n', 'text']);
+      for (let i = 0; i < 20_000; i++) sheet.addRow([i, 'the same words again and again and again']);
+    });
+    expect(data.byteLength).toBeLessThan(400_000);
+    const big = await refusal(readXlsx(data, { filename: 'filler.xlsx', maxExpandedBytes: 1024 * 1024 }));
+    expect(big.code).toBe('too_complex');
+    expect(big.status).toBe(413);
+    expect(big.message).toMatch(/^filler\.xlsx expands to \d+\.\d MiB when unpacked; the limit is 1\.0 MiB\./);
+    // Under the default limit it is read.
+    expect((await readXlsx(data, { filename: 'filler.xlsx' })).text).toContain('n: 19999\ntext: the same words again');
+  });
+});
