@@ -10,4 +10,6 @@ export interface PdfLine {
   height: number;
   /** Every character of the line is set in a monospaced font (code, in a document whose text is not). */
   mono?: boolean;
+  /** The line's parts that stand far apart (a table row's cells), when there are two or more (pdf-tables.ts). */
+  cells?: { text: string; x: number; endX: number }[];
 }

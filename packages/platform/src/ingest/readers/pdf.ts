@@ -9,7 +9,8 @@
 // go first (pdf-running-lines.ts); a paragraph cut by a page break is joined
 // again. Lines set in a monospaced font, in a document whose text is not,
 // are code: fenced, line by line as set (comment lines, "# ...", never become
-// headings: comment-lines.ts).
+// headings: comment-lines.ts). Rows of text whose parts stand in columns are
+// a table, written as a Markdown table (pdf-tables.ts).
 
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
@@ -18,6 +19,7 @@ import { fenceCommentLines } from './comment-lines.js';
 import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker, wrapJoint } from './line-joins.js';
 import type { PdfLine } from './pdf-line.js';
 import { withoutRunningLines } from './pdf-running-lines.js';
+import { findTables } from './pdf-tables.js';
 
 export type { PdfLine };
 
@@ -43,6 +45,9 @@ export interface PdfTextItem {
   hasEOL?: boolean;
   fontName?: string;
 }
+
+/** A gap wider than this many line heights between two parts of a line makes them two cells. */
+const CELL_GAP = 1.2;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjsModule: Promise<PdfJs> | undefined;
@@ -80,15 +85,25 @@ export function pageLines(items: PdfTextItem[], monoFonts: ReadonlySet<string> =
       const gap = x - current.endX;
       if (gap > height * 0.15 && !/\s$/.test(current.text) && !/^\s/.test(item.str)) current.text += ' ';
       current.text += item.str;
+      if (item.str.trim()) {
+        // Text further from the line's last text than the line is tall stands apart: a table's next cell.
+        const cell = current.cells!.at(-1);
+        if (!cell || x - cell.endX > height * CELL_GAP) current.cells!.push({ text: item.str, x, endX: x + item.width });
+        else Object.assign(cell, { text: `${cell.text} ${item.str}`, endX: Math.max(cell.endX, x + item.width) });
+      }
       current.endX = Math.max(current.endX, x + item.width);
       current.mono &&= mono;
     } else {
       if (current) lines.push(current);
-      current = { text: item.str, x, y, height, endX: x + item.width, mono };
+      current = { text: item.str, x, y, height, endX: x + item.width, mono, cells: item.str.trim() ? [{ text: item.str, x, endX: x + item.width }] : [] };
     }
   }
   if (current) lines.push(current);
-  for (const line of lines) line.text = line.text.replace(/\s+/g, ' ').trim();
+  for (const line of lines) {
+    line.text = line.text.replace(/\s+/g, ' ').trim();
+    for (const cell of line.cells!) cell.text = cell.text.replace(/\s+/g, ' ').trim();
+    if (line.cells!.length < 2 || line.mono) delete line.cells;
+  }
   return lines.filter((line) => line.text);
 }
 
@@ -129,6 +144,9 @@ export function linesToText(lines: PdfLine[], words: DocumentWords): string {
   const pageEdge = lines.reduce((max, l) => Math.max(max, l.endX), 0);
   let inItem = false;
   let code: PdfLine[] = [];
+  const tables = findTables(lines);
+  let tableRowsLeft = 0;
+  let afterTable = false;
   const start = (line: PdfLine, separator: string) => {
     out.line(line.text, separator);
     inItem = !!listMarker(line.text);
@@ -138,6 +156,22 @@ export function linesToText(lines: PdfLine[], words: DocumentWords): string {
     code = [];
   };
   lines.forEach((line, i) => {
+    const table = tables.get(i);
+    if (table) {
+      endCode();
+      out.line(table.markdown, out.empty ? '' : '\n\n');
+      tableRowsLeft = table.lines;
+    }
+    if (tableRowsLeft > 0) {
+      tableRowsLeft--;
+      afterTable = true;
+      return;
+    }
+    if (afterTable && !line.mono) {
+      afterTable = false;
+      return start(line, '\n\n');
+    }
+    afterTable = false;
     const prev = lines[i - 1];
     const gap = prev ? prev.y - line.y : 0;
     const newBlock = !prev || gap > Math.max(prev.height, line.height) * 1.8 || gap < 0;
