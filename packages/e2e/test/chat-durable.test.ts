@@ -17,6 +17,11 @@ import { signInRoot, simPlatformSuite } from './sim-platform.js';
 const WORDS = 50;
 const DELAY_MS = 80;
 
+/** Waits until the answer being streamed has at least `n` words. */
+async function untilWords(page: Page, n: number): Promise<void> {
+  await expect.poll(async () => ((await page.locator('.msg.assistant.streaming').textContent()) ?? '').split(/\s+/).length).toBeGreaterThanOrEqual(n);
+}
+
 interface Item {
   obj: 'Human' | 'AI';
   value: { text: { content: string } }[];
@@ -117,7 +122,7 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     await page.getByRole('textbox', { name: 'Message' }).fill('Tell me about the harbour');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.msg.assistant.streaming').textContent()).toMatch(/Echo: tell/);
-    await page.waitForTimeout(700);
+    await untilWords(page, 8); // a part of the answer, then Stop
     await page.getByRole('button', { name: 'Stop' }).click();
     const answer = page.getByTestId('answer').last();
     await answer.getByText('Stopped').waitFor();
@@ -196,7 +201,7 @@ describe.skipIf(Boolean(noBrowser))('a chat that never loses a question, in Chro
     await page.getByRole('textbox', { name: 'Message' }).fill('And the last boat?');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.msg.assistant.streaming').textContent()).toMatch(/Echo: and/);
-    await page.waitForTimeout(700);
+    await untilWords(page, 8);
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByTestId('answer').last().getByText('Stopped').waitFor();
     await page.reload();
