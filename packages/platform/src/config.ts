@@ -45,6 +45,22 @@ export interface PlatformConfig {
   importConfirmSeconds: number;
   /** The wait before an indexing item's second attempt, doubled at each failure (INDEX_RETRY_BASE_MS, ms). */
   indexRetryBaseMs: number;
+  /** A team's own file parser for the types it names (CUSTOM_READ_FILE_URL, _EXTENSION, _KEY): FastGPT's contract. */
+  customReadFile?: { url: string; extensions: string[]; key?: string };
+}
+
+/** CUSTOM_READ_FILE_URL with the extensions it reads; both or neither. */
+function customReadFile(env: Record<string, string | undefined>): PlatformConfig['customReadFile'] {
+  const url = env.CUSTOM_READ_FILE_URL?.trim();
+  const extensions = (env.CUSTOM_READ_FILE_EXTENSION ?? '')
+    .split(',')
+    .map((e) => e.trim().replace(/^\./, '').toLowerCase())
+    .filter(Boolean);
+  if (!url && !extensions.length) return undefined;
+  if (!url) throw new Error("CUSTOM_READ_FILE_EXTENSION is set but CUSTOM_READ_FILE_URL is not: set the parser's address too");
+  if (!/^https?:\/\/[^/]/.test(url)) throw new Error(`CUSTOM_READ_FILE_URL must be an http(s) URL (got "${url}")`);
+  if (!extensions.length) throw new Error('CUSTOM_READ_FILE_URL is set but CUSTOM_READ_FILE_EXTENSION is not: name the file types it reads, e.g. pdf,docx');
+  return { url, extensions, ...(env.CUSTOM_READ_FILE_KEY ? { key: env.CUSTOM_READ_FILE_KEY } : {}) };
 }
 
 function num(env: Record<string, string | undefined>, name: string, dflt: number, min = 0): number {
@@ -85,6 +101,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     collectionBatchRows: num(env, 'COLLECTION_BATCH_ROWS', 1000, 1),
     importConfirmSeconds: num(env, 'IMPORT_CONFIRM_SECONDS', 600),
     indexRetryBaseMs: num(env, 'INDEX_RETRY_BASE_MS', 2000, 1),
+    customReadFile: customReadFile(env),
     ...overrides,
   };
 }

@@ -24,6 +24,7 @@ import { chatPlugin } from './chat/routes.js';
 import { datasetMigrations } from './datasets/migration.js';
 import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService } from './datasets/service.js';
+import { CustomFileReader } from './ingest/index.js';
 import type { IndexingHooks } from './datasets/types.js';
 import { DatasetsStore } from './datasets/store.js';
 import { decorateCaller } from './http/caller.js';
@@ -161,13 +162,19 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
       return new Map(list.map((p) => [p.collectionId, { waiting: p.queued + p.indexing, failed: p.failed }]));
     },
   };
-  const datasets = new DatasetsService(datasetsStore, models, indexing, {
-    batchRows: config.collectionBatchRows,
-    vacuumAfterRows: config.collectionBatchRows,
-    embeddedStore: store.kind === 'pglite',
-    vacuumSearchTables: () => vacuumSearchTables(store.db),
-    onError: (err) => console.error(`kbchat platform: collections: ${(err as Error)?.message ?? err}`),
-  });
+  const datasets = new DatasetsService(
+    datasetsStore,
+    models,
+    indexing,
+    {
+      batchRows: config.collectionBatchRows,
+      vacuumAfterRows: config.collectionBatchRows,
+      embeddedStore: store.kind === 'pglite',
+      vacuumSearchTables: () => vacuumSearchTables(store.db),
+      onError: (err) => console.error(`kbchat platform: collections: ${(err as Error)?.message ?? err}`),
+    },
+    config.customReadFile && new CustomFileReader(config.customReadFile),
+  );
   // Deletes (and imports) a stopped process left unfinished are finished now.
   datasets.jobs.start();
   // An estimate with nothing measured yet times one embeddings call of the file's chunks (marked bulk, as indexing's are).

@@ -3,7 +3,7 @@
 import { MAX_PUSH } from '@kbchat/contracts';
 import type { RawBuilder } from 'kysely';
 import { countTextTokens } from '@kbchat/shared';
-import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput } from '../ingest/index.js';
+import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput, type CustomFileReader } from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
@@ -50,6 +50,8 @@ export class DatasetsService {
     private readonly models: ModelConfig,
     private readonly indexing: IndexingHooks,
     jobs: Partial<CollectionJobsOptions> = {},
+    /** The team's own parser for the file types it names (CUSTOM_READ_FILE_URL). */
+    private readonly customReader?: CustomFileReader,
   ) {
     this.jobs = new CollectionJobs(store, {
       batchRows: DEFAULT_BATCH_ROWS,
@@ -217,7 +219,7 @@ export class DatasetsService {
   ): Promise<ImportPlan> {
     const dataset = await this.dataset(caller, datasetId);
     const chunking = { chunkSize: this.chunkSizeFor(dataset.vector_model, settings.chunkSize), chunkSplitter: settings.chunkSplitter || undefined };
-    const counted = await countChunks({ file }, chunking, PLAN_SAMPLE);
+    const counted = await countChunks(await this.fileInput(file), chunking, PLAN_SAMPLE);
     if (counted.chunks === 0) throw emptyFile(file.filename);
     return { ...counted, ...chunking, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model };
   }
@@ -231,7 +233,12 @@ export class DatasetsService {
   ) {
     // The file is read as it is chunked (ingest/chunk-stream.ts): its text is not kept whole (raw_text; nothing reads it yet).
     const input = { ...settings, name: settings.name || file.filename, type: 'file' as const, source: file.filename };
-    return this.createCollection(caller, input, { file }, { rawText: null, empty: () => emptyFile(file.filename) }, known);
+    return this.createCollection(caller, input, await this.fileInput(file), { rawText: null, empty: () => emptyFile(file.filename) }, known);
+  }
+
+  /** What a file's chunks are made from: the team's parser's Markdown for the types it reads, else the file. */
+  private fileInput(file: { data: Uint8Array; filename: string; mimeType?: string }): Promise<ChunkInput> {
+    return this.customReader ? this.customReader.inputOf(file) : Promise.resolve({ file });
   }
 
   /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */

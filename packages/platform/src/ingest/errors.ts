@@ -11,6 +11,7 @@ export type IngestErrorCode =
   | 'parse_timeout' // 422: a parser ran past its time limit
   | 'empty_document' // 422: readable, but no text in it (e.g. a scanned PDF)
   | 'too_complex' // 413: reading it needs more memory than a reader is given
+  | 'parser_failed' // 502: the team's own file parser (CUSTOM_READ_FILE_URL) failed
   | 'link_invalid_url' // 400: not an absolute http(s) URL
   | 'link_forbidden_address' // 400: resolves to a private / loopback / metadata address
   | 'link_too_many_redirects' // 422
@@ -29,6 +30,7 @@ const STATUS: Record<IngestErrorCode, number> = {
   parse_timeout: 422,
   empty_document: 422,
   too_complex: 413,
+  parser_failed: 502,
   link_invalid_url: 400,
   link_forbidden_address: 400,
   link_too_many_redirects: 422,

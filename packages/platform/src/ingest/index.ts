@@ -19,6 +19,7 @@ export { fetchLink, type FetchLinkOptions, type FetchLinkResult, type HostResolv
 export { forbiddenAddressReason } from './link-address.js';
 export { chunkMarkdown, chunkMarkdownLoaded, SectionChunker, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
 export { textSections, SECTION_CHARS, type TextSection } from './sections.js';
+export { CustomFileReader, type CustomReaderConfig } from './custom-reader.js';
 export { chunkBatches, chunksUpTo, countChunks, IN_THREAD_MAX_BYTES, type ChunkInput, type ChunkingSettings } from './chunk-stream.js';
 export { countTokens as countChunkTokens } from './text-split.js';
 export { DEFAULT_QA_PROMPT, buildQaPrompt, parseQaPairs, type QaPair } from './qa.js';
