@@ -99,6 +99,20 @@ describe('Excel workbooks (.xlsx)', () => {
     expect(rows.size).toBe(60);
   });
 
+  it('reads a large workbook as a stream: the same rows, dates and formulas', async () => {
+    const data = await workbook((wb) => {
+      const sheet = wb.addWorksheet('Orders');
+      sheet.addRow(['Order', 'Shipped', 'Total']);
+      for (let i = 1; i <= 50; i++) sheet.addRow([`ORD-${i}`, new Date(Date.UTC(2025, 0, i)), { formula: `${i}*2`, result: i * 2 }]);
+      wb.addWorksheet('Notes').addRow(['Checked by the harbour office']);
+    });
+    const loaded = await readXlsx(data, { filename: 'orders.xlsx' });
+    const streamed = await readXlsx(data, { filename: 'orders.xlsx', streamAboveBytes: 0 });
+    expect(streamed.text).toBe(loaded.text);
+    expect(streamed.text).toContain('Order: ORD-31\nShipped: 2025-01-31\nTotal: 62');
+    expect(streamed.text).toContain('# Sheet: Notes\n\nChecked by the harbour office');
+  });
+
   it('refuses a password-protected workbook, one that is not a zip, and one without values, each by name', async () => {
     // What Excel saves with a password: an OLE2 compound file, whatever the extension.
     const encrypted = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(4096)]);

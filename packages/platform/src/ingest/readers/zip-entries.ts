@@ -42,9 +42,10 @@ const COMPOUND_FILE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe
 /**
  * Refuses, naming the file, an Office document (`what`, e.g. "an Excel workbook
  * (.xlsx)") that is password-protected, is no zip archive, or whose entries
- * would expand past `maxExpandedBytes` (default 256 MiB).
+ * would expand past `maxExpandedBytes` (default 256 MiB). Answers the size it
+ * expands to.
  */
-export function checkZip(data: Buffer, filename: string, what: string, maxExpandedBytes = 256 * 1024 * 1024): void {
+export function checkZip(data: Buffer, filename: string, what: string, maxExpandedBytes = 256 * 1024 * 1024): number {
   if (data.subarray(0, 8).equals(COMPOUND_FILE)) {
     throw new IngestError(
       'encrypted_file',
@@ -59,6 +60,7 @@ export function checkZip(data: Buffer, filename: string, what: string, maxExpand
       `${filename} expands to ${mib(expanded)} MiB when unpacked; the limit is ${mib(maxExpandedBytes)} MiB. Split it into smaller files.`,
     );
   }
+  return expanded;
 }
 
 function mib(bytes: number): string {
