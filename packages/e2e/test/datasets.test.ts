@@ -4,15 +4,18 @@
 // reload, ask before importing the same file again, paste a text whose name
 // holds %, / and CJK, edit a chunk and see it saved after a reload, run a
 // search test that finds a fact with its scores, and show a failed
-// collection's exact error with a working Retry. Screenshots go to
+// collection's exact error with a working Retry; a workbook and a
+// presentation found by the search test under their sheet and slide. Screenshots go to
 // test-output/web/datasets-*.png.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
+import PptxGenJS from 'pptxgenjs';
 import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
-import { asPage } from './chat-fixtures.js';
+import { asPage, untilIndexed } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
@@ -208,6 +211,48 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       served.close();
     }
   }, 90_000);
+
+  it('imports a workbook and a presentation, and the search test shows a row under its sheet and a slide under its number', async () => {
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
+    const datasetId = await call<string>('/api/core/dataset/create', { name: 'Harbour office files', vectorModel: 'local-embed' });
+    const wb = new ExcelJS.Workbook();
+    const times = wb.addWorksheet('Timetable');
+    times.addRow(['Route', 'Departs', 'Adult fare']);
+    times.addRow(['Holmsund', '07:40', '4.50']);
+    times.addRow(['Norrby', '09:15', '6.00']);
+    const deck = new PptxGenJS();
+    deck.addSlide().addText('The visitor centre closes at 17:30 from May to September.', { x: 0.5, y: 0.5, w: 9, h: 1 });
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
+    await page.locator('input[type=file]').setInputFiles([
+      { name: 'ferries.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: Buffer.from(await wb.xlsx.writeBuffer()) },
+      {
+        name: 'visitors.pptx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        buffer: (await deck.write({ outputType: 'nodebuffer' })) as Buffer,
+      },
+    ]);
+    await untilIndexed(call, datasetId, 2);
+
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/search`);
+    for (const [question, source, shown] of [
+      ['When does the ferry to Norrby depart?', 'ferries.xlsx', ['Sheet: Timetable', 'Route: Norrby', 'Departs: 09:15']],
+      ['When does the visitor centre close?', 'visitors.pptx', ['Slide 1', 'closes at 17:30']],
+    ] as const) {
+      await page.getByLabel('Question').fill(question);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      const first = page.getByRole('listitem', { name: 'Result 1' });
+      await expect.poll(() => first.getByRole('link').textContent()).toBe(source);
+      for (const text of shown) expect(await first.textContent()).toContain(text);
+    }
+    await page.screenshot({ path: join(SHOTS, 'datasets-office-files.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 
   it("shows a failed collection's exact error, and Retry asks for it again", async () => {
     const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
