@@ -74,7 +74,7 @@ describe('Excel workbooks (.xlsx)', () => {
     expect(detectFormat({ data, filename: 'upload', mimeType: 'application/octet-stream' })).toBe('xlsx');
   });
 
-  it('chunks whole rows that carry the sheet name, none starting inside the row before', async () => {
+  it('chunks whole rows that carry the sheet name, none starting inside the row before, five at most', async () => {
     const data = await workbook((wb) => {
       const sheet = wb.addWorksheet('Stores');
       sheet.addRow(['Store', 'City', 'Opening hours', 'Manager']);
@@ -97,6 +97,11 @@ describe('Excel workbooks (.xlsx)', () => {
       }
     }
     expect(rows.size).toBe(60);
+    // With a model's long chunks, a few rows at most in each: 60 rows in 12 chunks of 5.
+    const long = [];
+    for await (const batch of chunkBatches({ file: { data, filename: 'stores.xlsx' } }, { chunkSize: 2048, chunkSplitter: undefined }, 100))
+      long.push(...batch);
+    expect(long.map((c) => c.text.split('\n\n').length)).toEqual(Array(12).fill(5));
   });
 
   it('reads a large workbook as a stream: the same rows, dates and formulas', async () => {

@@ -51,15 +51,20 @@ async function inputSections(input: ChunkInput, splitter: string | undefined): P
   return (await readDocumentText(input.file)).sections({ splitter });
 }
 
-/** Formats read as one block per table row (csv.ts): a chunk never starts with the end of the row before it. */
+/**
+ * Formats read as one block per table row (csv.ts): a chunk never starts with
+ * the end of the row before it, and holds a few rows at most, so that a row's
+ * vector is not drowned by dozens of others when the model's chunks are long.
+ */
 const ROW_FORMATS = new Set(['csv', 'xlsx']);
+export const ROWS_PER_CHUNK = 5;
 
 /** The input's chunks, in batches of at most `batchSize`; `between` runs after each section. */
 export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
   const sections = await inputSections(input, settings.chunkSplitter);
   await loadTokenizer();
   const rows = 'file' in input && ROW_FORMATS.has(detectFormat(input.file));
-  const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0 } : {}) });
+  const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0, maxBlocks: ROWS_PER_CHUNK } : {}) });
   let batch: Chunk[] = [];
   for (const section of sections) {
     for (const chunk of chunker.push(section)) {

@@ -34,6 +34,8 @@ export interface ChunkOptions {
   chunkSplitter?: string;
   /** Write the title path at the top of each chunk's text (default true). */
   prefixTitle?: boolean;
+  /** Most blocks (paragraphs, a table's rows as CSV and spreadsheets give them) in a chunk; default: as many as fit. */
+  maxBlocks?: number;
 }
 
 export interface Chunk {
@@ -139,6 +141,7 @@ class ChunkBuilder {
     private readonly chunkSize: number,
     private readonly overlapTokens: number,
     private readonly prefixTitle: boolean,
+    private readonly maxBlocks = Infinity,
   ) {}
 
   /** Starts a fresh chunk for the current path; `overlap` is carried only after a size cut. */
@@ -179,6 +182,7 @@ class ChunkBuilder {
 
   add(unit: Unit): void {
     if (!this.started) this.start('');
+    if (this.units.length >= this.maxBlocks) this.flush(true);
     if (this.used + unit.tokens > this.budget) {
       if (this.units.length > 0) {
         this.flush(true);
@@ -265,7 +269,7 @@ export class SectionChunker {
   constructor(options: ChunkOptions = {}) {
     const chunkSize = Math.max(MIN_CHUNK_SIZE, Math.floor(options.chunkSize ?? 512));
     const overlapTokens = Math.min(Math.floor(chunkSize / 2), Math.max(0, Math.floor(options.overlap ?? chunkSize * 0.12)));
-    this.builder = new ChunkBuilder(chunkSize, overlapTokens, options.prefixTitle ?? true);
+    this.builder = new ChunkBuilder(chunkSize, overlapTokens, options.prefixTitle ?? true, Math.max(1, options.maxBlocks ?? Infinity));
   }
 
   /** The section's text (lines end in \n, no \r) in; the chunks it completed out. */
