@@ -4,14 +4,15 @@
 // reload, ask before importing the same file again, paste a text whose name
 // holds %, / and CJK, edit a chunk and see it saved after a reload, run a
 // search test that finds a fact with its scores, and show a failed
-// collection's exact error with a working Retry; a workbook and a
-// presentation found by the search test under their sheet and slide. Screenshots go to
+// collection's exact error with a working Retry; a workbook, a presentation
+// and a PDF found by the search test with their sheet, slide and page. Screenshots go to
 // test-output/web/datasets-*.png.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
+import PDFDocument from 'pdfkit';
 import PptxGenJS from 'pptxgenjs';
 import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
@@ -212,7 +213,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     }
   }, 90_000);
 
-  it('imports a workbook and a presentation, and the search test shows a row under its sheet and a slide under its number', async () => {
+  it('imports a workbook, a presentation and a PDF; the search test shows a row under its sheet, a slide under its number, a page', async () => {
     const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -227,6 +228,14 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     times.addRow(['Norrby', '09:15', '6.00']);
     const deck = new PptxGenJS();
     deck.addSlide().addText('The visitor centre closes at 17:30 from May to September.', { x: 0.5, y: 0.5, w: 9, h: 1 });
+    const pdf = new PDFDocument({ size: 'A6' });
+    const pdfParts: Buffer[] = [];
+    pdf.on('data', (b: Buffer) => pdfParts.push(b));
+    const pdfEnded = new Promise((done) => pdf.on('end', done));
+    pdf.text('The harbour office opens at half past seven on weekdays.');
+    pdf.addPage().text('The tide table for the north pier is posted beside the fuel pump every Monday.');
+    pdf.end();
+    await pdfEnded;
     await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
     await page.locator('input[type=file]').setInputFiles([
       { name: 'ferries.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: Buffer.from(await wb.xlsx.writeBuffer()) },
@@ -235,13 +244,15 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
         mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
         buffer: (await deck.write({ outputType: 'nodebuffer' })) as Buffer,
       },
+      { name: 'harbour.pdf', mimeType: 'application/pdf', buffer: Buffer.concat(pdfParts) },
     ]);
-    await untilIndexed(call, datasetId, 2);
+    await untilIndexed(call, datasetId, 3);
 
     await page.goto(`${suite.k.url}/datasets/${datasetId}/search`);
     for (const [question, source, shown] of [
       ['When does the ferry to Norrby depart?', 'ferries.xlsx', ['Sheet: Timetable', 'Route: Norrby', 'Departs: 09:15']],
       ['When does the visitor centre close?', 'visitors.pptx', ['Slide 1', 'closes at 17:30']],
+      ['Where is the tide table for the north pier posted?', 'harbour.pdf', ['harbour.pdf · pages 1–2 · Chunk 1', 'beside the fuel pump']],
     ] as const) {
       await page.getByLabel('Question').fill(question);
       await page.getByRole('button', { name: 'Search', exact: true }).click();

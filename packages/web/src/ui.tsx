@@ -171,3 +171,15 @@ export function formatClock(iso: string | number, lang: string): string {
   if (d.toDateString() !== new Date().toDateString()) return formatTime(iso, lang);
   return d.toLocaleTimeString(lang === 'zh' ? 'zh-CN' : 'en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
+
+/** Where a quote stands in its document (a PDF's pages), for beside its source's name; nothing when unknown. */
+export function SourcePages({ pages }: { pages?: [number, number] }) {
+  const { t } = useLang();
+  if (!pages) return null;
+  return (
+    <>
+      <span> · </span>
+      <span>{pages[0] === pages[1] ? t('source.page', { n: pages[0] }) : t('source.pages', { from: pages[0], to: pages[1] })}</span>
+    </>
+  );
+}

@@ -74,6 +74,8 @@ export const searchResultItemSchema = z.object({
   collectionId: z.string(),
   sourceName: z.string(),
   sourceId: z.string(),
+  /** The pages of its document the item comes from, first and last (a PDF's chunks; kbchat's addition). */
+  pages: z.tuple([z.number().int(), z.number().int()]).optional(),
   score: z.array(searchScoreSchema),
 });
 export type SearchResultItem = z.infer<typeof searchResultItemSchema>;

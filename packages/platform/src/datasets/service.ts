@@ -165,6 +165,8 @@ export class DatasetsService {
           a: '',
           chunk_index: from + k,
           title_path: JSON.stringify(c.titlePath),
+          page_start: c.pages?.[0] ?? null,
+          page_end: c.pages?.[1] ?? null,
           created_at: now,
           updated_at: now,
         },

@@ -22,7 +22,8 @@ const normaliseJob = (r: JobRow): JobRow => ({
 });
 
 export interface NewDataItem {
-  row: DataRow;
+  /** A new row; its pages only where its document has them (a chunk of a PDF). */
+  row: Omit<DataRow, 'page_start' | 'page_end'> & Partial<Pick<DataRow, 'page_start' | 'page_end'>>;
   /** Texts embedded for this item; the first is its default index (q, plus a when there is one). */
   indexes: string[];
 }
@@ -244,9 +245,10 @@ export class DatasetsStore {
                         ${collection.chunk_size}, ${collection.chunk_splitter}, ${collection.qa_prompt}, ${collection.metadata}, ${collection.raw_text}, ${collection.created_at}, ${collection.updated_at})),`
       : sql``;
     await sql`with ${withCollection}
-      d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, created_at, updated_at)
+      d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, page_start, page_end, created_at, updated_at)
             select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
-                                 ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
+                                 ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[],
+                                 ${rows.map((r) => r.page_start ?? null)}::int[], ${rows.map((r) => r.page_end ?? null)}::int[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
             returning id, dataset_id, q)
       ${
         alongside.length

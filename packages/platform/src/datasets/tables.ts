@@ -49,6 +49,9 @@ export interface DataTable {
   chunk_index: number;
   /** Markdown heading path, JSON array of strings. */
   title_path: string;
+  /** The pages of the document the chunk came from, first and last (PDF); null elsewhere. */
+  page_start: number | null;
+  page_end: number | null;
   created_at: number;
   updated_at: number;
 }

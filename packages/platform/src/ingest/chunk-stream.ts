@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { loadTokenizer } from '@kbchat/shared';
 import { SectionChunker, type Chunk } from './chunker.js';
+import { pageLocator } from './page-locator.js';
 import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
 import { detectFormat, readDocumentText, type ReadDocumentInput } from './readers/index.js';
 import { textSections, type TextSection } from './sections.js';
@@ -45,10 +46,11 @@ export function workerHeapMb(input: ChunkInput): number | undefined {
   return Math.ceil(64 + mb + 5 * Math.min(mb, 16));
 }
 
-/** The sections of the input as the chunker takes them (read by its reader, for a file). */
-async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<Iterable<TextSection>> {
-  if ('text' in input) return textSections(input.text.replace(/\r\n?/g, '\n'), { splitter });
-  return (await readDocumentText(input.file)).sections({ splitter });
+/** The sections of the input as the chunker takes them (read by its reader, for a file), and a PDF's pages. */
+async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<{ sections: Iterable<TextSection>; pages?: string[] }> {
+  if ('text' in input) return { sections: textSections(input.text.replace(/\r\n?/g, '\n'), { splitter }) };
+  const doc = await readDocumentText(input.file);
+  return { sections: doc.sections({ splitter }), pages: doc.pages };
 }
 
 /**
@@ -61,13 +63,16 @@ export const ROWS_PER_CHUNK = 5;
 
 /** The input's chunks, in batches of at most `batchSize`; `between` runs after each section. */
 export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
-  const sections = await inputSections(input, settings.chunkSplitter);
+  const { sections, pages } = await inputSections(input, settings.chunkSplitter);
+  const locate = pages && pageLocator(pages);
   await loadTokenizer();
   const rows = 'file' in input && ROW_FORMATS.has(detectFormat(input.file));
   const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0, maxBlocks: ROWS_PER_CHUNK } : {}) });
   let batch: Chunk[] = [];
   for (const section of sections) {
     for (const chunk of chunker.push(section)) {
+      const pagesOf = locate?.(chunk);
+      if (pagesOf) chunk.pages = pagesOf;
       batch.push(chunk);
       if (batch.length >= batchSize) {
         yield batch;

@@ -49,6 +49,8 @@ export interface Chunk {
   tokens: number;
   /** The leading part of the content repeated from the previous chunk ('' when none). */
   overlap: string;
+  /** The pages of its document it comes from, first and last (PDF, when found: chunk-stream.ts). */
+  pages?: [number, number];
 }
 
 type UnitKind = 'text' | 'code' | 'table' | 'heading';

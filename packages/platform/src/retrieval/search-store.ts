@@ -123,6 +123,8 @@ export interface DataRow {
   collectionId: string;
   collectionName: string;
   collectionSource: string | null;
+  /** The pages of its document it comes from (a PDF's chunks), first and last. */
+  pages: [number, number] | null;
   /** best cosine of the item's vectors to the query vector, when one was given */
   cosine: number | null;
 }
@@ -145,9 +147,11 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     collection_id: string;
     name: string;
     source: string | null;
+    page_start: number | null;
+    page_end: number | null;
     cosine: number | null;
   }>`
-    ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, ${cosine} as cosine
+    ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, d.page_start, d.page_end, ${cosine} as cosine
       from data d join collections c on c.id = d.collection_id
      where d.id = any(${dataIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({
@@ -159,6 +163,7 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     collectionId: r.collection_id,
     collectionName: r.name,
     collectionSource: r.source,
+    pages: r.page_start === null || r.page_start === undefined ? null : [Number(r.page_start), Number(r.page_end ?? r.page_start)],
     cosine: r.cosine === null ? null : Number(r.cosine),
   }));
 }

@@ -352,6 +352,7 @@ function toItem(r: DataRow, c: Candidate): SearchResultItem {
     sourceName: r.collectionName,
     // FastGPT's sourceId is the file or link a collection came from; a text collection has only its id.
     sourceId: r.collectionSource ?? r.collectionId,
+    ...(r.pages ? { pages: r.pages } : {}),
     score: order.flatMap((t) => (c.scores.has(t) ? [c.scores.get(t)!] : [])),
   };
 }

@@ -82,6 +82,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('data_indexes_data_idx').on('data_indexes').column('data_id').execute();
     },
   },
+  // Where in its document a chunk stands (a PDF's pages), for citations; named after every
+  // migration already run anywhere (9004): the migrator refuses one that sorts before them.
+  '9005_data_pages': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('data').addColumn('page_start', 'integer').execute();
+      await db.schema.alterTable('data').addColumn('page_end', 'integer').execute();
+    },
+  },
 };
 
 /** Migrations of other modules (retrieval's search tables), run after the platform's own. */

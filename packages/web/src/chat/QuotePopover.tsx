@@ -9,6 +9,7 @@ import { autoUpdate, flip, hide, offset, shift, size, useFloating } from '@float
 import type { MouseEventHandler, RefObject } from 'react';
 import { createPortal } from 'react-dom';
 import { useLang } from '../i18n';
+import { SourcePages } from '../ui';
 import type { Quote } from './messages-model';
 import { ScoreList } from './Steps';
 
@@ -66,7 +67,10 @@ export function QuotePopover({
     >
       <div className="row">
         <strong>{`[${n}]`}</strong>
-        <span className="muted">{quote.sourceName}</span>
+        <span className="muted">
+          <span>{quote.sourceName}</span>
+          <SourcePages pages={quote.pages} />
+        </span>
       </div>
       <ScoreList score={quote.score} />
       <p className="quote-text">

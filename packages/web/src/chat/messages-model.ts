@@ -7,6 +7,8 @@ export interface Quote {
   a: string;
   sourceName: string;
   collectionId?: string;
+  /** The pages of its document (a PDF's chunks), first and last. */
+  pages?: [number, number];
   score: { type: string; value: number; index: number }[];
 }
 

@@ -5,6 +5,7 @@
 import { Link } from 'wouter';
 import type { SearchTestAnswer } from '../api';
 import { useLang, type Translate } from '../i18n';
+import { SourcePages } from '../ui';
 
 export type SearchAnswer = SearchTestAnswer;
 type Item = SearchAnswer['list'][number];
@@ -93,6 +94,7 @@ function Dropped({ answer }: { answer: SearchAnswer }) {
                 </span>
                 <span className="muted ds-small">
                   <Link href={`/collections/${encodeURIComponent(d.collectionId)}`}>{d.sourceName}</Link>
+                  <SourcePages pages={d.pages} />
                   <span> · </span>
                   <span>{t('datasets.chunks.number', { n: d.chunkIndex + 1 })}</span>
                 </span>
@@ -120,6 +122,7 @@ function Result({ item, place }: { item: Item; place: number }) {
         <span className="badge">{t('datasets.searchTest.place', { n: place })}</span>
         <span className="muted ds-small">
           <Link href={`/collections/${encodeURIComponent(item.collectionId)}`}>{item.sourceName}</Link>
+          <SourcePages pages={item.pages} />
           <span> · </span>
           <span>{t('datasets.chunks.number', { n: item.chunkIndex + 1 })}</span>
         </span>

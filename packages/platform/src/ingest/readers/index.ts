@@ -135,6 +135,8 @@ export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' 
 export interface DocumentText {
   format: DocumentFormat;
   title?: string;
+  /** A PDF's pages' texts, which say where its chunks come from (page-locator.ts). */
+  pages?: string[];
   sections(options?: { splitter?: string; size?: number }): Generator<TextSection>;
 }
 
@@ -143,7 +145,7 @@ export async function readDocumentText(input: ReadDocumentInput, opts: ReadDocum
   const format = checkedFormat(input, opts);
   if (format !== 'txt' && format !== 'md') {
     const whole = await readChecked(format, input, opts);
-    return { format, title: whole.title, sections: (o) => textSections(whole.text, o) };
+    return { format, title: whole.title, pages: whole.pages, sections: (o) => textSections(whole.text, o) };
   }
   return { format, sections: textFileSections(format, input) };
 }
