@@ -46,19 +46,26 @@ describe('collections from files and links', () => {
     });
     return { status: res.status, body: (await res.json()) as any };
   };
-
-  it('uploads a markdown file and keeps its headings in the chunks', async () => {
-    const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files' })).body.data;
+  /** A file posted to create/localFile as multipart, with its `data` settings (no file when `file` is undefined). */
+  const upload = async (file: { blob: Blob; name: string } | undefined, data: object) => {
     const form = new FormData();
-    form.append('file', new Blob(['# Guide\n\n## Returns\n\nBooks go back within 21 days.\n'], { type: 'text/markdown' }), 'guide.md');
-    form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk', chunkSize: 64 }));
+    if (file) form.append('file', file.blob, file.name);
+    form.append('data', JSON.stringify(data));
     const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}` },
       body: form,
     });
-    const body = (await res.json()) as any;
-    expect(res.status, JSON.stringify(body)).toBe(200);
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('uploads a markdown file and keeps its headings in the chunks', async () => {
+    const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files' })).body.data;
+    const { status, body } = await upload(
+      { blob: new Blob(['# Guide\n\n## Returns\n\nBooks go back within 21 days.\n'], { type: 'text/markdown' }), name: 'guide.md' },
+      { datasetId, trainingType: 'chunk', chunkSize: 64 },
+    );
+    expect(status, JSON.stringify(body)).toBe(200);
     const collectionId = body.data.collectionId;
     const detail = (await (
       await fetch(`${strict.url}/api/core/dataset/collection/detail?id=${collectionId}`, { headers: { authorization: `Bearer ${KEY}` } })
@@ -82,16 +89,8 @@ describe('collections from files and links', () => {
     ];
     const chunks: { titlePath: string[]; q: string }[] = [];
     for (const [name, bytes] of files) {
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(bytes)]), name);
-      form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk' }));
-      const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}` },
-        body: form,
-      });
-      const body = (await res.json()) as any;
-      expect(res.status, JSON.stringify(body)).toBe(200);
+      const { status, body } = await upload({ blob: new Blob([new Uint8Array(bytes)]), name }, { datasetId, trainingType: 'chunk' });
+      expect(status, JSON.stringify(body)).toBe(200);
       chunks.push(...(await post(strict, '/api/core/dataset/data/v2/list', { collectionId: body.data.collectionId })).body.data.list);
     }
     expect(chunks.map((c) => [c.titlePath, c.q])).toEqual([
@@ -102,18 +101,10 @@ describe('collections from files and links', () => {
 
   it('stores the chunks of a hard-wrapped file unwrapped', async () => {
     const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'wrapped' })).body.data;
-    const form = new FormData();
     const md =
       '# Keys\n\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a\r\n  random key kept in the data dir); passwords with scrypt.\r\n';
-    form.append('file', new Blob([md], { type: 'text/markdown' }), 'keys.md');
-    form.append('data', JSON.stringify({ datasetId, trainingType: 'chunk' }));
-    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: form,
-    });
-    const body = (await res.json()) as any;
-    expect(res.status, JSON.stringify(body)).toBe(200);
+    const { status, body } = await upload({ blob: new Blob([md], { type: 'text/markdown' }), name: 'keys.md' }, { datasetId, trainingType: 'chunk' });
+    expect(status, JSON.stringify(body)).toBe(200);
     const data = await post(strict, '/api/core/dataset/data/v2/list', { collectionId: body.data.collectionId });
     expect(data.body.data.list.map((d: any) => d.q)).toEqual([
       '# Keys\n- **Upstream keys** are sealed with AES-256-GCM under `GATEWAY_SECRET_KEY` (or a random key kept in the data dir); passwords with scrypt.',
@@ -122,25 +113,12 @@ describe('collections from files and links', () => {
 
   it('refuses an unknown file type with a 400 naming it, and a missing file', async () => {
     const datasetId = (await post(strict, '/api/core/dataset/create', { name: 'files2' })).body.data;
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 1, 2, 3])]), 'sheet.xls');
-    form.append('data', JSON.stringify({ datasetId }));
-    const res = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: form,
-    });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as any).message).toMatch(/\.xls files are not supported/);
-    const empty = new FormData();
-    empty.append('data', JSON.stringify({ datasetId }));
-    const none = await fetch(`${strict.url}/api/core/dataset/collection/create/localFile`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}` },
-      body: empty,
-    });
+    const refused = await upload({ blob: new Blob([new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 1, 2, 3])]), name: 'sheet.xls' }, { datasetId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/\.xls files are not supported/);
+    const none = await upload(undefined, { datasetId });
     expect(none.status).toBe(400);
-    expect(((await none.json()) as any).message).toMatch(/'file'/);
+    expect(none.body.message).toMatch(/'file'/);
   });
 
   it('refuses a loopback link by default, and imports it where the operator allows private addresses', async () => {

@@ -1,6 +1,8 @@
 // Builders for real test files: a PDF written by hand (so the test controls
 // positions and order exactly) and a DOCX zipped with jszip.
 import JSZip from 'jszip';
+import { expect } from 'vitest';
+import { IngestError } from '../src/ingest/index.js';
 
 /** A line of text at (x, y) in points, 12 pt Helvetica (or `font`). */
 export type PdfLine = [x: number, y: number, text: string];
@@ -64,4 +66,15 @@ export async function buildDocx(bodyXml: string): Promise<Buffer> {
   zip.file('word/styles.xml', `<?xml version="1.0" encoding="UTF-8"?><w:styles ${W}>${styles}</w:styles>`);
   zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${bodyXml}</w:body></w:document>`);
   return zip.generateAsync({ type: 'nodebuffer' });
+}
+
+/** The IngestError `p` is refused with (a test fails if it is not refused, or with another error). */
+export async function rejection(p: Promise<unknown>): Promise<IngestError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(IngestError);
+    return err as IngestError;
+  }
+  throw new Error('expected a rejection');
 }

@@ -5,7 +5,8 @@
 import PptxGenJS from 'pptxgenjs';
 import { describe, expect, it } from 'vitest';
 import { chunkBatches } from '../src/ingest/chunk-stream.js';
-import { detectFormat, IngestError, readDocument } from '../src/ingest/index.js';
+import { detectFormat, readDocument } from '../src/ingest/index.js';
+import { rejection } from './ingest-fixtures.js';
 
 async function deck(build: (pptx: PptxGenJS) => void): Promise<Buffer> {
   const pptx = new PptxGenJS();
@@ -16,16 +17,6 @@ async function deck(build: (pptx: PptxGenJS) => void): Promise<Buffer> {
   });
   build(pptx);
   return (await pptx.write({ outputType: 'nodebuffer' })) as Buffer;
-}
-
-async function refusal(p: Promise<unknown>): Promise<IngestError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(IngestError);
-    return err as IngestError;
-  }
-  throw new Error('expected a refusal');
 }
 
 const harbourDeck = () =>
@@ -78,16 +69,16 @@ describe('PowerPoint presentations (.pptx)', () => {
 
   it('refuses a protected file, one that is not a zip, and a zip that is no presentation, each by name', async () => {
     const encrypted = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(2048)]);
-    const locked = await refusal(readDocument({ data: encrypted, filename: 'board.pptx' }));
+    const locked = await rejection(readDocument({ data: encrypted, filename: 'board.pptx' }));
     expect([locked.code, locked.status]).toEqual(['encrypted_file', 422]);
     expect(locked.message).toContain('board.pptx is password-protected');
-    const notZip = await refusal(readDocument({ data: Buffer.from('slides'), filename: 'notes.pptx' }));
+    const notZip = await rejection(readDocument({ data: Buffer.from('slides'), filename: 'notes.pptx' }));
     expect([notZip.code, notZip.message]).toEqual(['corrupt_file', 'notes.pptx is not a PowerPoint presentation (.pptx): it is not a zip archive.']);
     // An Excel workbook renamed: a zip, but without ppt/presentation.xml.
     const ExcelJS = (await import('exceljs')).default;
     const wb = new ExcelJS.Workbook();
     wb.addWorksheet('A').addRow(['x']);
-    const renamed = await refusal(readDocument({ data: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'renamed.pptx' }));
+    const renamed = await rejection(readDocument({ data: Buffer.from(await wb.xlsx.writeBuffer()), filename: 'renamed.pptx' }));
     expect([renamed.code, renamed.message]).toEqual(['corrupt_file', 'renamed.pptx is not a PowerPoint presentation (.pptx): it has no ppt/presentation.xml.']);
   });
 });

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IngestError, detectFormat, htmlToMarkdown, parseCsv, readDocument } from '../src/ingest/index.js';
-import { buildDocx, buildPdf, docx } from './ingest-fixtures.js';
-
-async function rejection(p: Promise<unknown>): Promise<IngestError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(IngestError);
-    return err as IngestError;
-  }
-  throw new Error('expected a rejection');
-}
+import { detectFormat, htmlToMarkdown, parseCsv, readDocument } from '../src/ingest/index.js';
+import { buildDocx, buildPdf, docx, rejection } from './ingest-fixtures.js';
 
 describe('text files', () => {
   it('decodes UTF-8 and strips the BOM and CRLF', async () => {

@@ -7,23 +7,14 @@
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { chunkBatches } from '../src/ingest/chunk-stream.js';
-import { detectFormat, IngestError, readDocument } from '../src/ingest/index.js';
+import { detectFormat, readDocument } from '../src/ingest/index.js';
 import { readXlsx } from '../src/ingest/readers/xlsx.js';
+import { rejection } from './ingest-fixtures.js';
 
 async function workbook(build: (wb: ExcelJS.Workbook) => void): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   build(wb);
   return Buffer.from(await wb.xlsx.writeBuffer());
-}
-
-async function refusal(p: Promise<unknown>): Promise<IngestError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(IngestError);
-    return err as IngestError;
-  }
-  throw new Error('expected a refusal');
 }
 
 const revenue = () =>
@@ -121,16 +112,16 @@ describe('Excel workbooks (.xlsx)', () => {
   it('refuses a password-protected workbook, one that is not a zip, and one without values, each by name', async () => {
     // What Excel saves with a password: an OLE2 compound file, whatever the extension.
     const encrypted = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(4096)]);
-    const locked = await refusal(readDocument({ data: encrypted, filename: 'salaries.xlsx' }));
+    const locked = await rejection(readDocument({ data: encrypted, filename: 'salaries.xlsx' }));
     expect([locked.code, locked.status]).toEqual(['encrypted_file', 422]);
     expect(locked.message).toBe(
       'salaries.xlsx is password-protected (or in the older binary format): save it as an Excel workbook (.xlsx) without a password, then import it.',
     );
 
-    const notZip = await refusal(readDocument({ data: Buffer.from('Region,Revenue\nNorth,4'), filename: 'renamed.xlsx' }));
+    const notZip = await rejection(readDocument({ data: Buffer.from('Region,Revenue\nNorth,4'), filename: 'renamed.xlsx' }));
     expect([notZip.code, notZip.message]).toEqual(['corrupt_file', 'renamed.xlsx is not an Excel workbook (.xlsx): it is not a zip archive.']);
 
-    const empty = await refusal(readDocument({ data: await workbook((wb) => void wb.addWorksheet('Blank')), filename: 'blank.xlsx' }));
+    const empty = await rejection(readDocument({ data: await workbook((wb) => void wb.addWorksheet('Blank')), filename: 'blank.xlsx' }));
     expect([empty.code, empty.message]).toEqual(['empty_document', 'blank.xlsx has no values in any of its sheets.']);
   });
 
@@ -142,7 +133,7 @@ describe('Excel workbooks (.xlsx)', () => {
       for (let i = 0; i < 20_000; i++) sheet.addRow([i, 'the same words again and again and again']);
     });
     expect(data.byteLength).toBeLessThan(400_000);
-    const big = await refusal(readXlsx(data, { filename: 'filler.xlsx', maxExpandedBytes: 1024 * 1024 }));
+    const big = await rejection(readXlsx(data, { filename: 'filler.xlsx', maxExpandedBytes: 1024 * 1024 }));
     expect(big.code).toBe('too_complex');
     expect(big.status).toBe(413);
     expect(big.message).toMatch(/^filler\.xlsx expands to \d+\.\d MiB when unpacked; the limit is 1\.0 MiB\./);
