@@ -14,7 +14,7 @@ import { loadTokenizer } from '@kbchat/shared';
 import { SectionChunker, type Chunk } from './chunker.js';
 import { pageLocator } from './page-locator.js';
 import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
-import { detectFormat, readDocumentText, type ReadDocumentInput } from './readers/index.js';
+import { detectFormat, readDocumentText, type DocumentFormat, type ReadDocumentInput } from './readers/index.js';
 import { textSections, type TextSection } from './sections.js';
 
 /** What chunks are made from: a text as it is (a text collection, a fetched page), or a file to read. */
@@ -46,11 +46,14 @@ export function workerHeapMb(input: ChunkInput): number | undefined {
   return Math.ceil(64 + mb + 5 * Math.min(mb, 16));
 }
 
-/** The sections of the input as the chunker takes them (read by its reader, for a file), and a PDF's pages. */
-async function inputSections(input: ChunkInput, splitter: string | undefined): Promise<{ sections: Iterable<TextSection>; pages?: string[] }> {
+/** The sections of the input as the chunker takes them (read by its reader, for a file), with the file's format and a PDF's pages. */
+async function inputSections(
+  input: ChunkInput,
+  splitter: string | undefined,
+): Promise<{ sections: Iterable<TextSection>; format?: DocumentFormat; pages?: string[] }> {
   if ('text' in input) return { sections: textSections(input.text.replace(/\r\n?/g, '\n'), { splitter }) };
   const doc = await readDocumentText(input.file);
-  return { sections: doc.sections({ splitter }), pages: doc.pages };
+  return { sections: doc.sections({ splitter }), format: doc.format, pages: doc.pages };
 }
 
 /**
@@ -58,15 +61,15 @@ async function inputSections(input: ChunkInput, splitter: string | undefined): P
  * the end of the row before it, and holds a few rows at most, so that a row's
  * vector is not drowned by dozens of others when the model's chunks are long.
  */
-const ROW_FORMATS = new Set(['csv', 'xlsx']);
+const ROW_FORMATS = new Set<DocumentFormat | undefined>(['csv', 'xlsx']);
 export const ROWS_PER_CHUNK = 5;
 
 /** The input's chunks, in batches of at most `batchSize`; `between` runs after each section. */
 export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
-  const { sections, pages } = await inputSections(input, settings.chunkSplitter);
+  const { sections, format, pages } = await inputSections(input, settings.chunkSplitter);
   const locate = pages && pageLocator(pages);
   await loadTokenizer();
-  const rows = 'file' in input && ROW_FORMATS.has(detectFormat(input.file));
+  const rows = ROW_FORMATS.has(format);
   const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0, maxBlocks: ROWS_PER_CHUNK } : {}) });
   let batch: Chunk[] = [];
   for (const section of sections) {

@@ -5,6 +5,7 @@
 import mammoth from 'mammoth';
 import { IngestError } from '../errors.js';
 import { htmlToMarkdown } from './html.js';
+import { withParseTimeout } from './parse-timeout.js';
 
 export interface DocxReadOptions {
   filename?: string;
@@ -14,25 +15,18 @@ export interface DocxReadOptions {
 
 export async function readDocx(buf: Uint8Array, opts: DocxReadOptions = {}): Promise<{ text: string }> {
   const filename = opts.filename ?? 'The document';
-  const ms = opts.timeoutMs ?? 60_000;
-  let timer: NodeJS.Timeout | undefined;
   try {
     const converted = mammoth.convertToHtml(
       { buffer: Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength) },
       // Images would be inlined as base64 data URIs: pure cost, no text.
       { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) },
     );
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s.`)), ms);
-    });
-    const { value } = await Promise.race([converted, timeout]);
+    const { value } = await withParseTimeout(converted, opts.timeoutMs ?? 60_000, filename);
     return { text: htmlToMarkdown(value).text };
   } catch (err) {
     if (err instanceof IngestError) throw err;
     throw new IngestError('corrupt_file', `${filename} could not be read as a Word document (.docx): ${(err as Error)?.message ?? err}`, {
       cause: err,
     });
-  } finally {
-    clearTimeout(timer);
   }
 }

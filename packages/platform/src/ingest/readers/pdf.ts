@@ -20,6 +20,7 @@ import { DocumentWords, LineAssembler, breaksWord, isWide, listMarker, wrapJoint
 import type { PdfLine } from './pdf-line.js';
 import { withoutRunningLines } from './pdf-running-lines.js';
 import { findTables } from './pdf-tables.js';
+import { withParseTimeout } from './parse-timeout.js';
 
 export type { PdfLine };
 
@@ -253,17 +254,6 @@ export function pageItemsToText(items: PdfTextItem[]): string {
   return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n'), true));
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void, filename: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s; the PDF may be damaged.`));
-    }, ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promise<PdfReadResult> {
   const filename = opts.filename ?? 'The PDF';
   const maxPages = opts.maxPages ?? 1000;
@@ -317,7 +307,7 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     return { pages, text, ...(title ? { title } : {}) };
   })();
   try {
-    return await withTimeout(work, opts.timeoutMs ?? 120_000, () => void task.destroy(), filename);
+    return await withParseTimeout(work, opts.timeoutMs ?? 120_000, filename, { onTimeout: () => void task.destroy(), note: 'the PDF may be damaged' });
   } catch (err) {
     if (err instanceof IngestError) throw err;
     const name = (err as { name?: string })?.name;

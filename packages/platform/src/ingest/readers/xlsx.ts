@@ -23,6 +23,7 @@ import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { IngestError } from '../errors.js';
 import { csvRowsToText } from './csv.js';
+import { withParseTimeout } from './parse-timeout.js';
 import { checkZip } from './zip-entries.js';
 
 export interface XlsxReadOptions {
@@ -48,19 +49,16 @@ export async function readXlsx(buf: Uint8Array, opts: XlsxReadOptions = {}): Pro
   const filename = opts.filename ?? 'The workbook';
   const data = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const expanded = checkZip(data, filename, 'an Excel workbook (.xlsx)', opts.maxExpandedBytes);
-  const ms = opts.timeoutMs ?? 120_000;
-  let timer: NodeJS.Timeout | undefined;
   let book: { title?: string; sheets: { name: string; rows: Row[] }[] };
   try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IngestError('parse_timeout', `Reading ${filename} took longer than ${Math.round(ms / 1000)} s.`)), ms);
-    });
-    book = await Promise.race([expanded > (opts.streamAboveBytes ?? STREAM_ABOVE) ? streamedSheets(data) : loadedSheets(data), timeout]);
+    book = await withParseTimeout(
+      expanded > (opts.streamAboveBytes ?? STREAM_ABOVE) ? streamedSheets(data) : loadedSheets(data),
+      opts.timeoutMs ?? 120_000,
+      filename,
+    );
   } catch (err) {
     if (err instanceof IngestError) throw err;
     throw new IngestError('corrupt_file', `${filename} could not be read as an Excel workbook (.xlsx): ${(err as Error)?.message ?? err}`, { cause: err });
-  } finally {
-    clearTimeout(timer);
   }
   const parts = book.sheets.map((sheet) => ({ name: sheet.name, body: sheetText(sheet.rows) })).filter((s) => s.body);
   const title = book.title?.trim();
