@@ -2,6 +2,7 @@
 // works on a fresh machine; a bad value stops start-up with the variable named.
 import { webAppDist } from '@kbchat/server-kit';
 import type { EmbeddedModelOptions } from './models/config-file.js';
+import { DEFAULT_OCR_LANGUAGES } from './ingest/ocr/index.js';
 
 export interface PlatformConfig {
   host: string;
@@ -47,6 +48,18 @@ export interface PlatformConfig {
   indexRetryBaseMs: number;
   /** A team's own file parser for the types it names (CUSTOM_READ_FILE_URL, _EXTENSION, _KEY): FastGPT's contract. */
   customReadFile?: { url: string; extensions: string[]; key?: string };
+  /** The languages OCR reads scans in (OCR_LANGUAGES: codes of @tesseract.js-data packages, joined by +). */
+  ocrLanguages: string[];
+}
+
+/** OCR_LANGUAGES: each must have its data installed (an npm package @tesseract.js-data/<code>). */
+function ocrLanguages(env: Record<string, string | undefined>): string[] {
+  const raw = env.OCR_LANGUAGES?.trim();
+  if (!raw) return DEFAULT_OCR_LANGUAGES;
+  const codes = raw.split(/[+,\s]+/).filter(Boolean);
+  const bad = codes.find((c) => !/^[a-z]{3}(_[a-z]+)?$/.test(c));
+  if (bad) throw new Error(`OCR_LANGUAGES: "${bad}" is not a Tesseract language code (e.g. eng, chi_sim, deu)`);
+  return codes;
 }
 
 /** CUSTOM_READ_FILE_URL with the extensions it reads; both or neither. */
@@ -102,6 +115,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     importConfirmSeconds: num(env, 'IMPORT_CONFIRM_SECONDS', 600),
     indexRetryBaseMs: num(env, 'INDEX_RETRY_BASE_MS', 2000, 1),
     customReadFile: customReadFile(env),
+    ocrLanguages: ocrLanguages(env),
     ...overrides,
   };
 }

@@ -173,7 +173,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
       vacuumSearchTables: () => vacuumSearchTables(store.db),
       onError: (err) => console.error(`kbchat platform: collections: ${(err as Error)?.message ?? err}`),
     },
-    config.customReadFile && new CustomFileReader(config.customReadFile),
+    { customReader: config.customReadFile && new CustomFileReader(config.customReadFile), ocrLanguages: config.ocrLanguages },
   );
   // Deletes (and imports) a stopped process left unfinished are finished now.
   datasets.jobs.start();

@@ -12,7 +12,17 @@ export const createDatasetBody = z.object({
   agentModel: z.string().optional(),
   type: z.literal('dataset').optional(),
   parentId: z.string().nullable().optional(),
+  /** Read scans and images with OCR (default true). */
+  ocr: z.boolean().optional(),
 });
+/** PUT /api/core/dataset/update: what changes (its vector model never does). */
+export const updateDatasetBody = z.object({
+  id,
+  name: z.string().trim().min(1).max(200).optional(),
+  intro: z.string().max(5000).optional(),
+  ocr: z.boolean().optional(),
+});
+export type UpdateDatasetBody = z.input<typeof updateDatasetBody>;
 export const chunkSettings = {
   trainingType: z.enum(['chunk', 'qa']).default('chunk'),
   chunkSize: z.number().int().min(16).max(32_000).optional(),
@@ -96,6 +106,8 @@ export const publicDatasetSchema = z.object({
   /** Learnt from the first vectors. */
   vectorDimensions: z.number().nullable(),
   agentModel: z.object({ model: z.string() }).nullable(),
+  /** Scans (PDF pages without text) and images are read with OCR. */
+  ocr: z.boolean(),
   collectionCount: z.number().optional(),
   dataCount: z.number().optional(),
   createTime: z.string(),
@@ -119,6 +131,16 @@ export const publicCollectionSchema = z.object({
   dataAmount: z.number().optional(),
   trainingAmount: z.number().optional(),
   errorAmount: z.number().optional(),
+  /** Why the file could not be read, found after the upload was answered (a scan whose OCR failed). */
+  readError: z.string().nullable().optional(),
+  /** The pages read with OCR: each one's confidence (0–100; null where it could not be read), and their mean. */
+  ocr: z
+    .object({
+      pages: z.array(z.object({ page: z.number(), confidence: z.number().nullable(), error: z.string().optional() })),
+      confidence: z.number().nullable(),
+    })
+    .nullable()
+    .optional(),
   createTime: z.string(),
   updateTime: z.string(),
 });

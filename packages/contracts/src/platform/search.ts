@@ -225,7 +225,7 @@ export const collectionProgressSchema = z.object({
   rateLimited: z.number(),
   rateLimitedUntil: z.string().nullable(),
   timeLeftSeconds: z.number().nullable(),
-  job: z.object({ kind: z.enum(['import', 'delete']), done: z.number(), total: z.number() }).nullable(),
+  job: z.object({ kind: z.enum(['import', 'delete', 'ocr']), done: z.number(), total: z.number() }).nullable(),
 });
 export type CollectionProgress = z.infer<typeof collectionProgressSchema>;
 

@@ -23,6 +23,9 @@ export interface CollectionJobsOptions {
   onError(err: unknown): void;
 }
 
+/** Why a file read in the background has no chunks when its process stopped while reading it. */
+export const READ_STOPPED = 'The platform stopped while it was reading this file; upload it again.';
+
 /** A job whose owner has not beaten for this long is taken over. */
 export const STALE_JOB_MS = 5 * 60_000;
 
@@ -50,6 +53,8 @@ export class CollectionJobs {
   /** Imports running here whose collection is being deleted: they stop at their next step. */
   private readonly cancelled = new Set<string>();
   private readonly imports = new Set<Promise<unknown>>();
+  /** Files being read in the background (readInBackground), by collection. */
+  private readonly reads = new Map<string, AbortController>();
   private vacuuming: Promise<void> | undefined;
   private vacuumAgain = false;
   private timer: NodeJS.Timeout | undefined;
@@ -78,6 +83,7 @@ export class CollectionJobs {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    for (const read of this.reads.values()) read.abort();
     await Promise.allSettled([...this.deletes.values(), ...this.imports, this.vacuuming]);
   }
 
@@ -93,10 +99,42 @@ export class CollectionJobs {
     total: number,
     batches: AsyncIterable<T[]>,
     writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>,
+    o: { /** The collection is written already (a scan, read first): its job row becomes the import's. */ existing?: boolean } = {},
   ): Promise<void> {
-    const running = this.runImport(collection, total, batches, writeStep);
+    return this.tracked(this.runImport(collection, total, batches, writeStep, o.existing ?? false));
+  }
+
+  private tracked<T>(running: Promise<T>): Promise<T> {
     this.imports.add(running);
     return running.finally(() => this.imports.delete(running));
+  }
+
+  /**
+   * Reads a new collection's file in the background (a scan's OCR takes
+   * minutes; the upload is answered at once): the collection and its 'ocr'
+   * job row first, then `read(signal)`, which writes the chunks when done.
+   * Deleting the collection, or the process stopping, aborts `signal` (a
+   * stopped read is ended by the next start: sweep).
+   */
+  async readInBackground(collection: CollectionRow, read: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    if (this.stopping) throw new JobsStoppingError();
+    const job = {
+      collectionId: collection.id,
+      teamId: collection.team_id,
+      datasetId: collection.dataset_id,
+      kind: 'ocr' as const,
+      total: 0,
+      owner: this.owner,
+    };
+    await this.store.insertData([], undefined, collection, [this.store.jobInsertStatement(job)]);
+    const abort = new AbortController();
+    this.reads.set(collection.id, abort);
+    void this.tracked(read(abort.signal))
+      .catch(this.o.onError)
+      .finally(() => {
+        this.reads.delete(collection.id);
+        this.cancelled.delete(collection.id);
+      });
   }
 
   private async runImport<T>(
@@ -104,18 +142,19 @@ export class CollectionJobs {
     total: number,
     batches: AsyncIterable<T[]>,
     writeStep: (batch: T[], from: number, progress: RawBuilder<unknown>) => Promise<void>,
+    existing: boolean,
   ): Promise<void> {
     if (this.stopping) throw new JobsStoppingError();
-    await this.store.insertData([], undefined, collection, [
-      this.store.jobInsertStatement({
-        collectionId: collection.id,
-        teamId: collection.team_id,
-        datasetId: collection.dataset_id,
-        kind: 'import',
-        total,
-        owner: this.owner,
-      }),
-    ]);
+    const job = {
+      collectionId: collection.id,
+      teamId: collection.team_id,
+      datasetId: collection.dataset_id,
+      kind: 'import' as const,
+      total,
+      owner: this.owner,
+    };
+    if (existing) await this.store.startJob(job);
+    else await this.store.insertData([], undefined, collection, [this.store.jobInsertStatement(job)]);
     try {
       let from = 0;
       for await (const batch of batches) {
@@ -145,6 +184,7 @@ export class CollectionJobs {
     let running = this.deletes.get(c.id);
     if (!running) {
       this.cancelled.add(c.id);
+      this.reads.get(c.id)?.abort();
       running = this.runDelete(c).finally(() => this.deletes.delete(c.id));
       this.deletes.set(c.id, running);
     }
@@ -193,12 +233,19 @@ export class CollectionJobs {
     return this.vacuuming;
   }
 
-  /** Jobs left by a process that stopped: deletes finished, imports cut short deleted. */
+  /**
+   * Jobs left by a process that stopped: deletes finished, imports cut short
+   * deleted; a file being read keeps its collection, which says why it has
+   * no chunks (its bytes are gone with the process).
+   */
   async sweep(): Promise<JobRow[]> {
     const all = this.o.embeddedStore && !this.swept;
     this.swept = true;
     const jobs = await this.store.claimStaleJobs(this.owner, Date.now() - STALE_JOB_MS, all);
-    for (const j of jobs) await this.deleteCollection({ id: j.collection_id, team_id: j.team_id, dataset_id: j.dataset_id });
+    for (const j of jobs) {
+      if (j.kind === 'ocr') await this.store.endRead(j.collection_id, { readError: READ_STOPPED });
+      else await this.deleteCollection({ id: j.collection_id, team_id: j.team_id, dataset_id: j.dataset_id });
+    }
     return jobs;
   }
 }

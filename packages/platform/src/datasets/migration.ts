@@ -27,4 +27,18 @@ export const datasetMigrations: Record<string, Migration> = {
       await sql`create index collection_jobs_dataset_idx on collection_jobs (dataset_id)`.execute(db);
     },
   },
+  // Scans read with OCR (ingest/ocr/): a dataset may turn it off; a collection keeps each
+  // page's confidence, and why its file could not be read when reading it failed after the
+  // upload was answered. Named after every migration already run anywhere (9005).
+  '9006_ocr': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .alterTable('datasets')
+        .addColumn('ocr', 'boolean', (c) => c.notNull().defaultTo(true))
+        .execute();
+      await db.schema.alterTable('collections').addColumn('read_error', 'text').execute();
+      await db.schema.alterTable('collections').addColumn('ocr_pages', 'text').execute();
+      // A job's kind: import | delete | ocr (varchar(8) fits them).
+    },
+  },
 };

@@ -19,6 +19,7 @@ import {
   pushDataBody as pushData,
   pushedDataSchema as pushed,
   updateDataBody as updateData,
+  updateDatasetBody as updateDataset,
   type PublicCollection,
   type PublicData,
   type PublicDataset,
@@ -46,6 +47,7 @@ export function publicDataset(d: DatasetRow & { collection_count?: number; data_
     vectorModel: { model: d.vector_model },
     vectorDimensions: d.vector_dimensions,
     agentModel: d.agent_model ? { model: d.agent_model } : null,
+    ocr: d.ocr,
     collectionCount: d.collection_count,
     dataCount: d.data_count,
     createTime: new Date(Number(d.created_at)).toISOString(),
@@ -69,9 +71,19 @@ export function publicCollection(c: CollectionRow & { data_amount?: number; trai
     dataAmount: c.data_amount,
     trainingAmount: c.training_amount,
     errorAmount: c.error_amount,
+    readError: c.read_error,
+    ocr: ocrSummary(c.ocr_pages),
     createTime: new Date(Number(c.created_at)).toISOString(),
     updateTime: new Date(Number(c.updated_at)).toISOString(),
   };
+}
+
+/** A collection's OCR pages (collections.ocr_pages) with their mean confidence. */
+function ocrSummary(json: string | null): PublicCollection['ocr'] {
+  if (!json) return null;
+  const pages = JSON.parse(json) as NonNullable<PublicCollection['ocr']>['pages'];
+  const read = pages.map((p) => p.confidence).filter((c): c is number => c !== null);
+  return { pages, confidence: read.length ? Math.round(read.reduce((a, b) => a + b, 0) / read.length) : null };
 }
 
 export function publicData(d: DataRow & { indexes?: { id: number; text: string; is_default: boolean }[] }): PublicData {
@@ -111,6 +123,10 @@ export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; aut
   app.get('/api/core/dataset/detail', { schema: { querystring: idQuery, response: { 200: envelopeOf(publicDatasetSchema) } } }, async (req) =>
     ok(publicDataset(await datasets.dataset(req.caller, req.query.id))),
   );
+  app.put('/api/core/dataset/update', { schema: { body: updateDataset, response: done } }, async (req) => {
+    await datasets.updateDataset(req.caller, req.body);
+    return ok(null);
+  });
   app.delete('/api/core/dataset/delete', { schema: { querystring: idQuery, response: done } }, async (req) => {
     await datasets.deleteDataset(req.caller, req.query.id);
     return ok(null);

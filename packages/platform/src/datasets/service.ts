@@ -3,13 +3,28 @@
 import { MAX_PUSH } from '@kbchat/contracts';
 import type { RawBuilder } from 'kysely';
 import { countTextTokens } from '@kbchat/shared';
-import { chunkBatches, chunksUpTo, countChunks, fetchLink, IngestError, type Chunk, type ChunkInput, type CustomFileReader } from '../ingest/index.js';
+import {
+  chunkBatches,
+  chunksUpTo,
+  countChunks,
+  DEFAULT_OCR_LANGUAGES,
+  detectFormat,
+  fetchLink,
+  IngestError,
+  NeedsOcr,
+  type Chunk,
+  type ChunkInput,
+  type CustomFileReader,
+  type ReadDocumentInput,
+} from '../ingest/index.js';
 import { newId } from '../keys/auth.js';
 import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { CollectionJobs, ImportCancelledError, type CollectionJobsOptions } from './jobs.js';
 import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
+import { chunkItems, newCollectionRow } from './collection-rows.js';
+import { readScan, scanChunking } from './scan-reading.js';
 import type { ImportPlan, IndexingHooks, KnownCount, PushDataItem, TextCollectionInput } from './types.js';
 
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
@@ -50,8 +65,12 @@ export class DatasetsService {
     private readonly models: ModelConfig,
     private readonly indexing: IndexingHooks,
     jobs: Partial<CollectionJobsOptions> = {},
-    /** The team's own parser for the file types it names (CUSTOM_READ_FILE_URL). */
-    private readonly customReader?: CustomFileReader,
+    private readonly reading: {
+      /** The team's own parser for the file types it names (CUSTOM_READ_FILE_URL). */
+      customReader?: CustomFileReader;
+      /** The languages OCR reads (OCR_LANGUAGES). */
+      ocrLanguages?: string[];
+    } = {},
   ) {
     this.jobs = new CollectionJobs(store, {
       batchRows: DEFAULT_BATCH_ROWS,
@@ -63,7 +82,7 @@ export class DatasetsService {
     });
   }
 
-  async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string }): Promise<string> {
+  async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string; ocr?: boolean }): Promise<string> {
     const vectorModel = input.vectorModel ?? this.models.vectorModels[0]?.model;
     if (input.vectorModel && !this.models.vectorModels.some((m) => m.model === input.vectorModel)) {
       throw errors.badField(
@@ -85,10 +104,16 @@ export class DatasetsService {
       vector_model: vectorModel ?? '',
       vector_dimensions: null,
       agent_model: input.agentModel ?? this.models.llmModels[0]?.model ?? null,
+      ocr: input.ocr ?? true,
       created_at: now,
       updated_at: now,
     });
     return id;
+  }
+
+  async updateDataset(caller: KeyCaller, change: { id: string; name?: string; intro?: string; ocr?: boolean }): Promise<void> {
+    const { id, ...fields } = change;
+    if (!(await this.store.updateDataset(caller.teamId, id, fields))) throw errors.notFound(`Dataset ${id}`);
   }
 
   async dataset(caller: KeyCaller, id: string) {
@@ -146,56 +171,15 @@ export class DatasetsService {
     known?: KnownCount,
   ): Promise<{ collectionId: string; insertLen: number }> {
     const dataset = await this.uploadTarget(caller, input.datasetId);
-    const settings = { chunkSize: this.chunkSizeFor(dataset.vector_model, input.chunkSize), chunkSplitter: input.chunkSplitter || undefined };
+    const settings = this.chunking(dataset.vector_model, input);
     const count = known && known.chunkSize === settings.chunkSize && known.chunkSplitter === settings.chunkSplitter ? known.chunks : undefined;
     const batchRows = this.jobs.batchRows;
     const few = count === undefined || count <= batchRows ? await chunksUpTo(source, settings, batchRows) : undefined;
     const total = few?.length ?? count ?? (await countChunks(source, settings, 0)).chunks;
     if (total === 0) throw what.empty();
-    const collectionId = newId();
-    const now = Date.now();
-    const itemsOf = (list: Chunk[], from: number): NewDataItem[] =>
-      list.map((c, k) => ({
-        row: {
-          id: newId(),
-          dataset_id: dataset.id,
-          collection_id: collectionId,
-          team_id: caller.teamId,
-          q: c.text,
-          a: '',
-          chunk_index: from + k,
-          title_path: JSON.stringify(c.titlePath),
-          page_start: c.pages?.[0] ?? null,
-          page_end: c.pages?.[1] ?? null,
-          created_at: now,
-          updated_at: now,
-        },
-        indexes: [c.text],
-      }));
-    const collection = {
-      id: collectionId,
-      dataset_id: dataset.id,
-      team_id: caller.teamId,
-      name: input.name,
-      type: input.type ?? 'text',
-      source: input.source ?? null,
-      training_type: input.trainingType,
-      chunk_size: settings.chunkSize,
-      chunk_splitter: input.chunkSplitter ?? null,
-      qa_prompt: input.qaPrompt ?? null,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      raw_text: what.rawText,
-      created_at: now,
-      updated_at: now,
-    };
+    const collection = newCollectionRow(caller.teamId, dataset.id, input, settings, what.rawText);
     try {
-      if (few) await this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(few, 0), input.trainingType, collection);
-      else {
-        // Too many for one statement: made and written a batch a step, indexing starting on the first while the rest goes in.
-        await this.jobs.importInSteps(collection, total, chunkBatches(source, settings, batchRows), (batch, from, progress) =>
-          this.enqueueNew(undefined, caller.teamId, dataset.id, collectionId, itemsOf(batch, from), input.trainingType, undefined, progress),
-        );
-      }
+      await this.writeChunks(collection, input.trainingType, source, settings, { few, total, existing: false });
     } catch (err) {
       if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
       if (!isForeignKeyViolation(err)) throw err;
@@ -204,7 +188,36 @@ export class DatasetsService {
       await this.dataset(caller, dataset.id);
       throw err;
     }
-    return { collectionId, insertLen: total };
+    return { collectionId: collection.id, insertLen: total };
+  }
+
+  private chunking(vectorModel: string, input: { chunkSize?: number; chunkSplitter?: string }) {
+    return { chunkSize: this.chunkSizeFor(vectorModel, input.chunkSize), chunkSplitter: input.chunkSplitter || undefined };
+  }
+
+  /**
+   * The chunks of `source` into `collection`: `few` (all of them, read
+   * already) in one statement, else `total` in steps (jobs.ts), made as they
+   * are written. The collection row is written with them, unless `existing`.
+   */
+  private async writeChunks(
+    collection: CollectionRow,
+    mode: 'chunk' | 'qa',
+    source: ChunkInput,
+    settings: { chunkSize: number; chunkSplitter: string | undefined },
+    o: { few: Chunk[] | undefined; total: number; existing: boolean },
+  ): Promise<void> {
+    const itemsOf = (list: Chunk[], from: number) => chunkItems(collection, list, from);
+    const { team_id: teamId, dataset_id: datasetId, id: collectionId } = collection;
+    if (o.few) return this.enqueueNew(undefined, teamId, datasetId, collectionId, itemsOf(o.few, 0), mode, o.existing ? undefined : collection);
+    // Too many for one statement: made and written a batch a step, indexing starting on the first while the rest goes in.
+    await this.jobs.importInSteps(
+      collection,
+      o.total,
+      chunkBatches(source, settings, this.jobs.batchRows),
+      (batch, from, progress) => this.enqueueNew(undefined, teamId, datasetId, collectionId, itemsOf(batch, from), mode, undefined, progress),
+      { existing: o.existing },
+    );
   }
 
   /**
@@ -221,12 +234,24 @@ export class DatasetsService {
   ): Promise<ImportPlan> {
     const dataset = await this.dataset(caller, datasetId);
     const chunking = { chunkSize: this.chunkSizeFor(dataset.vector_model, settings.chunkSize), chunkSplitter: settings.chunkSplitter || undefined };
-    const counted = await countChunks(await this.fileInput(file), chunking, PLAN_SAMPLE);
-    if (counted.chunks === 0) throw emptyFile(file.filename);
-    return { ...counted, ...chunking, trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model };
+    const models = { trainingType: settings.trainingType, vectorModel: dataset.vector_model, agentModel: dataset.agent_model };
+    try {
+      const counted = await countChunks(await this.fileInput(caller, datasetId, file), chunking, PLAN_SAMPLE);
+      if (counted.chunks === 0) throw emptyFile(file.filename);
+      return { ...counted, ...chunking, ...models };
+    } catch (err) {
+      if (!(err instanceof NeedsOcr)) throw err;
+      // Not read yet: a scanned page makes about one chunk.
+      return { chunks: err.pages, sample: [], ocrPages: err.pages, ...chunking, ...models };
+    }
   }
 
-  /** An uploaded file: read into structured text, then chunked like text; `known`: a plan's count of it (planFile). */
+  /**
+   * An uploaded file: read into structured text, then chunked like text;
+   * `known`: a plan's count of it (planFile). A scan (an image, or a PDF
+   * with pages without text, in a dataset that reads them with OCR) is read
+   * after the answer (readScan): its collection has no chunks yet.
+   */
   async createFileCollection(
     caller: KeyCaller,
     file: { data: Uint8Array; filename: string; mimeType?: string },
@@ -235,12 +260,34 @@ export class DatasetsService {
   ) {
     // The file is read as it is chunked (ingest/chunk-stream.ts): its text is not kept whole (raw_text; nothing reads it yet).
     const input = { ...settings, name: settings.name || file.filename, type: 'file' as const, source: file.filename };
-    return this.createCollection(caller, input, await this.fileInput(file), { rawText: null, empty: () => emptyFile(file.filename) }, known);
+    const source = await this.fileInput(caller, settings.datasetId, file);
+    try {
+      return await this.createCollection(caller, input, source, { rawText: null, empty: () => emptyFile(file.filename) }, known);
+    } catch (err) {
+      if (!(err instanceof NeedsOcr) || !('file' in source)) throw err;
+    }
+    const dataset = await this.uploadTarget(caller, settings.datasetId);
+    const collection = newCollectionRow(caller.teamId, dataset.id, input, this.chunking(dataset.vector_model, input), null);
+    const reading = {
+      store: this.store,
+      owner: this.jobs.owner,
+      batchRows: this.jobs.batchRows,
+      languages: this.reading.ocrLanguages ?? DEFAULT_OCR_LANGUAGES,
+    };
+    await this.jobs.readInBackground(collection, (signal) =>
+      readScan(reading, collection, source.file, signal, (text, few, total) =>
+        this.writeChunks(collection, collection.training_type === 'qa' ? 'qa' : 'chunk', text, scanChunking(collection), { few, total, existing: true }),
+      ),
+    );
+    return { collectionId: collection.id, insertLen: 0 };
   }
 
-  /** What a file's chunks are made from: the team's parser's Markdown for the types it reads, else the file. */
-  private fileInput(file: { data: Uint8Array; filename: string; mimeType?: string }): Promise<ChunkInput> {
-    return this.customReader ? this.customReader.inputOf(file) : Promise.resolve({ file });
+  /** What a file's chunks are made from: the team's parser's Markdown for the types it reads, else the file (read with OCR where the dataset says so). */
+  private async fileInput(caller: KeyCaller, datasetId: string, file: ReadDocumentInput): Promise<ChunkInput> {
+    const input = this.reading.customReader ? await this.reading.customReader.inputOf(file) : { file };
+    if (!('file' in input)) return input;
+    const format = detectFormat(file);
+    return format === 'pdf' || format === 'image' ? { ...input, ocr: (await this.dataset(caller, datasetId)).ocr } : input;
   }
 
   /** A link: fetched with the address rules (no loopback or private addresses unless allowed), then chunked. */

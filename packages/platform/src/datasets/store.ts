@@ -44,6 +44,16 @@ export class DatasetsStore {
     await this.db.insertInto('datasets').values(row).execute();
   }
 
+  async updateDataset(teamId: string, id: string, change: Partial<Pick<DatasetRow, 'name' | 'intro' | 'ocr'>>, now = Date.now()): Promise<boolean> {
+    const r = await this.db
+      .updateTable('datasets')
+      .set({ ...change, updated_at: now })
+      .where('id', '=', id)
+      .where('team_id', '=', teamId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
   dataset(teamId: string, id: string): Promise<DatasetRow | undefined> {
     return this.db.selectFrom('datasets').selectAll().where('id', '=', id).where('team_id', '=', teamId).executeTakeFirst();
   }
@@ -171,6 +181,13 @@ export class DatasetsStore {
   /** The statement part that counts `n` more chunks written by an import (alongside its insert). */
   jobProgressStatement(collectionId: string, n: number, now = Date.now()): RawBuilder<unknown> {
     return sql`update collection_jobs set done = done + ${n}, heartbeat_at = ${now} where collection_id = ${collectionId}`;
+  }
+
+  /** What reading a scan found: its pages' OCR confidences, or why it could not be read; the job ends with it. */
+  async endRead(collectionId: string, result: { ocrPages?: string; readError?: string }, now = Date.now()): Promise<void> {
+    await sql`with job as (delete from collection_jobs where collection_id = ${collectionId})
+      update collections set ocr_pages = coalesce(${result.ocrPages ?? null}, ocr_pages), read_error = ${result.readError ?? null}, updated_at = ${now}
+      where id = ${collectionId}`.execute(this.db);
   }
 
   async endJob(collectionId: string): Promise<void> {

@@ -15,6 +15,8 @@ export interface DatasetsTable {
   /** Learnt from the first vectors (checked unit length then). */
   vector_dimensions: number | null;
   agent_model: string | null;
+  /** Scans and images are read with OCR (true unless turned off). */
+  ocr: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -35,6 +37,10 @@ export interface CollectionsTable {
   metadata: string;
   /** The raw text kept for QA mode and re-chunking. */
   raw_text: string | null;
+  /** Why the file could not be read, when that was found after the upload was answered (OCR). */
+  read_error: string | null;
+  /** Pages read with OCR: JSON [{page, confidence, error?}]; null when none were. */
+  ocr_pages: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -65,7 +71,8 @@ export interface DataIndexesTable {
   is_default: boolean;
 }
 
-export type JobKind = 'import' | 'delete';
+/** ocr: a scan's pages being read (done, total: pages), before its chunks are imported. */
+export type JobKind = 'import' | 'delete' | 'ocr';
 
 /** A collection's import or delete in progress (datasets/migration.ts says what the row is for). */
 export interface CollectionJobsTable {

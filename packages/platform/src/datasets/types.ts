@@ -46,6 +46,8 @@ export interface ImportPlan {
   agentModel: string | null;
   /** Up to PLAN_SAMPLE chunk texts spread through the file (what a speed probe embeds). */
   sample: string[];
+  /** A scan: the pages OCR will read (its chunks are not counted before: `chunks` is this, a page's worth each). */
+  ocrPages?: number;
 }
 
 /** The chunk count of an earlier plan of the same content, for an import that would otherwise count it first. */

@@ -10,7 +10,8 @@
 //            this is counted from the data, not from the queue)
 //   total    data rows of the collection
 //   lastError the most recent error of any open item (a failed item's exact
-//            error, "no vector model configured", a rate-limit wait), or null
+//            error, "no vector model configured", a rate-limit wait), or why
+//            the collection's file could not be read (a scan: read_error), or null
 //   rateLimited     queued items held back by a rate limit, and
 //   rateLimitedUntil the earliest of their next attempts (ISO), or null
 //   timeLeftSeconds about how long until the collection's last open item is
@@ -61,6 +62,9 @@ export async function progress(db: QueueDb, o: { datasetId: string; collectionId
     where dataset_id = ${o.datasetId} ${only} group by collection_id`.execute(db);
   type JobProgressRow = Pick<Selectable<CollectionJobsTable>, 'collection_id' | 'kind' | 'done' | 'total'>;
   const jobs = await sql<JobProgressRow>`select collection_id, kind, done, total from collection_jobs where dataset_id = ${o.datasetId} ${only}`.execute(db);
+  const onlyIds = o.collectionIds ? sql`and id in (${sql.join(o.collectionIds.map((id) => sql`${id}`))})` : sql``;
+  const unread = await sql<{ collection_id: string; read_error: string }>`select id as collection_id, read_error from collections
+    where dataset_id = ${o.datasetId} and read_error is not null ${onlyIds}`.execute(db);
 
   const byId = new Map<string, CollectionProgress & { open: number }>();
   const entry = (id: string) => {
@@ -97,6 +101,7 @@ export async function progress(db: QueueDb, o: { datasetId: string; collectionId
     e.rateLimitedUntil = r.rate_limited_until === null ? null : new Date(Number(r.rate_limited_until)).toISOString();
   }
   for (const r of data.rows) entry(r.collection_id).total = Number(r.total);
+  for (const r of unread.rows) entry(r.collection_id).lastError = r.read_error;
   for (const r of jobs.rows) {
     const e = entry(r.collection_id);
     e.job = { kind: r.kind, done: Number(r.done), total: Number(r.total) };

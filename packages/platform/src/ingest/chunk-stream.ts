@@ -14,11 +14,17 @@ import { loadTokenizer } from '@kbchat/shared';
 import { SectionChunker, type Chunk } from './chunker.js';
 import { pageLocator } from './page-locator.js';
 import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
-import { detectFormat, readDocumentText, type DocumentFormat, type ReadDocumentInput } from './readers/index.js';
+import { detectFormat, NeedsOcr, readDocumentText, type DocumentFormat, type ReadDocumentInput } from './readers/index.js';
 import { textSections, type TextSection } from './sections.js';
+import { builtWorkerUrl, workerExecArgv } from './worker-files.js';
 
-/** What chunks are made from: a text as it is (a text collection, a fetched page), or a file to read. */
-export type ChunkInput = { text: string } | { file: ReadDocumentInput };
+/**
+ * What chunks are made from: a text as it is (a text collection, a fetched
+ * page; with `pages`, a document's pages' texts, which say where its chunks
+ * come from: a scan read with OCR), or a file to read (`ocr`: a scan is
+ * refused with NeedsOcr, for the caller to read with ocr/).
+ */
+export type ChunkInput = { text: string; pages?: string[] } | { file: ReadDocumentInput; ocr?: boolean };
 
 export interface ChunkingSettings {
   chunkSize: number;
@@ -51,8 +57,8 @@ async function inputSections(
   input: ChunkInput,
   splitter: string | undefined,
 ): Promise<{ sections: Iterable<TextSection>; format?: DocumentFormat; pages?: string[] }> {
-  if ('text' in input) return { sections: textSections(input.text.replace(/\r\n?/g, '\n'), { splitter }) };
-  const doc = await readDocumentText(input.file);
+  if ('text' in input) return { sections: textSections(input.text.replace(/\r\n?/g, '\n'), { splitter }), pages: input.pages };
+  const doc = await readDocumentText(input.file, { ocr: input.ocr });
   return { sections: doc.sections({ splitter }), format: doc.format, pages: doc.pages };
 }
 
@@ -159,30 +165,8 @@ export type WorkerMessage =
   | { type: 'counted'; chunks: number; sample: string[] }
   | { type: 'end' }
   | { type: 'refused'; code: IngestErrorCode; message: string }
+  | { type: 'needs-ocr'; filename: string; pages: number }
   | { type: 'failed'; message: string };
-
-/** The worker's file: the built one when this runs from the TypeScript sources (the tests), as a worker thread gets no TypeScript loader. */
-function workerFile(): URL {
-  const here = new URL('./chunk-worker.js', import.meta.url);
-  return import.meta.url.endsWith('.ts') ? new URL(here.href.replace('/src/ingest/', '/dist/ingest/')) : here;
-}
-
-/**
- * The process's Node options for the worker, less export conditions: the
- * tests run with "source" (workspace packages from their TypeScript), which
- * the built worker cannot load. Undefined (the worker inherits them, as Node
- * allows) when there are none to take out: a worker given explicit options
- * refuses the process-wide ones (--expose-gc).
- */
-function builtCodeArgs(): string[] | undefined {
-  const args: string[] = [];
-  for (let i = 0; i < process.execArgv.length; i++) {
-    const a = process.execArgv[i]!;
-    if (a === '--conditions' || a === '-C') i++;
-    else if (!a.startsWith('--conditions=')) args.push(a);
-  }
-  return args.length === process.execArgv.length ? undefined : args;
-}
 
 type Delivered = Extract<WorkerMessage, { type: 'batch' | 'counted' }>;
 
@@ -229,8 +213,8 @@ async function* oneWorker(
   job: Omit<ChunkJob, 'input' | 'settings'>,
   heapMb: number | undefined,
 ): AsyncGenerator<Delivered> {
-  const worker = new Worker(workerFile(), {
-    execArgv: builtCodeArgs(),
+  const worker = new Worker(builtWorkerUrl(new URL('./chunk-worker.js', import.meta.url)), {
+    execArgv: workerExecArgv(),
     workerData: { input, settings, ...job } satisfies ChunkJob,
     ...(heapMb ? { resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 8 } } : {}),
   });
@@ -253,6 +237,7 @@ async function* oneWorker(
       } else if (m.type === 'counted') return yield m;
       else if (m.type === 'end') return;
       else if (m.type === 'refused') throw new IngestError(m.code, m.message);
+      else if (m.type === 'needs-ocr') throw new NeedsOcr(m.filename, m.pages);
       else if (m.type === 'failed') throw new Error(m.message);
       else if ((m.error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerOutOfMemory(m.error.message);
       else throw m.error;
@@ -266,5 +251,6 @@ async function* oneWorker(
 /** Turns what the worker caught into a message (an IngestError keeps its code). */
 export function refusalOf(err: unknown): WorkerMessage {
   if (isIngestError(err)) return { type: 'refused', code: err.code, message: err.message };
+  if (err instanceof NeedsOcr) return { type: 'needs-ocr', filename: err.filename, pages: err.pages };
   return { type: 'failed', message: (err as Error)?.message ?? String(err) };
 }

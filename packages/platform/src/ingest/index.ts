@@ -6,6 +6,8 @@ export {
   readDocument,
   readDocumentText,
   detectFormat,
+  blankPages,
+  NeedsOcr,
   type DocumentText,
   type DocumentFormat,
   type ReadDocumentInput,
@@ -21,5 +23,6 @@ export { chunkMarkdown, chunkMarkdownLoaded, SectionChunker, MIN_CHUNK_SIZE, typ
 export { textSections, SECTION_CHARS, type TextSection } from './sections.js';
 export { CustomFileReader, type CustomReaderConfig } from './custom-reader.js';
 export { chunkBatches, chunksUpTo, countChunks, IN_THREAD_MAX_BYTES, type ChunkInput, type ChunkingSettings } from './chunk-stream.js';
+export { ocrPages, DEFAULT_OCR_LANGUAGES, type OcrEvent, type OcrPage } from './ocr/index.js';
 export { countTokens as countChunkTokens } from './text-split.js';
 export { DEFAULT_QA_PROMPT, buildQaPrompt, parseQaPairs, type QaPair } from './qa.js';

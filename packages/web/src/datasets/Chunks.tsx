@@ -13,6 +13,8 @@ import { DeleteButton } from '../actions';
 import { ProgressSummary, useDatasetTraining } from './training';
 
 const PAGE_SIZE = 20;
+/** An OCR page read with less confidence than this (0–100) is worth checking by eye. */
+const LOW_CONFIDENCE = 60;
 
 export function Chunks({ collectionId }: { collectionId: string }) {
   const { t, count } = useLang();
@@ -55,6 +57,27 @@ export function Chunks({ collectionId }: { collectionId: string }) {
           </a>
         )}
       </p>
+      {collection.readError && (
+        <p className="error">
+          <span>{collection.readError}</span>
+        </p>
+      )}
+      {collection.ocr && (
+        <p className="muted">
+          <span>{t('datasets.chunks.ocr', { pages: count(collection.ocr.pages.length), confidence: collection.ocr.confidence ?? '–' })}</span>
+          {collection.ocr.pages.some((p) => p.confidence === null || p.confidence < LOW_CONFIDENCE) && (
+            <span>
+              {' '}
+              {t('datasets.chunks.ocrLow', {
+                pages: collection.ocr.pages
+                  .filter((p) => p.confidence === null || p.confidence < LOW_CONFIDENCE)
+                  .map((p) => p.page)
+                  .join(', '),
+              })}
+            </span>
+          )}
+        </p>
+      )}
       <label className="ds-search">
         <span>{t('datasets.chunks.search')}</span>
         <input

@@ -127,19 +127,24 @@ function useDeleteProgress(c: PublicCollection) {
 }
 
 /** A large import or delete going on: how far, as a bar and in words. */
-function JobProgress({ name, kind, done, total }: { name: string; kind: 'import' | 'delete'; done: number; total: number }) {
+function JobProgress({ name, kind, done, total }: { name: string; kind: 'import' | 'delete' | 'ocr'; done: number; total: number }) {
   const { t, count } = useLang();
   const counts = { done: count(done), total: count(total) };
   const words =
     kind === 'import'
       ? t('datasets.collections.importing', counts)
-      : total > 0 && done >= total
-        ? t('datasets.collections.freeing')
-        : t('datasets.collections.deleting', counts);
+      : kind === 'ocr'
+        ? t('datasets.collections.reading', counts)
+        : total > 0 && done >= total
+          ? t('datasets.collections.freeing')
+          : t('datasets.collections.deleting', counts);
   return (
     <div className="ds-bar ds-job" role="status">
       <progress
-        aria-label={t(kind === 'import' ? 'datasets.collections.importingOf' : 'datasets.collections.deletingOf', { name })}
+        aria-label={t(
+          kind === 'import' ? 'datasets.collections.importingOf' : kind === 'ocr' ? 'datasets.collections.readingOf' : 'datasets.collections.deletingOf',
+          { name },
+        )}
         max={total || 1}
         value={done}
       />

@@ -1,11 +1,13 @@
 // /datasets/:datasetId/*: the dataset's header (name, fixed vector model),
 // breadcrumbs, tabs, and its pages. Indexing progress is read once here and
 // shared, so the collections and the import list agree and poll once.
-import { useQuery } from '@tanstack/react-query';
+import type { UpdateDatasetBody } from '@kbchat/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
+import { ActionError } from '../actions';
 import { Boundary, Loading, NotFound } from '../ui';
 import { Checks } from './Checks';
 import { Chunks } from './Chunks';
@@ -39,6 +41,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
               {t('datasets.modelFixed')}
             </span>
           </p>
+          <OcrSetting dataset={dataset} />
           <p className="row">
             <ProgressSummary p={training.detail} />
           </p>
@@ -88,6 +91,30 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         </Switch>
       </section>
     </TrainingProvider>
+  );
+}
+
+/** Whether the dataset reads scans and images with OCR: saved as it is ticked. */
+function OcrSetting({ dataset }: { dataset: PublicDataset }) {
+  const { t } = useLang();
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: (json: UpdateDatasetBody) => api('/api/core/dataset/update', { method: 'PUT', json }),
+    onSuccess: () => client.invalidateQueries({ queryKey: datasetKeys.detail(dataset._id) }),
+  });
+  return (
+    <div className="row">
+      <label className="row" title={t('datasets.ocr.why')}>
+        <input
+          type="checkbox"
+          checked={save.isPending ? !!save.variables?.ocr : dataset.ocr}
+          disabled={save.isPending}
+          onChange={(e) => save.mutate({ id: dataset._id, ocr: e.target.checked })}
+        />
+        <span>{t('datasets.ocr')}</span>
+      </label>
+      <ActionError error={save.error} />
+    </div>
   );
 }
 

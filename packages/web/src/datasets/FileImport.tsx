@@ -25,7 +25,7 @@ import { checkFile, discardUpload, estimateUpload, hashFile, importUpload, sendF
 /** Uploads at once: more only splits the same bandwidth. */
 const MAX_PARALLEL = 2;
 const MAX_BYTES = 50 * 1024 * 1024;
-const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.tsv,.xlsx,.xlsm,.pptx';
+const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.csv,.tsv,.xlsx,.xlsm,.pptx,.png,.jpg,.jpeg,.webp';
 
 let nextKey = 1;
 const same = (i: FileItem, f: File) => i.name === f.name && i.size === f.size;

@@ -3,7 +3,7 @@
 export const en = {
   'datasets.upload.drop': 'Drop files here (several at once)',
   'datasets.upload.choose': 'Choose files',
-  'datasets.upload.accepted': 'txt, md, html, pdf, docx, csv, xlsx or pptx; up to {max} each.',
+  'datasets.upload.accepted': 'txt, md, html, pdf, docx, csv, xlsx, pptx, or an image (png, jpg, webp: read with OCR); up to {max} each.',
   'datasets.upload.list': 'Files being imported',
   'datasets.upload.resumedFrom': 'resumed from {loaded}',
   'datasets.upload.already': 'Already imported as',
@@ -39,9 +39,9 @@ export const en = {
   'datasets.upload.cancelled': 'Not imported; the uploaded file was discarded.',
   'datasets.upload.notImported': 'Not imported',
   'datasets.upload.error.type':
-    '.{ext} files cannot be imported. Use txt, md, html, pdf, docx, csv, xlsx or pptx (save an older document in its newer format: xls as xlsx, ppt as pptx, doc as docx).',
+    '.{ext} files cannot be imported. Use txt, md, html, pdf, docx, csv, xlsx, pptx, png, jpg or webp (save an older document in its newer format: xls as xlsx, ppt as pptx, doc as docx).',
   'datasets.upload.error.typeNoExt':
-    'Files without a type at the end of their name cannot be imported: name it .txt, .md, .html, .pdf, .docx, .csv, .xlsx or .pptx.',
+    'Files without a type at the end of their name cannot be imported: name it .txt, .md, .html, .pdf, .docx, .csv, .xlsx, .pptx, .png or .jpg.',
   'datasets.upload.error.tooLarge': 'The file is larger than {max}, the most one file may have: split it into smaller files.',
   'datasets.upload.error.tooManyPages': 'The PDF has more pages than one import takes: split it into smaller files.',
   'datasets.upload.error.unreadable': 'The file could not be read: it may be damaged, or not the kind of file its name says.',
@@ -55,7 +55,7 @@ export const en = {
 export const zh: Record<keyof typeof en, string> = {
   'datasets.upload.drop': '把文件拖到这里（可多个）',
   'datasets.upload.choose': '选择文件',
-  'datasets.upload.accepted': 'txt、md、html、pdf、docx、csv、xlsx 或 pptx，每个最大 {max}。',
+  'datasets.upload.accepted': 'txt、md、html、pdf、docx、csv、xlsx、pptx 或图片（png、jpg、webp：OCR 识别），每个最大 {max}。',
   'datasets.upload.list': '正在导入的文件',
   'datasets.upload.resumedFrom': '续传自 {loaded}',
   'datasets.upload.already': '已导入为',
@@ -91,8 +91,8 @@ export const zh: Record<keyof typeof en, string> = {
   'datasets.upload.cancelled': '未导入，已丢弃上传的文件。',
   'datasets.upload.notImported': '未导入',
   'datasets.upload.error.type':
-    '无法导入 .{ext} 文件。请使用 txt、md、html、pdf、docx、csv、xlsx 或 pptx（旧格式请另存为新格式：xls 存为 xlsx，ppt 存为 pptx，doc 存为 docx）。',
-  'datasets.upload.error.typeNoExt': '文件名末尾没有类型的文件无法导入：请改名为 .txt、.md、.html、.pdf、.docx、.csv、.xlsx 或 .pptx。',
+    '无法导入 .{ext} 文件。请使用 txt、md、html、pdf、docx、csv、xlsx、pptx、png、jpg 或 webp（旧格式请另存为新格式：xls 存为 xlsx，ppt 存为 pptx，doc 存为 docx）。',
+  'datasets.upload.error.typeNoExt': '文件名末尾没有类型的文件无法导入：请改名为 .txt、.md、.html、.pdf、.docx、.csv、.xlsx、.pptx、.png 或 .jpg。',
   'datasets.upload.error.tooLarge': '文件大于单个文件的上限 {max}：请拆分成较小的文件。',
   'datasets.upload.error.tooManyPages': '此 PDF 的页数超过一次导入的上限：请拆分成较小的文件。',
   'datasets.upload.error.unreadable': '无法读取此文件：它可能已损坏，或并非文件名所示的类型。',

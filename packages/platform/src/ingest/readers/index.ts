@@ -17,7 +17,7 @@ import { unwrapMarkdown } from './unwrap-markdown.js';
 import { readXlsx } from './xlsx.js';
 import { plainTextUnwrapper } from './unwrap-text.js';
 
-export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'pptx';
+export type DocumentFormat = 'txt' | 'md' | 'html' | 'pdf' | 'docx' | 'csv' | 'xlsx' | 'pptx' | 'image';
 
 export interface ReadDocumentInput {
   data: Uint8Array;
@@ -33,6 +33,29 @@ export interface ReadDocumentOptions {
   maxPages?: number;
   /** Per-file parse time limit for PDF and DOCX (default 120 s). */
   timeoutMs?: number;
+  /**
+   * Scans are read with OCR: an image, or a PDF with pages without text, is
+   * refused with NeedsOcr, for the caller to read with ocr/ (which takes
+   * minutes, not a request's time). Without it, a PDF's text pages are read,
+   * and an image or a PDF without any text is refused as empty.
+   */
+  ocr?: boolean;
+}
+
+/** The file is a scan (an image, or a PDF with pages without text): it is read with OCR (ingest/ocr/), not here. */
+export class NeedsOcr extends Error {
+  constructor(
+    readonly filename: string,
+    /** How many pages OCR would read. */
+    readonly pages: number,
+  ) {
+    super(`${filename} is read with OCR (${pages} pages)`);
+  }
+}
+
+/** A PDF's pages (1-based) without text: a scan's, which OCR reads. */
+export function blankPages(pages: readonly string[]): number[] {
+  return pages.flatMap((text, i) => (text.trim() ? [] : [i + 1]));
 }
 
 export interface ReadDocumentResult {
@@ -60,6 +83,10 @@ const EXTENSIONS: Record<string, DocumentFormat> = {
   xlsx: 'xlsx',
   xlsm: 'xlsx',
   pptx: 'pptx',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  webp: 'image',
 };
 const MIME_TYPES: Record<string, DocumentFormat> = {
   'text/plain': 'txt',
@@ -73,6 +100,9 @@ const MIME_TYPES: Record<string, DocumentFormat> = {
   'text/tab-separated-values': 'csv',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
   'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+  'image/png': 'image',
+  'image/jpeg': 'image',
+  'image/webp': 'image',
 };
 const HINTS: Record<string, string> = {
   doc: 'save it as .docx first',
@@ -98,6 +128,7 @@ function parseMime(mimeType: string | undefined): { type: string; charset?: stri
 function sniff(data: Uint8Array): DocumentFormat | undefined {
   const head = Buffer.from(data.subarray(0, 1024)).toString('latin1');
   if (head.startsWith('%PDF-')) return 'pdf';
+  if (head.startsWith('\x89PNG') || head.startsWith('\xff\xd8\xff')) return 'image';
   if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('word/')) return 'docx';
   if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('xl/')) return 'xlsx';
   if (head.startsWith('PK\u0003\u0004') && Buffer.from(data).includes('ppt/')) return 'pptx';
@@ -120,7 +151,7 @@ export function detectFormat(input: Pick<ReadDocumentInput, 'data' | 'filename' 
   const hint = HINTS[ext] ? ` (${HINTS[ext]})` : '';
   throw new IngestError(
     'unsupported_file_type',
-    `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv, .xlsx, .pptx.`,
+    `${input.filename}: ${what} are not supported${hint}. Supported: .txt, .md, .html, .pdf, .docx, .csv, .xlsx, .pptx, .png, .jpg, .webp.`,
   );
 }
 
@@ -190,7 +221,7 @@ async function readChecked(format: DocumentFormat, input: ReadDocumentInput, opt
   try {
     return await readAs(format, input, opts);
   } catch (err) {
-    if (err instanceof IngestError) throw err;
+    if (err instanceof IngestError || err instanceof NeedsOcr) throw err;
     // Safety net: a parser failing in a way it does not report (a stack overflow on absurd nesting…).
     throw new IngestError('corrupt_file', `${input.filename} could not be read as ${format} (${(err as Error)?.message ?? err}).`, { cause: err });
   }
@@ -242,8 +273,10 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
         throw new IngestError('corrupt_file', `${filename} is not a PDF file (no PDF header).`);
       }
       const pdf = await readPdf(data, { filename, maxPages: opts.maxPages, timeoutMs: opts.timeoutMs });
+      const blank = blankPages(pdf.pages).length;
+      if (opts.ocr && blank > 0) throw new NeedsOcr(filename, blank);
       if (!pdf.text.trim()) {
-        throw new IngestError('empty_document', `${filename} has no extractable text (a scanned PDF needs OCR first).`);
+        throw new IngestError('empty_document', `${filename} has no text layer (a scan), and OCR is off for this dataset; turn it on to read it.`);
       }
       return { format, ...pdf };
     }
@@ -254,6 +287,9 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
       if (!book.text.trim()) throw new IngestError('empty_document', `${filename} has no values in any of its sheets.`);
       return { format, ...book };
     }
+    case 'image':
+      if (opts.ocr) throw new NeedsOcr(filename, 1);
+      throw new IngestError('empty_document', `${filename} is an image: its text is read with OCR, which is off for this dataset; turn it on to read it.`);
     case 'pptx': {
       const deck = await readPptx(data, { filename });
       if (!deck.text.trim()) throw new IngestError('empty_document', `${filename} has no slides.`);

@@ -254,12 +254,11 @@ export function pageItemsToText(items: PdfTextItem[]): string {
   return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n'), true));
 }
 
-export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promise<PdfReadResult> {
-  const filename = opts.filename ?? 'The PDF';
-  const maxPages = opts.maxPages ?? 1000;
+/** pdf.js opening a document, as every reader of PDFs here opens one. */
+async function pdfLoadingTask(buf: Uint8Array) {
   const pdfjs = await loadPdfJs();
   // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
-  const task = pdfjs.getDocument({
+  return pdfjs.getDocument({
     data: new Uint8Array(buf),
     isEvalSupported: false,
     disableFontFace: true,
@@ -268,6 +267,17 @@ export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promi
     verbosity: 0,
     ...pdfjsDataDirs,
   });
+}
+
+/** A PDF opened with pdf.js (for drawing its pages: ocr/page-images.ts); the caller destroys it. */
+export async function openPdf(buf: Uint8Array) {
+  return (await pdfLoadingTask(buf)).promise;
+}
+
+export async function readPdf(buf: Uint8Array, opts: PdfReadOptions = {}): Promise<PdfReadResult> {
+  const filename = opts.filename ?? 'The PDF';
+  const maxPages = opts.maxPages ?? 1000;
+  const task = await pdfLoadingTask(buf);
   const work = (async (): Promise<PdfReadResult> => {
     const doc = await task.promise;
     if (doc.numPages > maxPages) {
