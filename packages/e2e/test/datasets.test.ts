@@ -5,7 +5,8 @@
 // holds %, / and CJK, edit a chunk and see it saved after a reload, run a
 // search test that finds a fact with its scores, and show a failed
 // collection's exact error with a working Retry; a workbook, a presentation
-// and a PDF found by the search test with their sheet, slide and page. Screenshots go to
+// and a PDF found by the search test with their sheet, slide and page; a scan
+// read with OCR, its progress a page at a time. Screenshots go to
 // test-output/web/datasets-*.png.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
 import { asPage, untilIndexed } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
+import { scannedPagePng, scannedPdf } from '../../platform/test/scan-fixtures.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
 const SPECIAL = '100% Ünïcode / 测试 %E0';
@@ -261,6 +263,51 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       for (const text of shown) expect(await first.textContent()).toContain(text);
     }
     await page.screenshot({ path: join(SHOTS, 'datasets-office-files.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('reads a scan with OCR a page at a time, shows its confidence, and refuses an image once OCR is turned off', async () => {
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    suite.onFail = page;
+    await signIn(page, suite.k.url);
+    const call = await asPage(page, suite.k.url);
+    const datasetId = await call<string>('/api/core/dataset/create', { name: 'Scanned registers', vectorModel: 'local-embed' });
+    const scan = await scannedPdf([scannedPagePng(['Locker 36 holds the spare key of cabin Ejdern.', 'The key was checked on 12 May.'])], 10);
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
+    await page.locator('input[type=file]').setInputFiles({ name: 'key-register.pdf', mimeType: 'application/pdf', buffer: scan });
+    // The upload is answered before the pages are read: the import list says the file is being read.
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 20_000 }).toMatch(/Reading with OCR: \d+ of 10 pages read/);
+    await page.screenshot({ path: join(SHOTS, 'datasets-ocr-import.png'), fullPage: true });
+    await page.goto(`${suite.k.url}/datasets/${datasetId}`);
+    const reading = page.getByRole('progressbar', { name: 'OCR of key-register.pdf' });
+    await expect.poll(() => reading.isVisible(), { timeout: 20_000 }).toBe(true);
+    expect(await page.locator('.ds-header').textContent()).toMatch(/ReadingReading with OCR: \d+ of 10 pages read/);
+    await expect.poll(async () => (await page.getByRole('status').allTextContents()).join(' ')).toMatch(/Reading with OCR: \d+ of 10 pages read/);
+    await page.screenshot({ path: join(SHOTS, 'datasets-ocr-reading.png'), fullPage: true });
+    await untilIndexed(call, datasetId, 1);
+    await page.getByRole('link', { name: 'key-register.pdf' }).click();
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/10 pages read with OCR; mean confidence \d\d%/);
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/Indexed3 of 3 chunks indexed/);
+    expect(await page.locator('main').textContent()).toContain('Locker 36 holds the spare key of cabin Ejdern.');
+    await page.screenshot({ path: join(SHOTS, 'datasets-ocr-read.png'), fullPage: true });
+
+    // Turned off: an image is refused with the reason, named.
+    await page.goto(`${suite.k.url}/datasets/${datasetId}`);
+    const ocr = page.getByRole('checkbox', { name: 'Read scans and images with OCR' });
+    expect(await ocr.isChecked()).toBe(true);
+    await ocr.uncheck();
+    await expect.poll(() => call<{ ocr: boolean }>(`/api/core/dataset/detail?id=${datasetId}`).then((d) => d.ocr)).toBe(false);
+    await page.reload();
+    expect(await page.getByRole('checkbox', { name: 'Read scans and images with OCR' }).isChecked()).toBe(false);
+    await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'notice.png', mimeType: 'image/png', buffer: scannedPagePng(['Visitors sign in at the gate.']) });
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/notice\.png is an image: its text is read with OCR, which is off for this dataset/);
+    await page.screenshot({ path: join(SHOTS, 'datasets-ocr-off.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });

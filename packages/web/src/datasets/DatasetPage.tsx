@@ -14,7 +14,7 @@ import { Chunks } from './Chunks';
 import { Collections } from './Collections';
 import { Import } from './Import';
 import { SearchTest } from './SearchTest';
-import { datasetKeys, ProgressSummary, TrainingProvider, useTraining } from './training';
+import { datasetKeys, ProgressSummary, TrainingProvider, useTraining, type TrainingDetail } from './training';
 
 export function DatasetPage({ datasetId }: { datasetId: string }) {
   const { t } = useLang();
@@ -43,7 +43,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           </p>
           <OcrSetting dataset={dataset} />
           <p className="row">
-            <ProgressSummary p={training.detail} />
+            <ProgressSummary p={withScanRead(training.detail)} />
           </p>
           {training.error && (
             <p role="alert" className="error">
@@ -92,6 +92,12 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
       </section>
     </TrainingProvider>
   );
+}
+
+/** A dataset with nothing else in it while a scan's pages are read says so (not "Empty"). */
+function withScanRead(detail: TrainingDetail | undefined) {
+  const reading = detail?.collections.find((c) => c.job?.kind === 'ocr')?.job;
+  return detail && reading && detail.total + detail.queued + detail.indexing + detail.failed === 0 ? { ...detail, job: reading } : detail;
 }
 
 /** Whether the dataset reads scans and images with OCR: saved as it is ticked. */

@@ -202,7 +202,11 @@ function Indexing({ item }: { item: FileItem }) {
   return (
     <div className="stack ds-indexing">
       <div className="ds-bar">
-        <progress aria-label={t('datasets.upload.indexingOf', { name: item.name })} max={p?.total || 1} value={p ? p.done : 0} />
+        <progress
+          aria-label={t('datasets.upload.indexingOf', { name: item.name })}
+          max={(p?.job?.kind === 'ocr' ? p.job.total : p?.total) || 1}
+          value={(p?.job?.kind === 'ocr' ? p.job.done : p?.done) ?? 0}
+        />
         {p ? <ProgressSummary p={p} /> : <span className="muted">{t('datasets.upload.uploaded')}</span>}
       </div>
       {p?.lastError && (

@@ -109,9 +109,17 @@ export function useDatasetTraining(): Training {
 const BADGE: Record<IndexState, string> = { queued: 'warn', indexing: 'warn', failed: 'bad', done: 'ok' };
 
 /** The state as a badge, and the counts behind it; a dataset's (`deleting` given) says too what is being deleted, which the rest leaves out. */
-export function ProgressSummary({ p }: { p: (Omit<DatasetProgress, 'deleting'> & { deleting?: number }) | undefined }) {
+export function ProgressSummary({ p }: { p: (Omit<DatasetProgress, 'deleting'> & { deleting?: number; job?: CollectionProgress['job'] }) | undefined }) {
   const { t, lang, count } = useLang();
   if (!p) return null;
+  // A scan's pages being read: nothing to index yet.
+  if (p.job?.kind === 'ocr')
+    return (
+      <span className="ds-progress">
+        <span className="badge warn">{t('datasets.state.reading')}</span>
+        <span className="muted">{t('datasets.collections.reading', { done: count(p.job.done), total: count(p.job.total) })}</span>
+      </span>
+    );
   const deleting = p.deleting ? <span className="badge warn ds-deleting">{t('datasets.progress.deleting', { n: count(p.deleting) })}</span> : null;
   if (p.total + p.queued + p.indexing + p.failed === 0)
     return <span className="ds-progress">{deleting ?? <span className="badge">{t('datasets.state.empty')}</span>}</span>;

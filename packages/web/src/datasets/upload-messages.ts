@@ -47,7 +47,7 @@ export const en = {
   'datasets.upload.error.unreadable': 'The file could not be read: it may be damaged, or not the kind of file its name says.',
   'datasets.upload.error.encrypted': 'The file is protected by a password: save a copy without one and import that.',
   'datasets.upload.error.slow': 'Reading the file took too long: split it into smaller files.',
-  'datasets.upload.error.empty': 'There is no text in this file to import (a scanned PDF needs text recognition first).',
+  'datasets.upload.error.empty': 'There is no text in this file to import.',
   'datasets.upload.error.complex': 'Reading this file needs more memory than one import may take: split it into smaller files.',
   'datasets.upload.error.refused': 'The platform did not accept this import:',
 } as const;
@@ -98,7 +98,7 @@ export const zh: Record<keyof typeof en, string> = {
   'datasets.upload.error.unreadable': '无法读取此文件：它可能已损坏，或并非文件名所示的类型。',
   'datasets.upload.error.encrypted': '此文件有密码保护：请另存一份无密码的副本再导入。',
   'datasets.upload.error.slow': '读取此文件用时过长：请拆分成较小的文件。',
-  'datasets.upload.error.empty': '此文件中没有可导入的文字（扫描的 PDF 需要先做文字识别）。',
+  'datasets.upload.error.empty': '此文件中没有可导入的文字。',
   'datasets.upload.error.complex': '读取此文件所需的内存超过单次导入的上限：请拆分成较小的文件。',
   'datasets.upload.error.refused': '平台未接受此次导入：',
 };

@@ -33,7 +33,11 @@ export type OcrMessage = OcrEvent | { type: 'end' } | { type: 'failed'; message:
 
 /** A scan's text as it is read; ends the worker (mid-page) when the caller stops reading or `signal` aborts. */
 export async function* ocrPages({ signal, ...job }: OcrJob & { signal?: AbortSignal }): AsyncGenerator<OcrEvent> {
-  const worker = new Worker(builtWorkerUrl(new URL('./worker.js', import.meta.url)), { execArgv: workerExecArgv(), workerData: job });
+  const worker = new Worker(builtWorkerUrl(new URL('./worker.js', import.meta.url)), {
+    execArgv: workerExecArgv(),
+    workerData: job,
+    resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 },
+  });
   const stop = () => void worker.terminate();
   signal?.addEventListener('abort', stop, { once: true });
   const inbox: (OcrMessage | { type: 'crashed'; error: Error })[] = [];

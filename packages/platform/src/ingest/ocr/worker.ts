@@ -4,8 +4,8 @@
 // time. Drawing a page (pdf.js decodes a scan's JPEG in JavaScript) takes the
 // thread that does it for hundreds of milliseconds: here, never the API's.
 import { parentPort, workerData } from 'node:worker_threads';
-import { blankPages } from '../readers/index.js';
-import { readPdf } from '../readers/pdf.js';
+// Only the PDF reader: every module loaded here is held by this thread.
+import { blankPages, readPdf } from '../readers/pdf.js';
 import { OcrEngine } from './engine.js';
 import { imageFileImage, pdfPageImages } from './page-images.js';
 import type { OcrJob, OcrMessage } from './index.js';

@@ -8,7 +8,9 @@ import { fenceCommentLines } from './comment-lines.js';
 import { csvToText } from './csv.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
-import { readPdf } from './pdf.js';
+import { blankPages, readPdf } from './pdf.js';
+
+export { blankPages };
 import { readPptx } from './pptx.js';
 import { decodedPieces, decodeText, textEncoding } from './text.js';
 import { streamSections, textSections, type TextSection } from '../sections.js';
@@ -51,11 +53,6 @@ export class NeedsOcr extends Error {
   ) {
     super(`${filename} is read with OCR (${pages} pages)`);
   }
-}
-
-/** A PDF's pages (1-based) without text: a scan's, which OCR reads. */
-export function blankPages(pages: readonly string[]): number[] {
-  return pages.flatMap((text, i) => (text.trim() ? [] : [i + 1]));
 }
 
 export interface ReadDocumentResult {

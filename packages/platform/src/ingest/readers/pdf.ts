@@ -254,6 +254,11 @@ export function pageItemsToText(items: PdfTextItem[]): string {
   return linesToText(lines, new DocumentWords(lines.map((l) => l.text).join('\n'), true));
 }
 
+/** A PDF's pages (1-based) without text: a scan's, which OCR reads. */
+export function blankPages(pages: readonly string[]): number[] {
+  return pages.flatMap((text, i) => (text.trim() ? [] : [i + 1]));
+}
+
 /** pdf.js opening a document, as every reader of PDFs here opens one. */
 async function pdfLoadingTask(buf: Uint8Array) {
   const pdfjs = await loadPdfJs();
