@@ -3,7 +3,7 @@
 // at most two upload together) and watch each reach "Indexed" without a
 // reload, ask before importing the same file again, paste a text whose name
 // holds %, / and CJK, edit a chunk and see it saved after a reload, run a
-// search test that finds a fact with its scores, and show a failed
+// search test that finds a fact with its scores, sync a link's page again, and show a failed
 // collection's exact error with a working Retry; a workbook, a presentation
 // and a PDF found by the search test with their sheet, slide and page; a scan
 // read with OCR, its progress a page at a time. Screenshots go to
@@ -44,7 +44,8 @@ async function dropFiles(page: Page, files: typeof FILES) {
 
 describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
   // The link import reads a page this test serves on loopback, which the platform refuses unless told.
-  const suite = browserSuite('datasets', { LINK_ALLOW_PRIVATE: 'true' });
+  // Superseded chunks of a synced link go within half a second of the new ones being indexed.
+  const suite = browserSuite('datasets', { LINK_ALLOW_PRIVATE: 'true', LINK_SYNC_CHECK_MS: '500' });
   let datasetUrl = '';
 
   it('creates a knowledge base, imports files and text, edits a chunk, and search-tests it', async () => {
@@ -181,12 +182,13 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.close();
   }, 120_000);
 
-  it('imports a page by its link, named by its title, and indexes it', async () => {
+  it('imports a page by its link, named by its title, and indexes it; syncs it again and on a schedule', async () => {
+    let rule = 'The harbour master rings the brass bell at noon on weekdays.';
     const served = createServer((_req, res) =>
       res
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
         .end(
-          '<!doctype html><html><head><title>Harbour rules / 港口</title></head><body><nav>Menu</nav><main><h1>Harbour rules</h1><p>The harbour master rings the brass bell at noon on weekdays.</p></main></body></html>',
+          `<!doctype html><html><head><title>Harbour rules / 港口</title></head><body><nav>Menu</nav><main><h1>Harbour rules</h1><p>${rule}</p></main></body></html>`,
         ),
     );
     await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
@@ -209,6 +211,33 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       await status.getByRole('link', { name: 'Open its chunks' }).click();
       await expect.poll(() => page.getByRole('main').textContent()).toContain('The harbour master rings the brass bell at noon on weekdays.');
       expect(await page.getByRole('main').textContent()).not.toContain('Menu');
+
+      // Synced again: unchanged, then changed; then read weekly.
+      await page.getByRole('button', { name: 'Sync now' }).click();
+      await expect.poll(() => page.getByRole('main').textContent()).toContain('The page has not changed.');
+      rule = 'The harbour master rings the brass bell at one o’clock on weekdays.';
+      await page.getByRole('button', { name: 'Sync now' }).click();
+      await expect.poll(() => page.getByRole('main').textContent()).toContain('The page changed');
+      await untilIndexed(call, datasetId, 1);
+      const reloaded = async () => {
+        await page.reload();
+        await page.getByRole('button', { name: 'Sync now' }).waitFor();
+        return page.getByRole('main').textContent();
+      };
+      await expect.poll(reloaded, { timeout: 20_000 }).not.toContain('at noon on weekdays');
+      expect(await page.getByRole('main').textContent()).toContain('at one o’clock on weekdays');
+      await page.getByLabel('Sync on its own').selectOption('weekly');
+      await expect
+        .poll(() =>
+          call<{ syncSchedule: string }>(`/api/core/dataset/collection/detail?id=${encodeURIComponent(new URL(page.url()).pathname.split('/').pop()!)}`).then(
+            (c) => c.syncSchedule,
+          ),
+        )
+        .toBe('weekly');
+      await page.reload();
+      expect(await page.getByLabel('Sync on its own').inputValue()).toBe('weekly');
+      expect(await page.getByRole('main').textContent()).toMatch(/Last read /);
+      await page.screenshot({ path: join(SHOTS, 'datasets-link-sync.png'), fullPage: true });
     } finally {
       await page.close();
       served.close();

@@ -48,6 +48,8 @@ export interface PlatformConfig {
   indexRetryBaseMs: number;
   /** A team's own file parser for the types it names (CUSTOM_READ_FILE_URL, _EXTENSION, _KEY): FastGPT's contract. */
   customReadFile?: { url: string; extensions: string[]; key?: string };
+  /** How often scheduled link syncs are looked for, and superseded chunks removed (LINK_SYNC_CHECK_MS). */
+  linkSyncCheckMs: number;
   /** The languages OCR reads scans in (OCR_LANGUAGES: codes of @tesseract.js-data packages, joined by +). */
   ocrLanguages: string[];
 }
@@ -116,6 +118,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     indexRetryBaseMs: num(env, 'INDEX_RETRY_BASE_MS', 2000, 1),
     customReadFile: customReadFile(env),
     ocrLanguages: ocrLanguages(env),
+    linkSyncCheckMs: num(env, 'LINK_SYNC_CHECK_MS', 60_000, 1),
     ...overrides,
   };
 }

@@ -24,6 +24,7 @@ import { chatPlugin } from './chat/routes.js';
 import { datasetMigrations } from './datasets/migration.js';
 import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService } from './datasets/service.js';
+import { LinkSyncTimer } from './datasets/link-sync.js';
 import { CustomFileReader } from './ingest/index.js';
 import type { IndexingHooks } from './datasets/types.js';
 import { DatasetsStore } from './datasets/store.js';
@@ -177,6 +178,13 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   );
   // Deletes (and imports) a stopped process left unfinished are finished now.
   datasets.jobs.start();
+  const linkSync = new LinkSyncTimer({
+    store: datasets.syncStore,
+    sync: (c) => datasets.syncLinkCollection(c, config.linkAllowPrivate),
+    checkMs: config.linkSyncCheckMs,
+    onError: (err, c) => console.error(`kbchat platform: link sync${c ? ` of collection ${c.id}` : ''}: ${(err as Error)?.message ?? err}`),
+  });
+  linkSync.start();
   // An estimate with nothing measured yet times one embeddings call of the file's chunks (marked bulk, as indexing's are).
   const estimates = new IndexingEstimates(
     store.db,
@@ -234,6 +242,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes,
     async close() {
       uploads.close();
+      await linkSync.stop();
       await datasets.jobs.stop();
       await worker?.stop();
       await checks.stop();

@@ -23,6 +23,18 @@ export const updateDatasetBody = z.object({
   ocr: z.boolean().optional(),
 });
 export type UpdateDatasetBody = z.input<typeof updateDatasetBody>;
+/** POST /api/core/dataset/collection/sync: a link collection read again (FastGPT's). */
+export const syncCollectionBody = z.object({ collectionId: id });
+/** The answer: the page had not changed, or the collection has its new text (FastGPT's strings). */
+export const syncResultSchema = z.enum(['sameRaw', 'success']);
+export const SYNC_SCHEDULES = ['off', 'daily', 'weekly'] as const;
+/** PUT /api/core/dataset/collection/update: its name, and a link's scheduled sync. */
+export const updateCollectionBody = z.object({
+  id,
+  name: z.string().trim().min(1).max(200).optional(),
+  syncSchedule: z.enum(SYNC_SCHEDULES).optional(),
+});
+export type UpdateCollectionBody = z.input<typeof updateCollectionBody>;
 export const chunkSettings = {
   trainingType: z.enum(['chunk', 'qa']).default('chunk'),
   chunkSize: z.number().int().min(16).max(32_000).optional(),
@@ -131,6 +143,9 @@ export const publicCollectionSchema = z.object({
   dataAmount: z.number().optional(),
   trainingAmount: z.number().optional(),
   errorAmount: z.number().optional(),
+  /** A link's scheduled sync, and when it was last read (ISO; null: at its creation). */
+  syncSchedule: z.enum(SYNC_SCHEDULES).optional(),
+  syncedAt: z.string().nullable().optional(),
   /** Why the file could not be read, found after the upload was answered (a scan whose OCR failed). */
   readError: z.string().nullable().optional(),
   /** The pages read with OCR: each one's confidence (0–100; null where it could not be read), and their mean. */

@@ -29,6 +29,8 @@ export function newCollectionRow(
     raw_text: rawText,
     read_error: null,
     ocr_pages: null,
+    sync_schedule: 'off',
+    synced_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -41,4 +41,19 @@ export const datasetMigrations: Record<string, Migration> = {
       // A job's kind: import | delete | ocr (varchar(8) fits them).
     },
   },
+  // Links synced again (link-sync.ts): a chunk the page no longer has is superseded (still
+  // searchable) until the new chunks are indexed, then removed; a link collection may be
+  // synced daily or weekly. Named after every migration already run anywhere (9006).
+  '9007_link_sync': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('data').addColumn('superseded_at', 'bigint').execute();
+      await sql`create index data_superseded_idx on data (collection_id) where superseded_at is not null`.execute(db);
+      // off | daily | weekly
+      await db.schema
+        .alterTable('collections')
+        .addColumn('sync_schedule', 'varchar(8)', (c) => c.notNull().defaultTo('off'))
+        .execute();
+      await db.schema.alterTable('collections').addColumn('synced_at', 'bigint').execute();
+    },
+  },
 };

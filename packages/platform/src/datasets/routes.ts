@@ -20,6 +20,9 @@ import {
   pushedDataSchema as pushed,
   updateDataBody as updateData,
   updateDatasetBody as updateDataset,
+  updateCollectionBody as updateCollection,
+  syncCollectionBody as syncCollection,
+  syncResultSchema,
   type PublicCollection,
   type PublicData,
   type PublicDataset,
@@ -71,6 +74,8 @@ export function publicCollection(c: CollectionRow & { data_amount?: number; trai
     dataAmount: c.data_amount,
     trainingAmount: c.training_amount,
     errorAmount: c.error_amount,
+    syncSchedule: c.sync_schedule,
+    syncedAt: c.synced_at === null ? null : new Date(Number(c.synced_at)).toISOString(),
     readError: c.read_error,
     ocr: ocrSummary(c.ocr_pages),
     createTime: new Date(Number(c.created_at)).toISOString(),
@@ -139,6 +144,13 @@ export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; aut
   app.post('/api/core/dataset/collection/create/link', { schema: { body: createLink, response: { 200: envelopeOf(collectionCreated) } } }, async (req) => {
     const r = await datasets.createLinkCollection(req.caller, req.body.link, req.body, linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
+  });
+  app.post('/api/core/dataset/collection/sync', { schema: { body: syncCollection, response: { 200: envelopeOf(syncResultSchema) } } }, async (req) =>
+    ok(await datasets.syncCollection(req.caller, req.body.collectionId, linkAllowPrivate)),
+  );
+  app.put('/api/core/dataset/collection/update', { schema: { body: updateCollection, response: done } }, async (req) => {
+    await datasets.updateCollection(req.caller, req.body);
+    return ok(null);
   });
   // Files (create/localFile and resumable uploads): uploads/routes.ts.
   app.post('/api/core/dataset/collection/listV2', { schema: { body: listCollections, response: { 200: envelopeOf(collectionPage) } } }, async (req) => {

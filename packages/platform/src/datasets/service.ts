@@ -1,10 +1,8 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
 import { MAX_PUSH } from '@kbchat/contracts';
-import type { RawBuilder } from 'kysely';
 import { countTextTokens } from '@kbchat/shared';
 import {
-  chunkBatches,
   chunksUpTo,
   countChunks,
   DEFAULT_OCR_LANGUAGES,
@@ -12,7 +10,6 @@ import {
   fetchLink,
   IngestError,
   NeedsOcr,
-  type Chunk,
   type ChunkInput,
   type CustomFileReader,
   type ReadDocumentInput,
@@ -22,9 +19,12 @@ import type { KeyCaller } from '../keys/auth.js';
 import { errors } from '../http/errors.js';
 import type { ModelConfig } from '../models/config-file.js';
 import { CollectionJobs, ImportCancelledError, type CollectionJobsOptions } from './jobs.js';
-import type { CollectionRow, Db, DatasetsStore, DataRow, NewDataItem } from './store.js';
-import { chunkItems, newCollectionRow } from './collection-rows.js';
+import type { CollectionRow, DatasetsStore, DataRow, NewDataItem } from './store.js';
+import { newCollectionRow } from './collection-rows.js';
+import { CollectionWriter } from './collection-writer.js';
+import { linkSyncSteps, syncLink, type SyncResult } from './link-sync.js';
 import { readScan, scanChunking } from './scan-reading.js';
+import { SyncStore } from './sync-store.js';
 import type { ImportPlan, IndexingHooks, KnownCount, PushDataItem, TextCollectionInput } from './types.js';
 
 /** Datasets whose team and vector model (which never change) an upload may take from memory. */
@@ -59,6 +59,10 @@ export class DatasetsService {
 
   /** Large imports and deletes, in steps (jobs.ts). */
   readonly jobs: CollectionJobs;
+  readonly syncStore: SyncStore;
+  private readonly writer: CollectionWriter;
+  /** Link collections being synced here. */
+  private readonly syncing = new Set<string>();
 
   constructor(
     private readonly store: DatasetsStore,
@@ -72,6 +76,7 @@ export class DatasetsService {
       ocrLanguages?: string[];
     } = {},
   ) {
+    this.syncStore = new SyncStore(store.db);
     this.jobs = new CollectionJobs(store, {
       batchRows: DEFAULT_BATCH_ROWS,
       vacuumAfterRows: DEFAULT_BATCH_ROWS,
@@ -80,6 +85,7 @@ export class DatasetsService {
       onError: () => undefined,
       ...jobs,
     });
+    this.writer = new CollectionWriter(store, indexing, this.jobs);
   }
 
   async createDataset(caller: KeyCaller, input: { name: string; intro?: string; vectorModel?: string; agentModel?: string; ocr?: boolean }): Promise<string> {
@@ -179,7 +185,7 @@ export class DatasetsService {
     if (total === 0) throw what.empty();
     const collection = newCollectionRow(caller.teamId, dataset.id, input, settings, what.rawText);
     try {
-      await this.writeChunks(collection, input.trainingType, source, settings, { few, total, existing: false });
+      await this.writer.writeChunks(collection, input.trainingType, source, settings, { few, total, existing: false });
     } catch (err) {
       if (err instanceof ImportCancelledError) throw errors.conflict(err.message);
       if (!isForeignKeyViolation(err)) throw err;
@@ -193,31 +199,6 @@ export class DatasetsService {
 
   private chunking(vectorModel: string, input: { chunkSize?: number; chunkSplitter?: string }) {
     return { chunkSize: this.chunkSizeFor(vectorModel, input.chunkSize), chunkSplitter: input.chunkSplitter || undefined };
-  }
-
-  /**
-   * The chunks of `source` into `collection`: `few` (all of them, read
-   * already) in one statement, else `total` in steps (jobs.ts), made as they
-   * are written. The collection row is written with them, unless `existing`.
-   */
-  private async writeChunks(
-    collection: CollectionRow,
-    mode: 'chunk' | 'qa',
-    source: ChunkInput,
-    settings: { chunkSize: number; chunkSplitter: string | undefined },
-    o: { few: Chunk[] | undefined; total: number; existing: boolean },
-  ): Promise<void> {
-    const itemsOf = (list: Chunk[], from: number) => chunkItems(collection, list, from);
-    const { team_id: teamId, dataset_id: datasetId, id: collectionId } = collection;
-    if (o.few) return this.enqueueNew(undefined, teamId, datasetId, collectionId, itemsOf(o.few, 0), mode, o.existing ? undefined : collection);
-    // Too many for one statement: made and written a batch a step, indexing starting on the first while the rest goes in.
-    await this.jobs.importInSteps(
-      collection,
-      o.total,
-      chunkBatches(source, settings, this.jobs.batchRows),
-      (batch, from, progress) => this.enqueueNew(undefined, teamId, datasetId, collectionId, itemsOf(batch, from), mode, undefined, progress),
-      { existing: o.existing },
-    );
   }
 
   /**
@@ -276,7 +257,7 @@ export class DatasetsService {
     };
     await this.jobs.readInBackground(collection, (signal) =>
       readScan(reading, collection, source.file, signal, (text, few, total) =>
-        this.writeChunks(collection, collection.training_type === 'qa' ? 'qa' : 'chunk', text, scanChunking(collection), { few, total, existing: true }),
+        this.writer.writeChunks(collection, collection.training_type === 'qa' ? 'qa' : 'chunk', text, scanChunking(collection), { few, total, existing: true }),
       ),
     );
     return { collectionId: collection.id, insertLen: 0 };
@@ -297,44 +278,33 @@ export class DatasetsService {
     return this.createTextCollection(caller, { ...settings, name: settings.name || page.title || page.url, text: page.text, type: 'link', source: page.url });
   }
 
-  /**
-   * Chunk mode stores the items and queues them for embedding. QA mode stores
-   * nothing yet: each chunk goes to the dataset's LLM, and the question/answer
-   * pairs it returns become the items (indexing/qa-processor.ts). Without `tx`,
-   * in a transaction of its own (or none where one statement does it all).
-   */
-  private async enqueueNew(
-    tx: Db | undefined,
-    teamId: string,
-    datasetId: string,
-    collectionId: string,
-    items: NewDataItem[],
-    mode: 'chunk' | 'qa',
-    collection?: CollectionRow,
-    progress?: RawBuilder<unknown>,
-  ): Promise<void> {
-    if (mode === 'chunk' && this.indexing.enqueueStatement) {
-      const queued = items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode }));
-      await this.store.insertData(items, tx, collection, [this.indexing.enqueueStatement(queued), ...(progress ? [progress] : [])]);
-      this.indexing.enqueued?.();
-      return;
+  /** FastGPT's collection/sync: a link collection read again (link-sync.ts). */
+  async syncCollection(caller: KeyCaller, id: string, allowPrivate: boolean): Promise<SyncResult> {
+    return this.syncLinkCollection(await this.collection(caller, id), allowPrivate);
+  }
+
+  /** A link collection read again; refused for other collections, and while it is imported, deleted or synced. */
+  async syncLinkCollection(c: CollectionRow, allowPrivate: boolean): Promise<SyncResult> {
+    if (c.type !== 'link') throw errors.badField('collectionId', `collection ${c.id} is made of a ${c.type}; only a link collection can be synced`);
+    if (c.training_type !== 'chunk') throw errors.badField('collectionId', `collection ${c.id} holds question/answer pairs; only chunks are synced`);
+    if (this.syncing.has(c.id) || (await this.store.job(c.id)))
+      throw errors.conflict(`Collection ${c.id} is being imported, deleted or synced; try again when that is done`);
+    this.syncing.add(c.id);
+    try {
+      const steps = linkSyncSteps({ syncStore: this.syncStore, datasets: this.store, writer: this.writer, allowPrivate, rawTextMax: RAW_TEXT_MAX });
+      return await syncLink(steps, c);
+    } finally {
+      this.syncing.delete(c.id);
     }
-    if (!tx) return this.store.transaction((t) => this.enqueueNew(t, teamId, datasetId, collectionId, items, mode, collection, progress));
-    if (progress) await this.store.run(progress, tx);
-    if (mode === 'qa') {
-      if (collection) await this.store.insertCollection(collection, tx);
-      const payload = (i: NewDataItem) => JSON.stringify({ text: i.row.a ? `${i.row.q}\n${i.row.a}` : i.row.q, chunkIndex: i.row.chunk_index });
-      await this.indexing.enqueue(
-        tx,
-        items.map((i) => ({ teamId, datasetId, collectionId, mode, payload: payload(i) })),
-      );
-      return;
+  }
+
+  /** A collection's name, and a link's scheduled sync. */
+  async updateCollection(caller: KeyCaller, change: { id: string; name?: string; syncSchedule?: CollectionRow['sync_schedule'] }): Promise<void> {
+    const c = await this.collection(caller, change.id);
+    if (change.syncSchedule && change.syncSchedule !== 'off' && c.type !== 'link') {
+      throw errors.badField('syncSchedule', `collection ${c.id} is made of a ${c.type}; only a link collection is synced`);
     }
-    await this.store.insertData(items, tx, collection);
-    await this.indexing.enqueue(
-      tx,
-      items.map((i) => ({ teamId, datasetId, collectionId, dataId: i.row.id, mode })),
-    );
+    await this.syncStore.setSchedule(caller.teamId, change.id, change);
   }
 
   async collection(caller: KeyCaller, id: string) {
@@ -391,7 +361,7 @@ export class DatasetsService {
         },
         indexes: indexTexts(d.q, d.a ?? '', d.indexes),
       }));
-      await this.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, trainingType);
+      await this.writer.enqueueNew(tx, caller.teamId, dataset.id, collectionId, items, trainingType);
       return { insertLen: items.length };
     });
   }

@@ -41,6 +41,10 @@ export interface CollectionsTable {
   read_error: string | null;
   /** Pages read with OCR: JSON [{page, confidence, error?}]; null when none were. */
   ocr_pages: string | null;
+  /** A link's scheduled sync: off, daily or weekly (link-sync.ts). */
+  sync_schedule: 'off' | 'daily' | 'weekly';
+  /** When the link was last read (synced or created); null: at its creation. */
+  synced_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -58,6 +62,8 @@ export interface DataTable {
   /** The pages of the document the chunk came from, first and last (PDF); null elsewhere. */
   page_start: number | null;
   page_end: number | null;
+  /** A sync found the chunk gone from its page: it stays searchable until the new chunks are indexed, then goes. */
+  superseded_at?: number | null;
   created_at: number;
   updated_at: number;
 }

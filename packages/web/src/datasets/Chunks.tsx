@@ -9,6 +9,7 @@ import { useLang } from '../i18n';
 import { keepPreviousData, useDebounced } from '../query';
 import { Boundary, Loading, Pager } from '../ui';
 import { ChunkEditor } from './ChunkEditor';
+import { LinkSync } from './LinkSync';
 import { DeleteButton } from '../actions';
 import { ProgressSummary, useDatasetTraining } from './training';
 
@@ -57,6 +58,7 @@ export function Chunks({ collectionId }: { collectionId: string }) {
           </a>
         )}
       </p>
+      {collection.type === 'link' && collection.trainingType === 'chunk' && <LinkSync collection={collection} />}
       {collection.readError && (
         <p className="error">
           <span>{collection.readError}</span>
