@@ -94,6 +94,7 @@ describe('the contracts package', () => {
       vectorModel: { model: 'sim-embed-384' },
       vectorDimensions: 384,
       agentModel: null,
+      ocr: true,
       collectionCount: 2,
       dataCount: 10,
       createTime: '2026-01-01T00:00:00.000Z',

@@ -3,7 +3,8 @@
 // at most two upload together) and watch each reach "Indexed" without a
 // reload, ask before importing the same file again, paste a text whose name
 // holds %, / and CJK, edit a chunk and see it saved after a reload, run a
-// search test that finds a fact with its scores, sync a link's page again, and show a failed
+// search test that finds a fact with its scores, sync a link's page again,
+// import a website's own pages, and show a failed
 // collection's exact error with a working Retry; a workbook, a presentation
 // and a PDF found by the search test with their sheet, slide and page; a scan
 // read with OCR, its progress a page at a time. Screenshots go to
@@ -238,6 +239,48 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       expect(await page.getByLabel('Sync on its own').inputValue()).toBe('weekly');
       expect(await page.getByRole('main').textContent()).toMatch(/Last read /);
       await page.screenshot({ path: join(SHOTS, 'datasets-link-sync.png'), fullPage: true });
+    } finally {
+      await page.close();
+      served.close();
+    }
+  }, 90_000);
+
+  it('imports a website: its own pages to the depth asked, never what robots.txt forbids', async () => {
+    const pages: Record<string, string> = {
+      '/': '<title>Harbour home</title><p>Welcome to Norrby harbour.</p><a href="/berths">Berths</a> <a href="/private/ledger">Ledger</a>',
+      '/berths': '<title>Berths</title><p>Berth B7 is kept for the lifeboat.</p><a href="/berths/winter">Winter</a>',
+      '/berths/winter': '<title>Winter berths</title><p>Boats go up on the slipway in winter.</p>',
+      '/private/ledger': '<title>Ledger</title><p>Not for crawlers.</p>',
+    };
+    const served = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
+      const html = pages[path];
+      if (!html) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>${html}`);
+    });
+    await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(served.address() as AddressInfo).port}`;
+    const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    suite.onFail = page;
+    try {
+      await signIn(page, suite.k.url);
+      const call = await asPage(page, suite.k.url);
+      const datasetId = await call<string>('/api/core/dataset/create', { name: 'Harbour website', vectorModel: 'local-embed' });
+      await page.goto(`${suite.k.url}/datasets/${datasetId}/import`);
+      await page.getByRole('radiogroup').getByText('Website', { exact: true }).click();
+      await page.getByLabel('Start address').fill(`${origin}/`);
+      await page.getByLabel('Links deep').fill('1');
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const status = page.getByRole('status').filter({ hasText: 'Imported' });
+      await expect.poll(() => status.textContent(), { timeout: 30_000 }).toContain('Imported 2 pages; 0 skipped.');
+      const imported = page.getByRole('list', { name: 'Pages imported' });
+      expect(await imported.getByRole('link').allTextContents()).toEqual(['Harbour home', 'Berths']);
+      await untilIndexed(call, datasetId, 2);
+      await expect.poll(() => page.locator('.ds-header').textContent()).toContain('Indexed');
+      await page.screenshot({ path: join(SHOTS, 'datasets-website-import.png'), fullPage: true });
+      await imported.getByRole('link', { name: 'Berths' }).click();
+      await expect.poll(() => page.getByRole('main').textContent()).toContain('Berth B7 is kept for the lifeboat.');
     } finally {
       await page.close();
       served.close();

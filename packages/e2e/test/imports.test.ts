@@ -177,7 +177,7 @@ describe.skipIf(Boolean(noBrowser))('imports in Chromium', () => {
     const sheet = list.getByRole('listitem', { name: 'sheet.xls' });
     await expect
       .poll(() => sheet.textContent(), { timeout: 30_000 })
-      .toContain('.xls files cannot be imported. Use txt, md, html, pdf, docx, csv, xlsx or pptx');
+      .toContain('.xls files cannot be imported. Use txt, md, html, pdf, docx, csv, xlsx, pptx, png, jpg or webp');
     for (const refused of [blank, sheet]) {
       expect(await refused.textContent()).toContain('Not imported');
       expect(await refused.textContent()).not.toContain("Invalid '");

@@ -54,6 +54,24 @@ export const createLinkCollectionBody = z.object({
   name: z.string().trim().max(500).optional(),
   ...chunkSettings,
 });
+/** POST /api/core/dataset/collection/create/website: a site's pages from a start address, a collection each. */
+export const MAX_SITE_PAGES = 200;
+export const createWebsiteCollectionsBody = z.object({
+  datasetId: id,
+  url: z.string().min(1).max(4000),
+  /** Pages read at most, the start page included. */
+  maxPages: z.number().int().min(1).max(MAX_SITE_PAGES).default(20),
+  /** Links followed at most from the start page. */
+  maxDepth: z.number().int().min(0).max(5).default(2),
+  ...chunkSettings,
+});
+export type CreateWebsiteCollectionsBody = z.input<typeof createWebsiteCollectionsBody>;
+/** The pages made collections, and the ones skipped with the reason. */
+export const websiteImportedSchema = z.object({
+  collections: z.array(z.object({ collectionId: z.string(), url: z.string(), name: z.string(), insertLen: z.number() })),
+  skipped: z.array(z.object({ url: z.string(), reason: z.string() })),
+});
+export type WebsiteImported = z.infer<typeof websiteImportedSchema>;
 export const listCollectionsBody = z.object({
   datasetId: id,
   offset: z.number().int().min(0).default(0),

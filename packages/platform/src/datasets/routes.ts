@@ -23,6 +23,8 @@ import {
   updateCollectionBody as updateCollection,
   syncCollectionBody as syncCollection,
   syncResultSchema,
+  createWebsiteCollectionsBody as createWebsite,
+  websiteImportedSchema,
   type PublicCollection,
   type PublicData,
   type PublicDataset,
@@ -145,6 +147,14 @@ export const datasetsPlugin: FastifyPluginAsync<{ datasets: DatasetsService; aut
     const r = await datasets.createLinkCollection(req.caller, req.body.link, req.body, linkAllowPrivate);
     return ok({ collectionId: r.collectionId, results: { insertLen: r.insertLen } });
   });
+  app.post(
+    '/api/core/dataset/collection/create/website',
+    { schema: { body: createWebsite, response: { 200: envelopeOf(websiteImportedSchema) } } },
+    async (req) => {
+      const { datasetId, url, maxPages, maxDepth, ...settings } = req.body;
+      return ok(await datasets.createWebsiteCollections(req.caller, { datasetId, url, maxPages, maxDepth, settings }, linkAllowPrivate));
+    },
+  );
   app.post('/api/core/dataset/collection/sync', { schema: { body: syncCollection, response: { 200: envelopeOf(syncResultSchema) } } }, async (req) =>
     ok(await datasets.syncCollection(req.caller, req.body.collectionId, linkAllowPrivate)),
   );

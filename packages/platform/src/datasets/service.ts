@@ -1,6 +1,6 @@
 // Knowledge bases: datasets bound to one vector model, collections made of
 // chunks, and the data items themselves. No HTTP here; the routes shape.
-import { MAX_PUSH } from '@kbchat/contracts';
+import { MAX_PUSH, type WebsiteImported } from '@kbchat/contracts';
 import { countTextTokens } from '@kbchat/shared';
 import {
   chunksUpTo,
@@ -24,6 +24,7 @@ import { newCollectionRow } from './collection-rows.js';
 import { CollectionWriter } from './collection-writer.js';
 import { linkSyncSteps, syncLink, type SyncResult } from './link-sync.js';
 import { readScan, scanChunking } from './scan-reading.js';
+import { importSite, type SiteImport } from './site-import.js';
 import { SyncStore } from './sync-store.js';
 import type { ImportPlan, IndexingHooks, KnownCount, PushDataItem, TextCollectionInput } from './types.js';
 
@@ -276,6 +277,15 @@ export class DatasetsService {
     await this.dataset(caller, settings.datasetId);
     const page = await fetchLink(link, { allowPrivate });
     return this.createTextCollection(caller, { ...settings, name: settings.name || page.title || page.url, text: page.text, type: 'link', source: page.url });
+  }
+
+  /** A website's pages from a start address, a link collection each (site-import.ts). */
+  async createWebsiteCollections(caller: KeyCaller, input: Omit<SiteImport, 'allowPrivate'>, allowPrivate: boolean): Promise<WebsiteImported> {
+    await this.dataset(caller, input.datasetId);
+    return importSite(
+      { existing: (datasetId, url) => this.syncStore.linkCollection(caller.teamId, datasetId, url), create: (c) => this.createTextCollection(caller, c) },
+      { ...input, allowPrivate },
+    );
   }
 
   /** FastGPT's collection/sync: a link collection read again (link-sync.ts). */

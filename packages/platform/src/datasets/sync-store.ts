@@ -43,6 +43,19 @@ export class SyncStore {
     await tx.updateTable('collections').set({ raw_text: change.rawText, synced_at: now, updated_at: now }).where('id', '=', collectionId).execute();
   }
 
+  /** The link collection of an address in a dataset, if there is one. */
+  async linkCollection(teamId: string, datasetId: string, url: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('collections')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where('dataset_id', '=', datasetId)
+      .where('type', '=', 'link')
+      .where('source', '=', url)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
   /** Only the read time: the page had not changed. */
   async markRead(collectionId: string, now: number): Promise<void> {
     await this.db.updateTable('collections').set({ synced_at: now }).where('id', '=', collectionId).execute();

@@ -19,6 +19,7 @@ export type IngestErrorCode =
   | 'link_timeout' // 502: no complete answer within timeoutMs
   | 'link_unreachable' // 502: DNS failure, refused connection, TLS error
   | 'link_bad_status' // 502: the site answered non-2xx
+  | 'link_disallowed' // 422: the site's robots.txt does not let the crawler read it
   | 'link_unsupported_content'; // 422: content type we cannot read (image, video…)
 
 const STATUS: Record<IngestErrorCode, number> = {
@@ -38,6 +39,7 @@ const STATUS: Record<IngestErrorCode, number> = {
   link_timeout: 502,
   link_unreachable: 502,
   link_bad_status: 502,
+  link_disallowed: 422,
   link_unsupported_content: 422,
 };
 

@@ -19,6 +19,7 @@ export { parseCsv, csvRowsToText, csvToText, type CsvOptions } from './readers/c
 export { decodeText } from './readers/text.js';
 export { fetchLink, type FetchLinkOptions, type FetchLinkResult, type HostResolver } from './link.js';
 export { forbiddenAddressReason } from './link-address.js';
+export { crawlSite, pageLinks, sitemapEntries, CRAWLER_AGENT, type CrawlOptions, type CrawlStep } from './site-crawl.js';
 export { chunkMarkdown, chunkMarkdownLoaded, SectionChunker, MIN_CHUNK_SIZE, type Chunk, type ChunkOptions } from './chunker.js';
 export { textSections, SECTION_CHARS, type TextSection } from './sections.js';
 export { CustomFileReader, type CustomReaderConfig } from './custom-reader.js';

@@ -146,6 +146,24 @@ function decompress(raw: Buffer, encoding: string | undefined, maxBytes: number,
 
 /** Fetches a link and returns its text as markdown-ish text. Every failure is an IngestError. */
 export async function fetchLink(link: string, opts: FetchLinkOptions = {}): Promise<FetchLinkResult> {
+  return readRawLink(await fetchRaw(link, opts));
+}
+
+/** A fetched link's content read as fetchLink reads it. */
+export async function readRawLink({ url, contentType, data }: RawLink): Promise<FetchLinkResult> {
+  return { url, contentType, ...(await readBody(data, contentType, new URL(url))) };
+}
+
+/** What a link answered, read no further: for what is not a document (robots.txt, a sitemap, a page's links). */
+export interface RawLink {
+  /** The URL the content came from, after redirects. */
+  url: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** Fetches a link with the same rules as fetchLink (addresses, redirects, size, deadline); every failure is an IngestError. */
+export async function fetchRaw(link: string, opts: FetchLinkOptions = {}): Promise<RawLink> {
   const allowList = new Set((opts.privateHostAllowList ?? []).map((h) => h.toLowerCase()));
   const allowPrivate = (hostname: string) => opts.allowPrivate === true || allowList.has(hostname.toLowerCase());
   const maxRedirects = opts.maxRedirects ?? 3;
@@ -199,7 +217,7 @@ export async function fetchLink(link: string, opts: FetchLinkOptions = {}): Prom
       const contentType = header(res.headers, 'content-type') ?? '';
       const raw = await readCapped(res.body, maxBytes, current);
       const data = decompress(raw, header(res.headers, 'content-encoding'), maxBytes, current);
-      return { url: current, contentType, ...(await readBody(data, contentType, url)) };
+      return { url: current, contentType, data };
     }
   } catch (err) {
     const ingest = findIngestError(err);

@@ -1,5 +1,5 @@
-// Import into a dataset: files, pasted text or a link, with the chunking
-// settings the API takes (shared by the three, set once above them).
+// Import into a dataset: files, pasted text, a link or a website, with the
+// chunking settings the API takes (shared by them, set once above them).
 import type { CreateLinkCollectionBody, CreateTextCollectionBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
@@ -9,14 +9,16 @@ import { useLang, type MessageKey } from '../i18n';
 import { ActionError } from '../actions';
 import { chunkBody, ChunkOptions, DEFAULT_CHUNKING, type ChunkSettings } from './ChunkOptions';
 import { FileImport } from './FileImport';
+import { SiteImport } from './SiteImport';
 import { ProgressSummary, useDatasetTraining } from './training';
 import { TextField } from './Field';
 
-type Source = 'files' | 'text' | 'link';
+type Source = 'files' | 'text' | 'link' | 'site';
 const SOURCES: { id: Source; label: MessageKey }[] = [
   { id: 'files', label: 'datasets.import.files' },
   { id: 'text', label: 'datasets.import.text' },
   { id: 'link', label: 'datasets.import.link' },
+  { id: 'site', label: 'datasets.import.site' },
 ];
 
 export function Import({ dataset }: { dataset: PublicDataset }) {
@@ -44,6 +46,7 @@ export function Import({ dataset }: { dataset: PublicDataset }) {
       </div>
       {source === 'text' && <TextImport datasetId={dataset._id} settings={settings} />}
       {source === 'link' && <LinkImport datasetId={dataset._id} settings={settings} />}
+      {source === 'site' && <SiteImport datasetId={dataset._id} settings={settings} />}
     </section>
   );
 }
