@@ -324,7 +324,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
 
     await page.goto(`${suite.k.url}/datasets/${datasetId}/search`);
     for (const [question, source, shown] of [
-      ['When does the ferry to Norrby depart?', 'ferries.xlsx', ['Sheet: Timetable', 'Route: Norrby', 'Departs: 09:15']],
+      ['When does the ferry to Norrby depart?', 'ferries.xlsx', ['ferries.xlsx · rows 2–3 · Chunk 1', 'Sheet: Timetable', 'Route: Norrby', 'Departs: 09:15']],
       ['When does the visitor centre close?', 'visitors.pptx', ['Slide 1', 'closes at 17:30']],
       ['Where is the tide table for the north pier posted?', 'harbour.pdf', ['harbour.pdf · pages 1–2 · Chunk 1', 'beside the fuel pump']],
     ] as const) {

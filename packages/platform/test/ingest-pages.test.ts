@@ -1,11 +1,12 @@
 // Citations say where: a PDF's chunks know the pages they come from (found in
-// the pages' own texts after chunking the joined text), the search test's
-// results and a chat's quotes carry them, and chunks of other documents carry
-// none. The PDF is made by pdfkit; models are the upstream simulator behind a
+// the pages' own texts after chunking the joined text), a spreadsheet's the
+// rows they hold; the search test's results and a chat's quotes carry them,
+// and chunks of other documents carry none. The PDF is made by pdfkit; models are the upstream simulator behind a
 // real gateway.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
@@ -74,6 +75,40 @@ describe('the pages a chunk comes from', () => {
     afterAll(async () => {
       await p?.close();
       await gw?.close();
+    });
+
+    it('shows a spreadsheet’s rows in the search test', async () => {
+      const datasetId = (await call('/api/core/dataset/create', { name: 'ferries', vectorModel: 'sim-embed-384' })).body.data;
+      const wb = new ExcelJS.Workbook();
+      const sheet = wb.addWorksheet('Timetable');
+      sheet.addRow(['Route', 'Departs', 'Adult fare']);
+      for (const [route, departs, fare] of [
+        ['Holmsund', '07:40', '4.50'],
+        ['Norrby', '09:15', '6.00'],
+        ['Lillö', '11:30', '3.20'],
+      ])
+        sheet.addRow([route, departs, fare]);
+      for (let i = 0; i < 12; i++) sheet.addRow([`Skerry ${i}`, `1${i % 10}:05`, `${i}.10`]);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await wb.xlsx.writeBuffer())]), 'ferries.xlsx');
+      form.append('data', JSON.stringify({ datasetId }));
+      const made = await fetch(`${p.url}/api/core/dataset/collection/create/localFile`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}` },
+        body: form,
+      });
+      expect(made.status).toBe(200);
+      for (const until = Date.now() + 30_000; ;) {
+        const d = (await call(`/api/core/dataset/trainingDetail?datasetId=${datasetId}`)).body.data;
+        if (d.total > 0 && d.done === d.total) break;
+        if (Date.now() > until) throw new Error(`indexing did not finish: ${JSON.stringify(d)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const searched = await call('/api/core/dataset/searchTest', { datasetId, text: 'Norrby departs', searchMode: 'fullTextRecall' });
+      expect(searched.status, JSON.stringify(searched.body)).toBe(200);
+      // Five rows a chunk: Norrby (row 3) is in the first, rows 2 to 6.
+      expect(searched.body.data.list[0]).toMatchObject({ sourceName: 'ferries.xlsx', rows: [2, 6] });
+      expect(searched.body.data.list[0].pages).toBeUndefined();
     });
 
     it('shows the pages in the search test and in a chat answer’s quotes', async () => {

@@ -81,11 +81,15 @@ describe('Excel workbooks (.xlsx)', () => {
       expect(chunk.overlap).toBe('');
       const body = chunk.text.replace(/^# Sheet: Stores\n+/, '');
       // Every block is a whole row: its four lines, in order.
+      const inChunk: number[] = [];
       for (const block of body.split('\n\n')) {
         const m = /^Store: Store (\d+)\nCity: City number \1\nOpening hours: from \d+ to \d+\nManager: Manager \1 of the store$/.exec(block);
         expect(m, block).not.toBeNull();
         rows.add(Number(m![1]));
+        inChunk.push(Number(m![1]));
       }
+      // Its rows for citations: Store i is on row i + 1, under the header.
+      expect(chunk.rows).toEqual([inChunk[0]! + 1, inChunk.at(-1)! + 1]);
     }
     expect(rows.size).toBe(60);
     // With a model's long chunks, a few rows at most in each: 60 rows in 12 chunks of 5.
@@ -93,6 +97,45 @@ describe('Excel workbooks (.xlsx)', () => {
     for await (const batch of chunkBatches({ file: { data, filename: 'stores.xlsx' } }, { chunkSize: 2048, chunkSplitter: undefined }, 100))
       long.push(...batch);
     expect(long.map((c) => c.text.split('\n\n').length)).toEqual(Array(12).fill(5));
+  });
+
+  it('gives each chunk the rows it holds, as the sheet numbers them: past a caption and empty rows, per sheet, streamed or not; and a CSV its records', async () => {
+    const data = await workbook((wb) => {
+      const fares = wb.addWorksheet('Fares');
+      fares.addRow(['Island ferry fares, summer']);
+      fares.addRow(['Route', 'Adult', 'Child']);
+      fares.addRow(['Holmsund', '4.50', '2.25']);
+      fares.addRow([]);
+      fares.addRow(['Norrby', '6.00', '3.00']);
+      fares.addRow(['Lillö', '3.20', '1.60']);
+      const staff = wb.addWorksheet('Staff');
+      staff.addRow(['Name', 'Role']);
+      staff.addRow(['Maja Lind', 'Harbour master']);
+    });
+    for (const streamAboveBytes of [undefined, 0]) {
+      const read = await readXlsx(data, { filename: 'fares.xlsx', ...(streamAboveBytes === 0 ? { streamAboveBytes } : {}) });
+      // Row 4 is empty; row 1 is the caption, row 2 the header.
+      expect(read.rows.map((r) => r.row)).toEqual([3, 5, 6, 2]);
+    }
+    const rowsOf = async (file: { data: Buffer; filename: string }, chunkSize = 512) => {
+      const out: { text: string; rows?: [number, number] }[] = [];
+      for await (const batch of chunkBatches({ file }, { chunkSize, chunkSplitter: undefined }, 100)) out.push(...batch);
+      return out.map((c) => [c.text.split('\n').find((l) => l.includes(':') && !l.startsWith('#')), c.rows]);
+    };
+    // The caption is no row; row 4 is empty.
+    expect(await rowsOf({ data, filename: 'fares.xlsx' })).toEqual([
+      ['Route: Holmsund', [3, 6]],
+      ['Name: Maja Lind', [2, 2]],
+    ]);
+    const csv = Buffer.from('Berth,Length,Note\nA1,8,"by the ""north"" pier"\nA2,10,\nB7,14,kept for the lifeboat\n');
+    expect(await rowsOf({ data: csv, filename: 'berths.csv' })).toEqual([['Berth: A1', [2, 4]]]);
+    // A row longer than a chunk: each of its chunks cites it.
+    const long = Buffer.from(`Berth,Note\nA1,short\nC3,${Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ')}\nD4,after\n`);
+    const parts = await rowsOf({ data: long, filename: 'long.csv' }, 32);
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts[0]![1]).toEqual([2, 3]);
+    expect(parts.slice(1, -1).every(([, rows]) => JSON.stringify(rows) === '[3,3]')).toBe(true);
+    expect(parts.at(-1)![1]).toEqual([3, 4]);
   });
 
   it('reads a large workbook as a stream: the same rows, dates and formulas', async () => {

@@ -172,14 +172,24 @@ export function formatClock(iso: string | number, lang: string): string {
   return d.toLocaleTimeString(lang === 'zh' ? 'zh-CN' : 'en-US', { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
-/** Where a quote stands in its document (a PDF's pages), for beside its source's name; nothing when unknown. */
-export function SourcePages({ pages }: { pages?: [number, number] }) {
+/** Where a quote stands in its document (a PDF's pages, a spreadsheet's rows), for beside its source's name; nothing when unknown. */
+export function SourcePages({ pages, rows }: { pages?: [number, number]; rows?: [number, number] }) {
   const { t } = useLang();
-  if (!pages) return null;
+  if (!pages && !rows) return null;
   return (
     <>
-      <span> · </span>
-      <span>{pages[0] === pages[1] ? t('source.page', { n: pages[0] }) : t('source.pages', { from: pages[0], to: pages[1] })}</span>
+      {pages && (
+        <>
+          <span> · </span>
+          <span>{pages[0] === pages[1] ? t('source.page', { n: pages[0] }) : t('source.pages', { from: pages[0], to: pages[1] })}</span>
+        </>
+      )}
+      {rows && (
+        <>
+          <span> · </span>
+          <span>{rows[0] === rows[1] ? t('source.row', { n: rows[0] }) : t('source.rows', { from: rows[0], to: rows[1] })}</span>
+        </>
+      )}
     </>
   );
 }

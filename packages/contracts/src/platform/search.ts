@@ -76,6 +76,8 @@ export const searchResultItemSchema = z.object({
   sourceId: z.string(),
   /** The pages of its document the item comes from, first and last (a PDF's chunks; kbchat's addition). */
   pages: z.tuple([z.number().int(), z.number().int()]).optional(),
+  /** The rows of its sheet or CSV file the item holds, first and last (a spreadsheet's chunks; kbchat's addition). */
+  rows: z.tuple([z.number().int(), z.number().int()]).optional(),
   score: z.array(searchScoreSchema),
 });
 export type SearchResultItem = z.infer<typeof searchResultItemSchema>;

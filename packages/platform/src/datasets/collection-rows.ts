@@ -50,6 +50,8 @@ export function chunkItems(collection: CollectionRow, chunks: Chunk[], from: num
       title_path: JSON.stringify(c.titlePath),
       page_start: c.pages?.[0] ?? null,
       page_end: c.pages?.[1] ?? null,
+      row_start: c.rows?.[0] ?? null,
+      row_end: c.rows?.[1] ?? null,
       created_at: now,
       updated_at: now,
     },

@@ -262,10 +262,11 @@ export class DatasetsStore {
                         ${collection.chunk_size}, ${collection.chunk_splitter}, ${collection.qa_prompt}, ${collection.metadata}, ${collection.raw_text}, ${collection.created_at}, ${collection.updated_at})),`
       : sql``;
     await sql`with ${withCollection}
-      d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, page_start, page_end, created_at, updated_at)
+      d as (insert into data (id, dataset_id, collection_id, team_id, q, a, chunk_index, title_path, page_start, page_end, row_start, row_end, created_at, updated_at)
             select * from unnest(${col('id')}::varchar[], ${col('dataset_id')}::varchar[], ${col('collection_id')}::varchar[], ${col('team_id')}::varchar[],
                                  ${col('q')}::text[], ${col('a')}::text[], ${col('chunk_index')}::int[], ${col('title_path')}::text[],
-                                 ${rows.map((r) => r.page_start ?? null)}::int[], ${rows.map((r) => r.page_end ?? null)}::int[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
+                                 ${rows.map((r) => r.page_start ?? null)}::int[], ${rows.map((r) => r.page_end ?? null)}::int[],
+                                 ${rows.map((r) => r.row_start ?? null)}::int[], ${rows.map((r) => r.row_end ?? null)}::int[], ${col('created_at')}::int8[], ${col('updated_at')}::int8[])
             returning id, dataset_id, q)
       ${
         alongside.length

@@ -62,6 +62,9 @@ export interface DataTable {
   /** The pages of the document the chunk came from, first and last (PDF); null elsewhere. */
   page_start: number | null;
   page_end: number | null;
+  /** The rows of its sheet or CSV file it holds, first and last (spreadsheets, CSV); null elsewhere. */
+  row_start?: number | null;
+  row_end?: number | null;
   /** A sync found the chunk gone from its page: it stays searchable until the new chunks are indexed, then goes. */
   superseded_at?: number | null;
   created_at: number;

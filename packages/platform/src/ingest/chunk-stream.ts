@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { loadTokenizer } from '@kbchat/shared';
 import { SectionChunker, type Chunk } from './chunker.js';
 import { pageLocator } from './page-locator.js';
+import { rowLocator, type RowText } from './row-locator.js';
 import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
 import { detectFormat, NeedsOcr, readDocumentText, type DocumentFormat, type ReadDocumentInput } from './readers/index.js';
 import { textSections, type TextSection } from './sections.js';
@@ -56,10 +57,10 @@ export function workerHeapMb(input: ChunkInput): number | undefined {
 async function inputSections(
   input: ChunkInput,
   splitter: string | undefined,
-): Promise<{ sections: Iterable<TextSection>; format?: DocumentFormat; pages?: string[] }> {
+): Promise<{ sections: Iterable<TextSection>; format?: DocumentFormat; pages?: string[]; rows?: RowText[] }> {
   if ('text' in input) return { sections: textSections(input.text.replace(/\r\n?/g, '\n'), { splitter }), pages: input.pages };
   const doc = await readDocumentText(input.file, { ocr: input.ocr });
-  return { sections: doc.sections({ splitter }), format: doc.format, pages: doc.pages };
+  return { sections: doc.sections({ splitter }), format: doc.format, pages: doc.pages, rows: doc.rows };
 }
 
 /**
@@ -72,8 +73,9 @@ export const ROWS_PER_CHUNK = 5;
 
 /** The input's chunks, in batches of at most `batchSize`; `between` runs after each section. */
 export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, batchSize: number, between: () => Promise<void>): AsyncGenerator<Chunk[]> {
-  const { sections, format, pages } = await inputSections(input, settings.chunkSplitter);
+  const { sections, format, pages, rows: rowTexts } = await inputSections(input, settings.chunkSplitter);
   const locate = pages && pageLocator(pages);
+  const locateRows = rowTexts?.length ? rowLocator(rowTexts) : undefined;
   await loadTokenizer();
   const rows = ROW_FORMATS.has(format);
   const chunker = new SectionChunker({ chunkSize: settings.chunkSize, ...(rows ? { overlap: 0, maxBlocks: ROWS_PER_CHUNK } : {}) });
@@ -82,6 +84,8 @@ export async function* batchesOf(input: ChunkInput, settings: ChunkingSettings, 
     for (const chunk of chunker.push(section)) {
       const pagesOf = locate?.(chunk);
       if (pagesOf) chunk.pages = pagesOf;
+      const rowsOf = locateRows?.(chunk);
+      if (rowsOf) chunk.rows = rowsOf;
       batch.push(chunk);
       if (batch.length >= batchSize) {
         yield batch;

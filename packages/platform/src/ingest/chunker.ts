@@ -51,6 +51,8 @@ export interface Chunk {
   overlap: string;
   /** The pages of its document it comes from, first and last (PDF, when found: chunk-stream.ts). */
   pages?: [number, number];
+  /** The rows of its sheet or CSV file it holds, first and last (row numbers: chunk-stream.ts). */
+  rows?: [number, number];
 }
 
 type UnitKind = 'text' | 'code' | 'table' | 'heading';

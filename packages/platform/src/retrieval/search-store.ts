@@ -125,9 +125,15 @@ export interface DataRow {
   collectionSource: string | null;
   /** The pages of its document it comes from (a PDF's chunks), first and last. */
   pages: [number, number] | null;
+  /** The rows of its sheet or CSV file it holds (a spreadsheet's chunks), first and last. */
+  rows: [number, number] | null;
   /** best cosine of the item's vectors to the query vector, when one was given */
   cosine: number | null;
 }
+
+/** A first and last number as stored (both null where there is none). */
+const span = (first: number | null | undefined, last: number | null | undefined): [number, number] | null =>
+  first === null || first === undefined ? null : [Number(first), Number(last ?? first)];
 
 /** The rows of the given items (any order), with their best cosine to `vector` when given. */
 export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: number; values: ArrayLike<number> }): Promise<DataRow[]> {
@@ -149,9 +155,11 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     source: string | null;
     page_start: number | null;
     page_end: number | null;
+    row_start: number | null;
+    row_end: number | null;
     cosine: number | null;
   }>`
-    ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, d.page_start, d.page_end, ${cosine} as cosine
+    ${qv}select d.id, d.q, d.a, d.chunk_index, d.dataset_id, d.collection_id, c.name, c.source, d.page_start, d.page_end, d.row_start, d.row_end, ${cosine} as cosine
       from data d join collections c on c.id = d.collection_id
      where d.id = any(${dataIds}::varchar[])`.execute(db);
   return res.rows.map((r) => ({
@@ -163,7 +171,8 @@ export async function loadDataRows(db: Db, dataIds: string[], vector?: { dims: n
     collectionId: r.collection_id,
     collectionName: r.name,
     collectionSource: r.source,
-    pages: r.page_start === null || r.page_start === undefined ? null : [Number(r.page_start), Number(r.page_end ?? r.page_start)],
+    pages: span(r.page_start, r.page_end),
+    rows: span(r.row_start, r.row_end),
     cosine: r.cosine === null ? null : Number(r.cosine),
   }));
 }

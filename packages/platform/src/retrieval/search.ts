@@ -353,6 +353,7 @@ function toItem(r: DataRow, c: Candidate): SearchResultItem {
     // FastGPT's sourceId is the file or link a collection came from; a text collection has only its id.
     sourceId: r.collectionSource ?? r.collectionId,
     ...(r.pages ? { pages: r.pages } : {}),
+    ...(r.rows ? { rows: r.rows } : {}),
     score: order.flatMap((t) => (c.scores.has(t) ? [c.scores.get(t)!] : [])),
   };
 }

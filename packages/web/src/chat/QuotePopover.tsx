@@ -69,7 +69,7 @@ export function QuotePopover({
         <strong>{`[${n}]`}</strong>
         <span className="muted">
           <span>{quote.sourceName}</span>
-          <SourcePages pages={quote.pages} />
+          <SourcePages pages={quote.pages} rows={quote.rows} />
         </span>
       </div>
       <ScoreList score={quote.score} />

@@ -9,6 +9,8 @@ export interface Quote {
   collectionId?: string;
   /** The pages of its document (a PDF's chunks), first and last. */
   pages?: [number, number];
+  /** The rows of its sheet or CSV file (a spreadsheet's chunks), first and last. */
+  rows?: [number, number];
   score: { type: string; value: number; index: number }[];
 }
 

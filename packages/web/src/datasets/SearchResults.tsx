@@ -94,7 +94,7 @@ function Dropped({ answer }: { answer: SearchAnswer }) {
                 </span>
                 <span className="muted ds-small">
                   <Link href={`/collections/${encodeURIComponent(d.collectionId)}`}>{d.sourceName}</Link>
-                  <SourcePages pages={d.pages} />
+                  <SourcePages pages={d.pages} rows={d.rows} />
                   <span> · </span>
                   <span>{t('datasets.chunks.number', { n: d.chunkIndex + 1 })}</span>
                 </span>
@@ -122,7 +122,7 @@ function Result({ item, place }: { item: Item; place: number }) {
         <span className="badge">{t('datasets.searchTest.place', { n: place })}</span>
         <span className="muted ds-small">
           <Link href={`/collections/${encodeURIComponent(item.collectionId)}`}>{item.sourceName}</Link>
-          <SourcePages pages={item.pages} />
+          <SourcePages pages={item.pages} rows={item.rows} />
           <span> · </span>
           <span>{t('datasets.chunks.number', { n: item.chunkIndex + 1 })}</span>
         </span>

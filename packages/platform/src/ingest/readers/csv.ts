@@ -8,6 +8,8 @@
 // Multi-line cells keep their line breaks, continuation lines indented by four
 // spaces so that no cell line can read as a heading or a code fence.
 
+import type { RowText } from '../row-locator.js';
+
 export interface CsvOptions {
   /** Field delimiter; by default sniffed from the first line among , ; tab |. */
   delimiter?: string;
@@ -94,23 +96,38 @@ function cellText(value: string): string {
  * Renders parsed rows: the first row is the header. Empty cells are left out;
  * a column without a header name is called `column N`.
  */
-export function csvRowsToText(rows: string[][]): string {
-  if (rows.length === 0) return '';
+/**
+ * Rows as text: the header (first row), then each row as a block of
+ * `header: value` lines, blocks a blank line apart; `rowNumbers[i]` is row
+ * i's number where it came from (default: its position, the header 1).
+ * With each block's row number, for citations (row-locator.ts).
+ */
+export function csvRowBlocks(rows: string[][], rowNumbers?: number[]): { text: string; rows: RowText[] } {
+  if (rows.length === 0) return { text: '', rows: [] };
   // A header such as "# of items" must not read as a markdown heading at the start of a line.
   const header = rows[0].map((h, i) => (h.trim().replace(/\s+/g, ' ') || `column ${i + 1}`).replace(/^(?=#|```|~~~|\|)/, '\\'));
-  if (rows.length === 1) return header.join(', ');
-  const blocks: string[] = [];
-  for (const row of rows.slice(1)) {
+  if (rows.length === 1) return { text: header.join(', '), rows: [] };
+  const blocks: RowText[] = [];
+  rows.slice(1).forEach((row, k) => {
     const lines: string[] = [];
     row.forEach((value, i) => {
       const cell = cellText(value);
       if (cell) lines.push(`${header[i] ?? `column ${i + 1}`}: ${cell}`);
     });
-    if (lines.length) blocks.push(lines.join('\n'));
-  }
-  return blocks.join('\n\n');
+    if (lines.length) blocks.push({ text: lines.join('\n'), row: rowNumbers?.[k + 1] ?? k + 2 });
+  });
+  return { text: blocks.map((b) => b.text).join('\n\n'), rows: blocks };
+}
+
+export function csvRowsToText(rows: string[][]): string {
+  return csvRowBlocks(rows).text;
 }
 
 export function csvToText(text: string, opts: CsvOptions = {}): string {
   return csvRowsToText(parseCsv(text, opts));
+}
+
+/** A CSV file as text, with each row block's record number (the header 1). */
+export function csvToRows(text: string, opts: CsvOptions = {}): { text: string; rows: RowText[] } {
+  return csvRowBlocks(parseCsv(text, opts));
 }

@@ -5,7 +5,8 @@
 
 import { IngestError } from '../errors.js';
 import { fenceCommentLines } from './comment-lines.js';
-import { csvToText } from './csv.js';
+import { csvToRows } from './csv.js';
+import type { RowText } from '../row-locator.js';
 import { readDocx } from './docx.js';
 import { HtmlTooDeepError, MAX_HTML_DEPTH, htmlNestingDepth, htmlToMarkdown } from './html.js';
 import { blankPages, readPdf } from './pdf.js';
@@ -61,6 +62,8 @@ export interface ReadDocumentResult {
   title?: string;
   /** PDF only: the text of each page. */
   pages?: string[];
+  /** Spreadsheets and CSV: each row's block of text and its row number. */
+  rows?: RowText[];
 }
 
 const EXTENSIONS: Record<string, DocumentFormat> = {
@@ -165,6 +168,8 @@ export interface DocumentText {
   title?: string;
   /** A PDF's pages' texts, which say where its chunks come from (page-locator.ts). */
   pages?: string[];
+  /** A spreadsheet's or CSV's rows, which say which rows its chunks hold (row-locator.ts). */
+  rows?: RowText[];
   sections(options?: { splitter?: string; size?: number }): Generator<TextSection>;
 }
 
@@ -173,7 +178,7 @@ export async function readDocumentText(input: ReadDocumentInput, opts: ReadDocum
   const format = checkedFormat(input, opts);
   if (format !== 'txt' && format !== 'md') {
     const whole = await readChecked(format, input, opts);
-    return { format, title: whole.title, pages: whole.pages, sections: (o) => textSections(whole.text, o) };
+    return { format, title: whole.title, pages: whole.pages, rows: whole.rows, sections: (o) => textSections(whole.text, o) };
   }
   return { format, sections: textFileSections(format, input) };
 }
@@ -252,7 +257,7 @@ async function readAs(format: DocumentFormat, input: ReadDocumentInput, opts: Re
     }
     case 'csv': {
       const delimiter = extensionOf(filename) === 'tsv' || parseMime(input.mimeType).type === 'text/tab-separated-values' ? '\t' : undefined;
-      return { format, text: csvToText(decodeText(data, { charset, filename }), delimiter ? { delimiter } : {}) };
+      return { format, ...csvToRows(decodeText(data, { charset, filename }), delimiter ? { delimiter } : {}) };
     }
     case 'html': {
       const raw = decodeText(data, { charset: charset ?? metaCharset(data), filename });

@@ -22,7 +22,8 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { IngestError } from '../errors.js';
-import { csvRowsToText } from './csv.js';
+import { csvRowBlocks } from './csv.js';
+import type { RowText } from '../row-locator.js';
 import { withParseTimeout } from './parse-timeout.js';
 import { checkZip } from './zip-entries.js';
 
@@ -43,9 +44,11 @@ const STREAM_ABOVE = 16 * 1024 * 1024;
 interface Row {
   cells: string[];
   mergedLeft: boolean[];
+  /** Its number in its sheet (1-based). */
+  number: number;
 }
 
-export async function readXlsx(buf: Uint8Array, opts: XlsxReadOptions = {}): Promise<{ text: string; title?: string }> {
+export async function readXlsx(buf: Uint8Array, opts: XlsxReadOptions = {}): Promise<{ text: string; title?: string; rows: RowText[] }> {
   const filename = opts.filename ?? 'The workbook';
   const data = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const expanded = checkZip(data, filename, 'an Excel workbook (.xlsx)', opts.maxExpandedBytes);
@@ -60,9 +63,9 @@ export async function readXlsx(buf: Uint8Array, opts: XlsxReadOptions = {}): Pro
     if (err instanceof IngestError) throw err;
     throw new IngestError('corrupt_file', `${filename} could not be read as an Excel workbook (.xlsx): ${(err as Error)?.message ?? err}`, { cause: err });
   }
-  const parts = book.sheets.map((sheet) => ({ name: sheet.name, body: sheetText(sheet.rows) })).filter((s) => s.body);
+  const parts = book.sheets.map((sheet) => ({ name: sheet.name, ...sheetText(sheet.rows) })).filter((s) => s.text);
   const title = book.title?.trim();
-  return { text: parts.map((s) => `# Sheet: ${s.name}\n\n${s.body}`).join('\n\n'), ...(title ? { title } : {}) };
+  return { text: parts.map((s) => `# Sheet: ${s.name}\n\n${s.text}`).join('\n\n'), rows: parts.flatMap((s) => s.rows), ...(title ? { title } : {}) };
 }
 
 /** The whole workbook loaded: merged ranges known. */
@@ -81,7 +84,7 @@ async function loadedSheets(data: Buffer): Promise<{ title?: string; sheets: { n
         // A cell of a range merged across columns: its value is the range's, already told by the range's first cell.
         mergedLeft.push(cell.isMerged && cell.master.row === cell.row && cell.master.col !== cell.col);
       }
-      rows.push({ cells, mergedLeft });
+      rows.push({ cells, mergedLeft, number: row.number });
     });
     sheets.push({ name: sheet.name, rows });
   });
@@ -103,21 +106,24 @@ async function streamedSheets(data: Buffer): Promise<{ sheets: { name: string; r
     for await (const row of sheet) {
       const values = row.values as ExcelJS.CellValue[];
       const cells = Array.from({ length: Math.max(0, values.length - 1) }, (_, i) => cellText(values[i + 1]));
-      rows.push({ cells, mergedLeft: cells.map(() => false) });
+      rows.push({ cells, mergedLeft: cells.map(() => false), number: row.number });
     }
     sheets.push({ name: (sheet as unknown as { name?: string }).name ?? `Sheet ${sheets.length + 1}`, rows });
   }
   return { sheets };
 }
 
-/** A sheet's rows as text: an optional caption, then the header and one block per row; empty rows left out. */
-function sheetText(all: Row[]): string {
+/** A sheet's rows as text: an optional caption, then the header and one block per row (with its row number); empty rows left out. */
+function sheetText(all: Row[]): { text: string; rows: RowText[] } {
   const rows = all.filter((r) => r.cells.some((v) => v !== ''));
   const filled = (r: Row | undefined) => r?.cells.filter((v) => v !== '').length ?? 0;
   const caption = rows.length > 1 && filled(rows[0]) === 1 && filled(rows[1]) > 1 ? rows.shift()!.cells.find((v) => v !== '') : undefined;
   // The header keeps a merged name over each of its columns; a row tells a value merged across columns once.
-  const table = csvRowsToText(rows.map((r, i) => (i === 0 ? r.cells : r.cells.map((v, c) => (r.mergedLeft[c] ? '' : v)))));
-  return [caption, table].filter(Boolean).join('\n\n');
+  const table = csvRowBlocks(
+    rows.map((r, i) => (i === 0 ? r.cells : r.cells.map((v, c) => (r.mergedLeft[c] ? '' : v)))),
+    rows.map((r) => r.number),
+  );
+  return { text: [caption, table.text].filter(Boolean).join('\n\n'), rows: table.rows };
 }
 
 /** A cell's value as text: formulas their cached result, rich text and links their text, dates ISO. */
