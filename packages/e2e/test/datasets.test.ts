@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { noBrowser, sideScroll } from './browser.js';
 import { asPage, untilIndexed } from './chat-fixtures.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
-import { scannedPagePng, scannedPdf } from '../../platform/test/scan-fixtures.js';
+import { noScanFont, scannedPagePng, scannedPdf } from '../../platform/test/scan-fixtures.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
 const SPECIAL = '100% Ünïcode / 测试 %E0';
@@ -339,7 +339,7 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page.close();
   });
 
-  it('reads a scan with OCR a page at a time, shows its confidence, and refuses an image once OCR is turned off', async () => {
+  it.skipIf(Boolean(noScanFont))('reads a scan with OCR a page at a time, shows its confidence, and refuses an image once OCR is turned off', async () => {
     const page = await suite.browser.newPage({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));

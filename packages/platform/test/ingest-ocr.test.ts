@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { tidyOcrText } from '../src/ingest/ocr/engine.js';
 import { ocrPages, type OcrEvent } from '../src/ingest/ocr/index.js';
-import { CHINESE_FONT, scannedPagePng, scannedPdf } from './scan-fixtures.js';
+import { CHINESE_FONT, noScanFont, scannedPagePng, scannedPdf } from './scan-fixtures.js';
 
 const LANGUAGES = ['eng', 'chi_sim'];
 
@@ -25,7 +25,7 @@ describe('OCR text', () => {
   });
 });
 
-describe('reading scans', () => {
+describe.skipIf(Boolean(noScanFont))('reading scans', () => {
   it('reads each page of a scanned PDF, with its confidence, after its (empty) text layer', async () => {
     const pdf = await scannedPdf([
       scannedPagePng(['The inspection interval for the Falcon pump', 'is eighteen months.']),

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
 import { READ_STOPPED } from '../src/datasets/jobs.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
-import { scannedPagePng, scannedPdf } from './scan-fixtures.js';
+import { noScanFont, scannedPagePng, scannedPdf } from './scan-fixtures.js';
 
 const KEY = 'kbchat-test-ocr-key-0123456789ab';
 
-describe('scans uploaded', () => {
+describe.skipIf(Boolean(noScanFont))('scans uploaded', () => {
   let gw: TestGateway;
   let dir: string;
   let p: RunningPlatform;
