@@ -218,9 +218,9 @@ describe('migration 4002 over vectors stored before it', () => {
     const store = await openPlatformStore({ url: 'pglite:memory', migrations: before });
     try {
       const db = store.db;
-      // A store from before 4002 had none of the later migrations either: the base's 9005 is undone, to run again after 4002.
-      await sql`alter table data drop column page_start, drop column page_end`.execute(db);
-      await sql`delete from kbchat_platform_migrations where name = '9005_data_pages'`.execute(db);
+      // A store from before 4002 had none of the later migrations either: the base's 9005 and 9008 are undone, to run again after 4002.
+      await sql`alter table data drop column page_start, drop column page_end, drop column row_start, drop column row_end`.execute(db);
+      await sql`delete from kbchat_platform_migrations where name in ('9005_data_pages', '9008_data_rows')`.execute(db);
       await db.insertInto('teams').values({ id: 't1', name: 'team', created_at: 0 }).execute();
       await addDataset(db, 'old');
       // The table as ensureVectorTable made it before 4002 (no seq, no triggers).

@@ -21,7 +21,7 @@ describe('platform store (PGlite + pgvector)', () => {
     store = await openPlatformStore({ dataDir: dir });
     expect((await store.db.selectFrom('teams').selectAll().execute()).map((t) => t.id)).toEqual(['t1']);
     const applied = await sql<{ name: string }>`select name from kbchat_platform_migrations`.execute(store.db);
-    expect(applied.rows.map((r) => r.name)).toEqual(['0001_initial', '9005_data_pages']);
+    expect(applied.rows.map((r) => r.name)).toEqual(['0001_initial', '9005_data_pages', '9008_data_rows']);
     await store.close();
   });
 });

@@ -56,12 +56,4 @@ export const datasetMigrations: Record<string, Migration> = {
       await db.schema.alterTable('collections').addColumn('synced_at', 'bigint').execute();
     },
   },
-  // Which rows of a spreadsheet or CSV file a chunk holds, for citations (row-locator.ts).
-  // Named after every migration already run anywhere (9007).
-  '9008_data_rows': {
-    async up(db: Kysely<any>) {
-      await db.schema.alterTable('data').addColumn('row_start', 'integer').execute();
-      await db.schema.alterTable('data').addColumn('row_end', 'integer').execute();
-    },
-  },
 };

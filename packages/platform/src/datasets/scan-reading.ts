@@ -56,9 +56,18 @@ export async function readScan(r: ScanReading, collection: CollectionRow, file: 
   if (signal.aborted) return;
   const text = pages.filter((page) => page.trim()).join('\n\n');
   const source = { text, pages };
-  const few = text ? await chunksUpTo(source, scanChunking(collection), r.batchRows) : [];
-  const total = few?.length ?? (await countChunks(source, scanChunking(collection), 0)).chunks;
+  // Whatever fails from here ends the job too, saying why: the collection never sits at "reading".
+  const failed = (what: string) => (err: unknown) =>
+    r.store.endRead(collection.id, { readError: `${file.filename} was read, but ${what} (${(err as Error)?.message ?? err}).`, ocrPages: ocrPagesJson(read) });
+  let few: Chunk[] | undefined;
+  let total: number;
+  try {
+    few = text ? await chunksUpTo(source, scanChunking(collection), r.batchRows) : [];
+    total = few?.length ?? (await countChunks(source, scanChunking(collection), 0)).chunks;
+  } catch (err) {
+    return failed('its text could not be chunked')(err);
+  }
   const nothing = `OCR found no text in ${file.filename} (${read.length} ${read.length === 1 ? 'page' : 'pages'} read).`;
   await r.store.endRead(collection.id, { ocrPages: ocrPagesJson(read), ...(total === 0 ? { readError: nothing } : {}) });
-  if (total > 0) await write(source, few, total);
+  if (total > 0 && !signal.aborted) await write(source, few, total).catch(failed('its chunks could not be stored'));
 }

@@ -90,6 +90,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('data').addColumn('page_end', 'integer').execute();
     },
   },
+  // Which rows of a spreadsheet or CSV file a chunk holds, for citations (row-locator.ts),
+  // read by retrieval as the pages are. Named after every migration already run anywhere (9007).
+  '9008_data_rows': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('data').addColumn('row_start', 'integer').execute();
+      await db.schema.alterTable('data').addColumn('row_end', 'integer').execute();
+    },
+  },
 };
 
 /** Migrations of other modules (retrieval's search tables), run after the platform's own. */

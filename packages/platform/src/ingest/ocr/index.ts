@@ -36,7 +36,7 @@ export async function* ocrPages({ signal, ...job }: OcrJob & { signal?: AbortSig
   const worker = new Worker(builtWorkerUrl(new URL('./worker.js', import.meta.url)), {
     execArgv: workerExecArgv(),
     workerData: job,
-    resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 8 },
+    resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
   });
   const stop = () => void worker.terminate();
   signal?.addEventListener('abort', stop, { once: true });
