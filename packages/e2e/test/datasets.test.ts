@@ -215,10 +215,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
 
       // Synced again: unchanged, then changed; then read weekly.
       await page.getByRole('button', { name: 'Sync now' }).click();
-      await expect.poll(() => page.getByRole('main').textContent()).toContain('The page has not changed.');
+      await expect.poll(() => page.getByRole('main').textContent(), { timeout: 10_000 }).toContain('The page has not changed.');
       rule = 'The harbour master rings the brass bell at one o’clock on weekdays.';
       await page.getByRole('button', { name: 'Sync now' }).click();
-      await expect.poll(() => page.getByRole('main').textContent()).toContain('The page changed');
+      await expect.poll(() => page.getByRole('main').textContent(), { timeout: 10_000 }).toContain('The page changed');
       await untilIndexed(call, datasetId, 1);
       const reloaded = async () => {
         await page.reload();
@@ -229,10 +229,12 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       expect(await page.getByRole('main').textContent()).toContain('at one o’clock on weekdays');
       await page.getByLabel('Sync on its own').selectOption('weekly');
       await expect
-        .poll(() =>
-          call<{ syncSchedule: string }>(`/api/core/dataset/collection/detail?id=${encodeURIComponent(new URL(page.url()).pathname.split('/').pop()!)}`).then(
-            (c) => c.syncSchedule,
-          ),
+        .poll(
+          () =>
+            call<{ syncSchedule: string }>(`/api/core/dataset/collection/detail?id=${encodeURIComponent(new URL(page.url()).pathname.split('/').pop()!)}`).then(
+              (c) => c.syncSchedule,
+            ),
+          { timeout: 10_000 },
         )
         .toBe('weekly');
       await page.reload();
@@ -277,10 +279,10 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
       const imported = page.getByRole('list', { name: 'Pages imported' });
       expect(await imported.getByRole('link').allTextContents()).toEqual(['Harbour home', 'Berths']);
       await untilIndexed(call, datasetId, 2);
-      await expect.poll(() => page.locator('.ds-header').textContent()).toContain('Indexed');
+      await expect.poll(() => page.locator('.ds-header').textContent(), { timeout: 10_000 }).toContain('Indexed');
       await page.screenshot({ path: join(SHOTS, 'datasets-website-import.png'), fullPage: true });
       await imported.getByRole('link', { name: 'Berths' }).click();
-      await expect.poll(() => page.getByRole('main').textContent()).toContain('Berth B7 is kept for the lifeboat.');
+      await expect.poll(() => page.getByRole('main').textContent(), { timeout: 10_000 }).toContain('Berth B7 is kept for the lifeboat.');
     } finally {
       await page.close();
       served.close();
@@ -357,12 +359,14 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     const reading = page.getByRole('progressbar', { name: 'OCR of key-register.pdf' });
     await expect.poll(() => reading.isVisible(), { timeout: 20_000 }).toBe(true);
     expect(await page.locator('.ds-header').textContent()).toMatch(/ReadingReading with OCR: \d+ of 10 pages read/);
-    await expect.poll(async () => (await page.getByRole('status').allTextContents()).join(' ')).toMatch(/Reading with OCR: \d+ of 10 pages read/);
+    await expect
+      .poll(async () => (await page.getByRole('status').allTextContents()).join(' '), { timeout: 10_000 })
+      .toMatch(/Reading with OCR: \d+ of 10 pages read/);
     await page.screenshot({ path: join(SHOTS, 'datasets-ocr-reading.png'), fullPage: true });
     await untilIndexed(call, datasetId, 1);
     await page.getByRole('link', { name: 'key-register.pdf' }).click();
-    await expect.poll(() => page.locator('main').textContent()).toMatch(/10 pages read with OCR; mean confidence \d\d%/);
-    await expect.poll(() => page.locator('main').textContent()).toMatch(/Indexed3 of 3 chunks indexed/);
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 10_000 }).toMatch(/10 pages read with OCR; mean confidence \d\d%/);
+    await expect.poll(() => page.locator('main').textContent(), { timeout: 10_000 }).toMatch(/Indexed3 of 3 chunks indexed/);
     expect(await page.locator('main').textContent()).toContain('Locker 36 holds the spare key of cabin Ejdern.');
     await page.screenshot({ path: join(SHOTS, 'datasets-ocr-read.png'), fullPage: true });
 
@@ -378,7 +382,9 @@ describe.skipIf(Boolean(noBrowser))('knowledge-base pages in Chromium', () => {
     await page
       .locator('input[type=file]')
       .setInputFiles({ name: 'notice.png', mimeType: 'image/png', buffer: scannedPagePng(['Visitors sign in at the gate.']) });
-    await expect.poll(() => page.locator('main').textContent()).toMatch(/notice\.png is an image: its text is read with OCR, which is off for this dataset/);
+    await expect
+      .poll(() => page.locator('main').textContent(), { timeout: 10_000 })
+      .toMatch(/notice\.png is an image: its text is read with OCR, which is off for this dataset/);
     await page.screenshot({ path: join(SHOTS, 'datasets-ocr-off.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
