@@ -130,7 +130,7 @@ describe.each(stores)('two gateway processes on $name', (t) => {
 
   beforeAll(async () => {
     if (skip) return;
-    sim = await startUpstreamSim({ port: 0, key: SIM_KEY, slowMs: 800 });
+    sim = await startUpstreamSim({ port: 0, key: SIM_KEY, slowMs: 2000 });
     common = {
       GATEWAY_DATABASE_URL: t.url!,
       GATEWAY_SECRET_KEY: 'multiprocess-shared-secret',
@@ -263,7 +263,7 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     })();
 
     const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'count the coins' }], max_tokens: 1000 };
-    // sim-slow answers after 800 ms: every reservation is taken before any settlement could refund one.
+    // sim-slow answers after 2 s (800 ms was overrun under load): every reservation is taken before any settlement could refund one.
     const results = await Promise.all(Array.from({ length: N }, (_, i) => chat(i % 2 ? b! : a!, body)));
     polling = false;
     await poller;
@@ -311,7 +311,7 @@ describe.each(stores)('two gateway processes on $name', (t) => {
         const since = Date.now();
         const body = { model: 'sim-slow', messages: [{ role: 'user', content: 'spend it' }], max_tokens: 100 };
         const burst = Array.from({ length: 40 }, (_, i) => chat(i % 2 ? d : c, body).catch(() => ({ status: 0, json: null })));
-        // Killed while its requests are in flight (sim-slow answers after 800 ms), holding a lease:
+        // Killed while its requests are in flight (sim-slow answers after 2 s), holding a lease:
         // watched for rather than waited a fixed time, which a loaded machine overran.
         const cHoldsLease = async () =>
           (

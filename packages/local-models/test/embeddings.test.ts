@@ -162,10 +162,13 @@ describe('local-embed over HTTP', () => {
     clearInterval(timer);
     expect(JSON.parse(body).data).toHaveLength(160);
     console.log(`160 inputs in ${elapsed.toFixed(0)} ms; event-loop max lag ${maxLag.toFixed(1)} ms; /v1/models during it ${sideLatency.toFixed(1)} ms`);
-    // Embedding on the event loop would stall it for the whole batch (seconds); a
-    // quarter of a second leaves room for a busy machine's scheduling and GC.
-    expect(maxLag).toBeLessThan(250);
-    expect(sideLatency).toBeLessThan(250);
+    // Embedding on the event loop would stall it for nearly the whole batch, and the
+    // side request would wait for the rest of it. A machine busy with other tests
+    // stalls every process now and then (600 ms seen in CI), so the bound is a share
+    // of the batch's own time in this run, never under a quarter of a second.
+    const bound = Math.max(250, elapsed * 0.4);
+    expect(maxLag).toBeLessThan(bound);
+    expect(sideLatency).toBeLessThan(bound);
   });
 
   it('serves a short request between the batches of a long one', async () => {
