@@ -10,14 +10,22 @@ import { RequestAuth } from './accounts/request-auth.js';
 import { accountsPlugin } from './accounts/routes.js';
 import { AccountsService } from './accounts/service.js';
 import { UsersStore } from './accounts/store.js';
+import { AnnotationMatcher } from './annotations/matcher.js';
+import { annotationMigrations } from './annotations/migration.js';
+import { annotationsPlugin } from './annotations/routes.js';
+import { AnnotationsService } from './annotations/service.js';
+import { AnnotationsStore } from './annotations/store.js';
 import { appMigrations } from './apps/migration.js';
 import { appsPlugin } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
 import { AppsStore } from './apps/store.js';
+import { AnswerCosts } from './chat/answer-costs.js';
 import { RunningAnswers } from './chat/answer-recorder.js';
 import { ChatHistoryStore } from './chat/history-store.js';
 import { chatHistoryPlugin } from './chat/history-routes.js';
-import { chatLogsPlugin } from './chat/log-routes.js';
+import { chatLogsPlugin } from './chat-log/routes.js';
+import { ChatLogService } from './chat-log/service.js';
+import { ChatLogStore } from './chat-log/store.js';
 import { modelCallsPlugin } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatPlugin } from './chat/routes.js';
@@ -73,6 +81,7 @@ const MODULE_MIGRATIONS = {
   ...retrievalCheckMigrations,
   ...uploadMigrations,
   ...datasetMigrations,
+  ...annotationMigrations,
 };
 
 export interface PlatformServices {
@@ -91,6 +100,9 @@ export interface PlatformServices {
   keyService: KeysService;
   chat: ChatService;
   chatHistory: ChatHistoryStore;
+  chatLog: ChatLogService;
+  annotations: AnnotationsService;
+  answerCosts: AnswerCosts;
   /** The stored chats' answers this process is making. */
   runningAnswers: RunningAnswers;
   share: ShareService;
@@ -198,8 +210,13 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
   const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
-  const chat = new ChatService(gateway, search, models);
   const chatHistory = new ChatHistoryStore(store.db);
+  const annotationsStore = new AnnotationsStore(store.db);
+  const matcher = new AnnotationMatcher(annotationsStore, datasetsStore, models);
+  const annotations = new AnnotationsService(annotationsStore, apps, chatHistory, matcher);
+  const chat = new ChatService(gateway, search, models, matcher);
+  const chatLog = new ChatLogService(new ChatLogStore(store.db), apps);
+  const answerCosts = new AnswerCosts(gateway, chatHistory, (err) => console.error(`kbchat platform: answer costs: ${(err as Error)?.message ?? err}`));
   const share = new ShareService(new OutLinksStore(store.db), apps);
   const pending = async (datasetId: string) => ((p) => p.queued + p.indexing)(sumProgress(await progress(store.db, { datasetId })));
   const checks = new RetrievalChecksService(new ChecksStore(store.db), datasets, search, models, {
@@ -232,6 +249,9 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     keyService,
     chat,
     chatHistory,
+    chatLog,
+    annotations,
+    answerCosts,
     runningAnswers: new RunningAnswers(),
     share,
     checks,
@@ -242,6 +262,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     startupNotes,
     async close() {
       uploads.close();
+      answerCosts.stop();
       await linkSync.stop();
       await datasets.jobs.stop();
       await worker?.stop();
@@ -307,8 +328,16 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   void app.register(appsPlugin, { apps: services.apps, auth });
   void app.register(keysPlugin, { keys: services.keyService, auth });
   void app.register(modelsPlugin, { models: services.models, gateway: services.gateway, auth });
-  void app.register(chatHistoryPlugin, { auth, apps: services.apps, history: services.chatHistory, share: services.share, running: services.runningAnswers });
-  void app.register(chatLogsPlugin, { auth, apps: services.apps, history: services.chatHistory });
+  void app.register(annotationsPlugin, { annotations: services.annotations, auth });
+  void app.register(chatHistoryPlugin, {
+    auth,
+    apps: services.apps,
+    history: services.chatHistory,
+    share: services.share,
+    running: services.runningAnswers,
+    annotations: services.annotations.store,
+  });
+  void app.register(chatLogsPlugin, { auth, chatLog: services.chatLog });
   void app.register(modelCallsPlugin, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
   void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
   // The OpenAI-compatible routes, with their own error body.
@@ -320,6 +349,7 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
     share: services.share,
     running: services.runningAnswers,
     stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
+    costs: services.answerCosts,
   });
   app.after(() => {
     publicFileRoutes(app, services.config.publicDir);

@@ -2,6 +2,7 @@
 // the field. The same schema checks a create body, and an update merged onto
 // the stored app.
 import { z } from 'zod';
+import { annotationReplySchema } from './annotations.js';
 import { id, pageOf } from './common.js';
 
 export const SEARCH_MODES = ['embedding', 'fullTextRecall', 'mixedRecall'] as const;
@@ -60,6 +61,8 @@ export const appSettingsSchema = z.object({
     .object({ model: z.string().min(1).optional(), description: z.string().max(20_000).default(''), fields: z.array(extractField).min(1).max(50) })
     .nullable()
     .default(null),
+  /** Curated replies: a question close enough to an annotation's gets its answer, with no search and no model call. */
+  annotationReply: annotationReplySchema.prefault({}),
 });
 
 export type AppSettings = z.infer<typeof appSettingsSchema>;

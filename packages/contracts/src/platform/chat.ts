@@ -1,5 +1,5 @@
-// The chat (/api/v1/chat/completions), its history (/api/core/chat/*), an
-// application's chat log (getChatLogs) and an answer's model calls.
+// The chat (/api/v1/chat/completions), its history (/api/core/chat/*) and an
+// answer's model calls. The chat log, its export and figures: chat-logs.ts.
 import { z } from 'zod';
 import { id, pageOf } from './common.js';
 
@@ -27,24 +27,6 @@ export const chatCompletionsBody = z
 
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 export type ChatCompletionsBody = z.input<typeof chatCompletionsBody>;
-
-/** An ISO date (or date and time) or epoch milliseconds. */
-const logTime = z.union([
-  z.number().int().min(0),
-  z
-    .string()
-    .refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds')
-    .transform((t) => Date.parse(t)),
-]);
-export const chatLogsBody = z.object({
-  appId: id,
-  offset: z.number().int().min(0).default(0),
-  pageSize: z.number().int().min(1).max(500).default(20),
-  dateStart: logTime.nullable().optional(),
-  dateEnd: logTime.nullable().optional(),
-});
-
-export type ChatLogsBody = z.input<typeof chatLogsBody>;
 
 const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 /** Who reads: a key or session names the app; a share link's visitor names the link and themselves. */
@@ -79,7 +61,7 @@ export type ChatSource = z.infer<typeof chatSourceSchema>;
 /** responseData: one record per step of a chat, in FastGPT's field names (runningTime in seconds); each step adds its own fields. */
 export const stepRecordSchema = z.looseObject({
   moduleName: z.string(),
-  moduleType: z.enum(['queryExtension', 'classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode', 'answerNode']),
+  moduleType: z.enum(['annotationReply', 'queryExtension', 'classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode', 'answerNode']),
   runningTime: z.number(),
   model: z.string().optional(),
   inputTokens: z.number().optional(),
@@ -123,23 +105,6 @@ export const gatewayCallsSchema = z.object({
 });
 export type GatewayCalls = z.infer<typeof gatewayCallsSchema>;
 
-/** One chat of an application's log, in FastGPT's field names; a visitor's chat names its link and visitor. */
-export const publicChatLogSchema = z.object({
-  _id: z.string(),
-  id: z.string(),
-  chatId: z.string(),
-  title: z.string(),
-  source: chatSourceSchema,
-  shareId: z.string().optional(),
-  outLinkUid: z.string().optional(),
-  messageCount: z.number(),
-  userGoodFeedbackCount: z.number(),
-  userBadFeedbackCount: z.number(),
-  createTime: z.string(),
-  updateTime: z.string(),
-});
-export type PublicChatLog = z.infer<typeof publicChatLogSchema>;
-
 /** A chat in getHistories; the team (not a visitor) also sees which link and visitor a shared one is from. */
 export const publicChatHistorySchema = z.object({
   chatId: z.string(),
@@ -171,12 +136,13 @@ export const publicChatItemSchema = z.object({
   responseData: z.array(stepRecordSchema).optional(),
   userGoodFeedback: z.string().optional(),
   userBadFeedback: z.string().optional(),
+  /** The team's annotation that corrects this answer (never shown to a share link's visitor). */
+  annotation: z.object({ id: z.string(), question: z.string(), answer: z.string() }).optional(),
 });
 export type PublicChatItem = z.infer<typeof publicChatItemSchema>;
 
 export const chatHistoryPageSchema = pageOf(publicChatHistorySchema);
 export const chatItemPageSchema = pageOf(publicChatItemSchema);
-export const chatLogPageSchema = pageOf(publicChatLogSchema);
 
 /** FastGPT's chat init: what a reopened chat needs besides its messages (a chat not stored yet: empty). */
 export const chatInitSchema = z.object({ chatId: z.string(), appId: z.string(), title: z.string(), variables: z.record(z.string(), z.unknown()) });

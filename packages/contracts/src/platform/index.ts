@@ -10,6 +10,8 @@ export * from './share.js';
 export * from './search.js';
 export * from './retrieval-checks.js';
 export * from './chat.js';
+export * from './chat-logs.js';
+export * from './annotations.js';
 export * from './prompt-defaults.js';
 export * from './models.js';
 export type { Expectation as CheckExpectation } from './retrieval-checks.js';

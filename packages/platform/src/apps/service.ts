@@ -33,7 +33,7 @@ export function appFromRow(row: AppRow): App {
 
 const META_FIELDS = new Set(['appId', 'name', 'intro']);
 
-/** An update's fields over the stored settings: `search` (and its queryExtension) merge, the rest replace. */
+/** An update's fields over the stored settings: `search` (and its queryExtension) and `annotationReply` merge, the rest replace. */
 export function mergeSettings(stored: AppSettings, patch: Record<string, unknown>): unknown {
   const merged: Record<string, unknown> = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
@@ -47,6 +47,8 @@ export function mergeSettings(stored: AppSettings, patch: Record<string, unknown
         queryExtension:
           ext && typeof ext === 'object' && !Array.isArray(ext) ? { ...stored.search.queryExtension, ...ext } : (ext ?? stored.search.queryExtension),
       };
+    } else if (key === 'annotationReply' && value && typeof value === 'object' && !Array.isArray(value)) {
+      merged.annotationReply = { ...stored.annotationReply, ...value };
     } else merged[key] = value;
   }
   return merged;

@@ -45,6 +45,8 @@ export class AnswerRecorder implements ChatSink {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private readonly stopper = new AbortController();
+  private readonly startedAt = performance.now();
+  private firstTextAt: number | undefined;
 
   constructor(
     private readonly out: ChatSink,
@@ -77,12 +79,19 @@ export class AnswerRecorder implements ChatSink {
     this.out.status(name);
   }
 
+  /** Milliseconds from the question to the answer's first text (to now, where none has streamed: a non-stream answer). */
+  get ttftMs(): number {
+    return (this.firstTextAt ?? performance.now()) - this.startedAt;
+  }
+
   answer(text: string): void {
+    if (text) this.firstTextAt ??= performance.now();
     this.text += text;
     this.out.answer(text);
   }
 
   fastAnswer(text: string): void {
+    if (text) this.firstTextAt ??= performance.now();
     this.text += text;
     this.out.fastAnswer(text);
   }

@@ -19,6 +19,7 @@ import {
   type PublicChatItem,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AnnotationsStore } from '../annotations/store.js';
 import type { AppsService } from '../apps/service.js';
 import { done, ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
@@ -95,6 +96,8 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
   history: ChatHistoryStore;
   share: ShareService;
   running: RunningAnswers;
+  /** The annotations that correct answers, shown with them to the team (never to a visitor). */
+  annotations: AnnotationsStore;
 }> = async (fastify, deps) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.addHook('onRequest', async (req) => {
@@ -153,7 +156,15 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
       const b = req.body;
       const s = await scope(req, b);
       const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
-      return ok({ list: rows.map(publicItem), total });
+      const answerIds = s.visitor ? [] : rows.filter((r) => r.role === 'assistant').map((r) => r.data_id);
+      const corrected = await deps.annotations.forAnswers(s.teamId, s.appId, b.chatId, answerIds);
+      return ok({
+        total,
+        list: rows.map((r) => {
+          const a = corrected.get(r.data_id);
+          return { ...publicItem(r), ...(a ? { annotation: { id: a.id, question: a.question, answer: a.answer } } : {}) };
+        }),
+      });
     },
   );
 

@@ -16,6 +16,16 @@ export interface AnswerOutcome {
   error?: { message: string; code: string; requestId?: string };
   /** The chat's variables after the turn. */
   variables?: Record<string, unknown>;
+  /** What the chat log's figures read of the answer. */
+  figures?: AnswerFigures;
+}
+
+export interface AnswerFigures {
+  annotationId?: string;
+  quoteCount?: number;
+  ttftMs?: number;
+  tokens?: number;
+  model?: string;
 }
 
 /** Who a share link's chat belongs to. */
@@ -32,13 +42,6 @@ export interface ChatRef {
   visitor?: Visitor;
   /** Recorded when the chat is made (a visitor's is always 'share'); 'online' when absent. */
   source?: ChatSource;
-}
-
-/** One chat in the team's chat log, with its counts. */
-export interface ChatLogRow extends ChatRow {
-  message_count: number;
-  good_feedback: number;
-  bad_feedback: number;
 }
 
 export class ChatHistoryStore {
@@ -171,6 +174,7 @@ export class ChatHistoryStore {
           updated_at: now,
           response_data: outcome.responseData === undefined ? null : JSON.stringify(outcome.responseData),
           error: outcome.error ? JSON.stringify(outcome.error) : null,
+          ...(outcome.figures ? figureColumns(outcome.figures) : {}),
         })
         .where('chat_pk', '=', chatPk)
         .where('data_id', '=', dataId)
@@ -181,6 +185,11 @@ export class ChatHistoryStore {
         .where('id', '=', chatPk)
         .execute();
     });
+  }
+
+  /** The gateway's cost of an answer's model calls (AnswerCosts). */
+  async setCost(chatPk: number, dataId: string, cost: number): Promise<void> {
+    await this.db.updateTable('chat_items').set({ cost }).where('chat_pk', '=', chatPk).where('data_id', '=', dataId).execute();
   }
 
   /**
@@ -247,40 +256,6 @@ export class ChatHistoryStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /**
-   * The app's chats for its chat log, newest first: items, and answers with
-   * good and bad feedback, counted; `from`/`to` bound the last update (epoch ms).
-   */
-  async chatLogs(
-    teamId: string,
-    appId: string,
-    opts: { offset: number; limit: number; from?: number; to?: number },
-  ): Promise<{ rows: ChatLogRow[]; total: number }> {
-    let base = this.db.selectFrom('chats as c').where('c.team_id', '=', teamId).where('c.app_id', '=', appId);
-    if (opts.from !== undefined) base = base.where('c.updated_at', '>=', opts.from);
-    if (opts.to !== undefined) base = base.where('c.updated_at', '<=', opts.to);
-    const rows = await base
-      .leftJoin('chat_items as i', 'i.chat_pk', 'c.id')
-      .selectAll('c')
-      // count(column) counts the rows where it is set: cleared feedback is null.
-      .select((eb) => [
-        eb.fn.count<number>('i.id').as('message_count'),
-        eb.fn.count<number>('i.user_good_feedback').as('good_feedback'),
-        eb.fn.count<number>('i.user_bad_feedback').as('bad_feedback'),
-      ])
-      .groupBy('c.id')
-      .orderBy('c.updated_at', 'desc')
-      .orderBy('c.id', 'desc')
-      .offset(opts.offset)
-      .limit(opts.limit)
-      .execute();
-    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return {
-      rows: rows.map((r) => ({ ...r, message_count: Number(r.message_count), good_feedback: Number(r.good_feedback), bad_feedback: Number(r.bad_feedback) })),
-      total: Number(total.n),
-    };
-  }
-
   async deleteItem(ref: ChatRef, dataId: string): Promise<boolean> {
     const r = await this.db.deleteFrom('chat_items').where('chat_pk', '=', this.chatPk(ref)).where('data_id', '=', dataId).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
@@ -290,6 +265,16 @@ export class ChatHistoryStore {
     const r = await this.db.deleteFrom('chats').where('team_id', '=', teamId).where('app_id', '=', appId).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
+}
+
+function figureColumns(f: AnswerFigures) {
+  return {
+    annotation_id: f.annotationId ?? null,
+    quote_count: f.quoteCount ?? null,
+    ttft_ms: f.ttftMs === undefined ? null : Math.round(f.ttftMs),
+    tokens: f.tokens ?? null,
+    model: f.model ?? null,
+  };
 }
 
 /** Stored variables: a JSON object, or (null, or unreadable) none. */

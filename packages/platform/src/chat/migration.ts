@@ -23,4 +23,23 @@ export const chatMigrations: Record<string, Migration> = {
       await db.schema.alterTable('chat_items').addColumn('updated_at', 'bigint').execute();
     },
   },
+  // What the chat log's figures and export read of an answer, written when
+  // it ends: the annotation that gave it, the quotes it cited, the time to its
+  // first text, its tokens and model, and the gateway's cost (filled in once
+  // the gateway's log has it; null where it cannot be read).
+  '9009_chat_item_figures': {
+    async up(db: Kysely<any>) {
+      for (const [name, type] of [
+        ['annotation_id', 'varchar(32)'],
+        ['quote_count', 'integer'],
+        ['ttft_ms', 'integer'],
+        ['tokens', 'integer'],
+        ['model', 'text'],
+        ['cost', 'double precision'],
+      ] as const) {
+        await db.schema.alterTable('chat_items').addColumn(name, type).execute();
+      }
+      await db.schema.createIndex('chat_items_annotation_idx').on('chat_items').column('annotation_id').execute();
+    },
+  },
 };

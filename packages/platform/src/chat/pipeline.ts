@@ -3,6 +3,7 @@
 // route hands in the request and a sink for what streams out, and gets the
 // answer, the usage and one responseData record per step.
 import { countTextTokens } from '@kbchat/shared';
+import type { AnnotationMatcher } from '../annotations/matcher.js';
 import type { App } from '../apps/service.js';
 import { GatewayError, recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
 import { PlatformError } from '../http/errors.js';
@@ -43,6 +44,10 @@ export interface ChatTurnResult {
   usage: TokenUsage;
   responseData: StepRecord[];
   newVariables: Record<string, unknown>;
+  /** The annotation that gave the answer, word for word (nothing else ran). */
+  annotationId?: string;
+  /** Quotes the answering model was given (undefined when no model answered). */
+  quoteCount?: number;
 }
 
 export class ChatService {
@@ -50,12 +55,13 @@ export class ChatService {
     private readonly gateway: GatewayClient,
     private readonly search: SearchService,
     private readonly models: ModelConfig,
+    private readonly annotations?: AnnotationMatcher,
   ) {}
 
   /** This service for one platform request: its model calls carry the request's id to the gateway (GatewayClient.forRequest). */
   forRequest(requestId: string): ChatService {
     const gateway = this.gateway.forRequest(requestId);
-    return new ChatService(gateway, this.search.withGateway(gateway), this.models);
+    return new ChatService(gateway, this.search.withGateway(gateway), this.models, this.annotations);
   }
 
   async run(caller: KeyCaller, app: App, input: ChatTurnInput, sink: ChatSink): Promise<ChatTurnResult> {
@@ -70,6 +76,14 @@ export class ChatService {
     const model = this.llm(s.model);
     const answerTokens = this.answerTokens(app, model);
     this.checkQuestionFits(input.question, model, answerTokens);
+
+    if (s.annotationReply.enabled && this.annotations) {
+      const reply = await this.annotationReply(app, input.question, records);
+      if (reply) {
+        sink.fastAnswer(reply.answer);
+        return { content: reply.answer, model: s.model, usage: usage.toJSON(), responseData: records, newVariables: input.variables, annotationId: reply.id };
+      }
+    }
 
     if (s.classify) {
       sink.status('Question classification');
@@ -185,7 +199,54 @@ export class ChatService {
         { step: 'chatNode', kind: 'chat', model: model.model, ...(requestId ? { requestId } : {}), runningTime: secondsSince(started) },
       ] satisfies ModelCall[],
     });
-    return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables };
+    return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables, quoteCount: quotes.length };
+  }
+
+  /**
+   * The app's closest annotation, recorded whether or not it reaches the
+   * app's similarity (the record shows how close the best one came); it
+   * answers only when it does. A failure here never stops the chat.
+   */
+  private async annotationReply(app: App, question: string, records: StepRecord[]): Promise<{ id: string; answer: string } | undefined> {
+    const started = performance.now();
+    const similarity = app.settings.annotationReply.similarity;
+    try {
+      const m = await this.annotations!.match(this.gateway, app, question);
+      if (!m) return undefined;
+      records.push({
+        moduleName: 'Annotation reply',
+        moduleType: 'annotationReply',
+        runningTime: secondsSince(started),
+        query: question,
+        annotationId: m.id,
+        score: m.score,
+        similarity,
+        used: m.used,
+        method: m.method,
+        ...(m.model ? { model: m.model, inputTokens: m.inputTokens } : {}),
+        ...(m.error ? { error: m.error } : {}),
+        ...(m.requestIds.length
+          ? {
+              modelCalls: m.requestIds.map(
+                (requestId) =>
+                  ({ step: 'annotationReply', kind: 'embeddings', model: m.model!, requestId, runningTime: secondsSince(started) }) satisfies ModelCall,
+              ),
+            }
+          : {}),
+      });
+      return m.used ? m : undefined;
+    } catch (err) {
+      records.push({
+        moduleName: 'Annotation reply',
+        moduleType: 'annotationReply',
+        runningTime: secondsSince(started),
+        query: question,
+        similarity,
+        used: false,
+        error: (err as Error).message,
+      });
+      return undefined;
+    }
   }
 
   private async searchQuotes(

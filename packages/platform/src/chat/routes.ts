@@ -24,6 +24,8 @@ import type { ChatService, ChatSink } from './pipeline.js';
 import type { ChatTurn } from './prompt.js';
 import { ChatEventStream } from './sse.js';
 import { AnswerRecorder, type RunningAnswers } from './answer-recorder.js';
+import type { AnswerCosts } from './answer-costs.js';
+import { requestIdsOf } from './model-calls.js';
 
 /** The text FastGPT clients already look for. */
 export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
@@ -123,6 +125,8 @@ export interface ChatRouteDeps {
   running: RunningAnswers;
   /** CHAT_ON_DISCONNECT=stop: a stored chat's answer stops when its client leaves (by default it is finished and stored). */
   stopOnDisconnect: boolean;
+  /** Reads a stored answer's cost from the gateway's log once it is there. */
+  costs?: AnswerCosts;
 }
 
 /** The OpenAI-compatible routes: their errors carry OpenAI's `error` object too (a refused body's 400 included). */
@@ -241,7 +245,17 @@ async function completions(
       },
       recorder?.start() ?? stream ?? noopSink,
     );
-    await recorder?.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables });
+    if (recorder) {
+      const figures = {
+        annotationId: result.annotationId,
+        quoteCount: result.quoteCount,
+        ttftMs: recorder.ttftMs,
+        tokens: result.usage.total_tokens,
+        model: result.annotationId ? undefined : result.model,
+      };
+      await recorder.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables, figures });
+      deps.costs?.later(recorder.chatPk, answerId, requestIdsOf(result.responseData));
+    }
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
       id,

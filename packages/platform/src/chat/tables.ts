@@ -49,6 +49,13 @@ export interface ChatItemsTable {
   error: string | null;
   /** A running answer's last heartbeat (epoch ms): one that stopped beating was cut off by a process that died. */
   updated_at: number | null;
+  /** An answer's figures (chat/migration.ts 9009), null on questions and on answers from before them. */
+  annotation_id: string | null;
+  quote_count: number | null;
+  ttft_ms: number | null;
+  tokens: number | null;
+  model: string | null;
+  cost: number | null;
 }
 
 export interface ChatTables {

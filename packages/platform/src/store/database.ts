@@ -15,6 +15,7 @@
 // MariaDB, declares its own tables in gateway/src/store/schema.ts.
 import type { Kysely, Transaction } from 'kysely';
 import type { AccountsTables } from '../accounts/tables.js';
+import type { AnnotationsTables } from '../annotations/tables.js';
 import type { AppsTables } from '../apps/tables.js';
 import type { ChatTables } from '../chat/tables.js';
 import type { DatasetsTables } from '../datasets/tables.js';
@@ -30,6 +31,7 @@ export interface PlatformDatabase
     KeysTables,
     AccountsTables,
     AppsTables,
+    AnnotationsTables,
     ChatTables,
     DatasetsTables,
     IndexingTables,
