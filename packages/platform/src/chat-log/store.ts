@@ -113,7 +113,8 @@ export class ChatLogStore {
         .selectAll('i')
         .select(['ch.chat_id', 'ch.source', 'ch.out_link_uid'])
         .where('i.chat_pk', 'in', selected)
-        .where((eb) => eb.or([eb('i.chat_pk', '>', after.chat), eb.and([eb('i.chat_pk', '=', after.chat), eb('i.id', '>', after.item)])]))
+        // A row comparison, which walks the (chat_pk, id) index from where the last batch ended.
+        .where((eb) => eb(eb.refTuple('i.chat_pk', 'i.id'), '>', eb.tuple(after.chat, after.item)))
         .orderBy('i.chat_pk')
         .orderBy('i.id')
         .limit(EXPORT_BATCH)
