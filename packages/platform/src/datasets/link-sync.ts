@@ -75,7 +75,8 @@ export async function syncLink(s: LinkSyncSteps, collection: CollectionRow, now 
   const kept = new Set(keep.map((k) => k.id));
   const supersede = current.filter((row) => !kept.has(row.id)).map((row) => row.id);
   const rawText = text.length <= s.rawTextMax ? text : null;
-  const moved = keep.some((k) => current.find((row) => row.id === k.id)?.chunk_index !== k.chunkIndex);
+  const indexOf = new Map(current.map((row) => [row.id, row.chunk_index]));
+  const moved = keep.some((k) => indexOf.get(k.id) !== k.chunkIndex);
   if (!fresh.length && !supersede.length && !moved) {
     // The same chunks (the text differs only where chunking does not see it, or was not kept).
     await s.transaction((tx) => s.store.applySync(tx, { collectionId: collection.id, keep: [], supersede: [], rawText, now }));

@@ -3,8 +3,17 @@
 // them; then its text (the text layer's pages and the pages read) chunked
 // into the collection, each chunk with its pages. A scan that cannot be
 // read, or has no text, keeps its collection with the reason (read_error).
-import { chunksUpTo, countChunks, isIngestError, ocrPages, type Chunk, type OcrPage, type ReadDocumentInput } from '../ingest/index.js';
-import { blankPages, detectFormat } from '../ingest/index.js';
+import {
+  blankPages,
+  chunksUpTo,
+  countChunks,
+  detectFormat,
+  isIngestError,
+  ocrPages,
+  type Chunk,
+  type OcrPage,
+  type ReadDocumentInput,
+} from '../ingest/index.js';
 import type { CollectionRow, DatasetsStore } from './store.js';
 
 export interface ScanReading {

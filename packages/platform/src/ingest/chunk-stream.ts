@@ -17,7 +17,7 @@ import { rowLocator, type RowText } from './row-locator.js';
 import { IngestError, isIngestError, type IngestErrorCode } from './errors.js';
 import { detectFormat, NeedsOcr, readDocumentText, type DocumentFormat, type ReadDocumentInput } from './readers/index.js';
 import { textSections, type TextSection } from './sections.js';
-import { builtWorkerUrl, workerExecArgv } from './worker-files.js';
+import { builtWorkerUrl, workerExecArgv, workerMessages } from './worker-files.js';
 
 /**
  * What chunks are made from: a text as it is (a text collection, a fetched
@@ -222,19 +222,8 @@ async function* oneWorker(
     workerData: { input, settings, ...job } satisfies ChunkJob,
     ...(heapMb ? { resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 8 } } : {}),
   });
-  const inbox: (WorkerMessage | { type: 'crashed'; error: Error })[] = [];
-  let wake: (() => void) | undefined;
-  const deliver = (m: (typeof inbox)[number]) => {
-    inbox.push(m);
-    wake?.();
-  };
-  worker.on('message', deliver);
-  worker.on('error', (error) => deliver({ type: 'crashed', error }));
-  worker.on('exit', (code) => deliver({ type: 'crashed', error: new Error(`the chunking worker stopped (exit code ${code})`) }));
   try {
-    for (;;) {
-      if (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const m = inbox.shift()!;
+    for await (const m of workerMessages<WorkerMessage>(worker, 'chunking')) {
       if (m.type === 'batch') {
         yield m;
         worker.postMessage('next');
@@ -242,13 +231,11 @@ async function* oneWorker(
       else if (m.type === 'end') return;
       else if (m.type === 'refused') throw new IngestError(m.code, m.message);
       else if (m.type === 'needs-ocr') throw new NeedsOcr(m.filename, m.pages);
-      else if (m.type === 'failed') throw new Error(m.message);
-      else if ((m.error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerOutOfMemory(m.error.message);
-      else throw m.error;
+      else throw new Error(m.message);
     }
-  } finally {
-    worker.removeAllListeners();
-    await worker.terminate();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerOutOfMemory((err as Error).message);
+    throw err;
   }
 }
 

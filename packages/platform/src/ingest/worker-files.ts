@@ -1,5 +1,7 @@
 // Worker threads run the built code (dist/), also under the tests, which run
-// the sources: a worker thread cannot load TypeScript.
+// the sources: a worker thread cannot load TypeScript. And a worker's
+// messages as one stream, for the readers that use workers (chunking, OCR).
+import type { Worker } from 'node:worker_threads';
 
 /** The built file of a worker module given by its URL beside the caller (`new URL('./x.js', import.meta.url)`). */
 export function builtWorkerUrl(here: URL): URL {
@@ -21,4 +23,32 @@ export function workerExecArgv(): string[] | undefined {
     else if (!a.startsWith('--conditions=')) args.push(a);
   }
   return args.length === process.execArgv.length ? undefined : args;
+}
+
+/**
+ * A worker's messages in the order sent; its error, or its exit, is thrown
+ * where it comes in that order. The worker is terminated when the caller
+ * stops reading (or the stream ends).
+ */
+export async function* workerMessages<M>(worker: Worker, name: string): AsyncGenerator<M> {
+  const inbox: ({ message: M } | { error: Error })[] = [];
+  let wake: (() => void) | undefined;
+  const deliver = (x: (typeof inbox)[number]) => {
+    inbox.push(x);
+    wake?.();
+  };
+  worker.on('message', (message: M) => deliver({ message }));
+  worker.on('error', (error) => deliver({ error }));
+  worker.on('exit', (code) => deliver({ error: new Error(`the ${name} worker stopped (exit code ${code})`) }));
+  try {
+    for (;;) {
+      if (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const next = inbox.shift()!;
+      if ('error' in next) throw next.error;
+      yield next.message;
+    }
+  } finally {
+    worker.removeAllListeners();
+    await worker.terminate();
+  }
 }

@@ -3,7 +3,7 @@
 // a time; stopping the reader (a cancel, the collection deleted) ends the
 // thread at once, mid-page.
 import { Worker } from 'node:worker_threads';
-import { builtWorkerUrl, workerExecArgv } from '../worker-files.js';
+import { builtWorkerUrl, workerExecArgv, workerMessages } from '../worker-files.js';
 
 /** The languages OCR reads unless OCR_LANGUAGES says otherwise (their data ships with the platform). */
 export const DEFAULT_OCR_LANGUAGES = ['eng', 'chi_sim'];
@@ -40,27 +40,13 @@ export async function* ocrPages({ signal, ...job }: OcrJob & { signal?: AbortSig
   });
   const stop = () => void worker.terminate();
   signal?.addEventListener('abort', stop, { once: true });
-  const inbox: (OcrMessage | { type: 'crashed'; error: Error })[] = [];
-  let wake: (() => void) | undefined;
-  const deliver = (m: (typeof inbox)[number]) => {
-    inbox.push(m);
-    wake?.();
-  };
-  worker.on('message', deliver);
-  worker.on('error', (error) => deliver({ type: 'crashed', error }));
-  worker.on('exit', (code) => deliver({ type: 'crashed', error: new Error(`the OCR worker stopped (exit code ${code})`) }));
   try {
-    for (;;) {
-      if (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const m = inbox.shift()!;
+    for await (const m of workerMessages<OcrMessage>(worker, 'OCR')) {
       if (m.type === 'page' || m.type === 'layer') yield m;
       else if (m.type === 'end') return;
-      else if (m.type === 'failed') throw new Error(m.message);
-      else throw m.error;
+      else throw new Error(m.message);
     }
   } finally {
     signal?.removeEventListener('abort', stop);
-    worker.removeAllListeners();
-    await worker.terminate();
   }
 }
