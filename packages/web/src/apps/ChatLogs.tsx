@@ -1,36 +1,62 @@
 // /apps/:appId/logs: every chat of the application for its team (signed-in,
 // API and share-link visitors'), newest first, paged by the platform, with its
-// feedback counts; a chat opens in place, read-only, each answer with its steps.
+// feedback counts; filtered by feedback, source, share link, days and text
+// (a change of filter goes back to the first page), exported with the same
+// filters as CSV or JSON Lines; a chat opens in place, read-only, each answer
+// with its steps and "Improve this answer" (LogTranscript.tsx).
 import type { ChatLogsBody } from '@kbchat/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { api, type Page, type PublicChatLog } from '../api';
-import { MessageView } from '../chat/Message';
-import { sessionTransport } from '../chat/transport';
+import { useState } from 'react';
+import { api, withQuery, type Page, type PublicChatLog } from '../api';
 import '../chat/chat.css';
 import { useLang } from '../i18n';
-import { keepPreviousData } from '../query';
+import { keepPreviousData, useDebounced } from '../query';
 import { Boundary, formatTime, Loading, Pager } from '../ui';
 import { AppSubpage } from './AppSubpage';
+import { filterParams, isFiltered, LogFilters, NO_FILTER, type LogFilter } from './LogFilters';
+import { ChatTranscript } from './LogTranscript';
 
 const PAGE = 20;
 
 export function ChatLogsPage({ appId }: { appId: string }) {
-  const { t, lang } = useLang();
-  const [offset, setOffset] = useState(0);
+  const { t, count } = useLang();
+  const [filter, setFilter] = useState<LogFilter>(NO_FILTER);
+  // The search settles before it is sent; the other filters apply at once.
+  const search = useDebounced(filter.search);
+  const params = filterParams({ ...filter, search });
+  const filterKey = JSON.stringify(params);
+  // The page belongs to the filters it was chosen under: other filters start again at the first.
+  const [paged, setPaged] = useState({ filterKey, offset: 0 });
+  const offset = paged.filterKey === filterKey ? paged.offset : 0;
   const { data } = useQuery({
-    queryKey: ['apps', appId, 'chat-logs', { offset }],
-    queryFn: ({ signal }) => api<Page<PublicChatLog>>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE } satisfies ChatLogsBody, signal }),
+    queryKey: ['apps', appId, 'chat-logs', { offset, ...params }],
+    queryFn: ({ signal }) =>
+      api<Page<PublicChatLog>>('/api/core/app/getChatLogs', { json: { appId, offset, pageSize: PAGE, ...params } satisfies ChatLogsBody, signal }),
     placeholderData: keepPreviousData,
   });
   const [open, setOpen] = useState<string | null>(null);
+  const exportHref = (format: 'csv' | 'jsonl') => withQuery('/api/core/app/exportChatLogs', { appId, format, ...params });
   return (
     <AppSubpage appId={appId} title={t('logs.title')}>
+      <LogFilters appId={appId} filter={filter} onChange={setFilter} />
+      <div className="row">
+        <p className="muted grow ap-note" aria-live="polite">
+          <span>{data ? t('logs.total', { n: count(data.total) }) : ''}</span>
+        </p>
+        <span className="row">
+          <a className="ap-button-link secondary" href={exportHref('csv')} download>
+            <span>{t('logs.export.csv')}</span>
+          </a>
+          <a className="ap-button-link secondary" href={exportHref('jsonl')} download>
+            <span>{t('logs.export.jsonl')}</span>
+          </a>
+        </span>
+      </div>
       {!data ? (
         <Loading />
       ) : data.list.length === 0 ? (
         <p>
-          <span>{t('logs.none')}</span>
+          <span>{isFiltered(filter) ? t('logs.noneMatch') : t('logs.none')}</span>
         </p>
       ) : (
         <div className="table-wrap">
@@ -46,26 +72,19 @@ export function ChatLogsPage({ appId }: { appId: string }) {
             </thead>
             <tbody>
               {data.list.map((c) => (
-                <LogRow
-                  key={c.chatId}
-                  appId={appId}
-                  log={c}
-                  open={open === c.chatId}
-                  onToggle={() => setOpen(open === c.chatId ? null : c.chatId)}
-                  lang={lang}
-                />
+                <LogRow key={c.chatId} appId={appId} log={c} open={open === c.chatId} onToggle={() => setOpen(open === c.chatId ? null : c.chatId)} />
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {data && <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={setOffset} />}
+      {data && <Pager offset={offset} pageSize={PAGE} total={data.total} onOffset={(o) => setPaged({ filterKey, offset: o })} />}
     </AppSubpage>
   );
 }
 
-function LogRow({ appId, log, open, onToggle, lang }: { appId: string; log: PublicChatLog; open: boolean; onToggle: () => void; lang: string }) {
-  const { t } = useLang();
+function LogRow({ appId, log, open, onToggle }: { appId: string; log: PublicChatLog; open: boolean; onToggle: () => void }) {
+  const { t, lang } = useLang();
   return (
     <>
       <tr>
@@ -97,18 +116,5 @@ function LogRow({ appId, log, open, onToggle, lang }: { appId: string; log: Publ
         </tr>
       )}
     </>
-  );
-}
-
-function ChatTranscript({ appId, chatId }: { appId: string; chatId: string }) {
-  const transport = useMemo(() => sessionTransport(appId), [appId]);
-  const { data } = useQuery({ queryKey: ['apps', appId, 'chat-logs', chatId], queryFn: () => transport.records(chatId) });
-  if (!data) return <Loading />;
-  return (
-    <div className="chat-messages log-transcript">
-      {data.map((m) => (
-        <MessageView key={m.id} message={m} onTrace={(answer) => transport.modelCalls(chatId, answer.id)} />
-      ))}
-    </div>
   );
 }

@@ -11,6 +11,7 @@ import { useLang } from '../i18n';
 import { Boundary, Loading } from '../ui';
 import { ClassifySection } from './ClassifySection';
 import { appKey } from './queries';
+import { SUBPAGES } from './AppSubpage';
 import { changedFields, fromApp, isDirty, localProblems, promptVariables, type Draft } from './draft';
 import { ExtractSection } from './ExtractSection';
 import { GeneralSection } from './GeneralSection';
@@ -130,12 +131,11 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
         <Link href={withQuery('~/chat', { appId })}>
           <span>{t('apps.openChat')}</span>
         </Link>
-        <Link href={`/${encodeURIComponent(appId)}/share`}>
-          <span>{t('share.title')}</span>
-        </Link>
-        <Link href={`/${encodeURIComponent(appId)}/logs`}>
-          <span>{t('logs.title')}</span>
-        </Link>
+        {SUBPAGES.map((p) => (
+          <Link key={p.path} href={`/${encodeURIComponent(appId)}/${p.path}`}>
+            <span>{t(p.title)}</span>
+          </Link>
+        ))}
       </div>
       <div className="ap-layout">
         <form className="ap-form" onSubmit={save} aria-label={t('apps.settingsOf', { name: saved.name })} noValidate>

@@ -3,15 +3,15 @@
 // public address with a copy button and when it was last used, delete it
 // (it stops working at once).
 import type { CreateOutLinkBody } from '@kbchat/contracts';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError, DeleteButton } from '../actions';
-import { api, withQuery, type PublicOutLink } from '../api';
+import { api, withQuery } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, CopyButton, formatTime, Loading, Table } from '../ui';
 import { AppSubpage } from './AppSubpage';
+import { shareLinksKey, useShareLinks } from './queries';
 
-const shareLinksKey = (appId: string) => ['apps', appId, 'share-links'];
 const shareUrl = (shareId: string) => `${location.origin}${withQuery('/chat/share', { shareId })}`;
 
 export function ShareLinksPage({ appId }: { appId: string }) {
@@ -81,10 +81,7 @@ function CreateShareLink({ appId }: { appId: string }) {
 function ShareLinkList({ appId }: { appId: string }) {
   const { t, lang } = useLang();
   const client = useQueryClient();
-  const { data } = useQuery({
-    queryKey: shareLinksKey(appId),
-    queryFn: ({ signal }) => api<PublicOutLink[]>(withQuery('/api/support/outLink/list', { appId }), { signal }),
-  });
+  const { data } = useShareLinks(appId);
   if (!data) return <Loading />;
   if (data.length === 0)
     return (

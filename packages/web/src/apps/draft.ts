@@ -5,7 +5,8 @@ import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE } from '@kbchat/contracts'
 import type { AppSettings, ModelStatus, PublicApp } from '../api';
 import type { MessageKey } from '../i18n';
 
-export type Draft = { name: string; intro: string } & AppSettings;
+/** Annotation reply is set on the annotations page, beside the annotations it answers with. */
+export type Draft = { name: string; intro: string } & Omit<AppSettings, 'annotationReply'>;
 export type Search = AppSettings['search'];
 export type Classify = NonNullable<AppSettings['classify']>;
 export type Extract = NonNullable<AppSettings['extract']>;

@@ -1,4 +1,8 @@
 // Strings of the apps pages. English first; the Chinese table must have every key.
+// The pages that review answers (chat log, annotations, figures) keep theirs in
+// review-messages.ts, spread in here: one area, two files of a readable length.
+import * as review from './review-messages';
+
 export const en = {
   'apps.title': 'Applications',
   'apps.lead': 'An application answers with an LLM from the knowledge bases it searches. Chat with it here, or through its API key.',
@@ -148,6 +152,7 @@ export const en = {
   'logs.source.online': 'web app',
   'logs.source.api': 'API',
   'logs.source.share': 'share link',
+  ...review.en,
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -298,4 +303,5 @@ export const zh: Record<keyof typeof en, string> = {
   'logs.source.online': '网页',
   'logs.source.api': 'API',
   'logs.source.share': '分享链接',
+  ...review.zh,
 };

@@ -5,7 +5,7 @@
 // it; a streamed piece renders only the block it grows); its citation buttons
 // open the quote they point at, on hover, focus or tap.
 import DOMPurify from 'dompurify';
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import type { GatewayCalls } from '../api';
 import { useLang } from '../i18n';
 import { Boundary, copyText } from '../ui';
@@ -90,9 +90,11 @@ interface Actions {
   /** Reads the gateway's record of this stored answer's model calls. */
   onTrace?: (m: ChatMessage) => Promise<GatewayCalls>;
   onFeedback?: (m: ChatMessage, feedback: { good?: string; bad?: string }) => Promise<void>;
+  /** What the page showing an answer adds under its actions (the chat log: its annotation, "Improve this answer"). */
+  extra?: (m: ChatMessage) => ReactNode;
 }
 
-export const MessageView = memo(function MessageView({ message, onRegenerate, onFeedback, onTrace }: { message: ChatMessage } & Actions) {
+export const MessageView = memo(function MessageView({ message, onRegenerate, onFeedback, onTrace, extra }: { message: ChatMessage } & Actions) {
   const { t } = useLang();
   const [steps, setSteps] = useState(false);
   const [copied, setCopied] = useState(false);
@@ -161,6 +163,7 @@ export const MessageView = memo(function MessageView({ message, onRegenerate, on
         )}
         {onFeedback && <Feedback message={message} onFeedback={onFeedback} />}
       </div>
+      {extra?.(message)}
       {steps && message.records && (
         <Boundary>
           <Steps records={message.records} loadCalls={onTrace && (() => onTrace(message))} />

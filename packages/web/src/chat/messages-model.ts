@@ -29,6 +29,8 @@ export interface ChatMessage {
   /** Cut off: the platform stopped while making it. */
   interrupted?: boolean;
   feedback?: { good?: string; bad?: string };
+  /** The team's annotation that corrects this answer (the chat log's records; never a visitor's). */
+  annotation?: { id: string; question: string; answer: string };
 }
 
 /** The quotes an answer's markers [1], [2]… point at: the dataset search's quoteList, in order. */

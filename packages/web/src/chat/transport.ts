@@ -35,6 +35,7 @@ function toMessage(i: PublicChatItem): ChatMessage {
     text,
     records: Array.isArray(i.responseData) ? (i.responseData as ChatMessage['records']) : undefined,
     feedback: i.userGoodFeedback ? { good: i.userGoodFeedback } : i.userBadFeedback ? { bad: i.userBadFeedback } : undefined,
+    ...(i.annotation ? { annotation: i.annotation } : {}),
     ...(i.status === 'running' ? { running: true } : {}),
     ...(i.status === 'stopped' ? { stopped: true } : {}),
     ...(i.status === 'interrupted' ? { interrupted: true } : {}),
