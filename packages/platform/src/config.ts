@@ -24,6 +24,8 @@ export interface PlatformConfig {
   rootPasswordGenerated?: boolean;
   /** Link import may reach loopback and private addresses. */
   linkAllowPrivate: boolean;
+  /** A share link's hook may be on loopback or a private address (SHARE_HOOK_ALLOW_PRIVATE). */
+  shareHookAllowPrivate: boolean;
   /** Run an indexing worker in this process (PLATFORM_WORKER, default on). */
   runWorker: boolean;
   /** Files served at /<name> (PUBLIC_DIR, default ./public). */
@@ -105,6 +107,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     initialApiKey: env.INITIAL_API_KEY || undefined,
     rootPassword: env.ROOT_PASSWORD || undefined,
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
+    shareHookAllowPrivate: env.SHARE_HOOK_ALLOW_PRIVATE === 'true',
     runWorker: env.PLATFORM_WORKER !== 'off',
     publicDir: env.PUBLIC_DIR || './public',
     // The build of @kbchat/web, a dependency of this package, wherever npm put it.

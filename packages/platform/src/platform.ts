@@ -38,6 +38,7 @@ import type { IndexingHooks } from './datasets/types.js';
 import { DatasetsStore } from './datasets/store.js';
 import { decorateCaller } from './http/caller.js';
 import { zodValidatorCompiler } from './http/validate.js';
+import { embedScriptRoute } from './http/embed-script.js';
 import { publicFileRoutes } from './http/public-files.js';
 import { platformWebApp } from './http/web-app.js';
 import { buildHttpApp } from './http/server.js';
@@ -216,8 +217,17 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
   const annotations = new AnnotationsService(annotationsStore, apps, chatHistory, matcher);
   const chat = new ChatService(gateway, search, models, matcher);
   const chatLog = new ChatLogService(new ChatLogStore(store.db), apps);
-  const answerCosts = new AnswerCosts(gateway, chatHistory, (err) => console.error(`kbchat platform: answer costs: ${(err as Error)?.message ?? err}`));
-  const share = new ShareService(new OutLinksStore(store.db), apps);
+
+  const outLinks = new OutLinksStore(store.db);
+  const share = new ShareService(outLinks, apps, { allowPrivate: config.shareHookAllowPrivate }, (err) =>
+    console.error(`kbchat platform: share link hook (finish): ${(err as Error)?.message ?? err}`),
+  );
+  const answerCosts = new AnswerCosts(
+    gateway,
+    chatHistory,
+    (err) => console.error(`kbchat platform: answer costs: ${(err as Error)?.message ?? err}`),
+    (shareId, cost) => outLinks.addUsage(shareId, cost),
+  );
   const pending = async (datasetId: string) => ((p) => p.queued + p.indexing)(sumProgress(await progress(store.db, { datasetId })));
   const checks = new RetrievalChecksService(new ChecksStore(store.db), datasets, search, models, {
     defaultExtensionModel: defaultExtensionModel(models),
@@ -284,7 +294,7 @@ export function buildPlatformApp(services: PlatformServices): FastifyInstance {
     requestStallTimeoutMs: services.config.requestStallTimeoutMs,
     docs: platformApiDocs(),
     routes: (app) => platformRoutes(app, services),
-    webApp: platformWebApp(services.config.webDir),
+    webApp: platformWebApp(services.config.webDir, (shareId) => services.share.frameOrigins(shareId)),
   });
 }
 
@@ -352,6 +362,7 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
     costs: services.answerCosts,
   });
   app.after(() => {
+    embedScriptRoute(app, services.config.webDir);
     publicFileRoutes(app, services.config.publicDir);
   });
 }

@@ -27,10 +27,16 @@ vi.mock('fastify', async (importOriginal) => {
 });
 
 const KEY = 'kbchat-openapi-test-key-0123456789';
-/** Not API: the web app's pages and hashed files, the public folder's files (PUBLIC_DIR), and the docs page with its files. */
+/** Not API: the web app's pages and hashed files, the embed script, the public folder's files (PUBLIC_DIR), and the docs page with its files. */
 const WEB_PAGES = new Set([...pagePaths({ html: 'index.html', paths: APP_PAGES }), SHARE_PAGE]);
 const notApi = (url: string) =>
-  WEB_PAGES.has(url) || ICON_PATHS.includes(url) || url === '/assets/*' || url === '/:name' || url === '/docs' || url.startsWith('/docs/');
+  WEB_PAGES.has(url) ||
+  ICON_PATHS.includes(url) ||
+  url === '/assets/*' ||
+  url === '/embed.js' ||
+  url === '/:name' ||
+  url === '/docs' ||
+  url.startsWith('/docs/');
 
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 let doc: OpenApiDocument;

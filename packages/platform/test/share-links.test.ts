@@ -89,7 +89,11 @@ describe('share links', () => {
 
     // Public init: the name, intro and variables; never the prompt.
     const init = await visit(`/api/support/outLink/init?shareId=${shareId}`);
-    expect(init.body.data).toEqual({ app: { name: 'Front desk', intro: 'Ask about opening hours', variables: ['city', 'team'] } });
+    expect(init.body.data).toEqual({
+      app: { name: 'Front desk', intro: 'Ask about opening hours', variables: ['city', 'team'] },
+      authRequired: false,
+      allowedOrigins: [],
+    });
     expect(JSON.stringify(init.body)).not.toContain('SECRET');
 
     expect((await call(`/api/support/outLink/delete?id=${list.body.data[0].id}`, undefined, 'DELETE')).status).toBe(200);

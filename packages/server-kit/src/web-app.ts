@@ -32,6 +32,8 @@ export interface WebAppEntry {
   paths: string[];
   /** Exact paths only, no sub-paths (a page inside another entry's tree, e.g. /chat/share). */
   exact?: boolean;
+  /** Headers of the page for this request (the share page's frame-ancestors, from its link). */
+  headers?: (req: FastifyRequest) => Promise<Record<string, string>>;
 }
 
 export interface WebAppOptions {
@@ -61,11 +63,13 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
     return;
   }
   // Read once: they are small, and a rebuild comes with a restart.
-  const html = (file: Buffer) => async (_req: unknown, reply: FastifyReply) =>
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
+  const html = (file: Buffer, headers: WebAppEntry['headers']) => async (req: FastifyRequest, reply: FastifyReply) => {
+    if (headers) reply.headers(await headers(req));
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
+  };
   // An exact path is more specific than another entry's `/x/*`, so find-my-way takes it first.
   for (const entry of entries) {
-    const page = html(readFileSync(join(dir, entry.html)));
+    const page = html(readFileSync(join(dir, entry.html)), entry.headers);
     for (const path of pagePaths(entry)) app.get(path, HIDDEN, page);
   }
   void app.register(fastifyStatic, { root: join(dir, 'assets'), prefix: '/assets/', immutable: true, maxAge: '365d', decorateReply: false, index: false });

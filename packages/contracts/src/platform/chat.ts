@@ -21,6 +21,8 @@ export const chatCompletionsBody = z
     // A share link's visitor (FastGPT's share page): the link, and the visitor's own id.
     shareId: z.string().min(1).max(64).optional(),
     outLinkUid: z.string().min(1).max(128).optional(),
+    /** The visitor's token for a link with a hook (the operator's page gives it). */
+    authToken: z.string().min(1).max(4096).optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
   })
   .passthrough();
@@ -30,7 +32,13 @@ export type ChatCompletionsBody = z.input<typeof chatCompletionsBody>;
 
 const page = { offset: z.number().int().min(0).default(0), pageSize: z.number().int().min(1).max(500).default(30) };
 /** Who reads: a key or session names the app; a share link's visitor names the link and themselves. */
-const who = { appId: id.optional(), shareId: id.optional(), outLinkUid: z.string().min(1).max(128).optional() };
+const who = {
+  appId: id.optional(),
+  shareId: id.optional(),
+  outLinkUid: z.string().min(1).max(128).optional(),
+  /** A visitor's token, for a link with a hook: the hook says who the visitor is. */
+  authToken: z.string().min(1).max(4096).optional(),
+};
 // source: only the chats made one way (the web app's chat page lists the team's own, 'online').
 export const historiesBody = z.object({ ...who, ...page, source: z.enum(['online', 'api', 'share']).optional() });
 export const chatQuery = z.object({ ...who, chatId: id });

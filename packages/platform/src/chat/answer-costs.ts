@@ -3,7 +3,8 @@
 // batches, so an answer's cost is read back a little after the answer ends
 // (and again later if a row is not there yet), in the background: no answer
 // waits for it. A token that may not read the log (not an administrator's)
-// leaves costs unknown (null), and the lookups stop.
+// leaves costs unknown (null), and the lookups stop. A share link's visitor's
+// answer adds its cost to what the link has spent (its usage points).
 import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { ChatHistoryStore } from './history-store.js';
 
@@ -20,6 +21,8 @@ export class AnswerCosts {
     private readonly gateway: GatewayClient,
     private readonly history: ChatHistoryStore,
     private readonly onError: (err: unknown) => void,
+    /** A share link's visitor's answer: its cost counts toward the link's usage points. */
+    private readonly onShareCost: (shareId: string, cost: number) => Promise<void> = async () => {},
     private readonly lookAfterMs = LOOK_AFTER_MS,
   ) {}
 

@@ -81,7 +81,7 @@ export function publicHistory(c: ChatRow, forTeam: boolean): PublicChatHistory {
   };
 }
 
-type Who = { appId?: string; shareId?: string; outLinkUid?: string };
+type Who = { appId?: string; shareId?: string; outLinkUid?: string; authToken?: string };
 /** An application key, a general key or session (naming appId), or a share link's visitor (shareId and outLinkUid, no key). */
 const readers: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, {}];
 
@@ -110,8 +110,7 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
    */
   const scope = async (req: FastifyRequest, w: Who): Promise<{ teamId: string; appId: string; visitor?: Visitor }> => {
     if (isAnonymous(req) && w.shareId) {
-      if (!w.outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id");
-      const v = await deps.share.reader(w.shareId, w.outLinkUid);
+      const v = await deps.share.reader(w.shareId, w);
       return { teamId: v.teamId, appId: v.appId, visitor: v.visitor };
     }
     const appId = w.appId;

@@ -17,7 +17,7 @@ import { GatewayError } from '../gateway-client/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
 import { SESSION_COOKIE, type RequestAuth } from '../accounts/request-auth.js';
-import type { ShareService } from '../share/service.js';
+import type { ShareCaller, ShareService } from '../share/service.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
 import type { ChatHistoryStore, Visitor } from './history-store.js';
 import type { ChatService, ChatSink } from './pipeline.js';
@@ -58,7 +58,7 @@ export function chatError(err: unknown, req: FastifyRequest): PlatformError {
   return toPlatformError(err, req);
 }
 
-type AppCaller = KeyCaller & { appId: string; visitor?: Visitor };
+type AppCaller = KeyCaller & { appId: string; visitor?: Visitor; hook?: ShareCaller['hook'] };
 
 /** Without a key or session, and without ?shareId=, no more than this is read to find the share link in the body. */
 export const ANONYMOUS_BODY_LIMIT = 1024 * 1024;
@@ -86,12 +86,12 @@ async function checkAnonymous(share: ShareService, req: FastifyRequest): Promise
   }
 }
 
-/** A share link's visitor, from the body (FastGPT's share page) or the query. */
-async function visitorCaller(share: ShareService, req: FastifyRequest, body: { shareId?: string; outLinkUid?: string }): Promise<AppCaller> {
+/** A share link's visitor, from the body (FastGPT's share page) or the query; a link with a hook asks it about the question. */
+async function visitorCaller(share: ShareService, req: FastifyRequest, body: z.output<typeof chatBody>): Promise<AppCaller> {
   const shareId = body.shareId ?? (req.query as Record<string, string | undefined>)?.shareId;
   if (!shareId) throw errors.missingKey();
-  if (!body.outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id, which keeps their chats apart");
-  return share.caller(shareId, body.outLinkUid);
+  const question = textOf(body.messages[body.messages.length - 1]!.content).trim();
+  return share.caller(shareId, { outLinkUid: body.outLinkUid, authToken: body.authToken }, question);
 }
 
 /**
@@ -256,6 +256,7 @@ async function completions(
       await recorder.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables, figures });
       deps.costs?.later(recorder.chatPk, answerId, requestIdsOf(result.responseData));
     }
+    if (caller.hook) deps.share.finished(caller.hook, result.responseData);
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
       id,

@@ -5,18 +5,34 @@
 // to build it where it was not built (@kbchat/server-kit serves it, as it
 // does the gateway's console).
 import type { ServiceAppOptions } from '@kbchat/server-kit';
+import type { FastifyRequest } from 'fastify';
 
 /** The app's own pages (its router's top-level paths): each is index.html. */
 export const APP_PAGES = ['/', '/datasets', '/apps', '/chat', '/keys', '/models', '/team'];
 export const SHARE_PAGE = '/chat/share';
 
+/** The sites that may frame a share link's page (empty: any), for its Content-Security-Policy. */
+export type ShareFrameOrigins = (shareId: string) => Promise<string[]>;
+
+/**
+ * The share page's frame-ancestors: the link's allowed origins (and the
+ * platform itself, for the web app's preview). A link with none, or an
+ * unknown link (the page then says so itself), may be framed anywhere.
+ */
+async function sharePageHeaders(req: FastifyRequest, origins: ShareFrameOrigins): Promise<Record<string, string>> {
+  const shareId = (req.query as Record<string, unknown> | undefined)?.shareId;
+  if (typeof shareId !== 'string' || !shareId) return {};
+  const allowed = await origins(shareId).catch(() => []);
+  return allowed.length ? { 'content-security-policy': `frame-ancestors 'self' ${allowed.join(' ')}` } : {};
+}
+
 /** The pages of the build in `dir`, for the base (buildServiceApp) to serve. */
-export function platformWebApp(dir: string): NonNullable<ServiceAppOptions['webApp']> {
+export function platformWebApp(dir: string, shareFrameOrigins: ShareFrameOrigins): NonNullable<ServiceAppOptions['webApp']> {
   return {
     dir,
     entries: [
       { html: 'index.html', paths: APP_PAGES },
-      { html: 'share.html', paths: [SHARE_PAGE], exact: true },
+      { html: 'share.html', paths: [SHARE_PAGE], exact: true, headers: (req) => sharePageHeaders(req, shareFrameOrigins) },
     ],
     title: 'kbchat',
     note: 'The API answers under /api.',

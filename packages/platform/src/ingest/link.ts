@@ -32,6 +32,8 @@ export interface FetchLinkOptions {
   /** DNS resolution (default: `dns.lookup` with `all: true`); tests inject one. */
   resolve?: HostResolver;
   userAgent?: string;
+  /** A POST with this JSON body (a share link's hook), in place of a GET. */
+  postJson?: string;
 }
 
 export interface FetchLinkResult {
@@ -162,7 +164,7 @@ export interface RawLink {
   data: Buffer;
 }
 
-/** Fetches a link with the same rules as fetchLink (addresses, redirects, size, deadline); every failure is an IngestError. */
+/** Fetches a link (or POSTs to it) with the same rules as fetchLink (addresses, redirects, size, deadline); every failure is an IngestError. */
 export async function fetchRaw(link: string, opts: FetchLinkOptions = {}): Promise<RawLink> {
   const allowList = new Set((opts.privateHostAllowList ?? []).map((h) => h.toLowerCase()));
   const allowPrivate = (hostname: string) => opts.allowPrivate === true || allowList.has(hostname.toLowerCase());
@@ -188,13 +190,16 @@ export async function fetchRaw(link: string, opts: FetchLinkOptions = {}): Promi
         if (reason) throw refuse(current, literal, literal, reason);
       }
       const res = await request(url, {
-        method: 'GET',
+        method: opts.postJson === undefined ? 'GET' : 'POST',
         dispatcher: agent,
         signal: deadline.signal,
         headers: {
           'user-agent': opts.userAgent ?? 'kbchat-link-fetcher/0.1 (+knowledge base import)',
-          accept: 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.5',
+          accept:
+            opts.postJson === undefined ? 'text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.5' : 'application/json',
+          ...(opts.postJson === undefined ? {} : { 'content-type': 'application/json' }),
         },
+        body: opts.postJson,
       });
       const location = header(res.headers, 'location');
       if (REDIRECTS.has(res.statusCode) && location) {

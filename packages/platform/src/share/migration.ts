@@ -39,4 +39,22 @@ export const shareMigrations: Record<string, Migration> = {
       await db.updateTable('chats').set({ source: 'share' }).where('share_id', 'is not', null).execute();
     },
   },
+  // A link's further limits (a total QPM, the cost it may spend and what it
+  // has spent), the operator's hook that says who may chat, and the sites that
+  // may embed its page (JSON array; empty: any).
+  '9011_share_link_limits': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('out_links').addColumn('link_qpm', 'integer').execute();
+      await db.schema.alterTable('out_links').addColumn('max_usage_points', 'double precision').execute();
+      await db.schema
+        .alterTable('out_links')
+        .addColumn('used_points', 'double precision', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('out_links').addColumn('hook_url', 'text').execute();
+      await db.schema
+        .alterTable('out_links')
+        .addColumn('allowed_origins', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+    },
+  },
 };

@@ -8,8 +8,9 @@ import {
   envelopeOf,
   idQuery,
   publicOutLinkSchema,
+  shareInitQuery,
   shareInitSchema,
-  shareIdQuery as shareQuery,
+  updateOutLinkBody as updateLink,
   type PublicOutLink,
   type ShareInit,
 } from '@kbchat/contracts';
@@ -19,8 +20,8 @@ import type { RequestAuth } from '../accounts/request-auth.js';
 import type { AppsService } from '../apps/service.js';
 import { done, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
-import type { ShareService } from './service.js';
-import type { OutLinkRow } from './store.js';
+import type { OutLinkSettings, ShareService } from './service.js';
+import { allowedOrigins, type OutLinkRow } from './store.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -33,7 +34,28 @@ export function publicOutLink(l: OutLinkRow): PublicOutLink {
     name: l.name,
     createTime: new Date(l.created_at).toISOString(),
     lastTime: l.last_used_at ? new Date(l.last_used_at).toISOString() : undefined,
-    limit: { expiredTime: l.expires_at ? new Date(l.expires_at).toISOString() : undefined, QPM: l.qpm ?? undefined },
+    limit: {
+      expiredTime: l.expires_at ? new Date(l.expires_at).toISOString() : undefined,
+      QPM: l.qpm ?? undefined,
+      linkQPM: l.link_qpm ?? undefined,
+      maxUsagePoints: l.max_usage_points ?? undefined,
+      hookUrl: l.hook_url ?? undefined,
+    },
+    usedPoints: l.used_points,
+    allowedOrigins: allowedOrigins(l),
+  };
+}
+
+/** A body's limit and origins as the service's settings (absent: unchanged). */
+function settingsOf(b: { limit?: z.output<typeof createLink>['limit']; allowedOrigins?: string[] }): OutLinkSettings {
+  const l = b.limit ?? {};
+  return {
+    expiresAt: l.expiredTime,
+    qpm: l.QPM,
+    linkQpm: l.linkQPM,
+    maxUsagePoints: l.maxUsagePoints,
+    hookUrl: l.hookUrl,
+    allowedOrigins: b.allowedOrigins,
   };
 }
 
@@ -51,14 +73,23 @@ export const sharePlugin: FastifyPluginAsync<ShareDeps> = async (scope, deps) =>
   const app = scope.withTypeProvider<ZodTypeProvider>();
   await app.register(managementRoutes, deps);
 
-  // A visitor's: the share id is the credential.
-  app.get('/api/support/outLink/init', { schema: { querystring: shareQuery, security: [], response: { 200: envelopeOf(shareInitSchema) } } }, async (req) => {
-    const link = await deps.share.open(req.query.shareId);
-    const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
-    const extracted = new Set(a.settings.extract?.fields.map((f) => f.key) ?? []);
-    const init: ShareInit = { app: { name: a.name, intro: a.intro, variables: promptVariables(a.settings.systemPrompt).filter((v) => !extracted.has(v)) } };
-    return ok(init);
-  });
+  // A visitor's: the share id is the credential (and, for a link with a hook, the visitor's token).
+  app.get(
+    '/api/support/outLink/init',
+    { schema: { querystring: shareInitQuery, security: [], response: { 200: envelopeOf(shareInitSchema) } } },
+    async (req) => {
+      const { link, uid, allowedOrigins } = await deps.share.init(req.query.shareId, req.query.authToken);
+      const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
+      const extracted = new Set(a.settings.extract?.fields.map((f) => f.key) ?? []);
+      const init: ShareInit = {
+        app: { name: a.name, intro: a.intro, variables: promptVariables(a.settings.systemPrompt).filter((v) => !extracted.has(v)) },
+        ...(uid ? { uid } : {}),
+        authRequired: link.hook_url !== null,
+        allowedOrigins,
+      };
+      return ok(init);
+    },
+  );
 };
 
 const managementRoutes: FastifyPluginAsync<ShareDeps> = async (scope, deps) => {
@@ -73,10 +104,13 @@ const managementRoutes: FastifyPluginAsync<ShareDeps> = async (scope, deps) => {
     { bodyLimit: BODY_LIMIT, schema: { body: createLink, response: { 200: envelopeOf(z.string().describe("The new link's shareId")) } } },
     async (req) => {
       const b = req.body;
-      return ok(
-        await deps.share.create(req.caller, { appId: b.appId, name: b.name, expiresAt: b.limit?.expiredTime ?? undefined, qpm: b.limit?.QPM ?? undefined }),
-      );
+      return ok(await deps.share.create(req.caller, { appId: b.appId, name: b.name, ...settingsOf(b) }));
     },
+  );
+  app.put(
+    '/api/support/outLink/update',
+    { bodyLimit: BODY_LIMIT, schema: { body: updateLink, response: { 200: envelopeOf(publicOutLinkSchema) } } },
+    async (req) => ok(publicOutLink(await deps.share.update(req.caller, req.body.id, { name: req.body.name, ...settingsOf(req.body) }))),
   );
   app.get('/api/support/outLink/list', { schema: { querystring: appQuery, response: { 200: envelopeOf(z.array(publicOutLinkSchema)) } } }, async (req) =>
     ok((await deps.share.list(req.caller, req.query.appId)).map(publicOutLink)),

@@ -1,40 +1,60 @@
-// Share links: made and removed by the team, opened by anyone who has the
-// shareId. A deleted link stops at once (every request reads the store); an
-// expired one is refused; each visitor may send at most the link's QPM.
+// Share links: made, changed and removed by the team, opened by anyone who
+// has the shareId. A deleted link stops at once (every request reads the
+// store); an expired one, or one past its usage points, is refused; each
+// visitor may send at most the link's QPM, and all together its link QPM. A
+// link with a hook asks the operator's server who the visitor is (auth-hook.ts).
 import { randomBytes } from 'node:crypto';
 import type { AppsService } from '../apps/service.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
-import type { OutLinkRow, OutLinksStore } from './store.js';
+import { callShareHook, type HookOptions } from './auth-hook.js';
+import { allowedOrigins, type OutLinkRow, type OutLinksStore } from './store.js';
 
 /** The caller a share link chats as: its app in its team, and the visitor it speaks for. */
 export interface ShareCaller extends KeyCaller {
   appId: string;
   visitor: { shareId: string; outLinkUid: string };
+  /** The link's hook and the visitor's token: the answer is reported to it (finish). */
+  hook?: { url: string; token: string };
 }
 
-export interface NewOutLink {
-  appId: string;
-  name: string;
-  expiresAt?: number;
-  qpm?: number;
+export interface OutLinkSettings {
+  name?: string;
+  /** Each: a value sets it, null clears it, absent leaves it. */
+  expiresAt?: number | null;
+  qpm?: number | null;
+  linkQpm?: number | null;
+  maxUsagePoints?: number | null;
+  hookUrl?: string | null;
+  allowedOrigins?: string[];
+}
+
+/** Who asks: the visitor's own id (a link without a hook), or their token (a link with one). */
+export interface VisitorClaim {
+  outLinkUid?: string;
+  authToken?: string;
 }
 
 const WINDOW_MS = 60_000;
+/** How long a token's uid from the init hook is taken as known for reading chats (the start hook runs on every question). */
+const READER_CACHE_MS = 60_000;
 
 export class ShareService {
   /**
-   * Request times per link and visitor, for QPM. In this process only: with
-   * several platform processes a visitor may send up to QPM to each.
+   * Request times per link and visitor (and per link), for QPM. In this
+   * process only: with several platform processes each admits up to QPM.
    */
   private readonly recent = new Map<string, number[]>();
+  private readonly readers = new Map<string, { uid: string; at: number }>();
 
   constructor(
     private readonly store: OutLinksStore,
     private readonly apps: AppsService,
+    private readonly hookOptions: HookOptions = { allowPrivate: false },
+    private readonly onHookError: (err: unknown) => void = () => {},
   ) {}
 
-  async create(caller: KeyCaller, input: NewOutLink): Promise<string> {
+  async create(caller: KeyCaller, input: { appId: string; name: string } & OutLinkSettings): Promise<string> {
     await this.apps.app(caller, input.appId); // 404 for another team's
     const shareId = randomBytes(18).toString('base64url');
     await this.store.insert({
@@ -43,12 +63,32 @@ export class ShareService {
       team_id: caller.teamId,
       app_id: input.appId,
       name: input.name,
-      expires_at: input.expiresAt ?? null,
-      qpm: input.qpm ?? null,
       created_at: Date.now(),
       last_used_at: null,
+      expires_at: input.expiresAt ?? null,
+      qpm: input.qpm ?? null,
+      link_qpm: input.linkQpm ?? null,
+      max_usage_points: input.maxUsagePoints ?? null,
+      hook_url: input.hookUrl ?? null,
+      allowed_origins: JSON.stringify(input.allowedOrigins ?? []),
     });
     return shareId;
+  }
+
+  async update(caller: KeyCaller, id: string, s: OutLinkSettings): Promise<OutLinkRow> {
+    const set = {
+      ...(s.name !== undefined ? { name: s.name } : {}),
+      ...(s.expiresAt !== undefined ? { expires_at: s.expiresAt } : {}),
+      ...(s.qpm !== undefined ? { qpm: s.qpm } : {}),
+      ...(s.linkQpm !== undefined ? { link_qpm: s.linkQpm } : {}),
+      ...(s.maxUsagePoints !== undefined ? { max_usage_points: s.maxUsagePoints } : {}),
+      ...(s.hookUrl !== undefined ? { hook_url: s.hookUrl } : {}),
+      ...(s.allowedOrigins !== undefined ? { allowed_origins: JSON.stringify(s.allowedOrigins) } : {}),
+    };
+    if (Object.keys(set).length && !(await this.store.update(caller.teamId, id, set))) throw errors.notFound(`Share link ${id}`);
+    const link = await this.store.get(caller.teamId, id);
+    if (!link) throw errors.notFound(`Share link ${id}`);
+    return link;
   }
 
   async list(caller: KeyCaller, appId: string): Promise<OutLinkRow[]> {
@@ -69,25 +109,86 @@ export class ShareService {
     return link;
   }
 
-  /** A visitor's chat request: the link must be usable and the visitor within its QPM. */
-  async caller(shareId: string, outLinkUid: string, now = Date.now()): Promise<ShareCaller> {
-    const link = await this.open(shareId, now);
-    if (link.qpm !== null) this.admit(`${link.id}\n${outLinkUid}`, link.qpm, now);
-    await this.store.touch(link.id, now);
-    return { keyId: null, teamId: link.team_id, appId: link.app_id, visitor: { shareId, outLinkUid } };
+  /** The sites that may embed the link's page (empty: any, and for a link that cannot be opened). */
+  async frameOrigins(shareId: string): Promise<string[]> {
+    const link = await this.store.byShareId(shareId);
+    return link ? allowedOrigins(link) : [];
   }
 
-  /** A visitor reading their own chats: the link must be usable (no QPM: reading is cheap). */
-  async reader(shareId: string, outLinkUid: string): Promise<ShareCaller> {
+  /** The page opens: the link, and (with a hook) the visitor's uid from the operator's server. */
+  async init(shareId: string, authToken: string | undefined): Promise<{ link: OutLinkRow; uid?: string; allowedOrigins: string[] }> {
     const link = await this.open(shareId);
+    const uid = link.hook_url ? await this.readerUid(link, authToken) : undefined;
+    return { link, uid, allowedOrigins: allowedOrigins(link) };
+  }
+
+  /**
+   * A visitor's question: the link must be usable, within its usage points
+   * and QPMs, and (with a hook) the operator's server must let the visitor
+   * ask, which also says who they are. Nothing is asked of a model before.
+   */
+  async caller(shareId: string, claim: VisitorClaim, question: string, now = Date.now()): Promise<ShareCaller> {
+    const link = await this.open(shareId, now);
+    if (link.max_usage_points !== null && link.used_points >= link.max_usage_points) {
+      throw new PlatformError(
+        403,
+        'share_link_usage_exhausted',
+        `This share link has used its ${link.max_usage_points} usage points (${round(link.used_points)} spent): the team that shared it can raise the limit.`,
+      );
+    }
+    let outLinkUid = claim.outLinkUid;
+    let hook: ShareCaller['hook'];
+    if (link.hook_url) {
+      const token = this.token(claim);
+      outLinkUid = await callShareHook(link.hook_url, 'start', { token, question }, this.hookOptions);
+      hook = { url: link.hook_url, token };
+    }
+    if (!outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id, which keeps their chats apart");
+    if (link.qpm !== null) this.admit(`${link.id}\n${outLinkUid}`, link.qpm, now, `${link.qpm} requests per minute per visitor`);
+    if (link.link_qpm !== null) this.admit(link.id, link.link_qpm, now, `${link.link_qpm} requests per minute in all`);
+    await this.store.touch(link.id, now);
+    return { keyId: null, teamId: link.team_id, appId: link.app_id, visitor: { shareId, outLinkUid }, ...(hook ? { hook } : {}) };
+  }
+
+  /** A visitor reading their own chats: the link must be usable (no QPM: reading is cheap); with a hook, the token says who they are. */
+  async reader(shareId: string, claim: VisitorClaim): Promise<ShareCaller> {
+    const link = await this.open(shareId);
+    const outLinkUid = link.hook_url ? await this.readerUid(link, claim.authToken) : claim.outLinkUid;
+    if (!outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id");
     return { keyId: null, teamId: link.team_id, appId: link.app_id, visitor: { shareId, outLinkUid } };
   }
 
-  private admit(key: string, qpm: number, now: number): void {
+  /** Tells the operator's server about an answer; the visitor does not wait, and a failure is only logged. */
+  finished(hook: NonNullable<ShareCaller['hook']>, responseData: unknown): void {
+    callShareHook(hook.url, 'finish', { token: hook.token, responseData }, this.hookOptions).catch(this.onHookError);
+  }
+
+  private token(claim: VisitorClaim): string {
+    if (!claim.authToken)
+      throw new PlatformError(
+        401,
+        'share_auth_required',
+        "This share link needs the visitor's token (authToken): open it from the page that gave you the link.",
+      );
+    return claim.authToken;
+  }
+
+  private async readerUid(link: OutLinkRow, authToken: string | undefined): Promise<string> {
+    const token = this.token({ authToken });
+    const key = `${link.id}\n${token}`;
+    const hit = this.readers.get(key);
+    if (hit && Date.now() - hit.at < READER_CACHE_MS) return hit.uid;
+    const uid = await callShareHook(link.hook_url!, 'init', { token }, this.hookOptions);
+    if (this.readers.size > 10_000) this.readers.clear();
+    this.readers.set(key, { uid, at: Date.now() });
+    return uid;
+  }
+
+  private admit(key: string, qpm: number, now: number, what: string): void {
     const times = (this.recent.get(key) ?? []).filter((t) => t > now - WINDOW_MS);
     if (times.length >= qpm) {
       const retryAfter = Math.max(1, Math.ceil((times[0]! + WINDOW_MS - now) / 1000));
-      throw new PlatformError(429, 'rate_limited', `This share link allows ${qpm} requests per minute per visitor: try again in ${retryAfter} s`, {
+      throw new PlatformError(429, 'rate_limited', `This share link allows ${what}: try again in ${retryAfter} s`, {
         'retry-after': String(retryAfter),
       });
     }
@@ -96,4 +197,8 @@ export class ShareService {
     // Bounded: visitors gone quiet are forgotten.
     if (this.recent.size > 10_000) for (const [k, v] of this.recent) if (!v.some((t) => t > now - WINDOW_MS)) this.recent.delete(k);
   }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1e6) / 1e6;
 }
