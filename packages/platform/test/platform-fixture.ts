@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_TOKEN, startTestGateway, type TestGateway } from '../../gateway/test/helpers.js';
+import type { PlatformConfig } from '../src/config.js';
 import { loadPlatformConfig, startPlatform, type RunningPlatform } from '../src/index.js';
 
 export interface PlatformFixture {
@@ -26,6 +27,8 @@ export async function startPlatformFixture(opts: {
   config: { llmModels: { model: string }[]; vectorModels: { model: string }[] };
   /** On disk in its data folder (for restarts); in memory by default. */
   onDisk?: boolean;
+  /** Settings beyond these (SHARE_HOOK_ALLOW_PRIVATE's, a web folder, ...). */
+  overrides?: Partial<PlatformConfig>;
 }): Promise<PlatformFixture> {
   const gw = await startTestGateway({ models: opts.models });
   const dir = mkdtempSync(join(tmpdir(), 'kbchat-platform-'));
@@ -42,6 +45,7 @@ export async function startPlatformFixture(opts: {
           configPath: join(dir, 'config.json'),
           gatewayUrl: gw.url,
           gatewayToken: ROOT_TOKEN,
+          ...opts.overrides,
         },
       ),
       () => {},

@@ -1,10 +1,9 @@
-// The gateway's cost of each stored answer, for the chat log's export and
-// figures. The gateway's request log is its books, and it writes them in
-// batches, so an answer's cost is read back a little after the answer ends
-// (and again later if a row is not there yet), in the background: no answer
-// waits for it. A token that may not read the log (not an administrator's)
-// leaves costs unknown (null), and the lookups stop. A share link's visitor's
-// answer adds its cost to what the link has spent (its usage points).
+// The gateway's cost of each answer, for the chat log's export and figures
+// and for share links' usage points. The gateway's request log is its books,
+// and it writes them in batches, so an answer's cost is read back a little
+// after the answer ends (and again later if a row is not there yet), in the
+// background: no answer waits for it. A token that may not read the log (not
+// an administrator's) leaves costs unknown (null), and the lookups stop.
 import { GatewayError, type GatewayClient } from '../gateway-client/index.js';
 import type { ChatHistoryStore } from './history-store.js';
 
@@ -12,6 +11,12 @@ import type { ChatHistoryStore } from './history-store.js';
 const LOOK_AFTER_MS = [1_500, 5_000, 20_000];
 /** Lookups waiting at once; past this, answers' costs stay unknown rather than pile up. */
 const MAX_WAITING = 5_000;
+
+/** An answer whose cost is wanted: its stored item (a chat with a chatId), its share link (a visitor's), or both. */
+export interface CostedAnswer {
+  stored?: { chatPk: number; dataId: string };
+  shareId?: string;
+}
 
 export class AnswerCosts {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -27,27 +32,26 @@ export class AnswerCosts {
   ) {}
 
   /** Reads the answer's cost once the gateway has logged its calls. */
-  later(chatPk: number, dataId: string, requestIds: string[], attempt = 0): void {
+  later(answer: CostedAnswer, requestIds: string[], attempt = 0): void {
     if (this.refused || requestIds.length === 0 || this.timers.size >= MAX_WAITING) return;
+    if (!answer.stored && !answer.shareId) return;
     const delay = this.lookAfterMs[attempt];
     if (delay === undefined) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.look(chatPk, dataId, requestIds, attempt);
+      void this.look(answer, requestIds, attempt);
     }, delay);
     timer.unref();
     this.timers.add(timer);
   }
 
-  private async look(chatPk: number, dataId: string, requestIds: string[], attempt: number): Promise<void> {
+  private async look(answer: CostedAnswer, requestIds: string[], attempt: number): Promise<void> {
     try {
       const rows = await Promise.all(requestIds.map((id) => this.gateway.requestLog(id)));
-      if (rows.some((r) => !r)) return this.later(chatPk, dataId, requestIds, attempt + 1);
-      await this.history.setCost(
-        chatPk,
-        dataId,
-        rows.reduce((n, r) => n + r!.cost, 0),
-      );
+      if (rows.some((r) => !r)) return this.later(answer, requestIds, attempt + 1);
+      const cost = rows.reduce((n, r) => n + r!.cost, 0);
+      if (answer.stored) await this.history.setCost(answer.stored.chatPk, answer.stored.dataId, cost);
+      if (answer.shareId && cost > 0) await this.onShareCost(answer.shareId, cost);
     } catch (err) {
       if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) this.refused = true;
       else this.onError(err);

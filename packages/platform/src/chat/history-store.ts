@@ -187,11 +187,9 @@ export class ChatHistoryStore {
     });
   }
 
-  /** The gateway's cost of an answer's model calls (AnswerCosts); answers the share link the chat is a visitor's of (null: the team's). */
-  async setCost(chatPk: number, dataId: string, cost: number): Promise<string | null> {
+  /** The gateway's cost of an answer's model calls (AnswerCosts). */
+  async setCost(chatPk: number, dataId: string, cost: number): Promise<void> {
     await this.db.updateTable('chat_items').set({ cost }).where('chat_pk', '=', chatPk).where('data_id', '=', dataId).execute();
-    const chat = await this.db.selectFrom('chats').select('share_id').where('id', '=', chatPk).executeTakeFirst();
-    return chat?.share_id ?? null;
   }
 
   /**

@@ -254,8 +254,12 @@ async function completions(
         model: result.annotationId ? undefined : result.model,
       };
       await recorder.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables, figures });
-      deps.costs?.later(recorder.chatPk, answerId, requestIdsOf(result.responseData));
     }
+    // The gateway's cost, for the stored answer and for a visitor's share link (its usage points), stored or not.
+    deps.costs?.later(
+      { ...(recorder ? { stored: { chatPk: recorder.chatPk, dataId: answerId } } : {}), shareId: caller.visitor?.shareId },
+      requestIdsOf(result.responseData),
+    );
     if (caller.hook) deps.share.finished(caller.hook, result.responseData);
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
