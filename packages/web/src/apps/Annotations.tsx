@@ -119,6 +119,7 @@ function ReplySetting({ appId }: { appId: string }) {
           max={1}
           step={0.01}
           hint={t('annotations.reply.similarityHint')}
+          error={valid ? undefined : t('annotations.reply.similarityRange')}
         />
       </div>
       <ActionError error={error} />

@@ -13,7 +13,7 @@ import { formatCompact, formatMs } from '../console/dashboard/view';
 import { formatUnits } from '../console/gateway-api';
 import { useLang, type MessageKey } from '../i18n';
 import { keepPreviousData } from '../query';
-import { formatTime, Loading } from '../ui';
+import { Boundary, formatTime, Loading } from '../ui';
 import { AppSubpage } from './AppSubpage';
 import { SelectField } from './fields';
 
@@ -161,9 +161,12 @@ function Charts({ data }: { data: AppStats }) {
   return (
     <div className="dash-charts">
       {charts.map((c) => (
-        <Suspense key={c.title} fallback={<Loading />}>
-          <Chart {...c} lang={lang} timeLabel={t('stats.time')} />
-        </Suspense>
+        // Each chart on its own: one that fails leaves the totals and the other charts in place.
+        <Boundary key={c.title}>
+          <Suspense fallback={<Loading />}>
+            <Chart {...c} lang={lang} timeLabel={t('stats.time')} />
+          </Suspense>
+        </Boundary>
       ))}
     </div>
   );

@@ -66,6 +66,8 @@ export function NumberField(props: {
   step?: number;
   hint?: ReactNode;
   placeholder?: string;
+  /** Why the value cannot be saved, shown under the field. */
+  error?: string;
 }) {
   const id = useId();
   const [text, setText] = useState(show(props.value));
@@ -89,13 +91,19 @@ export function NumberField(props: {
         max={props.max}
         step={props.step ?? 'any'}
         placeholder={props.placeholder}
-        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        aria-describedby={[props.hint && `${id}-hint`, props.error && `${id}-error`].filter(Boolean).join(' ') || undefined}
+        aria-invalid={props.error ? true : undefined}
         onChange={(e) => {
           setText(e.target.value);
           props.onChange(parse(e.target.value));
         }}
       />
       <Hint id={`${id}-hint`}>{props.hint}</Hint>
+      {props.error && (
+        <div id={`${id}-error`} className="ap-hint error" role="alert">
+          <span>{props.error}</span>
+        </div>
+      )}
     </div>
   );
 }
