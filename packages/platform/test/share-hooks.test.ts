@@ -209,6 +209,12 @@ describe('share links the operator controls', () => {
     expect(guardedPage.status).toBe(200);
     expect(guardedPage.headers.get('content-security-policy')).toBe("frame-ancestors 'self' https://shop.example");
     expect((await page(open)).headers.get('content-security-policy')).toBeNull();
-    expect((await call(`/api/support/outLink/init?shareId=${guarded}`, undefined, { key: null })).body.data.allowedOrigins).toEqual(['https://shop.example']);
+    // The embed script on the operator's site reads them cross-origin, refusals included.
+    const init = await call(`/api/support/outLink/init?shareId=${guarded}`, undefined, { key: null });
+    expect(init.body.data.allowedOrigins).toEqual(['https://shop.example']);
+    expect(init.headers.get('access-control-allow-origin')).toBe('*');
+    const gone = await call('/api/support/outLink/init?shareId=no-such-link', undefined, { key: null });
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('access-control-allow-origin')).toBe('*');
   });
 });

@@ -76,7 +76,11 @@ export const sharePlugin: FastifyPluginAsync<ShareDeps> = async (scope, deps) =>
   // A visitor's: the share id is the credential (and, for a link with a hook, the visitor's token).
   app.get(
     '/api/support/outLink/init',
-    { schema: { querystring: shareInitQuery, security: [], response: { 200: envelopeOf(shareInitSchema) } } },
+    {
+      schema: { querystring: shareInitQuery, security: [], response: { 200: envelopeOf(shareInitSchema) } },
+      // Read by the embed script on the operator's own site: public and without credentials, so any origin may (its refusals too).
+      onRequest: async (_req, reply) => void reply.header('access-control-allow-origin', '*'),
+    },
     async (req) => {
       const { link, uid, allowedOrigins } = await deps.share.init(req.query.shareId, req.query.authToken);
       const a = await deps.apps.app({ keyId: null, teamId: link.team_id, appId: null }, link.app_id);
