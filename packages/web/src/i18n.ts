@@ -34,9 +34,23 @@ export function addMessages(...added: readonly MessageArea[]): void {
   }
 }
 
+/**
+ * The browser's storage, or undefined where it is refused: a page framed by
+ * another site (the share page in the embed script's panel) gets a
+ * SecurityError from merely reading `localStorage` when the visitor blocks
+ * third-party storage, as Chromium does by default in some modes.
+ */
+export function browserStorage(): Storage | undefined {
+  try {
+    return globalThis.localStorage ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function initial(): Lang {
   // Outside a browser (the messages' unit tests) there is neither: English.
-  const saved = globalThis.localStorage?.getItem('kbchat.lang');
+  const saved = browserStorage()?.getItem('kbchat.lang');
   if (saved === 'en' || saved === 'zh') return saved;
   return globalThis.navigator?.language?.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
@@ -46,7 +60,11 @@ const listeners = new Set<() => void>();
 
 export function setLang(next: Lang): void {
   lang = next;
-  localStorage.setItem('kbchat.lang', next);
+  try {
+    browserStorage()?.setItem('kbchat.lang', next);
+  } catch {
+    // Storage full or refused: the choice holds for this page.
+  }
   document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
   listeners.forEach((l) => l());
 }
