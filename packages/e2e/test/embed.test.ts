@@ -25,12 +25,12 @@ if (noBrowser) console.warn(`[skip] the embed script browser tests: ${noBrowser}
 const VIEWPORT = { width: 1280, height: 800 };
 const UI = { timeout: 10_000 };
 /**
- * The host page's address: another origin than the platform's (another port).
- * Not yet another site (localhost): there Chromium's contexts, like a browser
- * that blocks third-party cookies, deny the framed share page its
- * localStorage, which it reads without a guard and then fails to start.
+ * The host page's address: another site than the platform's (localhost, not
+ * 127.0.0.1), as an operator's site is. There Chromium, like a browser that
+ * blocks third-party cookies, refuses the framed share page its
+ * localStorage: the page must start without it.
  */
-const HOST_NAME = '127.0.0.1';
+const HOST_NAME = 'localhost';
 
 /** Another site's page: its own look (rules that would reach a careless widget's elements too), a button that counts, and `tags`. */
 function hostPage(tags: string): string {

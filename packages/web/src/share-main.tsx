@@ -4,7 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { SharePage } from './chat/SharePage';
 import * as chatMessages from './chat/messages';
-import { addMessages } from './i18n';
+import { addMessages, browserStorage, setLang } from './i18n';
 import * as coreMessages from './messages';
 import { createQueryClient } from './query';
 import { guardAgainstPageTranslators } from './translate-safe';
@@ -12,6 +12,7 @@ import './style.css';
 
 // Its strings only: the shell's and the chat's.
 addMessages(coreMessages, chatMessages);
+langAsked();
 guardAgainstPageTranslators();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
@@ -20,3 +21,22 @@ createRoot(document.getElementById('root')!).render(
     </QueryClientProvider>
   </StrictMode>,
 );
+
+/**
+ * The language the embedding page asks for (?lang=en|zh, the embed script's
+ * data-lang), for this page load: the visitor's own saved choice is kept as
+ * it was (the switch in the header still saves theirs).
+ */
+function langAsked(): void {
+  const asked = new URLSearchParams(location.search).get('lang');
+  if (asked !== 'en' && asked !== 'zh') return;
+  const storage = browserStorage();
+  const saved = storage?.getItem('kbchat.lang') ?? null;
+  setLang(asked);
+  try {
+    if (saved === null) storage?.removeItem('kbchat.lang');
+    else storage?.setItem('kbchat.lang', saved);
+  } catch {
+    // Storage refused or full: the visitor's choice stays as it was stored.
+  }
+}

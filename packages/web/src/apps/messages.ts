@@ -1,7 +1,9 @@
 // Strings of the apps pages. English first; the Chinese table must have every key.
 // The pages that review answers (chat log, annotations, figures) keep theirs in
-// review-messages.ts, spread in here: one area, two files of a readable length.
+// review-messages.ts, and the share links page its limits and embedding
+// strings share-messages.ts, spread in here: one area, files of a readable length.
 import * as review from './review-messages';
+import * as share from './share-messages';
 
 export const en = {
   'apps.title': 'Applications',
@@ -153,6 +155,7 @@ export const en = {
   'logs.source.api': 'API',
   'logs.source.share': 'share link',
   ...review.en,
+  ...share.en,
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -304,4 +307,5 @@ export const zh: Record<keyof typeof en, string> = {
   'logs.source.api': 'API',
   'logs.source.share': '分享链接',
   ...review.zh,
+  ...share.zh,
 };

@@ -70,6 +70,7 @@ export const en = {
   'chat.trace.unavailable': 'Channel and cost unavailable: {message}',
   'share.loading': 'Opening the chat…',
   'share.missing': 'This address has no share id.',
+  'share.closed': 'This chat did not open',
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -143,4 +144,5 @@ export const zh: Record<keyof typeof en, string> = {
   'chat.trace.unavailable': '渠道和费用不可用：{message}',
   'share.loading': '正在打开对话…',
   'share.missing': '这个地址没有分享 ID。',
+  'share.closed': '无法打开这个对话',
 };

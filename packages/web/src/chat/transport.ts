@@ -1,7 +1,7 @@
 // How a chat reaches the platform: as the signed-in user for one of the
 // team's applications (session cookie + CSRF token, ?appId=), or as a visitor
-// of a share link (shareId + the visitor's outLinkUid, no cookie). The chat
-// panel is the same for both.
+// of a share link (shareId + the visitor's outLinkUid, and their token where
+// the link has a sign-in check; no cookie). The chat panel is the same for both.
 import type { ChatRecordsBody, FeedbackBody, HistoriesBody, StopAnswerBody } from '@kbchat/contracts';
 import { api, csrfHeader, withQuery, type ChatInit, type GatewayCalls, type Page, type PublicChatHistory, type PublicChatItem } from '../api';
 import type { ChatMessage } from './messages-model';
@@ -105,10 +105,14 @@ export function sessionTransport(appId: string): ChatTransport {
   };
 }
 
-/** A visitor of a share link: no cookie; the shareId also goes in the query, so the platform knows the link before it reads the body. */
-export function shareTransport(shareId: string, outLinkUid: string): ChatTransport {
+/**
+ * A visitor of a share link: no cookie; the shareId also goes in the query, so the platform knows the link before it reads the body.
+ * `authToken`: the visitor's token for a link with a sign-in check (its hook), sent with every call beside the shareId.
+ */
+export function shareTransport(shareId: string, outLinkUid: string, authToken?: string): ChatTransport {
+  const who = { shareId, outLinkUid, ...(authToken ? { authToken } : {}) };
   return {
-    ...transport({ shareId, outLinkUid }, withQuery('/api/v1/chat/completions', { shareId }), anonymousApi, { credentials: 'omit', headers: () => ({}) }),
+    ...transport(who, withQuery('/api/v1/chat/completions', { shareId }), anonymousApi, { credentials: 'omit', headers: () => ({}) }),
     // Channels and costs are the operator's business: a visitor sees what the answer itself carries.
     modelCalls: async () => ({ calls: [] }),
   };
