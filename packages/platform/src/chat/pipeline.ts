@@ -4,6 +4,7 @@
 // answer, the usage and one responseData record per step.
 import { countTextTokens } from '@kbchat/shared';
 import type { AnnotationMatcher } from '../annotations/matcher.js';
+import { annotationReply } from './annotation-step.js';
 import type { App } from '../apps/service.js';
 import { GatewayError, recordCall, type GatewayClient, type ModelCall } from '../gateway-client/index.js';
 import { PlatformError } from '../http/errors.js';
@@ -78,7 +79,7 @@ export class ChatService {
     this.checkQuestionFits(input.question, model, answerTokens);
 
     if (s.annotationReply.enabled && this.annotations) {
-      const reply = await this.annotationReply(app, input.question, records);
+      const reply = await annotationReply(this.annotations, this.gateway, app, input.question, records);
       if (reply) {
         sink.fastAnswer(reply.answer);
         return { content: reply.answer, model: s.model, usage: usage.toJSON(), responseData: records, newVariables: input.variables, annotationId: reply.id };
@@ -200,53 +201,6 @@ export class ChatService {
       ] satisfies ModelCall[],
     });
     return { content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables, quoteCount: quotes.length };
-  }
-
-  /**
-   * The app's closest annotation, recorded whether or not it reaches the
-   * app's similarity (the record shows how close the best one came); it
-   * answers only when it does. A failure here never stops the chat.
-   */
-  private async annotationReply(app: App, question: string, records: StepRecord[]): Promise<{ id: string; answer: string } | undefined> {
-    const started = performance.now();
-    const similarity = app.settings.annotationReply.similarity;
-    try {
-      const m = await this.annotations!.match(this.gateway, app, question);
-      if (!m) return undefined;
-      records.push({
-        moduleName: 'Annotation reply',
-        moduleType: 'annotationReply',
-        runningTime: secondsSince(started),
-        query: question,
-        annotationId: m.id,
-        score: m.score,
-        similarity,
-        used: m.used,
-        method: m.method,
-        ...(m.model ? { model: m.model, inputTokens: m.inputTokens } : {}),
-        ...(m.error ? { error: m.error } : {}),
-        ...(m.requestIds.length
-          ? {
-              modelCalls: m.requestIds.map(
-                (requestId) =>
-                  ({ step: 'annotationReply', kind: 'embeddings', model: m.model!, requestId, runningTime: secondsSince(started) }) satisfies ModelCall,
-              ),
-            }
-          : {}),
-      });
-      return m.used ? m : undefined;
-    } catch (err) {
-      records.push({
-        moduleName: 'Annotation reply',
-        moduleType: 'annotationReply',
-        runningTime: secondsSince(started),
-        query: question,
-        similarity,
-        used: false,
-        error: (err as Error).message,
-      });
-      return undefined;
-    }
   }
 
   private async searchQuotes(
