@@ -21,12 +21,15 @@ import { GatewayMetrics } from './metrics/index.js';
 import type { RelayDeps } from './relay/context.js';
 import { UpstreamClient } from './relay/upstream.js';
 import { openStore, type Store } from './store/db.js';
+import { RedemptionsStore } from './accounts/redemptions.js';
 
 export interface GatewayServices {
   config: GatewayConfig;
   store: Store;
   accountsStore: AccountsStore;
   accounts: AccountsService;
+  /** Top-up codes. */
+  redemptions: RedemptionsStore;
   auth: TokenAuthenticator;
   ledger: BalanceLedger;
   prices: PriceBook;
@@ -118,6 +121,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     store,
     accountsStore,
     accounts,
+    redemptions: new RedemptionsStore(store.db),
     auth,
     ledger,
     prices,

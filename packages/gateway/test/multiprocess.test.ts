@@ -177,6 +177,25 @@ describe.each(stores)('two gateway processes on $name', (t) => {
     expect(channels).toEqual([{ id: expect.any(Number), env_provider: 'SIM' }]);
   });
 
+  it.skipIf(skip)('a top-up code redeemed through both at the same moment is credited once', async () => {
+    const api = (p: GatewayProcess, path: string, body: unknown) =>
+      fetch(`${p.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ROOT_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, json: await r.json() }));
+    const made = await api(a!, '/api/redemptions', { name: 'race', quota: 3, count: 1 });
+    expect(made.status).toBe(201);
+    const root = (await accounts.userByName('root'))!;
+    const before = Number(root.balance);
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => api(i % 2 ? b! : a!, '/api/user/topup', { key: made.json.keys[0] })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(15);
+    expect(Number((await accounts.userByName('root'))!.balance)).toBe(before + 3_000_000);
+    const rows = await store.db.selectFrom('balance_changes').selectAll().where('ref_id', '=', made.json.data[0].id).execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it.skipIf(skip)('a channel model disabled by one process is seen by the other at its refresh', async () => {
     const body = { model: 'sim-503', messages: [{ role: 'user', content: 'x' }] };
     // B relays sim-503 to the upstream while it is enabled.

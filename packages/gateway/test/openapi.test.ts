@@ -35,7 +35,7 @@ const notApi = (url: string) => PAGES.has(url) || ICON_PATHS.includes(url) || ur
 /** /api operations that answer no JSON of a declared shape, with why (none today: every /api route answers JSON). */
 const UNDECLARED_ANSWERS: Record<string, string> = {};
 /** The /api operations whose success is 201 Created. */
-const CREATED = new Set(['POST /api/users', 'POST /api/tokens', 'POST /api/channels']);
+const CREATED = new Set(['POST /api/users', 'POST /api/tokens', 'POST /api/channels', 'POST /api/redemptions']);
 
 const answerSchemaOf = (doc: OpenApiDocument, method: string, path: string, status: number) =>
   doc.paths[path]?.[method]?.responses?.[status]?.content?.['application/json']?.schema;
@@ -197,6 +197,16 @@ describe('the gateway API document', () => {
     await documented('POST', '/api/channels/test-all', t.api('/api/channels/test-all', { method: 'POST', json: {} }));
     const dashboard = await documented<{ disabled: { channels: unknown[] } }>('GET', '/api/dashboard', t.api('/api/dashboard?group_by=model'));
     expect(dashboard.disabled.channels).toHaveLength(1);
+    const codes = await documented<{ keys: string[]; data: { id: number }[] }>(
+      'POST',
+      '/api/redemptions',
+      t.api('/api/redemptions', { method: 'POST', json: { name: 'doc', quota: 1, count: 2 } }),
+      201,
+    );
+    await documented('GET', '/api/redemptions', t.api('/api/redemptions'));
+    await documented('PATCH', '/api/redemptions/{id}', t.api(`/api/redemptions/${codes.data[1]!.id}`, { method: 'PATCH', json: { status: 'disabled' } }));
+    await documented('POST', '/api/user/topup', t.api('/api/user/topup', { method: 'POST', json: { key: codes.keys[0] } }));
+    await documented('DELETE', '/api/redemptions/{id}', t.api(`/api/redemptions/${codes.data[1]!.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/users/{id}', t.api(`/api/users/${user.id}`, { method: 'DELETE' }));

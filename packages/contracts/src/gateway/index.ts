@@ -8,3 +8,4 @@ export * from './channels.js';
 export * from './prices.js';
 export * from './logs.js';
 export * from './dashboard.js';
+export * from './redemptions.js';

@@ -12,7 +12,7 @@
 // so that two processes cannot deadlock on them; a lock conflict is retried.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { LogsStore } from '../logs/store.js';
-import { isLockConflict, storeNowMs, type StoreKind } from '../store/db.js';
+import { retriedTransaction, storeNowMs, type StoreKind } from '../store/db.js';
 import type { GatewayTables, NewLog } from '../store/schema.js';
 
 export type AccountKind = 'user' | 'token';
@@ -62,15 +62,8 @@ export class LedgerStore {
   }
 
   /** A transaction, run again (up to 4 times) when it lost a deadlock. */
-  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.db.transaction().execute(fn);
-      } catch (err) {
-        if (attempt >= 4 || !isLockConflict(err)) throw err;
-        await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
-      }
-    }
+  private transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return retriedTransaction(this.db, fn);
   }
 
   /** Whether the store answers at all (a failed write is then the data's fault, not the store's). */

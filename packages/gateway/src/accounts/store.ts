@@ -48,12 +48,8 @@ export class AccountsStore {
     return Number(r.n);
   }
 
-  /** Rows whose `column` contains `search`, any case; LIKE's wildcards in it are matched literally. */
   private matching<Q extends { where: (...args: any[]) => Q }>(q: Q, column: 'username' | 'name', search: string | undefined): Q {
-    if (!search) return q;
-    // '!' escapes: a backslash reads differently in PostgreSQL's and MySQL's string literals.
-    const pattern = `%${search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-    return q.where(sql`lower(${sql.ref(column)})`, 'like', sql`${pattern} escape '!'`);
+    return whereContains(q, column, search);
   }
 
   async updateUser(id: number, patch: UserPatch): Promise<boolean> {
@@ -146,4 +142,12 @@ export class AccountsStore {
   async deleteSessionsOf(userId: number): Promise<void> {
     await this.db.deleteFrom('sessions').where('user_id', '=', userId).execute();
   }
+}
+
+/** Rows whose `column` contains `search`, any case; LIKE's wildcards in it are matched literally. */
+export function whereContains<Q extends { where: (...args: any[]) => Q }>(q: Q, column: string, search: string | undefined): Q {
+  if (!search) return q;
+  // '!' escapes: a backslash reads differently in PostgreSQL's and MySQL's string literals.
+  const pattern = `%${search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return q.where(sql`lower(${sql.ref(column)})`, 'like', sql`${pattern} escape '!'`);
 }

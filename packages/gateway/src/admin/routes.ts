@@ -15,6 +15,7 @@ import { channelsPlugin } from './channels.js';
 import { dashboardPlugin } from './dashboard.js';
 import { logsPlugin } from './logs.js';
 import { pricesPlugin } from './prices.js';
+import { redemptionsPlugin, topupPlugin } from './redemptions.js';
 import { tokensPlugin } from './tokens.js';
 import { usersPlugin } from './users.js';
 
@@ -30,9 +31,11 @@ export const adminPlugin: FastifyPluginAsync<{ services: GatewayServices }> = as
     await signedIn.register(mePlugin, { services });
     // Tokens check per token whom the caller may manage: a plain user only its own.
     await signedIn.register(tokensPlugin, { services });
+    await signedIn.register(topupPlugin, { services });
   });
   await api.register(async (admins) => {
     admins.addHook('onRequest', apiGuard(services, 'admins'));
-    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin]) await admins.register(plugin, { services });
+    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin, redemptionsPlugin])
+      await admins.register(plugin, { services });
   });
 };

@@ -1,7 +1,7 @@
 // Opens the gateway store: PGlite in the data dir by default, or PostgreSQL /
 // MySQL / MariaDB from a URL. Callers get one Kysely handle and the dialect
 // kind, and nothing outside store files writes SQL.
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, sql, type RawBuilder, type Transaction } from 'kysely';
 import { redactUrl } from '@kbchat/shared';
 import { numericTypeParsers, PGliteDialect, pgliteTarget } from '@kbchat/shared/pglite';
 import { PGliteThread } from '@kbchat/shared/pglite-thread';
@@ -91,6 +91,18 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export function storeNowMs(kind: StoreKind): RawBuilder<number> {
   return kind === 'mysql' ? sql<number>`cast(unix_timestamp(now(3)) * 1000 as signed)` : sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+}
+
+/** A transaction, run again (up to 4 times, after a short random wait) when it meets a deadlock or lock-wait timeout. */
+export async function retriedTransaction<T>(db: Kysely<GatewayTables>, fn: (tx: Transaction<GatewayTables>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (err) {
+      if (attempt >= 4 || !isLockConflict(err)) throw err;
+      await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+    }
+  }
 }
 
 /** True for a deadlock or lock-wait timeout: the transaction can simply run again. */

@@ -215,6 +215,35 @@ function migrations(kind: StoreKind): Record<string, Migration> {
         await db.schema.alterTable('channel_model_state').addColumn('failures', longText).execute();
       },
     },
+    '0006_redemptions': {
+      // Top-up codes (their keys hashed, redeemed at most once) and the rows
+      // of money they add to balances, so that the books still add up.
+      async up(db: Kysely<any>) {
+        const createTable = tableCreator(db);
+        await createTable('redemptions')
+          .addColumn('id', idType, id)
+          .addColumn('name', shortText, (c) => c.notNull())
+          .addColumn('key_hash', 'varchar(64)', (c) => c.notNull().unique())
+          .addColumn('key_hint', 'varchar(32)', (c) => c.notNull())
+          .addColumn('quota', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'varchar(16)', (c) => c.notNull())
+          .addColumn('created_by', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('redeemed_by', 'integer')
+          .addColumn('redeemed_at', 'bigint')
+          .execute();
+        await db.schema.createIndex('redemptions_time_idx').on('redemptions').columns(['created_at', 'id']).execute();
+        await createTable('balance_changes')
+          .addColumn('id', idType, id)
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('delta', 'bigint', (c) => c.notNull())
+          .addColumn('reason', 'varchar(16)', (c) => c.notNull())
+          .addColumn('ref_id', 'integer')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('balance_changes_user_idx').on('balance_changes').columns(['user_id', 'created_at']).execute();
+      },
+    },
   };
 }
 

@@ -158,6 +158,33 @@ export interface BalanceLeasesTable {
   amount: number;
 }
 
+/** A top-up code (accounts/redemptions.ts): its key kept as a hash, redeemed at most once. */
+export interface RedemptionsTable {
+  id: Generated<number>;
+  name: string;
+  key_hash: string;
+  key_hint: string;
+  /** Micro-units added to the balance of whoever redeems it. */
+  quota: number;
+  status: 'unused' | 'redeemed' | 'disabled';
+  created_by: number;
+  created_at: number;
+  redeemed_by: number | null;
+  redeemed_at: number | null;
+}
+
+/** Money added to a balance other than by an administrator's edit (a redeemed code): the ledger's rows besides the logs. */
+export interface BalanceChangesTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Micro-units added. */
+  delta: number;
+  reason: 'topup';
+  /** The redemption's id. */
+  ref_id: number | null;
+  created_at: number;
+}
+
 export interface GatewayTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -170,6 +197,8 @@ export interface GatewayTables {
   log_rollups: LogRollupsTable;
   ledger_holders: LedgerHoldersTable;
   balance_leases: BalanceLeasesTable;
+  redemptions: RedemptionsTable;
+  balance_changes: BalanceChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
