@@ -19,7 +19,7 @@ import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
 /** The console's pages (its router's top-level paths): each is console.html from the web app's build. */
-export const CONSOLE_PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/logs', '/prices'];
+export const CONSOLE_PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/redemptions', '/logs', '/prices'];
 
 /** Sends the OpenAI envelope, with the request id in the header and at the end of the message. */
 function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {

@@ -1,7 +1,8 @@
 // The gateway's console: sign-in (the admin API's, with a cookie), then its
 // pages in the shared shell, each loaded on first visit inside its own error
 // boundary. Administrators see every page; a plain user manages only their
-// own tokens (the admin API scopes what each may see).
+// own tokens, and redeems top-up codes there (the admin API scopes what each
+// may see).
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
@@ -17,9 +18,10 @@ const pages = {
   tokens: lazy(() => import('./tokens/TokensPage')),
   logs: lazy(() => import('./logs/LogsPage')),
   prices: lazy(() => import('./prices/PricesPage')),
+  redemptions: lazy(() => import('./redemptions/RedemptionsPage')),
 };
 type PageName = keyof typeof pages;
-const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'logs', 'prices'];
+const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'redemptions', 'logs', 'prices'];
 const USER_PAGES: PageName[] = ['tokens'];
 
 export function ConsoleApp() {

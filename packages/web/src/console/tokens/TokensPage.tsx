@@ -1,7 +1,8 @@
 // /tokens: API tokens. Administrators see the tokens of every user they
 // manage (filtered by owner, kept in the URL) and create tokens for them; a
 // plain user sees and manages only its own (the API scopes both). The key is
-// shown once, at creation. Paged by the gateway.
+// shown once, at creation. Paged by the gateway. Below the user's own balance,
+// any user redeems a top-up code into it.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'wouter';
@@ -11,6 +12,7 @@ import { useLang } from '../../i18n';
 import { keepPreviousData } from '../../query';
 import { formatTime, Loading, Pager, SecretShownOnce, Table } from '../../ui';
 import { formatUnits, gatewayApi, isAdmin, type GatewayToken, type GatewayTokenPage, type GatewayUser, type GatewayUserPage } from '../gateway-api';
+import { RedeemCode } from '../redemptions/RedeemCode';
 import { OwnBalance } from './OwnBalance';
 import { PlatformTokenConfirm, PlatformTokenNote, type PlatformTokenAction } from './PlatformToken';
 import { TokenForm, type Saved } from './TokenForm';
@@ -95,6 +97,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
         <span>{admin ? t('tokens.introAdmin') : t('tokens.introUser')}</span>
       </p>
       <OwnBalance />
+      <RedeemCode />
       {notice.key && <SecretShownOnce secret={notice.key} message={t('tokens.created')} onClose={() => setNotice({})} />}
       {notice.saved && (
         <p role="status" className="notice ok">

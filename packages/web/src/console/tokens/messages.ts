@@ -4,7 +4,8 @@ export const en = {
   'tokens.introAdmin': 'API tokens of the users you manage. A token calls the gateway as its owner: requests are charged to the owner’s balance.',
   'tokens.introUser': 'Your API tokens. Requests made with a token are charged to your balance.',
   'tokens.ownBalance': 'Your balance: {balance} units.',
-  'tokens.ownBalanceNegative': 'It is below zero (answers cost more than was reserved for them): requests are refused until an administrator tops it up.',
+  'tokens.ownBalanceNegative':
+    'It is below zero (answers cost more than was reserved for them): requests are refused until it is topped up, by an administrator or with a top-up code.',
   'tokens.new': 'New token',
   'tokens.createTitle': 'New token',
   'tokens.editTitle': 'Edit token {name}',
@@ -65,7 +66,7 @@ export const zh: Record<keyof typeof en, string> = {
   'tokens.introAdmin': '你所管理用户的 API 令牌。令牌以其所有者的身份调用网关：请求从所有者的余额中扣费。',
   'tokens.introUser': '你的 API 令牌。用令牌发出的请求从你的余额中扣费。',
   'tokens.ownBalance': '你的余额：{balance} 单位。',
-  'tokens.ownBalanceNegative': '余额已低于零（回答的花费超过了为其预留的额度）：在管理员充值之前，请求会被拒绝。',
+  'tokens.ownBalanceNegative': '余额已低于零（回答的花费超过了为其预留的额度）：在充值之前（由管理员充值，或兑换充值码），请求会被拒绝。',
   'tokens.new': '新建令牌',
   'tokens.createTitle': '新建令牌',
   'tokens.editTitle': '编辑令牌 {name}',
