@@ -13,7 +13,7 @@ import { startTestGateway, type TestGateway } from './helpers.js';
 const CONSOLE_HTML =
   '<!doctype html><html><head><script type="module" src="/assets/console-abc123.js"></script></head><body><div id="console"></div></body></html>';
 const ASSET = `console.log(${JSON.stringify('x'.repeat(2000))});`;
-const PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/logs', '/prices'];
+const PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/redemptions', '/logs', '/prices'];
 
 function chat(url: string) {
   return fetch(`${url}/v1/chat/completions`, {
@@ -45,6 +45,8 @@ describe('the console at the gateway root', () => {
       expect(r.status, path).toBe(200);
       expect(r.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
       expect(r.headers.get('cache-control'), path).toBe('no-cache');
+      // Framed by its own origin only: no other site can lay the console under a decoy.
+      expect(r.headers.get('content-security-policy'), path).toBe("frame-ancestors 'self'");
       expect(await r.text(), path).toBe(CONSOLE_HTML);
     }
     const head = await fetch(`${t.url}/dashboard`, { method: 'HEAD' });

@@ -19,6 +19,8 @@ describe('the web app at the platform root', () => {
       const page = await fetch(`${p.url}/`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      // Framed by its own origin only (the share links page previews the share page): no other site can lay it under a decoy.
+      expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
       const html = await page.text();
       expect(html).toContain('<div id="root"></div>');
       const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];

@@ -32,9 +32,15 @@ export interface WebAppEntry {
   paths: string[];
   /** Exact paths only, no sub-paths (a page inside another entry's tree, e.g. /chat/share). */
   exact?: boolean;
-  /** Headers of the page for this request (the share page's frame-ancestors, from its link). */
+  /**
+   * Headers of the page for this request (the share page's frame-ancestors,
+   * from its link). Without it a page may be framed by its own origin only
+   * (SAME_ORIGIN_FRAMES): no other site can lay it under a decoy (clickjacking).
+   */
   headers?: (req: FastifyRequest) => Promise<Record<string, string>>;
 }
+
+export const SAME_ORIGIN_FRAMES = { 'content-security-policy': "frame-ancestors 'self'" };
 
 export interface WebAppOptions {
   /** The title of the 503 note. */
@@ -64,7 +70,7 @@ export function serveWebApp(app: FastifyInstance, dir: string, entries: WebAppEn
   }
   // Read once: they are small, and a rebuild comes with a restart.
   const html = (file: Buffer, headers: WebAppEntry['headers']) => async (req: FastifyRequest, reply: FastifyReply) => {
-    if (headers) reply.headers(await headers(req));
+    reply.headers(headers ? await headers(req) : SAME_ORIGIN_FRAMES);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(file);
   };
   // An exact path is more specific than another entry's `/x/*`, so find-my-way takes it first.
