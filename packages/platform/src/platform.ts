@@ -220,7 +220,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
 
   const outLinks = new OutLinksStore(store.db);
   const share = new ShareService(outLinks, apps, { allowPrivate: config.shareHookAllowPrivate }, (err) =>
-    console.error(`kbchat platform: share link hook (finish): ${(err as Error)?.message ?? err}`),
+    console.error(`kbchat platform: ${(err as Error)?.message ?? err}`),
   );
   const answerCosts = new AnswerCosts(
     gateway,

@@ -171,6 +171,11 @@ describe('chat log, export and figures', () => {
     expect((await call(`/api/core/app/stats?${query({ bucket: 'week' })}`)).body.message).toMatch(/'bucket'/);
     expect((await call(`/api/core/app/stats?${query({ from: 100, to: 50 })}`)).body.message).toMatch(/'to'/);
     expect((await call(`/api/core/app/stats?${query({ bucket: 'hour', from: 0 })}`)).body.message).toMatch(/'from'.*at most 1000/);
+    // Past what a date holds: refused by name, not a 500.
+    const far = await call(`/api/core/app/stats?${query({ bucket: 'hour', from: '9000000000000000', to: '9000000003600000' })}`);
+    expect(far.status).toBe(400);
+    expect(far.body.message).toMatch(/'from'/);
+    expect((await call('/api/core/app/getChatLogs', { appId, dateStart: '99999999999999999999' })).body.message).toMatch(/'dateStart'/);
     expect((await call(`/api/core/app/stats?appId=${appId}`, undefined, null)).status).toBe(401);
   });
 

@@ -155,7 +155,11 @@ describe('share links the operator controls', () => {
     expect(noToken.body.error.code).toBe('share_auth_required');
     const broken = await visitorAsk(shareId, { authToken: 'broken' });
     expect(broken.status).toBe(403);
-    expect(broken.body.message).toMatch(/sign-in check of this share link failed: .*HTTP 500/);
+    // The visitor learns that the check failed, never the hook's address (it may hold a secret) or why: that is for the log.
+    expect(broken.body.error.code).toBe('share_auth_failed');
+    expect(broken.body.message).toMatch(/sign-in check of this share link failed; the team that shared it can find why in the platform's log/);
+    expect(broken.text).not.toContain(hook.url);
+    expect(broken.text).not.toContain('127.0.0.1');
 
     const started = Date.now();
     const slow = await visitorAsk(shareId, { authToken: 'slow' });
@@ -170,8 +174,11 @@ describe('share links the operator controls', () => {
 
   it('calls a hook on a private address only where the operator allows it', async () => {
     const refused = callShareHook(hook.url, 'init', { token: 'good' }, { allowPrivate: false });
-    await expect(refused).rejects.toMatchObject({ status: 403, statusText: 'share_auth_failed' });
-    await expect(refused).rejects.toThrow(/loopback address.*SHARE_HOOK_ALLOW_PRIVATE=true/);
+    await expect(refused).rejects.toMatchObject({
+      status: 403,
+      statusText: 'share_auth_failed',
+      detail: expect.stringMatching(/loopback address.*SHARE_HOOK_ALLOW_PRIVATE=true/),
+    });
     await expect(callShareHook(hook.url, 'init', { token: 'good' }, { allowPrivate: true })).resolves.toBe('member-7');
   });
 
@@ -201,6 +208,14 @@ describe('share links the operator controls', () => {
     expect(third.body.message).toMatch(/allows 2 requests per minute in all/);
   });
 
+  it('refuses a hook address with a query, a fragment or credentials, naming the field', async () => {
+    for (const hookUrl of ['https://hooks.example/auth?key=1', 'https://hooks.example/auth#x', 'https://user:pass@hooks.example/auth']) {
+      const r = await call('/api/support/outLink/create', { appId, name: 'x', limit: { hookUrl } });
+      expect(r.status, hookUrl).toBe(400);
+      expect(r.body.message).toMatch(/'limit\.hookUrl'/);
+    }
+  });
+
   it('lets only the allowed origins frame the share page', async () => {
     const open = await link({});
     const guarded = await link({ allowedOrigins: ['https://shop.example'] });
@@ -209,6 +224,9 @@ describe('share links the operator controls', () => {
     expect(guardedPage.status).toBe(200);
     expect(guardedPage.headers.get('content-security-policy')).toBe("frame-ancestors 'self' https://shop.example");
     expect((await page(open)).headers.get('content-security-policy')).toBeNull();
+    // The page reads the first shareId of its address: a repeated one gets the same rule.
+    const repeated = await fetch(`${f.p.url}/chat/share?shareId=${guarded}&shareId=${guarded}`);
+    expect(repeated.headers.get('content-security-policy')).toBe("frame-ancestors 'self' https://shop.example");
     // The embed script on the operator's site reads them cross-origin, refusals included.
     const init = await call(`/api/support/outLink/init?shareId=${guarded}`, undefined, { key: null });
     expect(init.body.data.allowedOrigins).toEqual(['https://shop.example']);

@@ -4,14 +4,18 @@ import { z } from 'zod';
 import { chatSourceSchema } from './chat.js';
 import { id, pageOf } from './common.js';
 
+/** The latest time a JavaScript Date holds (epoch ms): past it, a time is refused by name, not a 500. */
+const MAX_TIME = 8.64e15;
+
 /** An ISO date (or date and time) or epoch milliseconds (a number, or digits in a query string). */
 export const logTime = z.union([
-  z.number().int().min(0),
+  z.number().int().min(0).max(MAX_TIME),
   z
     .string()
     .trim()
     .refine((t) => /^\d+$/.test(t) || !Number.isNaN(Date.parse(t)), 'an ISO date or epoch milliseconds')
-    .transform((t) => (/^\d+$/.test(t) ? Number(t) : Date.parse(t))),
+    .transform((t) => (/^\d+$/.test(t) ? Number(t) : Date.parse(t)))
+    .refine((t) => t >= 0 && t <= MAX_TIME, 'a time between 1970 and the year 275760'),
 ]);
 
 /** Which chats of the log: all of these that are given must hold. */

@@ -34,7 +34,7 @@ export const outLinkLimitSchema = z.object({
     .string()
     .trim()
     .max(2000)
-    .refine((u) => /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(u), 'an http:// or https:// address')
+    .refine((u) => /^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i.test(u), 'an http:// or https:// address without a query, fragment or credentials')
     .nullable()
     .optional(),
 });

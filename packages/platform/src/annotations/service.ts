@@ -49,7 +49,8 @@ export class AnnotationsService {
     const found = await this.store.get(caller.teamId, input.id);
     if (!found) throw errors.notFound(`Annotation ${input.id}`);
     const questionChanged = input.question !== undefined && input.question !== found.question;
-    const now = Date.now();
+    // A new time for the row, whatever the clock: the matcher's caches notice the change by it.
+    const now = Math.max(Date.now(), Number(found.updated_at) + 1);
     // A new question needs a new vector: the next chat makes it.
     await this.store.update(caller.teamId, input.id, {
       ...(input.question !== undefined ? { question: input.question } : {}),

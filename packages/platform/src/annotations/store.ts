@@ -76,7 +76,8 @@ export class AnnotationsStore {
   async version(appId: string): Promise<string> {
     const r = await this.db
       .selectFrom('annotations')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('at')])
+      // The sum, not the max: an edit whose time is below another row's (an import's rows are dated a little ahead) still changes it.
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum('updated_at').as('at')])
       .where('app_id', '=', appId)
       .executeTakeFirstOrThrow();
     return `${r.n}:${r.at ?? 0}`;

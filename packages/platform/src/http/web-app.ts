@@ -20,9 +20,17 @@ export type ShareFrameOrigins = (shareId: string) => Promise<string[]>;
  * unknown link (the page then says so itself), may be framed anywhere.
  */
 async function sharePageHeaders(req: FastifyRequest, origins: ShareFrameOrigins): Promise<Record<string, string>> {
-  const shareId = (req.query as Record<string, unknown> | undefined)?.shareId;
+  // The page reads the first shareId of its address (URLSearchParams.get): so does this, also when the query repeats it.
+  const raw = (req.query as Record<string, unknown> | undefined)?.shareId;
+  const shareId = Array.isArray(raw) ? raw[0] : raw;
   if (typeof shareId !== 'string' || !shareId) return {};
-  const allowed = await origins(shareId).catch(() => []);
+  let allowed: string[];
+  try {
+    allowed = await origins(shareId);
+  } catch {
+    // The link's rule could not be read: closed, not open.
+    return { 'content-security-policy': "frame-ancestors 'self'" };
+  }
   return allowed.length ? { 'content-security-policy': `frame-ancestors 'self' ${allowed.join(' ')}` } : {};
 }
 

@@ -22,6 +22,18 @@ export interface HookOptions {
   resolve?: HostResolver;
 }
 
+/**
+ * A hook that could not be asked, or answered what is not an answer: the
+ * visitor is told only that the check failed (the hook's address, which may
+ * hold a secret, and the network's details are the operator's); `detail`
+ * says why, for the platform's log.
+ */
+export class ShareHookFailure extends PlatformError {
+  constructor(readonly detail: string) {
+    super(403, 'share_auth_failed', "The sign-in check of this share link failed; the team that shared it can find why in the platform's log.");
+  }
+}
+
 /** The visitor's uid, as the hook answers it; a refusal, a failure or silence is a 403 with what the visitor is told. */
 export async function callShareHook(hookUrl: string, step: HookStep, body: Record<string, unknown>, opts: HookOptions): Promise<string> {
   const url = `${hookUrl.replace(/\/+$/, '')}/shareAuth/${step}`;
@@ -46,29 +58,21 @@ export async function callShareHook(hookUrl: string, step: HookStep, body: Recor
         `The sign-in check of this share link did not answer within ${Math.round(timeoutMs / 1000)} s: try again later.`,
       );
     }
-    const why =
-      err instanceof IngestError && err.code === 'link_forbidden_address'
-        ? `${err.message.replace('LINK_ALLOW_PRIVATE', 'SHARE_HOOK_ALLOW_PRIVATE')}`
-        : (err as Error).message;
-    throw new PlatformError(403, 'share_auth_failed', `The sign-in check of this share link failed: ${why}`);
+    const forbidden = err instanceof IngestError && err.code === 'link_forbidden_address';
+    throw new ShareHookFailure(forbidden ? (err as Error).message.replace('LINK_ALLOW_PRIVATE', 'SHARE_HOOK_ALLOW_PRIVATE') : (err as Error).message);
   }
   let answer: { success?: unknown; message?: unknown; data?: { uid?: unknown } };
   try {
     answer = JSON.parse(text);
   } catch {
-    throw new PlatformError(403, 'share_auth_failed', `The sign-in check of this share link failed: ${url} did not answer JSON.`);
+    throw new ShareHookFailure(`${url} did not answer JSON`);
   }
   if (answer?.success !== true) {
     const message = typeof answer?.message === 'string' && answer.message.trim() ? answer.message.trim().slice(0, 500) : 'You may not chat here.';
     throw new PlatformError(403, 'share_auth_refused', message);
   }
   const uid = answer.data?.uid;
-  if (typeof uid !== 'string' || !uid || uid.length > 128) {
-    throw new PlatformError(
-      403,
-      'share_auth_failed',
-      `The sign-in check of this share link failed: ${url} answered success without a uid (a string of 1 to 128 characters).`,
-    );
-  }
+  if (typeof uid !== 'string' || !uid || uid.length > 128)
+    throw new ShareHookFailure(`${url} answered success without a uid (a string of 1 to 128 characters)`);
   return uid;
 }

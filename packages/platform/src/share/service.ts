@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppsService } from '../apps/service.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
-import { callShareHook, type HookOptions } from './auth-hook.js';
+import { callShareHook, ShareHookFailure, type HookOptions, type HookStep } from './auth-hook.js';
 import { allowedOrigins, type OutLinkRow, type OutLinksStore } from './store.js';
 
 /** The caller a share link chats as: its app in its team, and the visitor it speaks for. */
@@ -15,7 +15,7 @@ export interface ShareCaller extends KeyCaller {
   appId: string;
   visitor: { shareId: string; outLinkUid: string };
   /** The link's hook and the visitor's token: the answer is reported to it (finish). */
-  hook?: { url: string; token: string };
+  hook?: { url: string; token: string; linkId: string };
 }
 
 export interface OutLinkSettings {
@@ -138,14 +138,15 @@ export class ShareService {
     }
     let outLinkUid = claim.outLinkUid;
     let hook: ShareCaller['hook'];
+    // The link's own bound first: nobody makes the platform ask the operator's hook faster than the link allows.
+    if (link.link_qpm !== null) this.admit(link.id, link.link_qpm, now, `${link.link_qpm} requests per minute in all`);
     if (link.hook_url) {
       const token = this.token(claim);
-      outLinkUid = await callShareHook(link.hook_url, 'start', { token, question }, this.hookOptions);
-      hook = { url: link.hook_url, token };
+      outLinkUid = await this.askHook(link, 'start', { token, question });
+      hook = { url: link.hook_url, token, linkId: link.id };
     }
     if (!outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id, which keeps their chats apart");
     if (link.qpm !== null) this.admit(`${link.id}\n${outLinkUid}`, link.qpm, now, `${link.qpm} requests per minute per visitor`);
-    if (link.link_qpm !== null) this.admit(link.id, link.link_qpm, now, `${link.link_qpm} requests per minute in all`);
     await this.store.touch(link.id, now);
     return { keyId: null, teamId: link.team_id, appId: link.app_id, visitor: { shareId, outLinkUid }, ...(hook ? { hook } : {}) };
   }
@@ -160,7 +161,19 @@ export class ShareService {
 
   /** Tells the operator's server about an answer; the visitor does not wait, and a failure is only logged. */
   finished(hook: NonNullable<ShareCaller['hook']>, responseData: unknown): void {
-    callShareHook(hook.url, 'finish', { token: hook.token, responseData }, this.hookOptions).catch(this.onHookError);
+    callShareHook(hook.url, 'finish', { token: hook.token, responseData }, this.hookOptions).catch((err) =>
+      this.onHookError(new Error(`the hook of share link ${hook.linkId} (finish): ${err instanceof ShareHookFailure ? err.detail : (err as Error).message}`)),
+    );
+  }
+
+  /** Asks the link's hook; why a call failed goes to the log (the visitor is told only that it did). */
+  private async askHook(link: OutLinkRow, step: HookStep, body: Record<string, unknown>): Promise<string> {
+    try {
+      return await callShareHook(link.hook_url!, step, body, this.hookOptions);
+    } catch (err) {
+      if (err instanceof ShareHookFailure) this.onHookError(new Error(`the hook of share link ${link.id} (${step}): ${err.detail}`));
+      throw err;
+    }
   }
 
   private token(claim: VisitorClaim): string {
@@ -178,7 +191,7 @@ export class ShareService {
     const key = `${link.id}\n${token}`;
     const hit = this.readers.get(key);
     if (hit && Date.now() - hit.at < READER_CACHE_MS) return hit.uid;
-    const uid = await callShareHook(link.hook_url!, 'init', { token }, this.hookOptions);
+    const uid = await this.askHook(link, 'init', { token });
     if (this.readers.size > 10_000) this.readers.clear();
     this.readers.set(key, { uid, at: Date.now() });
     return uid;
