@@ -345,7 +345,7 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
     history: services.chatHistory,
     share: services.share,
     running: services.runningAnswers,
-    annotations: services.annotations.store,
+    annotations: services.annotations,
   });
   void app.register(chatLogsPlugin, { auth, chatLog: services.chatLog });
   void app.register(modelCallsPlugin, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });

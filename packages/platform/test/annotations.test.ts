@@ -165,6 +165,21 @@ describe('annotations', () => {
     expect((await f.gatewayLogs(from)).map((l) => l.model)).toEqual(['sim-embed-384']);
   });
 
+  it('makes the vectors of a large import in the background, answering by words meanwhile', async () => {
+    const bigApp = (
+      await call('/api/core/app/create', { name: 'Big', model: 'sim-chat', datasets: (await call(`/api/core/app/detail?appId=${appId}`)).body.data.datasets })
+    ).body.data;
+    await call('/api/core/app/update', { appId: bigApp, annotationReply: { enabled: true, similarity: 0.75 } }, { method: 'PUT' });
+    const rows = Array.from({ length: 300 }, (_, i) => `"Where is locker ${i} of hall ${i % 7}?","Locker ${i} is in hall ${i % 7}."`);
+    expect((await call('/api/core/app/annotation/import', { appId: bigApp, csv: rows.join('\n') })).body.data.created).toBe(300);
+    const first = await askWithKey(bigApp, 'where can I find locker 42 of hall 0');
+    expect(annotationRecord(first.body.responseData)).toMatchObject({ method: 'words', error: expect.stringMatching(/vectors are being made \(300 to go\)/) });
+    // Once made (five embeddings calls, in the background), a paraphrase is compared by meaning.
+    await expect
+      .poll(async () => annotationRecord((await askWithKey(bigApp, 'where can I find locker 42 of hall 0')).body.responseData).method, { timeout: 15_000 })
+      .toBe('embedding');
+  });
+
   it('matches by words where the app has no vector model, and an edit is matched at once', async () => {
     await call('/api/core/app/update', { appId: plainAppId, annotationReply: { enabled: true, similarity: 0.6 } }, { method: 'PUT' });
     const id = (await call('/api/core/app/annotation/create', { appId: plainAppId, question: 'What is the refund policy for shoes?', answer: 'Thirty days.' }))

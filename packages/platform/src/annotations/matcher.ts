@@ -37,6 +37,8 @@ interface Entry {
 
 /** Inputs of one embeddings call when an app's annotations get their first vectors. */
 const EMBED_BATCH = 64;
+/** Annotations without a vector that a chat embeds before it answers; more (an import) are made in the background. */
+const INLINE_EMBED_MAX = 256;
 
 /** Lower case, NFKC, punctuation and runs of spaces gone: "What is X?" and "what is x" are one question. */
 export function normaliseQuestion(text: string): string {
@@ -79,6 +81,8 @@ function dot(a: Float32Array, b: Float32Array): number {
 export class AnnotationMatcher {
   /** Each app's annotations as last read, with the store's version they were read at. */
   private readonly cache = new Map<string, { version: string; entries: Entry[] }>();
+  /** Apps whose annotations' vectors are being made in the background. */
+  private readonly backfills = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: AnnotationsStore,
@@ -96,7 +100,12 @@ export class AnnotationMatcher {
     if (same) return { id: same.id, answer: same.answer, score: 1, method: 'exact', used: true, requestIds: [] };
     const model = await this.vectorModel(app);
     let error: string | undefined;
-    if (model) {
+    const missing = model ? entries.filter((e) => e.model !== model || !e.vector).length : 0;
+    if (model && missing > INLINE_EMBED_MAX) {
+      // An import of thousands: their vectors are made in the background (once per app), and words answer meanwhile.
+      this.backfill(gateway, model, app.id, entries);
+      error = `the annotations' vectors are being made (${missing} to go): compared by words meanwhile`;
+    } else if (model) {
       try {
         const found = await this.byVectors(gateway, model, entries, question);
         return { ...found, used: found.score >= threshold, method: 'embedding', model };
@@ -120,10 +129,39 @@ export class AnnotationMatcher {
     this.cache.delete(appId);
   }
 
+  private backfill(gateway: GatewayClient, model: string, appId: string, entries: Entry[]): void {
+    if (this.backfills.has(appId)) return;
+    const done = this.embedMissing(gateway, model, entries)
+      .then(
+        () => undefined,
+        () => undefined, // the next chat tries again
+      )
+      .finally(() => this.backfills.delete(appId));
+    this.backfills.set(appId, done);
+  }
+
   private async byVectors(gateway: GatewayClient, model: string, entries: Entry[], question: string): Promise<Omit<AnnotationMatch, 'used' | 'method'>> {
+    const maxTokens = this.maxTokens(model);
+    const { requestIds, inputTokens: embedded } = await this.embedMissing(gateway, model, entries);
+    let inputTokens = embedded;
+    const q = await gateway.embeddings(model, [cutToTokens(question, maxTokens).text], { priority: 'interactive' });
+    if (q.requestId) requestIds.push(q.requestId);
+    inputTokens += q.promptTokens;
+    const v = unit(q.vectors[0]!);
+    let best = entries[0]!;
+    let bestScore = -Infinity;
+    for (const e of entries) {
+      const score = dot(v, e.vector!);
+      if (score > bestScore) [best, bestScore] = [e, score];
+    }
+    return { id: best.id, answer: best.answer, score: Math.round(bestScore * 10_000) / 10_000, model, inputTokens, requestIds };
+  }
+
+  /** Vectors for the entries without one of `model`, made and kept in the store (they are on the entries from then on). */
+  private async embedMissing(gateway: GatewayClient, model: string, entries: Entry[]): Promise<{ requestIds: string[]; inputTokens: number }> {
     const requestIds: string[] = [];
     let inputTokens = 0;
-    const maxTokens = this.models.vectorModels.find((m) => m.model === model)?.maxToken ?? DEFAULT_VECTOR_MAX_TOKENS;
+    const maxTokens = this.maxTokens(model);
     const missing = entries.filter((e) => e.model !== model || !e.vector);
     for (let i = 0; i < missing.length; i += EMBED_BATCH) {
       const batch = missing.slice(i, i + EMBED_BATCH);
@@ -142,17 +180,11 @@ export class AnnotationMatcher {
         }),
       );
     }
-    const q = await gateway.embeddings(model, [cutToTokens(question, maxTokens).text], { priority: 'interactive' });
-    if (q.requestId) requestIds.push(q.requestId);
-    inputTokens += q.promptTokens;
-    const v = unit(q.vectors[0]!);
-    let best = entries[0]!;
-    let bestScore = -Infinity;
-    for (const e of entries) {
-      const score = dot(v, e.vector!);
-      if (score > bestScore) [best, bestScore] = [e, score];
-    }
-    return { id: best.id, answer: best.answer, score: Math.round(bestScore * 10_000) / 10_000, model, inputTokens, requestIds };
+    return { requestIds, inputTokens };
+  }
+
+  private maxTokens(model: string): number {
+    return this.models.vectorModels.find((m) => m.model === model)?.maxToken ?? DEFAULT_VECTOR_MAX_TOKENS;
   }
 
   /** The vector model of the app's datasets, where config.json configures it; none for an app without datasets. */

@@ -17,7 +17,7 @@ export const IMPORT_MAX_ROWS = 20_000;
 
 export class AnnotationsService {
   constructor(
-    readonly store: AnnotationsStore,
+    private readonly store: AnnotationsStore,
     private readonly apps: AppsService,
     private readonly history: ChatHistoryStore,
     private readonly matcher: AnnotationMatcher,
@@ -105,6 +105,11 @@ export class AnnotationsService {
     for (let i = 0; i < fresh.length; i += 500) await this.store.insert(fresh.slice(i, i + 500));
     if (fresh.length) this.matcher.forget(appId);
     return { created: fresh.length, skipped };
+  }
+
+  /** The annotations that correct these answers of one chat (for the team's reading of it), by answer id. */
+  corrections(scope: { teamId: string; appId: string }, chatId: string, dataIds: string[]): Promise<Map<string, AnnotationRow>> {
+    return this.store.forAnswers(scope.teamId, scope.appId, chatId, dataIds);
   }
 
   /** Every annotation of the app, in pages, for an export. */

@@ -12,6 +12,7 @@ import {
   envelopeOf,
   EXPORT_COLUMNS,
   exportChatLogsQuery,
+  type ExportedMessage,
   type PublicChatLog,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -88,12 +89,14 @@ export const chatLogsPlugin: FastifyPluginAsync<{ auth: RequestAuth; chatLog: Ch
     async (req, reply) => {
       const q = req.query;
       const batches = await chatLog.messages(req.caller, q.appId, filterOf(q));
+      // The first batch is read before the answer starts: a store that fails now is an error answer, not a cut-off file.
+      const first = await batches.next();
       const csv = q.format === 'csv';
+      const text = (batch: ExportedMessage[]) => batch.map((m) => (csv ? csvLine(EXPORT_COLUMNS.map((k) => m[k])) : `${JSON.stringify(m)}\n`)).join('');
       async function* lines() {
         if (csv) yield CSV_BOM + csvLine(EXPORT_COLUMNS);
-        for await (const batch of batches) {
-          yield batch.map((m) => (csv ? csvLine(EXPORT_COLUMNS.map((k) => m[k])) : `${JSON.stringify(m)}\n`)).join('');
-        }
+        if (!first.done) yield text(first.value);
+        for await (const batch of batches) yield text(batch);
       }
       const day = new Date().toISOString().slice(0, 10);
       reply

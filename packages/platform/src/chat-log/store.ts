@@ -45,6 +45,8 @@ export interface FigureRow {
 
 /** Messages an export reads per query: its memory is this many rows, whatever the log's size. */
 export const EXPORT_BATCH = 1_000;
+/** Chats an export selects per query (the filter's one run for them). */
+const CHAT_PAGE = 500;
 
 export class ChatLogStore {
   constructor(private readonly db: PlatformDb) {}
@@ -102,28 +104,44 @@ export class ChatLogStore {
     };
   }
 
-  /** Every message of the selected chats, a chat's messages together and in order, in batches of EXPORT_BATCH (keyset: no OFFSET to rescan). */
+  /**
+   * Every message of the selected chats, a chat's messages together and in
+   * order, in batches of EXPORT_BATCH. The filter runs once per CHAT_PAGE
+   * chats (a text filter scans messages: never once per batch), and each
+   * page's messages are read by a (chat_pk, id) row comparison, which walks
+   * that index from where the last batch ended (no OFFSET to rescan).
+   */
   async *messages(teamId: string, appId: string, f: ChatLogFilter): AsyncGenerator<ExportRow[]> {
-    const selected = this.chats(teamId, appId, f).select('c.id');
-    let after = { chat: 0, item: 0 };
-    for (;;) {
-      const rows = await this.db
-        .selectFrom('chat_items as i')
-        .innerJoin('chats as ch', 'ch.id', 'i.chat_pk')
-        .selectAll('i')
-        .select(['ch.chat_id', 'ch.source', 'ch.out_link_uid'])
-        .where('i.chat_pk', 'in', selected)
-        // A row comparison, which walks the (chat_pk, id) index from where the last batch ended.
-        .where((eb) => eb(eb.refTuple('i.chat_pk', 'i.id'), '>', eb.tuple(after.chat, after.item)))
-        .orderBy('i.chat_pk')
-        .orderBy('i.id')
-        .limit(EXPORT_BATCH)
+    for (let afterChat = 0; ;) {
+      const chats = await this.chats(teamId, appId, f)
+        .select(['c.id', 'c.chat_id', 'c.source', 'c.out_link_uid'])
+        .where('c.id', '>', afterChat)
+        .orderBy('c.id')
+        .limit(CHAT_PAGE)
         .execute();
-      if (rows.length === 0) return;
-      yield rows;
-      const last = rows[rows.length - 1]!;
-      after = { chat: last.chat_pk, item: last.id };
-      if (rows.length < EXPORT_BATCH) return;
+      if (chats.length === 0) return;
+      const byPk = new Map(chats.map((c) => [c.id, c]));
+      for (let after = { chat: 0, item: 0 }; ;) {
+        const rows = await this.db
+          .selectFrom('chat_items as i')
+          .selectAll('i')
+          .where('i.chat_pk', 'in', [...byPk.keys()])
+          .where((eb) => eb(eb.refTuple('i.chat_pk', 'i.id'), '>', eb.tuple(after.chat, after.item)))
+          .orderBy('i.chat_pk')
+          .orderBy('i.id')
+          .limit(EXPORT_BATCH)
+          .execute();
+        if (rows.length === 0) break;
+        yield rows.map((r) => {
+          const c = byPk.get(r.chat_pk)!;
+          return { ...r, chat_id: c.chat_id, source: c.source, out_link_uid: c.out_link_uid };
+        });
+        const last = rows[rows.length - 1]!;
+        after = { chat: last.chat_pk, item: last.id };
+        if (rows.length < EXPORT_BATCH) break;
+      }
+      afterChat = chats[chats.length - 1]!.id;
+      if (chats.length < CHAT_PAGE) return;
     }
   }
 

@@ -21,6 +21,7 @@ export interface CostedAnswer {
 export class AnswerCosts {
   private readonly timers = new Set<NodeJS.Timeout>();
   private refused = false;
+  private stopped = false;
 
   constructor(
     private readonly gateway: GatewayClient,
@@ -33,7 +34,7 @@ export class AnswerCosts {
 
   /** Reads the answer's cost once the gateway has logged its calls. */
   later(answer: CostedAnswer, requestIds: string[], attempt = 0): void {
-    if (this.refused || requestIds.length === 0 || this.timers.size >= MAX_WAITING) return;
+    if (this.stopped || this.refused || requestIds.length === 0 || this.timers.size >= MAX_WAITING) return;
     if (!answer.stored && !answer.shareId) return;
     const delay = this.lookAfterMs[attempt];
     if (delay === undefined) return;
@@ -53,12 +54,21 @@ export class AnswerCosts {
       if (answer.stored) await this.history.setCost(answer.stored.chatPk, answer.stored.dataId, cost);
       if (answer.shareId && cost > 0) await this.onShareCost(answer.shareId, cost);
     } catch (err) {
-      if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) this.refused = true;
-      else this.onError(err);
+      if (err instanceof GatewayError && (err.status === 401 || err.status === 403)) {
+        // Said once: from now on costs stay unknown, and share links' usage points do not grow.
+        if (!this.refused)
+          this.onError(
+            new Error(
+              `the gateway shows its request log to administrators only, and GATEWAY_TOKEN is not an administrator's: answers' costs stay unknown and share links' usage points are not counted (${err.message})`,
+            ),
+          );
+        this.refused = true;
+      } else this.onError(err);
     }
   }
 
   stop(): void {
+    this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }

@@ -19,7 +19,7 @@ import {
   type PublicChatItem,
 } from '@kbchat/contracts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AnnotationsStore } from '../annotations/store.js';
+import type { AnnotationsService } from '../annotations/service.js';
 import type { AppsService } from '../apps/service.js';
 import { done, ok } from '../datasets/routes.js';
 import { errors, PlatformError } from '../http/errors.js';
@@ -97,7 +97,7 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
   share: ShareService;
   running: RunningAnswers;
   /** The annotations that correct answers, shown with them to the team (never to a visitor). */
-  annotations: AnnotationsStore;
+  annotations: AnnotationsService;
 }> = async (fastify, deps) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.addHook('onRequest', async (req) => {
@@ -156,7 +156,7 @@ export const chatHistoryPlugin: FastifyPluginAsync<{
       const s = await scope(req, b);
       const { rows, total } = await deps.history.items({ ...s, chatId: b.chatId }, b.offset, b.pageSize);
       const answerIds = s.visitor ? [] : rows.filter((r) => r.role === 'assistant').map((r) => r.data_id);
-      const corrected = await deps.annotations.forAnswers(s.teamId, s.appId, b.chatId, answerIds);
+      const corrected = await deps.annotations.corrections(s, b.chatId, answerIds);
       return ok({
         total,
         list: rows.map((r) => {

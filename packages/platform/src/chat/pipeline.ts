@@ -65,6 +65,11 @@ export class ChatService {
     return new ChatService(gateway, this.search.withGateway(gateway), this.models, this.annotations);
   }
 
+  /** The gateway request ids of the model calls this service (made by forRequest) has made: a stopped or failed turn's too. */
+  requestIds(): string[] {
+    return this.gateway.requestIdsSoFar();
+  }
+
   async run(caller: KeyCaller, app: App, input: ChatTurnInput, sink: ChatSink): Promise<ChatTurnResult> {
     const s = app.settings;
     const records: StepRecord[] = [];

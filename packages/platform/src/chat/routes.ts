@@ -25,7 +25,6 @@ import type { ChatTurn } from './prompt.js';
 import { ChatEventStream } from './sse.js';
 import { AnswerRecorder, type RunningAnswers } from './answer-recorder.js';
 import type { AnswerCosts } from './answer-costs.js';
-import { requestIdsOf } from './model-calls.js';
 
 /** The text FastGPT clients already look for. */
 export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
@@ -230,8 +229,17 @@ async function completions(
     // A half-closed socket would otherwise wait for an answer nobody reads (and hold up shutdown).
     reply.raw.socket?.destroy();
   });
+  const turn = deps.chat.forRequest(req.id);
+  // What the turn's model calls cost, for the stored answer and a visitor's share link (its usage points), whatever
+  // the outcome: an answer stopped or failed after its calls spent tokens is charged to the link too.
+  let charged = false;
+  const chargeCalls = () => {
+    if (charged) return;
+    charged = true;
+    deps.costs?.later({ ...(recorder ? { stored: { chatPk: recorder.chatPk, dataId: answerId } } : {}), shareId: caller.visitor?.shareId }, turn.requestIds());
+  };
   try {
-    const result = await deps.chat.forRequest(req.id).run(
+    const result = await turn.run(
       caller,
       app,
       {
@@ -255,11 +263,7 @@ async function completions(
       };
       await recorder.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables, figures });
     }
-    // The gateway's cost, for the stored answer and for a visitor's share link (its usage points), stored or not.
-    deps.costs?.later(
-      { ...(recorder ? { stored: { chatPk: recorder.chatPk, dataId: answerId } } : {}), shareId: caller.visitor?.shareId },
-      requestIdsOf(result.responseData),
-    );
+    chargeCalls();
     if (caller.hook) deps.share.finished(caller.hook, result.responseData);
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
@@ -272,6 +276,7 @@ async function completions(
       ...(b.detail ? { responseData: result.responseData, newVariables: result.newVariables } : {}),
     };
   } catch (err) {
+    chargeCalls();
     if (recorder?.signal.aborted) {
       // Stopped by its asker: what was made is kept, and a client still reading gets it as the answer.
       await recorder.finish({ status: 'stopped', content: recorder.text });

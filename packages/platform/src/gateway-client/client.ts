@@ -88,6 +88,12 @@ export class GatewayClient {
     return scoped;
   }
 
+  /** The gateway request ids of the calls this forRequest() client has made so far (none for the shared client). */
+  requestIdsSoFar(): string[] {
+    const r = this.request;
+    return r ? Array.from({ length: r.calls }, (_, i) => `${r.id}-${i + 1}`) : [];
+  }
+
   /**
    * Embeds `inputs` in one call; vectors come back in input order.
    * `priority` goes as X-Kbchat-Priority: kbchat's local models queue bulk
