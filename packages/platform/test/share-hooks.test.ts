@@ -137,7 +137,12 @@ describe('share links the operator controls', () => {
     expect(spoofed.status).toBe(401);
     expect(spoofed.body.message).toMatch(/authToken/);
     const logs = (await call('/api/core/app/getChatLogs', { appId, shareId })).body.data.list;
-    expect(logs).toMatchObject([{ chatId: 'lib-1', outLinkUid: 'member-7' }]);
+    // Kept as the hook's: marked, so that no visitor of a link without a hook can claim it as their own id.
+    expect(logs).toMatchObject([{ chatId: 'lib-1', outLinkUid: 'hook:member-7' }]);
+    const hookless = await link({});
+    const claimed = await visitorAsk(hookless, { outLinkUid: 'hook:member-7' });
+    expect(claimed.status).toBe(400);
+    expect(claimed.body.message).toMatch(/'outLinkUid'/);
   });
 
   it('refuses with the hook’s message, or after 5 s of silence, and no model is called', async () => {

@@ -85,12 +85,20 @@ async function checkAnonymous(share: ShareService, req: FastifyRequest): Promise
   }
 }
 
-/** A share link's visitor, from the body (FastGPT's share page) or the query; a link with a hook asks it about the question. */
+/** The question: the last message, the user's, with text (a 400 naming it otherwise). */
+function questionOf(body: z.output<typeof chatBody>): string {
+  const last = body.messages.length - 1;
+  const question = textOf(body.messages[last]!.content).trim();
+  if (body.messages[last]!.role !== 'user' || !question)
+    throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
+  return question;
+}
+
+/** A share link's visitor, from the body (FastGPT's share page) or the query; a link with a hook asks it about the (checked) question. */
 async function visitorCaller(share: ShareService, req: FastifyRequest, body: z.output<typeof chatBody>): Promise<AppCaller> {
   const shareId = body.shareId ?? (req.query as Record<string, string | undefined>)?.shareId;
   if (!shareId) throw errors.missingKey();
-  const question = textOf(body.messages[body.messages.length - 1]!.content).trim();
-  return share.caller(shareId, { outLinkUid: body.outLinkUid, authToken: body.authToken }, question);
+  return share.caller(shareId, { outLinkUid: body.outLinkUid, authToken: body.authToken }, questionOf(body));
 }
 
 /**
@@ -183,10 +191,8 @@ async function completions(
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<ChatCompletion | void> {
+  const question = questionOf(b);
   const last = b.messages.length - 1;
-  const question = textOf(b.messages[last]!.content).trim();
-  if (b.messages[last]!.role !== 'user' || !question)
-    throw new PlatformError(400, 'invalid_field', `Invalid 'messages[${last}]': the last message must be the user's question (role "user" with text)`);
   const app = await deps.apps.app(caller, caller.appId);
   const chatId = b.chatId || undefined;
   // The chat log tells where a chat came from: a visitor's link, the web app (a session) or an application key.

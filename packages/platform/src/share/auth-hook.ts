@@ -72,7 +72,8 @@ export async function callShareHook(hookUrl: string, step: HookStep, body: Recor
     throw new PlatformError(403, 'share_auth_refused', message);
   }
   const uid = answer.data?.uid;
-  if (typeof uid !== 'string' || !uid || uid.length > 128)
-    throw new ShareHookFailure(`${url} answered success without a uid (a string of 1 to 128 characters)`);
+  // At most 123: the uid is kept as "hook:<uid>" in a column of 128 (share/service.ts).
+  if (typeof uid !== 'string' || !uid || uid.length > 123)
+    throw new ShareHookFailure(`${url} answered success without a uid (a string of 1 to 123 characters)`);
   return uid;
 }

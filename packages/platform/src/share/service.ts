@@ -142,9 +142,9 @@ export class ShareService {
     if (link.link_qpm !== null) this.admit(link.id, link.link_qpm, now, `${link.link_qpm} requests per minute in all`);
     if (link.hook_url) {
       const token = this.token(claim);
-      outLinkUid = await this.askHook(link, 'start', { token, question });
+      outLinkUid = hookVisitor(await this.askHook(link, 'start', { token, question }));
       hook = { url: link.hook_url, token, linkId: link.id };
-    }
+    } else checkOwnUid(outLinkUid);
     if (!outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id, which keeps their chats apart");
     if (link.qpm !== null) this.admit(`${link.id}\n${outLinkUid}`, link.qpm, now, `${link.qpm} requests per minute per visitor`);
     await this.store.touch(link.id, now);
@@ -154,7 +154,7 @@ export class ShareService {
   /** A visitor reading their own chats: the link must be usable (no QPM: reading is cheap); with a hook, the token says who they are. */
   async reader(shareId: string, claim: VisitorClaim): Promise<ShareCaller> {
     const link = await this.open(shareId);
-    const outLinkUid = link.hook_url ? await this.readerUid(link, claim.authToken) : claim.outLinkUid;
+    const outLinkUid = link.hook_url ? hookVisitor(await this.readerUid(link, claim.authToken)) : checkOwnUid(claim.outLinkUid);
     if (!outLinkUid) throw errors.badField('outLinkUid', "required with shareId: the visitor's own id");
     return { keyId: null, teamId: link.team_id, appId: link.app_id, visitor: { shareId, outLinkUid } };
   }
@@ -191,6 +191,8 @@ export class ShareService {
     const key = `${link.id}\n${token}`;
     const hit = this.readers.get(key);
     if (hit && Date.now() - hit.at < READER_CACHE_MS) return hit.uid;
+    // Opening the page asks the hook once per new token: bounded like questions, so that random tokens cannot make it ask without end.
+    if (link.link_qpm !== null) this.admit(`init\n${link.id}`, link.link_qpm, Date.now(), `${link.link_qpm} requests per minute in all`);
     const uid = await this.askHook(link, 'init', { token });
     if (this.readers.size > 10_000) this.readers.clear();
     this.readers.set(key, { uid, at: Date.now() });
@@ -210,6 +212,24 @@ export class ShareService {
     // Bounded: visitors gone quiet are forgotten.
     if (this.recent.size > 10_000) for (const [k, v] of this.recent) if (!v.some((t) => t > now - WINDOW_MS)) this.recent.delete(k);
   }
+}
+
+/**
+ * The visitor id a hook's uid is stored as: marked, so that nobody can claim
+ * it as their own id on a link without a hook (a hook removed later, its
+ * members' uids guessable such as an e-mail address).
+ */
+const HOOK_UID_PREFIX = 'hook:';
+
+function hookVisitor(uid: string): string {
+  return `${HOOK_UID_PREFIX}${uid}`;
+}
+
+/** A visitor id the page sent (a link without a hook): never one of a hook's. */
+function checkOwnUid(uid: string | undefined): string | undefined {
+  if (uid?.startsWith(HOOK_UID_PREFIX))
+    throw errors.badField('outLinkUid', `must not start with "${HOOK_UID_PREFIX}": those are the ids a share link's sign-in check gives`);
+  return uid;
 }
 
 function round(n: number): number {
