@@ -22,6 +22,7 @@ import type { RelayDeps } from './relay/context.js';
 import { UpstreamClient } from './relay/upstream.js';
 import { openStore, type Store } from './store/db.js';
 import { RedemptionsStore } from './accounts/redemptions.js';
+import { FallbackBook, FallbacksStore } from './channels/fallbacks.js';
 
 export interface GatewayServices {
   config: GatewayConfig;
@@ -33,6 +34,7 @@ export interface GatewayServices {
   auth: TokenAuthenticator;
   ledger: BalanceLedger;
   prices: PriceBook;
+  fallbacks: FallbackBook;
   registry: ChannelRegistry;
   health: ChannelHealth;
   channels: ChannelsService;
@@ -66,6 +68,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     inputPrice: unitsToMicros(config.defaultInputPrice),
     outputPrice: unitsToMicros(config.defaultOutputPrice),
   });
+  const fallbacks = new FallbackBook(new FallbacksStore(store.db));
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const local = config.localModels
@@ -102,6 +105,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   startupNotes.push(...(await channels.syncFromEnv(config.env)));
   if (local) startupNotes.push(await channels.syncLocalModels(local.models));
   await prices.load();
+  await fallbacks.load();
   // In-process models cost nothing unless the operator prices them.
   for (const m of local?.models ?? []) prices.markFree(m.id);
   await tokenizer;
@@ -110,12 +114,13 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   // Channels and prices other processes change are in force here within CHANNEL_REFRESH_MS.
   registry.startRefresh(config.channelRefreshMs, onError);
   prices.startRefresh(config.channelRefreshMs, onError);
+  fallbacks.startRefresh(config.channelRefreshMs, onError);
   logRetention.start(config.logRetentionDays);
   // The periodic re-test of auto-disabled models (channels/testing.ts); close() stops it.
   channels.startRetestLoop(config.retestIntervalMs, onError);
 
   const metrics = new GatewayMetrics({ channels: () => registry.all(), pendingLogRows: () => ledger.pendingRows });
-  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, metrics: metrics.relay, onError };
+  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, fallbacks, metrics: metrics.relay, onError };
   return {
     config,
     store,
@@ -125,6 +130,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     auth,
     ledger,
     prices,
+    fallbacks,
     registry,
     health,
     channels,
@@ -138,6 +144,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
       await channels.stopRetestLoop();
       registry.stop();
       prices.stopRefresh();
+      fallbacks.stopRefresh();
       logRetention.stop();
       await ledger.close();
       await upstream.close();

@@ -207,6 +207,9 @@ describe('the gateway API document', () => {
     await documented('PATCH', '/api/redemptions/{id}', t.api(`/api/redemptions/${codes.data[1]!.id}`, { method: 'PATCH', json: { status: 'disabled' } }));
     await documented('POST', '/api/user/topup', t.api('/api/user/topup', { method: 'POST', json: { key: codes.keys[0] } }));
     await documented('DELETE', '/api/redemptions/{id}', t.api(`/api/redemptions/${codes.data[1]!.id}`, { method: 'DELETE' }));
+    await documented('PUT', '/api/fallbacks/{*}', t.api('/api/fallbacks/sim-chat', { method: 'PUT', json: { fallbacks: ['sim-embed-384'] } }));
+    await documented('GET', '/api/fallbacks', t.api('/api/fallbacks'));
+    await documented('DELETE', '/api/fallbacks/{*}', t.api('/api/fallbacks/sim-chat', { method: 'DELETE' }));
     await documented('DELETE', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/users/{id}', t.api(`/api/users/${user.id}`, { method: 'DELETE' }));

@@ -122,6 +122,8 @@ describe.each(stores)('store: $name', (t) => {
         '0003_durable_leases',
         '0004_log_rollups_and_list_indexes',
         '0005_channel_tests_and_failures',
+        '0006_redemptions',
+        '0007_model_fallbacks',
       ]);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
@@ -138,6 +140,8 @@ describe.each(stores)('store: $name', (t) => {
           '0003_durable_leases',
           '0004_log_rollups_and_list_indexes',
           '0005_channel_tests_and_failures',
+          '0006_redemptions',
+          '0007_model_fallbacks',
         ]);
         await Promise.all([a.close(), b.close()]);
       } finally {

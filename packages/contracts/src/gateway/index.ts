@@ -9,3 +9,4 @@ export * from './prices.js';
 export * from './logs.js';
 export * from './dashboard.js';
 export * from './redemptions.js';
+export * from './fallbacks.js';

@@ -28,6 +28,8 @@ export const publicLogSchema = z.object({
   status: z.number(),
   error: z.string().nullable(),
   attempts: z.number(),
+  /** The model the caller asked for, when a fallback (`model`) answered. */
+  requested_model: z.string().nullable(),
 });
 export type PublicLog = z.infer<typeof publicLogSchema>;
 

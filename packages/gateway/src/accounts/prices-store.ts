@@ -1,6 +1,6 @@
 // SQL for model prices.
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../store/db.js';
+import { updateElseInsert } from '../store/db.js';
 import type { GatewayTables } from '../store/schema.js';
 
 export interface PriceRow {
@@ -19,15 +19,10 @@ export class PricesStore {
 
   async upsert(model: string, inputPrice: number, outputPrice: number): Promise<void> {
     const row = { model, input_price: inputPrice, output_price: outputPrice, updated_at: Date.now() };
-    const r = await this.db.updateTable('model_prices').set(row).where('model', '=', model).executeTakeFirst();
-    if (Number(r.numUpdatedRows) > 0) return;
-    try {
-      await this.db.insertInto('model_prices').values(row).execute();
-    } catch (err) {
-      // Someone else inserted it between the two statements: theirs is updated instead.
-      if (!isUniqueViolation(err)) throw err;
-      await this.db.updateTable('model_prices').set(row).where('model', '=', model).execute();
-    }
+    await updateElseInsert(
+      () => this.db.updateTable('model_prices').set(row).where('model', '=', model).executeTakeFirst(),
+      () => this.db.insertInto('model_prices').values(row).execute(),
+    );
   }
 
   async delete(model: string): Promise<boolean> {

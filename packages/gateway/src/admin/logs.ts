@@ -37,6 +37,7 @@ function publicLog(r: LogSummary, names: LogNames): PublicLog {
     endpoint: r.endpoint,
     model: r.model,
     upstream_model: r.upstream_model,
+    requested_model: r.requested_model ?? null,
     is_stream: Boolean(Number(r.is_stream)),
     prompt_tokens: Number(r.prompt_tokens),
     completion_tokens: Number(r.completion_tokens),

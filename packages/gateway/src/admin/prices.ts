@@ -35,10 +35,10 @@ function publicPrice(p: ModelPrice): PublicPrice {
 }
 
 /** The model name: everything after /api/prices/, so that names with '/' work with or without %2F. */
-function modelOf(req: FastifyRequest): string {
+export function modelOf(req: FastifyRequest, route = 'prices'): string {
   const raw = (req.params as Record<string, string | undefined>)['*'] ?? '';
   const model = raw.trim();
-  if (!model) throw errors.badField('model', `Invalid 'model': name the model in the path, /api/prices/<model>`);
+  if (!model) throw errors.badField('model', `Invalid 'model': name the model in the path, /api/${route}/<model>`);
   if (model.length > 200) throw errors.badField('model', `Invalid 'model': at most 200 characters`);
   return model;
 }

@@ -14,6 +14,7 @@ import { adminValidatorCompiler } from './input.js';
 import { channelsPlugin } from './channels.js';
 import { dashboardPlugin } from './dashboard.js';
 import { logsPlugin } from './logs.js';
+import { fallbacksPlugin } from './fallbacks.js';
 import { pricesPlugin } from './prices.js';
 import { redemptionsPlugin, topupPlugin } from './redemptions.js';
 import { tokensPlugin } from './tokens.js';
@@ -35,7 +36,7 @@ export const adminPlugin: FastifyPluginAsync<{ services: GatewayServices }> = as
   });
   await api.register(async (admins) => {
     admins.addHook('onRequest', apiGuard(services, 'admins'));
-    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin, redemptionsPlugin])
+    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin, redemptionsPlugin, fallbacksPlugin])
       await admins.register(plugin, { services });
   });
 };

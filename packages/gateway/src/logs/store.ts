@@ -26,6 +26,7 @@ const SUMMARY_COLUMNS = [
   'status',
   'error',
   'attempts',
+  'requested_model',
 ] as const;
 const LOG_COLUMNS = [...SUMMARY_COLUMNS, 'request_body'] as const;
 
@@ -46,7 +47,7 @@ function csvLine(r: NewLog): string {
     `${csvField(r.request_id)},${csvField(r.created_at)},${csvField(r.user_id)},${csvField(r.token_id)},${csvField(r.channel_id)},` +
     `${csvField(r.endpoint)},${csvField(r.model)},${csvField(r.upstream_model)},${csvField(r.is_stream)},${csvField(r.prompt_tokens)},` +
     `${csvField(r.completion_tokens)},${csvField(r.usage_source)},${csvField(r.cost)},${csvField(r.latency_ms)},${csvField(r.ttft_ms)},` +
-    `${csvField(r.status)},${csvField(r.error)},${csvField(r.attempts)},${csvField(r.request_body)}\n`
+    `${csvField(r.status)},${csvField(r.error)},${csvField(r.attempts)},${csvField(r.requested_model)},${csvField(r.request_body)}\n`
   );
 }
 

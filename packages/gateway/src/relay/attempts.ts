@@ -1,7 +1,10 @@
 // The retry loop shared by every endpoint: pick a channel, try it, and on a
 // retryable failure try a different one (never the one that just failed), up
 // to RELAY_MAX_ATTEMPTS. Failures feed the channel+model health counts, except
-// those caused by the client going away.
+// those caused by the client going away. When every channel of the model has
+// failed with an error worth retrying (or it has none), the model's fallbacks
+// (channels/fallbacks.ts) are tried in order, each the same way; never after
+// an error of the caller's (400, 401, 413) or the caller going away.
 import { errors, GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import type { Endpoint } from '../providers/index.js';
@@ -13,6 +16,8 @@ export interface AttemptResult<T> {
   channel: Channel;
   upstreamModel: string;
   attempts: number;
+  /** The model that answered: the one asked for, or a fallback of it. */
+  model: string;
 }
 
 export class RelayFailure extends Error {
@@ -21,12 +26,41 @@ export class RelayFailure extends Error {
     readonly attempts: number,
     readonly channel: Channel | undefined,
     readonly upstreamModel: string | undefined,
+    /** The model's channels failed (or it has none) in a way another model could answer: its fallbacks are tried. */
+    readonly fallbackWorthy = false,
   ) {
     super(error.message);
   }
 }
 
 export async function withAttempts<T>(
+  deps: RelayDeps,
+  ctx: RelayContext,
+  endpoint: Endpoint,
+  model: string,
+  tryChannel: (channel: Channel, upstreamModel: string) => Promise<T>,
+  lateFault?: (value: T) => string | undefined,
+): Promise<AttemptResult<T>> {
+  const fallbacks = deps.fallbacks.of(model);
+  if (fallbacks.length === 0) return attemptModel(deps, ctx, endpoint, model, tryChannel, lateFault);
+  let attempts = 0;
+  let failure: RelayFailure | undefined;
+  for (const candidate of [model, ...fallbacks]) {
+    // A token limited to some models is answered by those only.
+    if (ctx.caller.models && !ctx.caller.models.has(candidate)) continue;
+    try {
+      const r = await attemptModel(deps, ctx, endpoint, candidate, tryChannel, lateFault);
+      return { ...r, attempts: attempts + r.attempts };
+    } catch (err) {
+      if (!(err instanceof RelayFailure) || !err.fallbackWorthy) throw err;
+      attempts += err.attempts;
+      failure = err;
+    }
+  }
+  throw new RelayFailure(failure!.error, attempts, failure!.channel, failure!.upstreamModel);
+}
+
+async function attemptModel<T>(
   deps: RelayDeps,
   ctx: RelayContext,
   endpoint: Endpoint,
@@ -49,7 +83,7 @@ export async function withAttempts<T>(
       else if (!ctx.signal.aborted) deps.health.recordFailure(channel.id, model, fault).catch(deps.onError);
       if (!ctx.signal.aborted)
         deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, fault === undefined ? undefined : 'stream');
-      return { value, channel, upstreamModel, attempts: attempt };
+      return { value, channel, upstreamModel, attempts: attempt, model };
     } catch (err) {
       // The client went away (which aborts the upstream call too): not the
       // channel's fault, so it is not counted, and nobody waits for a retry.
@@ -67,8 +101,8 @@ export async function withAttempts<T>(
       if (!err.retryable) break;
     }
   }
-  if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined);
-  throw new RelayFailure(shownError(last.failure, last.channel), tried.size, last.channel, last.upstreamModel);
+  if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined, true);
+  throw new RelayFailure(shownError(last.failure, last.channel), tried.size, last.channel, last.upstreamModel, last.failure.retryable);
 }
 
 /**

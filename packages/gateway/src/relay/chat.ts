@@ -50,7 +50,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
         sent = upstreamModel === body.model && ctx.rawBody ? ctx.rawBody : upstreamBody(body, upstreamModel, channel, false);
         return deps.upstream.postJson(channel.provider.target('chat', upstreamModel, channel), sent, ctx.signal);
       });
-      Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
+      Object.assign(result, { model: a.model, channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
       setUsage(result, usageOf(a.value.json), localPrompt, () => countTextTokens(messageText(a.value.json)));
       responder.json(200, a.value.text);
       return;
@@ -81,7 +81,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
       // A stream the upstream broke off after it began is the channel's fault too (not an overload a provider reported in it).
       (o) => (o.errorIsLoad ? undefined : o.error?.message),
     );
-    Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
+    Object.assign(result, { model: a.model, channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts, ttftMs: a.value.ttftMs });
     if (a.value.empty) {
       await answerEmptyStream(deps, ctx, body, a.channel, a.upstreamModel, clientWantsUsage, responder, result, localPrompt);
       return;

@@ -4,6 +4,7 @@
 // they are named here too because every relay handler speaks of them.
 import type { Caller } from '../accounts/auth.js';
 import type { BalanceLedger } from '../accounts/ledger.js';
+import type { FallbackBook } from '../channels/fallbacks.js';
 import type { PriceBook } from '../accounts/pricing.js';
 import type { ChannelHealth } from '../channels/health.js';
 import type { ChannelRegistry } from '../channels/registry.js';
@@ -21,6 +22,7 @@ export interface RelayDeps {
   upstream: UpstreamClient;
   ledger: BalanceLedger;
   prices: PriceBook;
+  fallbacks: FallbackBook;
   /** The relay's metrics (counted in plain fields; /metrics reads them). */
   metrics: RelayRecorder;
   onError(err: Error): void;

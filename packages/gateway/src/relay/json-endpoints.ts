@@ -66,7 +66,7 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
       const answer = await deps.upstream.postForText(target, sent, ctx.signal);
       return { text: answer.text, json: usageOnly(answer.text) ?? parseAnswer(answer.text) };
     });
-    Object.assign(result, { channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
+    Object.assign(result, { model: a.model, channel: a.channel, upstreamModel: a.upstreamModel, attempts: a.attempts });
     const reported = spec.upstreamTokens(a.value.json);
     result.promptTokens = reported ?? spec.localTokens(body);
     result.usageSource = reported === undefined ? 'local' : 'upstream';

@@ -10,6 +10,8 @@ import type { Endpoint } from '../providers/index.js';
 import type { RelayContext, RelayDeps } from './context.js';
 
 export interface RunResult {
+  /** The model that answered, where a fallback did (the run's own model otherwise). */
+  model?: string;
   channel?: Channel;
   upstreamModel?: string;
   attempts: number;
@@ -98,10 +100,13 @@ export class RelayRun {
   }
 
   finish(r: RunResult): void {
-    const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(this.price, r.promptTokens, r.completionTokens);
+    // A fallback's answer is charged at its own model's price, and logged under it.
+    const model = r.model ?? this.model;
+    const price = model === this.model ? this.price : this.deps.prices.priceOf(model);
+    const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(price, r.promptTokens, r.completionTokens);
     const now = Date.now();
     this.ctx.recorded = true;
-    this.deps.metrics.finished(this.endpoint, this.model, r.channel?.id, r.status, now - this.ctx.startedAt, r.promptTokens, r.completionTokens, cost);
+    this.deps.metrics.finished(this.endpoint, model, r.channel?.id, r.status, now - this.ctx.startedAt, r.promptTokens, r.completionTokens, cost);
     const kept = r.error ? keptBody(r.failedBody) : { body: null, note: '' };
     // The row and its charge are written together (accounts/ledger.ts).
     this.deps.ledger.settle(this.reservation, cost, {
@@ -111,8 +116,9 @@ export class RelayRun {
       token_id: this.ctx.caller.token.id,
       channel_id: r.channel?.id ?? null,
       endpoint: this.endpoint,
-      model: this.model,
+      model,
       upstream_model: r.upstreamModel ?? null,
+      requested_model: model === this.model ? null : this.model,
       is_stream: this.stream ? 1 : 0,
       prompt_tokens: r.promptTokens,
       completion_tokens: r.completionTokens,

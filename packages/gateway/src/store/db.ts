@@ -105,6 +105,20 @@ export async function retriedTransaction<T>(db: Kysely<GatewayTables>, fn: (tx: 
   }
 }
 
+/**
+ * An upsert both stores understand: update the row; where there was none,
+ * insert it; where another process inserted it between the two, update theirs.
+ */
+export async function updateElseInsert(update: () => Promise<{ numUpdatedRows: bigint }>, insert: () => Promise<unknown>): Promise<void> {
+  if (Number((await update()).numUpdatedRows) > 0) return;
+  try {
+    await insert();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    await update();
+  }
+}
+
 /** True for a deadlock or lock-wait timeout: the transaction can simply run again. */
 export function isLockConflict(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };

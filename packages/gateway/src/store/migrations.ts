@@ -244,6 +244,19 @@ function migrations(kind: StoreKind): Record<string, Migration> {
         await db.schema.createIndex('balance_changes_user_idx').on('balance_changes').columns(['user_id', 'created_at']).execute();
       },
     },
+    '0007_model_fallbacks': {
+      // The models that answer, in order, when every channel of a model fails
+      // (relay/attempts.ts); a log row answered by one names the model asked.
+      async up(db: Kysely<any>) {
+        const keyType = isMysql ? sql`varchar(255) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(255)`;
+        await tableCreator(db)('model_fallbacks')
+          .addColumn('model', keyType, (c) => c.primaryKey())
+          .addColumn('fallbacks', longText, (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.alterTable('logs').addColumn('requested_model', shortText).execute();
+      },
+    },
   };
 }
 

@@ -112,6 +112,8 @@ export interface LogsTable {
   error: string | null;
   attempts: number;
   request_body: string | null;
+  /** The model the caller asked for, when a fallback answered (`model` is the one that did). */
+  requested_model: string | null;
 }
 
 type Tens = '0' | '1' | '2' | '3' | '4' | '5';
@@ -185,6 +187,13 @@ export interface BalanceChangesTable {
   created_at: number;
 }
 
+/** A model's fallbacks (channels/fallbacks.ts): a JSON array of model names, tried in order. */
+export interface ModelFallbacksTable {
+  model: string;
+  fallbacks: string;
+  updated_at: number;
+}
+
 export interface GatewayTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -199,6 +208,7 @@ export interface GatewayTables {
   balance_leases: BalanceLeasesTable;
   redemptions: RedemptionsTable;
   balance_changes: BalanceChangesTable;
+  model_fallbacks: ModelFallbacksTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

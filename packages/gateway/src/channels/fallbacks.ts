@@ -1,0 +1,82 @@
+// A model's fallbacks: the models that answer, in order, when every channel
+// of a model fails with an error worth retrying (relay/attempts.ts). Read
+// whole into memory (a few rows) and re-read every CHANNEL_REFRESH_MS, so
+// that the relay never queries the store for them and another process's
+// change is in force here within that time.
+import type { Kysely } from 'kysely';
+import type { GatewayTables } from '../store/schema.js';
+import { updateElseInsert } from '../store/db.js';
+
+/** Fallbacks of one model at most: each failed model costs its attempts' time. */
+export const MAX_FALLBACKS = 5;
+
+export class FallbacksStore {
+  constructor(private readonly db: Kysely<GatewayTables>) {}
+
+  async list(): Promise<{ model: string; fallbacks: string[] }[]> {
+    const rows = await this.db.selectFrom('model_fallbacks').select(['model', 'fallbacks']).orderBy('model').execute();
+    return rows.map((r) => ({ model: r.model, fallbacks: parseList(r.fallbacks) }));
+  }
+
+  async set(model: string, fallbacks: string[]): Promise<void> {
+    const row = { model, fallbacks: JSON.stringify(fallbacks), updated_at: Date.now() };
+    await updateElseInsert(
+      () => this.db.updateTable('model_fallbacks').set(row).where('model', '=', model).executeTakeFirst(),
+      () => this.db.insertInto('model_fallbacks').values(row).execute(),
+    );
+  }
+
+  async delete(model: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('model_fallbacks').where('model', '=', model).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+}
+
+function parseList(json: string): string[] {
+  try {
+    const v = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((m): m is string => typeof m === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export class FallbackBook {
+  private byModel = new Map<string, string[]>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly store: FallbacksStore) {}
+
+  async load(): Promise<void> {
+    this.byModel = new Map((await this.store.list()).map((r) => [r.model, r.fallbacks]));
+  }
+
+  startRefresh(everyMs: number, onError: (err: Error) => void): void {
+    this.timer = setInterval(() => this.load().catch(onError), everyMs);
+    this.timer.unref();
+  }
+
+  stopRefresh(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** The models to try after `model`, in order (none for most). */
+  of(model: string): readonly string[] {
+    return this.byModel.get(model) ?? [];
+  }
+
+  list(): { model: string; fallbacks: string[] }[] {
+    return [...this.byModel].map(([model, fallbacks]) => ({ model, fallbacks })).sort((a, b) => a.model.localeCompare(b.model));
+  }
+
+  async set(model: string, fallbacks: string[]): Promise<void> {
+    await this.store.set(model, fallbacks);
+    this.byModel.set(model, fallbacks);
+  }
+
+  async remove(model: string): Promise<boolean> {
+    const gone = await this.store.delete(model);
+    this.byModel.delete(model);
+    return gone;
+  }
+}
