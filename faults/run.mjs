@@ -6,6 +6,7 @@
 // Run `npm run build` first (npm run test:faults does): the processes run dist/.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { fallbackCase } from './fallback.mjs';
 import { httpFrontCase } from './http-front.mjs';
 import { indexingCase } from './indexing.mjs';
 import { killAll, REPO, Report } from './lib.mjs';
@@ -21,6 +22,7 @@ const cases = [
   // Each embeddings call takes 150 ms, so that an upload of 300 chunks is caught midway.
   { name: 'kill -9 of kbchat start while indexing', sim: { embedDelayMs: 150 }, run: indexingCase },
   { name: 'HTTP fronts', sim: {}, run: httpFrontCase },
+  { name: 'fallback while a model is down', sim: {}, run: fallbackCase },
 ];
 
 const filter = process.argv.slice(2).map((a) => a.toLowerCase());
