@@ -29,7 +29,11 @@ export async function fallbackCase(report, sim) {
   );
   const url = `http://127.0.0.1:${port}`;
   const ask = (i) =>
-    api(url, '/v1/chat/completions', { method: 'POST', token: ROOT_TOKEN, json: { model: 'primary-model', messages: [{ role: 'user', content: `question ${i}` }] } });
+    api(url, '/v1/chat/completions', {
+      method: 'POST',
+      token: ROOT_TOKEN,
+      json: { model: 'primary-model', messages: [{ role: 'user', content: `question ${i}` }] },
+    });
 
   const before = await ask(0);
   report.check(KASE, 'without fallbacks, the down model fails', before.status >= 500, `HTTP ${before.status} ${before.body?.error?.code ?? ''}`);
@@ -38,7 +42,12 @@ export async function fallbackCase(report, sim) {
 
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(i + 1)));
   const byFallback = answers.filter((r) => r.status === 200 && /^Echo: question/.test(r.body?.choices?.[0]?.message?.content ?? ''));
-  report.check(KASE, 'a burst of 20 answered by the fallback', byFallback.length === 20, `${byFallback.length} of 20 (statuses ${[...new Set(answers.map((r) => r.status))].join(', ')})`);
+  report.check(
+    KASE,
+    'a burst of 20 answered by the fallback',
+    byFallback.length === 20,
+    `${byFallback.length} of 20 (statuses ${[...new Set(answers.map((r) => r.status))].join(', ')})`,
+  );
 
   // The log is written in batches: give it a flush.
   await sleep(1500);
