@@ -12,7 +12,7 @@ import { CopyButton, Loading } from '../../ui';
 import { formatUnits, gatewayApi } from '../gateway-api';
 import { prettyJson } from './answer';
 import { lastListQuery, queryOf } from './query';
-import { failed, formatLogTime, NameOf } from './parts';
+import { failed, FallbackFor, formatLogTime, NameOf } from './parts';
 import { Replay } from './Replay';
 
 /** The detail, or null when no row has this id (a 404; other failures go to the boundary with the API's message). */
@@ -64,7 +64,13 @@ export function LogDetail({ requestId }: { requestId: string }) {
       <NameOf id={r.channel_id} name={r.channel_name} href={r.channel_id ? filterLink({ channel_id: String(r.channel_id) }) : undefined} />,
     ],
     [t('requestLogs.field.endpoint'), <code>{r.endpoint}</code>],
-    [t('requestLogs.col.model'), <Link href={filterLink({ model: r.model })}>{r.model}</Link>],
+    [
+      t('requestLogs.col.model'),
+      <>
+        <Link href={filterLink({ model: r.model })}>{r.model}</Link>
+        {r.requested_model !== null && <FallbackFor model={r.requested_model} badge />}
+      </>,
+    ],
     [t('requestLogs.field.upstreamModel'), <span>{r.upstream_model ?? none}</span>],
     [t('requestLogs.col.stream'), <span>{t(r.is_stream ? 'requestLogs.yes' : 'requestLogs.no')}</span>],
     [t('requestLogs.col.status'), <span className={`badge ${failed(r) ? 'bad' : 'ok'}`}>{r.status}</span>],

@@ -11,7 +11,7 @@ import { Boundary, CopyButton, Loading, Table } from '../../ui';
 import { formatUnits, gatewayApi } from '../gateway-api';
 import { Filters } from './Filters';
 import { cursorOf, filtersOf, isFiltered, queryOf, rememberListQuery, rememberNext, trailOf, type LogFilters } from './query';
-import { failed, formatLogTime, NameOf } from './parts';
+import { failed, FallbackFor, formatLogTime, NameOf } from './parts';
 
 const PAGE = 50;
 
@@ -185,6 +185,11 @@ function ModelCell({ row, t }: { row: PublicLog; t: Translate }) {
     <>
       <span>{row.model}</span>
       {row.is_stream && <span className="badge logs-tag">{t('requestLogs.replay.stream')}</span>}
+      {row.requested_model !== null && (
+        <div className="logs-small">
+          <FallbackFor model={row.requested_model} />
+        </div>
+      )}
       {row.upstream_model && row.upstream_model !== row.model && (
         <div className="muted logs-small">
           <span>{t('requestLogs.upstreamAs', { model: row.upstream_model })}</span>

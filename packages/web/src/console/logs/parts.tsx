@@ -1,5 +1,6 @@
-// Pieces the list and the detail share: a time to the second, and a user,
-// token or channel by name (its id when deleted), linking to its requests.
+// Pieces the list and the detail share: a time to the second, a user,
+// token or channel by name (its id when deleted), linking to its requests,
+// and the note on a row a fallback answered.
 import { Link } from 'wouter';
 import type { PublicLog } from '@kbchat/contracts';
 import { useLang } from '../../i18n';
@@ -10,6 +11,16 @@ export const failed = (r: PublicLog): boolean => r.status >= 400 || r.error !== 
 /** Logs are read to the second: the date and the time with seconds, in the reader's language. */
 export function formatLogTime(ms: number, lang: string): string {
   return new Date(ms).toLocaleString(lang === 'zh' ? 'zh-CN' : 'en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** On a row a fallback answered (its `model`): the model the caller asked for; a badge in the detail, a line of text in the list's narrow cell. */
+export function FallbackFor({ model, badge = false }: { model: string; badge?: boolean }) {
+  const { t } = useLang();
+  return (
+    <span className={badge ? 'badge warn logs-tag' : 'logs-fallback'} data-testid="fallback-for" title={t('requestLogs.fallbackHint', { model })}>
+      {t('requestLogs.fallbackFor', { model })}
+    </span>
+  );
 }
 
 export function NameOf({ id, name, href }: { id: number | null; name: string | null; href?: string }) {

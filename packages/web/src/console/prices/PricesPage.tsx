@@ -3,15 +3,17 @@
 // listed with what they are charged (the default, or nothing for in-process
 // models). Set a price either way, add one for any model, delete one (back
 // to the default); every save is read back from the gateway before the page
-// says it was saved.
+// says it was saved. Each model's fallbacks (the models that answer when all
+// its channels fail) shown in its row, and set in FallbacksEditor.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { PricesAnswer, PublicPrice } from '@kbchat/contracts';
+import type { ModelFallbacks, PricesAnswer, PublicPrice } from '@kbchat/contracts';
 import { DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
 import { Loading, Table } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import { pricePath, showNumber } from './convert';
+import { FallbacksEditor } from './FallbacksEditor';
 import { PriceEditor } from './PriceEditor';
 import '../console.css';
 import './prices.css';
@@ -28,9 +30,23 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
   const client = useQueryClient();
   // undefined: no editor; null: adding a price; a price: editing that one.
   const [editing, setEditing] = useState<PublicPrice | null | undefined>(undefined);
+  // The model whose fallbacks are being edited, if any.
+  const [falling, setFalling] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState('');
   const { data } = useQuery({ queryKey: ['prices'], queryFn: ({ signal }) => gatewayApi<PricesAnswer>('/api/prices', { signal }) });
+  const { data: fallbackList } = useQuery({
+    queryKey: ['fallbacks'],
+    queryFn: ({ signal }) => gatewayApi<{ data: ModelFallbacks[] }>('/api/fallbacks', { signal }),
+  });
   const reload = () => void client.invalidateQueries({ queryKey: ['prices'] });
+  const fallbacksOf = new Map((fallbackList?.data ?? []).map((f) => [f.model, f.fallbacks]));
+  // Every model the page knows, to pick a fallback from: priced, served or seen, and named in fallbacks.
+  const known = [
+    ...new Set([
+      ...(data ? [...data.data, ...data.unpriced].map((p) => p.model) : []),
+      ...(fallbackList?.data ?? []).flatMap((f) => [f.model, ...f.fallbacks]),
+    ]),
+  ].sort((a, b) => a.localeCompare(b));
 
   const rows: Row[] = data ? [...data.data.map((p): Row => ({ ...p, charged: 'set' })), ...data.unpriced].sort((a, b) => a.model.localeCompare(b.model)) : [];
   const describe = (p: PublicPrice) => ({
@@ -51,7 +67,13 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
   };
   const open = (p: PublicPrice | null) => {
     setSaved('');
+    setFalling(undefined);
     setEditing(p);
+  };
+  const openFallbacks = (model: string) => {
+    setSaved('');
+    setEditing(undefined);
+    setFalling(model);
   };
 
   return (
@@ -79,7 +101,22 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
           <span>{saved}</span>
         </p>
       )}
-      {editing !== undefined ? (
+      {falling !== undefined ? (
+        <FallbacksEditor
+          key={falling}
+          model={falling}
+          start={fallbacksOf.get(falling) ?? []}
+          known={known}
+          onDone={(fresh) => {
+            setFalling(undefined);
+            if (!fresh) return;
+            setSaved(
+              fresh.length ? t('prices.fallbacks.saved', { model: falling, models: fresh.join(' → ') }) : t('prices.fallbacks.removed', { model: falling }),
+            );
+            void client.invalidateQueries({ queryKey: ['fallbacks'] });
+          }}
+        />
+      ) : editing !== undefined ? (
         <PriceEditor
           key={editing?.model ?? '\u0000new'}
           start={editing}
@@ -122,6 +159,11 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
                       {t(r.in_channels && r.has_traffic ? 'prices.seen.both' : r.in_channels ? 'prices.seen.channels' : 'prices.seen.traffic')}
                     </span>
                   )}
+                  {fallbacksOf.has(r.model) && (
+                    <span className="price-fallbacks" data-testid="fallbacks">
+                      {t('prices.fallbacks.then', { models: fallbacksOf.get(r.model)!.join(' → ') })}
+                    </span>
+                  )}
                 </div>
               ),
             },
@@ -151,6 +193,14 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
                     onClick={() => open(r)}
                   >
                     <span>{t(r.charged === 'set' ? 'prices.edit' : 'prices.set')}</span>
+                  </button>
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={t('prices.fallbacks.editNamed', { model: r.model })}
+                    onClick={() => openFallbacks(r.model)}
+                  >
+                    <span>{t('prices.fallbacks.edit')}</span>
                   </button>
                   {r.charged === 'set' && <DeleteButton name={t('prices.priceOf', { model: r.model })} onDelete={() => remove(r.model)} />}
                 </div>

@@ -23,3 +23,6 @@ export function showNumber(n: number): string {
 
 /** The price's API path: a model name may hold '/', '%' or spaces. */
 export const pricePath = (model: string): string => `/api/prices/${encodeURIComponent(model)}`;
+
+/** A model's fallbacks' API path, encoded as the price's is. */
+export const fallbacksPath = (model: string): string => `/api/fallbacks/${encodeURIComponent(model)}`;
