@@ -3,7 +3,7 @@
 // shared, so the collections and the import list agree and poll once.
 import type { UpdateDatasetBody } from '@kbchat/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, withQuery, type PublicDataset } from '../api';
 import { useLang, type MessageKey } from '../i18n';
@@ -104,18 +104,25 @@ function withScanRead(detail: TrainingDetail | undefined) {
 function OcrSetting({ dataset }: { dataset: PublicDataset }) {
   const { t } = useLang();
   const client = useQueryClient();
+  // What was just ticked, shown from the click itself until the dataset is read again (the mutation's own
+  // state arrives a tick later, and the box would flick back meanwhile); on a failure the stored value shows.
+  const [asked, setAsked] = useState<boolean | null>(null);
   const save = useMutation({
     mutationFn: (json: UpdateDatasetBody) => api('/api/core/dataset/update', { method: 'PUT', json }),
     onSuccess: () => client.invalidateQueries({ queryKey: datasetKeys.detail(dataset._id) }),
+    onSettled: () => setAsked(null),
   });
   return (
     <div className="row">
       <label className="row" title={t('datasets.ocr.why')}>
         <input
           type="checkbox"
-          checked={save.isPending ? !!save.variables?.ocr : dataset.ocr}
+          checked={asked ?? dataset.ocr}
           disabled={save.isPending}
-          onChange={(e) => save.mutate({ id: dataset._id, ocr: e.target.checked })}
+          onChange={(e) => {
+            setAsked(e.target.checked);
+            save.mutate({ id: dataset._id, ocr: e.target.checked });
+          }}
         />
         <span>{t('datasets.ocr')}</span>
       </label>
