@@ -10,6 +10,9 @@ import { noBrowser, openPage } from './browser.js';
 import { browserSuite, SHOTS, signIn } from './kbchat-start.js';
 import { TRANSLATED_MARK, translateLikeChrome } from './page-translator.js';
 
+/** The UI's own polls and refreshes take longer than expect.poll's default second on a machine busy with the suite. */
+const POLL = { timeout: 10_000 };
+
 const TEXT = [
   '# Ferries\n\nThe epsilon ferry crosses the Hardanger fjord nine times a day from Norheimsund.',
   '# Lighthouses\n\nThe lighthouse keeper Marguerite Okonkwo painted the tower teal in 1987.',
@@ -49,7 +52,7 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
       .toBe(3);
     await page.getByLabel('Question').fill('How often does the ferry cross the fjord?');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent()).toContain('epsilon ferry');
+    await expect.poll(() => page.getByRole('listitem', { name: 'Result 1' }).textContent(), POLL).toContain('epsilon ferry');
     await page.getByRole('button', { name: 'Save as check' }).click();
     await page.getByRole('checkbox', { name: 'Should find result 1 (coast.md)' }).check();
     const snippet = page.getByRole('textbox', { name: 'Text for result 1' });
@@ -64,11 +67,11 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await page.getByRole('heading', { name: 'Retrieval checks' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/datasets/${datasetId}/checks`);
     const item = page.locator('.ck-item').filter({ hasText: 'How often does the ferry cross the fjord?' });
-    await expect.poll(() => item.textContent()).toContain('not run yet');
+    await expect.poll(() => item.textContent(), POLL).toContain('not run yet');
     expect(await item.locator('.ck-quote').textContent()).toBe('epsilon ferry crosses the Hardanger fjord');
     await page.getByRole('button', { name: 'Run all (1)' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Last run' }).textContent(), { timeout: 20_000 }).toMatch(/1 of 1 pass/);
-    await expect.poll(() => item.textContent()).toMatch(/passes.*rank 1/);
+    await expect.poll(() => item.textContent(), POLL).toMatch(/passes.*rank 1/);
     await page.getByText('The first run: nothing to compare with yet.').waitFor();
     await page.screenshot({ path: join(SHOTS, 'checks-passing.png'), fullPage: true });
 
@@ -81,7 +84,7 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('Newly failing');
     expect(await row.textContent()).toContain('“epsilon ferry crosses the Hardanger fjord”: no longer found (was rank 1)');
     await page.getByText('the chunks changed (re-chunked, edited or imported)').waitFor();
-    await expect.poll(() => item.textContent()).toMatch(/fails.*not found/);
+    await expect.poll(() => item.textContent(), POLL).toMatch(/fails.*not found/);
     await page.screenshot({ path: join(SHOTS, 'checks-newly-failing.png'), fullPage: true });
 
     // Edit the check to what is still there; the list says it was edited since the run.
@@ -90,7 +93,7 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await page.getByLabel('Question', { exact: true }).fill('Who painted the lighthouse?');
     await page.getByRole('button', { name: 'Save check' }).click();
     const edited = page.locator('.ck-item').filter({ hasText: 'Who painted the lighthouse?' });
-    await expect.poll(() => edited.textContent()).toContain('edited since the last run');
+    await expect.poll(() => edited.textContent(), POLL).toContain('edited since the last run');
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
@@ -101,7 +104,7 @@ describe.skipIf(Boolean(noBrowser))('retrieval checks in Chromium', () => {
     await signIn(page, suite.k.url);
     await translateLikeChrome(page);
     await page.goto(`${datasetUrl}/checks`);
-    await expect.poll(() => page.locator('font[data-translated]').count()).toBeGreaterThan(5);
+    await expect.poll(() => page.locator('font[data-translated]').count(), POLL).toBeGreaterThan(5);
     await page.getByRole('button', { name: `${TRANSLATED_MARK}Run all (1)` }).click();
     const row = page.locator('.ck-diff-row').first();
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('Newly passing');
