@@ -22,6 +22,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits up to 10 s, not vitest's 1 s: on a loaded 2-core machine a
+    // page or a background write can take longer than a second, and a poll that
+    // gives up early is a flaky test, not a finding.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two files at a time: vitest's own default is one fewer than the cores,
     // which is one file at a time on a 2-core machine, while most files wait on
