@@ -7,10 +7,13 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fallbackCase } from './fallback.mjs';
+import { groupsCase } from './groups.mjs';
 import { httpFrontCase } from './http-front.mjs';
 import { indexingCase } from './indexing.mjs';
+import { keyPoolCase, POOL_GOOD_KEY } from './key-pool.mjs';
 import { killAll, REPO, Report } from './lib.mjs';
 import { moneyCase } from './money.mjs';
+import { rateLimitsCase } from './rate-limits.mjs';
 
 const { startUpstreamSim } = await import(pathToFileURL(join(REPO, 'packages/upstream-sim/dist/index.js')).href);
 
@@ -23,6 +26,10 @@ const cases = [
   { name: 'kill -9 of kbchat start while indexing', sim: { embedDelayMs: 150 }, run: indexingCase },
   { name: 'HTTP fronts', sim: {}, run: httpFrontCase },
   { name: 'fallback while a model is down', sim: {}, run: fallbackCase },
+  // The simulator takes a second key besides the suite's, so that the pool has two good keys and one wrong.
+  { name: 'key pool with a wrong key', sim: { keys: [POOL_GOOD_KEY] }, run: keyPoolCase },
+  { name: 'rate limits on MariaDB with Redis', sim: {}, run: rateLimitsCase },
+  { name: 'groups: half price is exactly half', sim: {}, run: groupsCase },
 ];
 
 const filter = process.argv.slice(2).map((a) => a.toLowerCase());

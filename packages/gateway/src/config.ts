@@ -64,6 +64,14 @@ export interface GatewayConfig {
   webDir: string;
   /** The Bearer token GET /metrics asks for (METRICS_TOKEN); without one, /metrics answers loopback callers only. */
   metricsToken?: string;
+  /**
+   * Redis for rate limits (REDIS_URL): exact across every gateway process that
+   * shares it. Without it they are counted on the shared database, or in the
+   * process where the store is embedded (limits/counters.ts).
+   */
+  redisUrl?: string;
+  /** What every Redis key of this gateway begins with (REDIS_PREFIX): two deployments may share one Redis. */
+  redisPrefix: string;
   /** The environment, for <PROVIDER>_API_KEY channel sync. */
   env: Record<string, string | undefined>;
 }
@@ -121,6 +129,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     // The build of @kbchat/web, a dependency of this package, wherever npm put it.
     webDir: webAppDist(import.meta.url),
     metricsToken: env.METRICS_TOKEN || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || 'kbchat',
     env,
     ...overrides,
   };

@@ -23,6 +23,12 @@ import { UpstreamClient } from './relay/upstream.js';
 import { openStore, type Store } from './store/db.js';
 import { RedemptionsStore } from './accounts/redemptions.js';
 import { FallbackBook, FallbacksStore } from './channels/fallbacks.js';
+import { LimitsBook } from './limits/book.js';
+import { openCounters } from './limits/counters.js';
+import { RateLimiter } from './limits/rate-limits.js';
+import { RateLimitsStore } from './limits/store.js';
+import { GroupBook } from './accounts/groups.js';
+import { GroupsStore } from './accounts/groups-store.js';
 
 export interface GatewayServices {
   config: GatewayConfig;
@@ -35,6 +41,11 @@ export interface GatewayServices {
   ledger: BalanceLedger;
   prices: PriceBook;
   fallbacks: FallbackBook;
+  /** Price groups and their ratios. */
+  groups: GroupBook;
+  groupsStore: GroupsStore;
+  /** Rate limits: their book and where windows are counted. */
+  limits: RateLimiter;
   registry: ChannelRegistry;
   health: ChannelHealth;
   channels: ChannelsService;
@@ -62,13 +73,21 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     exclusiveStore: store.kind === 'pglite',
     onError,
   });
-  const accounts = new AccountsService(accountsStore, ledger, config.platformToken ?? config.initialRootToken);
+  const groupsStore = new GroupsStore(store.db);
+  const groups = new GroupBook(groupsStore);
+  const accounts = new AccountsService(accountsStore, ledger, groups, config.platformToken ?? config.initialRootToken);
   const auth = new TokenAuthenticator(accountsStore, config.channelRefreshMs);
   const prices = new PriceBook(new PricesStore(store.db), {
     inputPrice: unitsToMicros(config.defaultInputPrice),
     outputPrice: unitsToMicros(config.defaultOutputPrice),
   });
   const fallbacks = new FallbackBook(new FallbacksStore(store.db));
+  const limitsStore = new RateLimitsStore(store.db, store.kind);
+  const limits = new RateLimiter(
+    new LimitsBook(limitsStore),
+    openCounters({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, store: limitsStore, sharedStore: store.kind !== 'pglite', log }),
+    limitsStore,
+  );
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);
   const local = config.localModels
@@ -88,6 +107,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   });
   const channels = new ChannelsService(channelsStore, registry, health, keyBox, upstream, {
     testTimeoutMs: Math.min(DEFAULT_TEST_TIMEOUT_MS, config.upstreamTimeoutMs),
+    groupExists: (name) => groups.exists(name),
   });
   const logRetention = new LogRetention(logsStore, onError);
 
@@ -106,21 +126,25 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
   if (local) startupNotes.push(await channels.syncLocalModels(local.models));
   await prices.load();
   await fallbacks.load();
+  await limits.book.load();
+  await groups.load();
   // In-process models cost nothing unless the operator prices them.
   for (const m of local?.models ?? []) prices.markFree(m.id);
   await tokenizer;
   await ledger.start();
 
-  // Channels and prices other processes change are in force here within CHANNEL_REFRESH_MS.
+  // Channels, prices, fallbacks and groups other processes change are in force here within CHANNEL_REFRESH_MS.
   registry.startRefresh(config.channelRefreshMs, onError);
   prices.startRefresh(config.channelRefreshMs, onError);
   fallbacks.startRefresh(config.channelRefreshMs, onError);
+  limits.book.startRefresh(config.channelRefreshMs, onError);
+  groups.startRefresh(config.channelRefreshMs, onError);
   logRetention.start(config.logRetentionDays);
   // The periodic re-test of auto-disabled models (channels/testing.ts); close() stops it.
   channels.startRetestLoop(config.retestIntervalMs, onError);
 
   const metrics = new GatewayMetrics({ channels: () => registry.all(), pendingLogRows: () => ledger.pendingRows });
-  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, fallbacks, metrics: metrics.relay, onError };
+  const relay: RelayDeps = { config, registry, health, upstream, ledger, prices, fallbacks, groups, limits, metrics: metrics.relay, onError };
   return {
     config,
     store,
@@ -131,6 +155,9 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     ledger,
     prices,
     fallbacks,
+    groups,
+    groupsStore,
+    limits,
     registry,
     health,
     channels,
@@ -145,6 +172,9 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
       registry.stop();
       prices.stopRefresh();
       fallbacks.stopRefresh();
+      limits.book.stopRefresh();
+      await limits.counters.close();
+      groups.stopRefresh();
       logRetention.stop();
       await ledger.close();
       await upstream.close();

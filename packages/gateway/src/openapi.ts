@@ -17,6 +17,7 @@ const TAGS: [string, string][] = [
   ['/api/tokens', 'tokens'],
   ['/api/channels', 'channels'],
   ['/api/prices', 'prices'],
+  ['/api/groups', 'groups'],
   ['/api/logs', 'logs'],
   ['/api/dashboard', 'dashboard'],
 ];

@@ -19,7 +19,7 @@ import { relayRoutes } from './relay/routes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
 /** The console's pages (its router's top-level paths): each is console.html from the web app's build. */
-export const CONSOLE_PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/redemptions', '/logs', '/prices'];
+export const CONSOLE_PAGES = ['/', '/dashboard', '/channels', '/users', '/tokens', '/redemptions', '/logs', '/prices', '/groups'];
 
 /** Sends the OpenAI envelope, with the request id in the header and at the end of the message. */
 function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
@@ -71,7 +71,12 @@ export function buildGatewayApp(services: GatewayServices, opts: { logLevel?: st
     docs: gatewayApiDocs(),
     routes: (app) => {
       app.after(() => {
-        metricsRoutes(app, { metrics: services.metrics, store: services.store, metricsToken: services.config.metricsToken });
+        metricsRoutes(app, {
+          metrics: services.metrics,
+          store: services.store,
+          metricsToken: services.config.metricsToken,
+          rateLimitsProblem: () => services.limits.counters.problem(),
+        });
         app.get('/healthz', { schema: { description: 'Liveness: the process answers (and which store it runs on)', security: [] } }, async () => ({
           ok: true,
           store: services.store.kind,

@@ -96,6 +96,8 @@ describe('admin API', () => {
 
   describe('users', () => {
     it('creates, reads, lists, edits (balance too) and deletes a user', async () => {
+      // A user is put only in a group that exists (groups.test.ts).
+      expect((await call('/api/groups/vip', { method: 'PUT', json: { ratio: 1 } })).status).toBe(200);
       const created = await call('/api/users', {
         method: 'POST',
         json: { username: 'alice', password: 'alice-password', group: 'vip', balance: 12.5 },

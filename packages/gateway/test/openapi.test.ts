@@ -178,6 +178,12 @@ describe('the gateway API document', () => {
       201,
     );
     await documented('PATCH', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'PATCH', json: { status: 'disabled' } }));
+    await documented(
+      'PATCH',
+      '/api/channels/{id}',
+      t.api(`/api/channels/${extra.id}`, { method: 'PATCH', json: { key: 'k1\nk2', options: { keyStrategy: 'random' } } }),
+    );
+    await documented('POST', '/api/channels/{id}/keys/{index}/enable', t.api(`/api/channels/${extra.id}/keys/1/enable`, { method: 'POST' }));
     await documented('POST', '/api/channels/retest-disabled', t.api('/api/channels/retest-disabled', { method: 'POST' }));
 
     await documented('PUT', '/api/prices/{*}', t.api('/api/prices/sim-chat', { method: 'PUT', json: { model_ratio: 1 } }));
@@ -210,6 +216,13 @@ describe('the gateway API document', () => {
     await documented('PUT', '/api/fallbacks/{*}', t.api('/api/fallbacks/sim-chat', { method: 'PUT', json: { fallbacks: ['sim-embed-384'] } }));
     await documented('GET', '/api/fallbacks', t.api('/api/fallbacks'));
     await documented('DELETE', '/api/fallbacks/{*}', t.api('/api/fallbacks/sim-chat', { method: 'DELETE' }));
+    await documented('PUT', '/api/rate-limits/{scope}/{*}', t.api('/api/rate-limits/model/sim-chat', { method: 'PUT', json: { rpm: 1000, tpm: 100000 } }));
+    await documented('GET', '/api/rate-limits', t.api('/api/rate-limits'));
+    await documented('DELETE', '/api/rate-limits/{scope}/{*}', t.api('/api/rate-limits/model/sim-chat', { method: 'DELETE' }));
+    await documented('PUT', '/api/groups/{name}', t.api('/api/groups/doc-half', { method: 'PUT', json: { ratio: 0.5, description: 'Half price' } }));
+    await documented('GET', '/api/groups', t.api('/api/groups'));
+    await documented('GET', '/api/groups/{name}', t.api('/api/groups/doc-half'));
+    await documented('DELETE', '/api/groups/{name}', t.api('/api/groups/doc-half', { method: 'DELETE' }));
     await documented('DELETE', '/api/channels/{id}', t.api(`/api/channels/${extra.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/tokens/{id}', t.api(`/api/tokens/${created.token.id}`, { method: 'DELETE' }));
     await documented('DELETE', '/api/users/{id}', t.api(`/api/users/${user.id}`, { method: 'DELETE' }));

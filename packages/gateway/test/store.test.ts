@@ -124,6 +124,9 @@ describe.each(stores)('store: $name', (t) => {
         '0005_channel_tests_and_failures',
         '0006_redemptions',
         '0007_model_fallbacks',
+        '0008_rate_limits',
+        '0009_channel_keys',
+        '0010_groups',
       ]);
       expect((await accounts.userByName('survivor'))?.balance).toBe(7);
     });
@@ -142,6 +145,9 @@ describe.each(stores)('store: $name', (t) => {
           '0005_channel_tests_and_failures',
           '0006_redemptions',
           '0007_model_fallbacks',
+          '0008_rate_limits',
+          '0009_channel_keys',
+          '0010_groups',
         ]);
         await Promise.all([a.close(), b.close()]);
       } finally {
@@ -377,6 +383,24 @@ describe.each(stores)('store: $name', (t) => {
       expect((await mine()).map((d) => d.model)).toEqual(['m2']);
       await channels.disableModel(id, 'm1', 'again', 4000);
       await channels.enableModel(id);
+      expect(await mine()).toEqual([]);
+    });
+
+    it('disables and enables the keys of a pool, forgets those taken out of it, and filters on them', async () => {
+      const id = await channels.insert(channelRow('pooled'));
+      const fp = (n: number) => `${n}`.padStart(32, 'a');
+      await channels.disableKey({ channel_id: id, key_fp: fp(1), disabled_at: 1000, reason: 'refused' });
+      await channels.disableKey({ channel_id: id, key_fp: fp(1), disabled_at: 2000, reason: 'refused again' }); // replaces
+      await channels.disableKey({ channel_id: id, key_fp: fp(2), disabled_at: 3000, reason: 'no quota' });
+      await channels.disableKey({ channel_id: id, key_fp: fp(3), disabled_at: 4000, reason: 'gone' });
+      const mine = () => channels.disabledKeys().then((l) => l.filter((d) => d.channel_id === id).sort((x, y) => x.key_fp.localeCompare(y.key_fp)));
+      expect((await mine())[0]).toEqual({ channel_id: id, key_fp: fp(1), disabled_at: 2000, reason: 'refused again' });
+      expect((await channels.page({ status: 'auto_disabled' }, 0, 100)).rows.map((r) => r.id)).toContain(id);
+      await channels.keepKeyStates(id, [fp(1), fp(2)]);
+      expect((await mine()).map((d) => d.key_fp)).toEqual([fp(1), fp(2)]);
+      await channels.enableKeys(id, fp(1));
+      expect((await mine()).map((d) => d.key_fp)).toEqual([fp(2)]);
+      await channels.delete(id);
       expect(await mine()).toEqual([]);
     });
 

@@ -12,6 +12,12 @@ export interface ObservabilityRouteDeps {
   metricsToken?: string;
   /** Readiness checks by name; each fails by rejecting. */
   checks: Record<string, () => Promise<unknown>>;
+  /**
+   * What is degraded but never makes the service unready (the gateway's rate
+   * limits counted per process while Redis is away): each gives a line or
+   * undefined, shown under `notes` when it gives one.
+   */
+  notes?: Record<string, () => string | undefined>;
   /** What /readyz checks, for the API document. */
   readySummary: string;
   /** The service's own error (its envelope) for a refused scrape. */
@@ -47,7 +53,11 @@ export function observabilityRoutes(app: FastifyInstance, o: ObservabilityRouteD
   app.get('/readyz', { schema: { summary: o.readySummary, security: [] } }, async (_req, reply) => {
     const result = await readiness(o.checks, READY_CHECK_TIMEOUT_MS);
     reply.code(result.ok ? 200 : 503);
-    return result;
+    const notes = Object.entries(o.notes ?? {}).flatMap(([name, note]) => {
+      const line = note();
+      return line ? [[name, line] as const] : [];
+    });
+    return notes.length ? { ...result, notes: Object.fromEntries(notes) } : result;
   });
 }
 

@@ -4,7 +4,7 @@
 // tool_use/tool_result pairing), answers and SSE events, prompt-cache usage,
 // and the error envelope {"type":"error","error":{type,message},"request_id"}.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody, sleep } from './http.js';
+import { keyProblem, readBody, sleep } from './http.js';
 import { callFirst, echoAnswer, textAnswer, type Answer } from './models.js';
 import { limitAnswer } from './limits.js';
 import { fnv1a, tokenCount } from './text.js';
@@ -219,9 +219,12 @@ export async function anthropic(req: IncomingMessage, res: ServerResponse, cfg: 
   // The key in x-api-key (the reference's header), or as a bearer token (what current SDKs send).
   const auth = req.headers.authorization;
   const key = req.headers['x-api-key'] ?? (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined);
-  if (cfg.key && key !== cfg.key) {
-    return sendError(res, { status: 401, type: 'authentication_error', message: 'invalid x-api-key' }, requestId);
+  const keyIssue = keyProblem(cfg, typeof key === 'string' ? key : undefined);
+  if (keyIssue === 'quota') {
+    const message = 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.';
+    return sendError(res, { status: 400, type: 'invalid_request_error', message }, requestId);
   }
+  if (keyIssue) return sendError(res, { status: 401, type: 'authentication_error', message: 'invalid x-api-key' }, requestId);
   if (!req.headers['anthropic-version']) return sendError(res, bad('anthropic-version: header is required'), requestId);
   let body: any;
   try {

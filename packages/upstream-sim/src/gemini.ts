@@ -5,7 +5,7 @@
 // the checks Gemini makes (unknown fields refused, roles user/model), function
 // calls, usageMetadata, and safety blocks.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { googleError, readBody, sleep } from './http.js';
+import { googleError, keyProblem, readBody, sleep } from './http.js';
 import { callFirst, echoAnswer, textAnswer, type Answer } from './models.js';
 import { batchEmbedContents, embedContent, EMBED_MODEL } from './gemini-embed.js';
 import { limitAnswer } from './limits.js';
@@ -150,14 +150,16 @@ function answerOf(body: any, kind: string, tokens: number): Answer {
 /** Routes POST /v1beta/models/{model}:{method} (and /v1/...). */
 export async function gemini(req: IncomingMessage, res: ServerResponse, path: string, query: string, cfg: SimConfig, state: GeminiState): Promise<void> {
   const key = req.headers['x-goog-api-key'] ?? new URLSearchParams(query).get('key') ?? undefined;
-  if (cfg.key && !key) {
+  const keyIssue = keyProblem(cfg, typeof key === 'string' ? key : undefined);
+  if (keyIssue === 'missing') {
     return googleError(
       res,
       403,
       "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
     );
   }
-  if (cfg.key && key !== cfg.key) {
+  if (keyIssue === 'quota') return googleError(res, 429, 'You exceeded your current quota, please check your plan and billing details.');
+  if (keyIssue === 'wrong') {
     return googleError(res, 400, 'API key not valid. Please pass a valid API key.', [
       {
         '@type': 'type.googleapis.com/google.rpc.ErrorInfo',

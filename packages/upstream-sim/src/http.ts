@@ -1,5 +1,6 @@
 // Small HTTP helpers shared by the handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimConfig } from './types.js';
 
 /** Sends an already-serialised JSON body (lets fixed replies be built once). */
 export function sendJson(res: ServerResponse, status: number, data: string): void {
@@ -9,6 +10,14 @@ export function sendJson(res: ServerResponse, status: number, data: string): voi
 
 export function send(res: ServerResponse, status: number, body: unknown): void {
   sendJson(res, status, JSON.stringify(body));
+}
+
+/** What is wrong with the key a request carries, if anything: none sent, one it does not take, or one whose quota is used up. */
+export function keyProblem(cfg: SimConfig, key: string | undefined): 'missing' | 'wrong' | 'quota' | undefined {
+  if (cfg.keys.length === 0) return undefined;
+  if (!key) return 'missing';
+  if (cfg.exhaustedKeys.includes(key)) return 'quota';
+  return cfg.keys.includes(key) ? undefined : 'wrong';
 }
 
 /** An OpenAI-style error body: {"error":{"message","type","param","code"}}. */

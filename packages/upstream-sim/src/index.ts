@@ -29,7 +29,10 @@
 //   sim-embed-raw-<D>      embeddings that are NOT normalised (norm 3)
 //   sim-rerank             rerank by word overlap
 // Any other model name gets 404 model_not_found. With a key, requests without
-// "Authorization: Bearer <key>" get 401 "Incorrect API key provided: ...".
+// "Authorization: Bearer <key>" get 401 "Incorrect API key provided: ...";
+// `keys` adds keys it takes too (a key pool's), and `exhaustedKeys` are keys
+// whose quota is used up (429 insufficient_quota; in Anthropic's format 400
+// "Your credit balance is too low", in Gemini's 429 RESOURCE_EXHAUSTED).
 //
 // Anthropic's Messages API (anthropic.ts): POST /v1/messages, key in x-api-key (401
 // authentication_error "invalid x-api-key"), anthropic-version required; max_tokens

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropic } from './anthropic.js';
 import { chat } from './chat.js';
 import { embeddings, rerank } from './embeddings.js';
-import { oaiError, readBody, send, sendJson } from './http.js';
+import { keyProblem, oaiError, readBody, send, sendJson } from './http.js';
 import { gemini } from './gemini.js';
 import { LISTED_MODELS } from './models.js';
 import type { ChatBody, SimConfig, SimStats, UpstreamSim, UpstreamSimOptions } from './types.js';
@@ -24,6 +24,8 @@ const envNumber = (name: string, dflt: number): number => Number(process.env[nam
 function resolveConfig(opts: UpstreamSimOptions): SimConfig {
   return {
     key: opts.key ?? (process.env.SIM_API_KEY || ''),
+    keys: [opts.key ?? (process.env.SIM_API_KEY || ''), ...(opts.keys ?? [])].filter(Boolean),
+    exhaustedKeys: opts.exhaustedKeys ?? [],
     tokens: opts.tokens ?? envNumber('SIM_TOKENS', 20),
     tokenDelayMs: opts.tokenDelayMs ?? envNumber('SIM_TOKEN_DELAY_MS', 0),
     embedDelayMs: opts.embedDelayMs ?? envNumber('SIM_EMBED_DELAY_MS', 0),
@@ -102,8 +104,6 @@ class SimState {
 }
 
 function createHandler(cfg: SimConfig, state: SimState) {
-  const expectedAuth = `Bearer ${cfg.key}`;
-
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url || '';
     const q = url.indexOf('?');
@@ -117,11 +117,20 @@ function createHandler(cfg: SimConfig, state: SimState) {
     // Anthropic's and Google's wire formats carry their keys in their own ways (no rpm limit there).
     if (method === 'POST' && path === '/v1/messages') return anthropic(req, res, cfg, state);
     if (method === 'POST' && /^\/v1(beta)?\/models\/[^/]+:[A-Za-z]+$/.test(path)) return gemini(req, res, path, q < 0 ? '' : url.slice(q + 1), cfg, state);
-    if (cfg.key && req.headers.authorization !== expectedAuth) {
+    const sent = req.headers.authorization?.replace(/^Bearer\s+/, '');
+    const problem = keyProblem(cfg, sent);
+    if (problem === 'quota') {
+      return oaiError(
+        res,
+        429,
+        'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+        'insufficient_quota',
+        'insufficient_quota',
+      );
+    }
+    if (problem) {
       // Like OpenAI: show the first characters of the key that was sent, never more.
-      const shown = String(req.headers.authorization || '')
-        .replace(/^Bearer\s+/, '')
-        .slice(0, 6);
+      const shown = String(sent ?? '').slice(0, 6);
       return oaiError(
         res,
         401,

@@ -8,6 +8,14 @@ export interface UpstreamSimOptions {
   host?: string;
   /** When set, every /v1 request must carry "Authorization: Bearer <key>" (env SIM_API_KEY). */
   key?: string;
+  /** Further keys it takes besides `key` (a key pool's good keys). */
+  keys?: string[];
+  /**
+   * Keys it knows whose quota is used up: answered as each provider does
+   * (OpenAI: 429 insufficient_quota; Gemini: 429 RESOURCE_EXHAUSTED; Anthropic:
+   * 400 "Your credit balance is too low").
+   */
+  exhaustedKeys?: string[];
   /** Words in a chat answer (env SIM_TOKENS, default 20). */
   tokens?: number;
   /** Delay between streamed chunks (env SIM_TOKEN_DELAY_MS, default 0). */
@@ -57,6 +65,9 @@ export interface UpstreamSim {
 /** Options after defaults are applied. */
 export interface SimConfig {
   key: string;
+  /** Every key it takes (`key` and `keys`); empty: no key needed. */
+  keys: string[];
+  exhaustedKeys: string[];
   tokens: number;
   tokenDelayMs: number;
   embedDelayMs: number;

@@ -361,6 +361,50 @@ describe('stats, key and lifecycle', () => {
     }
   });
 
+  it('takes further keys, and answers a key out of quota as each provider does', async () => {
+    const keyed = await startUpstreamSim({ port: 0, key: 'sk-sim', keys: ['sk-sim-2'], exhaustedKeys: ['sk-spent'] });
+    const chat = (key: string) => post('/v1/chat/completions', { model: 'sim-chat', messages: user('x') }, { authorization: `Bearer ${key}` }, keyed.url);
+    try {
+      for (const key of ['sk-sim', 'sk-sim-2']) {
+        const ok = await chat(key);
+        expect(ok.status).toBe(200);
+        await ok.arrayBuffer();
+      }
+      const wrong = await chat('sk-other');
+      expect(wrong.status).toBe(401);
+      await wrong.arrayBuffer();
+      const spent = await chat('sk-spent');
+      expect(spent.status).toBe(429);
+      expect((await spent.json()).error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota' });
+      const claude = await post(
+        '/v1/messages',
+        { model: 'claude-sim', max_tokens: 8, messages: user('x') },
+        { 'x-api-key': 'sk-spent', 'anthropic-version': '2023-06-01' },
+        keyed.url,
+      );
+      expect(claude.status).toBe(400);
+      expect((await claude.json()).error.message).toMatch(/credit balance is too low/);
+      const gemini = await post(
+        '/v1beta/models/gemini-sim:generateContent',
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+        { 'x-goog-api-key': 'sk-spent' },
+        keyed.url,
+      );
+      expect(gemini.status).toBe(429);
+      expect((await gemini.json()).error.status).toBe('RESOURCE_EXHAUSTED');
+      const geminiOk = await post(
+        '/v1beta/models/gemini-sim:generateContent',
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+        { 'x-goog-api-key': 'sk-sim-2' },
+        keyed.url,
+      );
+      expect(geminiOk.status).toBe(200);
+      await geminiOk.arrayBuffer();
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it('rate-limits with rpm', async () => {
     const limited = await startUpstreamSim({ port: 0, rpm: 2 });
     try {

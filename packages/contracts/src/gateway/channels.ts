@@ -1,6 +1,7 @@
 // /api/channels: upstream channels, their tests and health.
 import { z } from 'zod';
 import { gatewayPageOf } from './common.js';
+import { groupName } from './groups.js';
 
 const modelName = z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters');
 
@@ -8,6 +9,7 @@ const channelOptions = z.looseObject({
   streamUsage: z.boolean().optional(),
   apiVersion: z.string().optional(),
   modelTypes: z.record(z.string(), z.enum(['chat', 'embeddings', 'rerank'])).optional(),
+  keyStrategy: z.enum(['round-robin', 'random'], "must be 'round-robin' or 'random'").optional(),
 });
 
 export const channelBody = z.strictObject({
@@ -21,6 +23,12 @@ export const channelBody = z.strictObject({
   priority: z.number().int('must be an integer').min(-1_000_000, 'must be >= -1000000').max(1_000_000, 'must be <= 1000000').optional(),
   weight: z.number().int('must be an integer').min(0, 'must be >= 0').max(1_000_000, 'must be <= 1000000').optional(),
   status: z.enum(['enabled', 'disabled']).optional(),
+  /** The groups whose callers it serves; empty: every group. */
+  groups: z
+    .array(groupName)
+    .max(100, 'at most 100 groups')
+    .refine((list) => new Set(list).size === list.length, 'each group once')
+    .optional(),
 });
 
 export const channelModelBody = z.strictObject({ model: modelName.optional() });
@@ -46,6 +54,8 @@ export const channelOptionsSchema = z.object({
   modelTypes: z.record(z.string(), endpointSchema).optional(),
   /** Extra facts per model shown by /v1/models (local models: supports_tools, dimensions, description). */
   modelInfo: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  /** How requests spread over a key pool (a key of several lines): in turn (the default) or at random. */
+  keyStrategy: z.enum(['round-robin', 'random']).optional(),
 });
 export type ChannelOptions = z.infer<typeof channelOptionsSchema>;
 
@@ -76,6 +86,24 @@ export const publicModelTestSchema = z.object({
 });
 export type PublicModelTest = z.infer<typeof publicModelTestSchema>;
 
+/**
+ * One key of a channel's key (one a line): its hint, never the key, and its
+ * state. Only a pool (two keys or more) disables a key by itself, when the
+ * upstream refuses it (401/402/403) or says its quota is used up (429
+ * insufficient_quota); the re-test loop tries it again like a disabled model.
+ */
+export const publicChannelKeySchema = z.object({
+  /** Its line among the channel's keys, counting from 0 (blank lines left out). */
+  index: z.number(),
+  hint: z.string(),
+  status: z.enum(['enabled', 'disabled']),
+  reason: z.string().nullable(),
+  disabled_at: z.number().nullable(),
+  /** When this process's re-test loop next tests it; null when it is enabled or the loop is off. */
+  retest_at: z.number().nullable(),
+});
+export type PublicChannelKey = z.infer<typeof publicChannelKeySchema>;
+
 /** A channel as the admin API shows it: never its key. */
 export const publicChannelSchema = z.object({
   id: z.number(),
@@ -83,6 +111,8 @@ export const publicChannelSchema = z.object({
   type: z.string(),
   base_url: z.string(),
   key_set: z.boolean(),
+  /** Each of its keys by its hint (empty when none is set). */
+  keys: z.array(publicChannelKeySchema),
   models: z.array(z.string()),
   model_mapping: z.record(z.string(), z.string()),
   /** As stored: the body's options take keys beyond these, and the answer gives them back. */
@@ -92,6 +122,8 @@ export const publicChannelSchema = z.object({
   status: z.string(),
   source: z.string(),
   env_provider: z.string().nullable(),
+  /** The groups whose callers it serves; empty: every group. */
+  groups: z.array(z.string()),
   disabled_models: z.array(publicDisabledModelSchema),
   /** The latest test of each model it serves that was tested (models no longer served are left out). */
   last_tests: z.array(publicModelTestSchema),
@@ -128,7 +160,14 @@ export const testAllResultSchema = z.object({
 });
 export type TestAllResult = z.infer<typeof testAllResultSchema>;
 
-export const retestResultSchema = z.object({ channel_id: z.number(), model: z.string(), enabled: z.boolean(), error: z.string().optional() });
+export const retestResultSchema = z.object({
+  channel_id: z.number(),
+  model: z.string(),
+  enabled: z.boolean(),
+  error: z.string().optional(),
+  /** For a disabled key of a pool (tested with `model`): its hint. */
+  key: z.string().optional(),
+});
 export type RetestResult = z.infer<typeof retestResultSchema>;
 
 /** POST /api/channels/retest-disabled: each disabled model tested again, and whether it is enabled now. */
@@ -142,6 +181,10 @@ export type ChannelTestAnswer = z.infer<typeof channelTestAnswerSchema>;
 /** POST /api/channels/:id/enable-models: the models enabled again, and the channel as it is now. */
 export const enableModelsAnswerSchema = z.object({ channel_id: z.number(), enabled: z.array(z.string()), channel: publicChannelSchema });
 export type EnableModelsAnswer = z.infer<typeof enableModelsAnswerSchema>;
+
+/** POST /api/channels/:id/keys/:index/enable: the key enabled again by hand, and the channel as it is now. */
+export const enableKeyAnswerSchema = z.object({ channel_id: z.number(), index: z.number(), enabled: z.boolean(), channel: publicChannelSchema });
+export type EnableKeyAnswer = z.infer<typeof enableKeyAnswerSchema>;
 
 /** GET /api/channels/providers. */
 export const channelProvidersSchema = z.object({

@@ -10,3 +10,5 @@ export * from './logs.js';
 export * from './dashboard.js';
 export * from './redemptions.js';
 export * from './fallbacks.js';
+export * from './groups.js';
+export * from './rate-limits.js';

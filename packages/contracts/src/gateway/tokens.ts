@@ -1,6 +1,7 @@
 // /api/tokens: gateway tokens, a user's own (administrators': anyone's they manage).
 import { z } from 'zod';
 import { gatewayPageOf, MAX_INT32, MAX_UNITS } from './common.js';
+import { groupName } from './groups.js';
 
 const fields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -13,6 +14,8 @@ const fields = {
   quota_limit: z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`).nullable(),
   models: z.array(z.string().trim().min(1, 'must be a non-empty model name').max(200, 'at most 200 characters')).max(1000, 'at most 1000 models'),
   ip_allow: z.string().max(4000, 'at most 4000 characters').nullable(),
+  /** The token's own price group; null: its user's. Only administrators set it. */
+  group: groupName.nullable(),
 };
 
 export const createTokenBody = z.strictObject({
@@ -23,6 +26,7 @@ export const createTokenBody = z.strictObject({
   quota_limit: fields.quota_limit.optional(),
   models: fields.models.optional(),
   ip_allow: fields.ip_allow.optional(),
+  group: fields.group.optional(),
 });
 
 export const patchTokenBody = z.strictObject({
@@ -32,6 +36,7 @@ export const patchTokenBody = z.strictObject({
   quota_limit: fields.quota_limit.optional(),
   models: fields.models.optional(),
   ip_allow: fields.ip_allow.optional(),
+  group: fields.group.optional(),
 });
 
 export type CreateTokenBody = z.input<typeof createTokenBody>;
@@ -49,6 +54,8 @@ export const gatewayTokenSchema = z.object({
   quota_used_micros: z.number(),
   models: z.array(z.string()),
   ip_allow: z.string().nullable(),
+  /** The token's own price group; null: it is charged as its user's group. */
+  group: z.string().nullable(),
   created_at: z.number(),
   last_used_at: z.number().nullable(),
   /** The token the platform of this installation calls the gateway with: disabling or deleting it stops chat and indexing. */

@@ -1,6 +1,7 @@
 // /api/users: accounts, managed by administrators.
 import { z } from 'zod';
 import { gatewayPageOf, MAX_UNITS } from './common.js';
+import { groupName as group } from './groups.js';
 
 const username = z
   .string()
@@ -10,7 +11,6 @@ const username = z
   .regex(/^[A-Za-z0-9_.@-]+$/, 'letters, digits and _ . @ - only');
 const password = z.string().min(8, 'at least 8 characters').max(200, 'at most 200 characters');
 const role = z.enum(['admin', 'user']);
-const group = z.string().trim().min(1, 'must not be empty').max(64, 'at most 64 characters');
 const balance = z.number().finite().min(0, 'must be >= 0').max(MAX_UNITS, `must be <= ${MAX_UNITS}`);
 /** Added to the balance; negative takes away (the balance stops at 0). */
 const balanceDelta = z.number().finite().min(-MAX_UNITS, `must be >= -${MAX_UNITS}`).max(MAX_UNITS, `must be <= ${MAX_UNITS}`);

@@ -15,6 +15,11 @@ export interface Caller {
   ipAllow: BlockList | null;
 }
 
+/** The price group a caller is charged and routed as: its token's, where the token names one, else its user's. */
+export function callerGroup(caller: Caller): string {
+  return caller.token.group_name ?? caller.user.group_name;
+}
+
 export function parseIpAllow(text: string | null): BlockList | null {
   if (!text || !text.trim()) return null;
   const list = new BlockList();

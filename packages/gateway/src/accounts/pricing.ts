@@ -3,7 +3,8 @@
 // micro-units: integers all the way, rounded in the gateway's favour by at
 // most one micro-unit. one-api style ratios convert exactly: model ratio 1 is
 // 2 units per 1M input tokens, and output costs input x completion ratio.
-import type { PricesStore } from './prices-store.js';
+import { RefreshedBook } from '../refreshed-book.js';
+import type { PriceRow, PricesStore } from './prices-store.js';
 
 export const MICROS = 1_000_000;
 
@@ -26,34 +27,39 @@ export function costMicros(price: { inputPrice: number; outputPrice: number }, i
   return total <= 0 ? 0 : Math.ceil(total / MICROS);
 }
 
-export class PriceBook {
+/**
+ * `micros` at a group's ratio (in millionths: 500,000 is half price), rounded
+ * up to a whole micro-unit, exactly: ceil(micros x ratio / 1e6) in integers.
+ */
+export function atRatio(micros: number, ratioMicros: number): number {
+  if (ratioMicros === MICROS || micros <= 0) return micros;
+  const product = micros * ratioMicros;
+  if (Number.isSafeInteger(product)) {
+    const rest = product % MICROS;
+    return (product - rest) / MICROS + (rest > 0 ? 1 : 0);
+  }
+  const big = BigInt(micros) * BigInt(ratioMicros);
+  const whole = big / BigInt(MICROS);
+  return Number(big % BigInt(MICROS) > 0n ? whole + 1n : whole);
+}
+
+export class PriceBook extends RefreshedBook<PriceRow[]> {
   private prices = new Map<string, ModelPrice>();
   private free = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  /** Counts this process's own edits, so that a refresh that read the store before one does not undo it. */
-  private edits = 0;
 
   constructor(
     private readonly store: PricesStore,
     private readonly defaults: { inputPrice: number; outputPrice: number },
-  ) {}
+  ) {
+    super();
+  }
 
-  async load(): Promise<void> {
-    const edits = this.edits;
-    const rows = await this.store.list();
-    // A price set here while the store was read: that read may predate it, the next one will not.
-    if (edits !== this.edits) return;
+  protected read(): Promise<PriceRow[]> {
+    return this.store.list();
+  }
+
+  protected take(rows: PriceRow[]): void {
     this.prices = new Map(rows.map((r) => [r.model, { model: r.model, inputPrice: r.input_price, outputPrice: r.output_price }]));
-  }
-
-  /** Re-reads prices every `everyMs`, so that a price set or deleted by another process is in force here too. */
-  startRefresh(everyMs: number, onError: (err: Error) => void): void {
-    this.timer = setInterval(() => this.load().catch(onError), everyMs);
-    this.timer.unref();
-  }
-
-  stopRefresh(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 
   /** Models served in-process (issue: local models) are free unless priced. */
@@ -79,14 +85,12 @@ export class PriceBook {
   }
 
   async set(model: string, inputPrice: number, outputPrice: number): Promise<void> {
-    await this.store.upsert(model, inputPrice, outputPrice);
-    this.edits++;
+    await this.edit(this.store.upsert(model, inputPrice, outputPrice));
     this.prices.set(model, { model, inputPrice, outputPrice });
   }
 
   async remove(model: string): Promise<boolean> {
-    const deleted = await this.store.delete(model);
-    this.edits++;
+    const deleted = await this.edit(this.store.delete(model));
     this.prices.delete(model);
     return deleted;
   }

@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import { isUniqueViolation } from '../store/db.js';
 import type { TokenRow, UserRow } from '../store/schema.js';
 import { parseIpAllow } from './auth.js';
+import type { GroupBook } from './groups.js';
 import type { BalanceLedger } from './ledger.js';
 import { MICROS, unitsToMicros } from './pricing.js';
 import { hashKey, hashPassword, keyHint, shownKeyHint, verifyPassword } from './secrets.js';
@@ -44,6 +45,7 @@ export function publicToken(t: TokenRow, leased = 0, platformTokenHash?: string)
     quota_used_micros: Number(t.quota_used) - leased,
     models: t.models ? (JSON.parse(t.models) as string[]) : [],
     ip_allow: t.ip_allow,
+    group: t.group_name,
     created_at: Number(t.created_at),
     last_used_at: t.last_used_at === null ? null : Number(t.last_used_at),
     platform: platformTokenHash !== undefined && t.key_hash === platformTokenHash,
@@ -57,6 +59,8 @@ export interface TokenInput {
   quota_limit_micros?: number | null;
   models?: string[];
   ip_allow?: string | null;
+  /** The token's own group; null: its user's. */
+  group?: string | null;
 }
 
 export class AccountsService {
@@ -66,9 +70,16 @@ export class AccountsService {
   constructor(
     private readonly store: AccountsStore,
     private readonly ledger: BalanceLedger,
+    private readonly groups: GroupBook,
     platformToken?: string,
   ) {
     this.platformTokenHash = platformToken ? hashKey(platformToken) : undefined;
+  }
+
+  /** A 400 naming `field` unless the group exists: users and tokens are only put in groups that do. */
+  private async assertGroup(field: string, name: string | null | undefined): Promise<void> {
+    if (name === null || name === undefined) return;
+    if (!(await this.groups.exists(name))) throw errors.badField(field, `Invalid '${field}': there is no group named ${name} (add it on /api/groups first)`);
   }
 
   /** Users as the admin API shows them, with the leases held on their balances. */
@@ -135,6 +146,7 @@ export class AccountsService {
 
   async createUser(input: { username: string; password: string; role?: 'admin' | 'user'; group?: string; balance_micros?: number }): Promise<UserRow> {
     if (await this.store.userByName(input.username)) throw errors.conflict(`A user named ${input.username} already exists`);
+    await this.assertGroup('group', input.group);
     const id = await this.store.insertUser({
       username: input.username,
       password_hash: await hashPassword(input.password),
@@ -175,6 +187,7 @@ export class AccountsService {
     const user = await this.store.userById(id);
     if (!user) throw errors.notFound(`User ${id}`);
     if (user.role === 'root' && (input.role || input.status === 'disabled')) throw errors.forbidden('The root user cannot be demoted or disabled');
+    await this.assertGroup('group', input.group);
     await this.store.updateUser(id, {
       ...(input.status ? { status: input.status } : {}),
       ...(input.role ? { role: input.role } : {}),
@@ -207,6 +220,7 @@ export class AccountsService {
 
   private async insertToken(userId: number, key: string, input: TokenInput): Promise<TokenRow> {
     parseIpAllow(input.ip_allow ?? null); // validates, names the field
+    await this.assertGroup('group', input.group);
     const id = await this.store.insertToken({
       user_id: userId,
       name: input.name ?? 'token',
@@ -217,6 +231,7 @@ export class AccountsService {
       quota_limit: input.quota_limit_micros ?? null,
       models: input.models?.length ? JSON.stringify(input.models) : null,
       ip_allow: input.ip_allow?.trim() ? input.ip_allow.trim() : null,
+      group_name: input.group ?? null,
     });
     return (await this.store.tokenById(id))!;
   }
@@ -224,6 +239,7 @@ export class AccountsService {
   async updateToken(id: number, input: TokenInput): Promise<TokenRow> {
     if (!(await this.store.tokenById(id))) throw errors.notFound(`Token ${id}`);
     if (input.ip_allow !== undefined) parseIpAllow(input.ip_allow);
+    await this.assertGroup('group', input.group);
     const patch: TokenPatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.status !== undefined) patch.status = input.status;
@@ -231,6 +247,7 @@ export class AccountsService {
     if (input.quota_limit_micros !== undefined) patch.quota_limit = input.quota_limit_micros;
     if (input.models !== undefined) patch.models = input.models.length ? JSON.stringify(input.models) : null;
     if (input.ip_allow !== undefined) patch.ip_allow = input.ip_allow?.trim() ? input.ip_allow.trim() : null;
+    if (input.group !== undefined) patch.group_name = input.group;
     await this.store.updateToken(id, patch);
     return (await this.store.tokenById(id))!;
   }

@@ -4,8 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { GatewayTables, TokenRow, UserRow } from '../store/schema.js';
 
 export type NewUser = Pick<UserRow, 'username' | 'password_hash' | 'role' | 'group_name' | 'balance'>;
-export type NewToken = Omit<TokenRow, 'id' | 'quota_used' | 'last_used_at' | 'created_at'>;
-export type TokenPatch = Partial<Pick<TokenRow, 'name' | 'status' | 'expires_at' | 'quota_limit' | 'models' | 'ip_allow'>>;
+export type NewToken = Omit<TokenRow, 'id' | 'quota_used' | 'last_used_at' | 'created_at' | 'group_name'> & { group_name?: string | null };
+export type TokenPatch = Partial<Pick<TokenRow, 'name' | 'status' | 'expires_at' | 'quota_limit' | 'models' | 'ip_allow' | 'group_name'>>;
 export type UserPatch = Partial<Pick<UserRow, 'status' | 'role' | 'group_name' | 'password_hash'>>;
 
 /**
@@ -68,7 +68,7 @@ export class AccountsStore {
   async insertToken(t: NewToken): Promise<number> {
     const r = await this.db
       .insertInto('tokens')
-      .values({ ...t, quota_used: 0, created_at: Date.now(), last_used_at: null })
+      .values({ group_name: null, ...t, quota_used: 0, created_at: Date.now(), last_used_at: null })
       .executeTakeFirstOrThrow();
     if (r.insertId !== undefined) return Number(r.insertId);
     const row = await this.db.selectFrom('tokens').select('id').where('key_hash', '=', t.key_hash).executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
 // /api/channels: upstream channels (create, read, edit, delete; listed in
 // pages), the provider types and presets a form offers, channel tests (one
-// model, a channel, every channel), and re-enabling auto-disabled models. No
-// response ever carries a channel's key: ChannelsService.toPublic shows only
-// whether one is set.
+// model, a channel, every channel), and re-enabling auto-disabled models and
+// keys. No response ever carries a channel's key: ChannelsService.toPublic
+// shows whether one is set and each key of a pool by its hint.
 import type { ChannelProviders } from '@kbchat/contracts';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
@@ -11,6 +11,7 @@ import {
   channelPageSchema,
   channelProvidersSchema,
   channelTestAnswerSchema,
+  enableKeyAnswerSchema,
   enableModelsAnswerSchema,
   gatewayDeletedSchema,
   publicChannelSchema,
@@ -23,7 +24,7 @@ import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import { presets, providerOf, providerTypes } from '../providers/index.js';
 import { DEFAULT_TEST_ALL_CONCURRENCY } from '../channels/testing.js';
-import { MAX_INT32, paging, pathId, queryOf, queryString } from './input.js';
+import { MAX_INT32, paging, pathId, queryInt, queryOf, queryString } from './input.js';
 
 export type { ChannelProviders };
 
@@ -123,5 +124,13 @@ export const channelsPlugin: FastifyPluginAsync<{ services: GatewayServices }> =
     await health.enable(id, model);
     const enabled = before.disabled_models.filter((d) => model === undefined || d.model === model).map((d) => d.model);
     return { channel_id: id, enabled, channel: await channels.get(id) };
+  });
+
+  // A disabled key of a pool enabled by hand (the re-test loop does it when the key answers again).
+  app.post('/channels/:id/keys/:index/enable', { schema: { response: { 200: enableKeyAnswerSchema } } }, async (req) => {
+    const id = idOf(req);
+    const index = queryInt((req.params as { index: string }).index, 'index', { min: 0, max: MAX_INT32 })!;
+    const enabled = await channels.enableKey(id, index);
+    return { channel_id: id, index, enabled, channel: await channels.get(id) };
   });
 };

@@ -15,7 +15,9 @@ import { channelsPlugin } from './channels.js';
 import { dashboardPlugin } from './dashboard.js';
 import { logsPlugin } from './logs.js';
 import { fallbacksPlugin } from './fallbacks.js';
+import { groupsPlugin } from './groups.js';
 import { pricesPlugin } from './prices.js';
+import { rateLimitsPlugin } from './rate-limits.js';
 import { redemptionsPlugin, topupPlugin } from './redemptions.js';
 import { tokensPlugin } from './tokens.js';
 import { usersPlugin } from './users.js';
@@ -36,7 +38,17 @@ export const adminPlugin: FastifyPluginAsync<{ services: GatewayServices }> = as
   });
   await api.register(async (admins) => {
     admins.addHook('onRequest', apiGuard(services, 'admins'));
-    for (const plugin of [usersPlugin, channelsPlugin, pricesPlugin, logsPlugin, dashboardPlugin, redemptionsPlugin, fallbacksPlugin])
+    for (const plugin of [
+      usersPlugin,
+      channelsPlugin,
+      pricesPlugin,
+      logsPlugin,
+      dashboardPlugin,
+      redemptionsPlugin,
+      fallbacksPlugin,
+      rateLimitsPlugin,
+      groupsPlugin,
+    ])
       await admins.register(plugin, { services });
   });
 };

@@ -32,7 +32,13 @@ function tokenInput(input: PatchTokenBody): TokenInput {
     quota_limit_micros: input.quota_limit === undefined ? undefined : input.quota_limit === null ? null : unitsToMicros(input.quota_limit),
     models: input.models,
     ip_allow: input.ip_allow,
+    group: input.group,
   };
+}
+
+/** A token's group decides what it pays: only administrators set it (a user could otherwise pick a cheaper group). */
+function assertMaySetGroup(actor: UserRow, input: PatchTokenBody): void {
+  if (input.group !== undefined && actor.role === 'user') throw errors.forbidden("Only administrators set a token's group");
 }
 
 const oneToken = { 200: gatewayTokenSchema };
@@ -91,6 +97,7 @@ export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = a
     const actor = actorOf(req).user;
     const owner = input.user_id === undefined ? actor : await loadUser(input.user_id);
     assertCanManage(actor, owner);
+    assertMaySetGroup(actor, input);
     const { token, key } = await accounts.createToken(owner.id, tokenInput(input));
     auth.invalidate();
     reply.code(201);
@@ -105,7 +112,9 @@ export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = a
   app.patch('/tokens/:id', { schema: { body: patchSchema, response: oneToken }, ...idFirst }, async (req) => {
     const id = pathId((req.params as { id: string }).id);
     const input = req.body;
-    await loadManaged(actorOf(req).user, id);
+    const actor = actorOf(req).user;
+    await loadManaged(actor, id);
+    assertMaySetGroup(actor, input);
     const token = await accounts.updateToken(id, tokenInput(input));
     auth.invalidate();
     return (await accounts.publicTokens([token]))[0];
@@ -115,6 +124,8 @@ export const tokensPlugin: FastifyPluginAsync<{ services: GatewayServices }> = a
     const id = pathId((req.params as { id: string }).id);
     await loadManaged(actorOf(req).user, id);
     await accountsStore.deleteToken(id);
+    // Its rate limits and budget go with it (ids are never reused, but the list should not keep them).
+    await services.limits.book.remove('token', String(id));
     auth.invalidate();
     return { deleted: true as const, id };
   });

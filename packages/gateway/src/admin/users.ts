@@ -87,6 +87,7 @@ export const usersPlugin: FastifyPluginAsync<{ services: GatewayServices }> = as
     if (actor.id === id) throw errors.forbidden('You cannot delete yourself');
     assertCanManage(actor, await load(id));
     await accounts.deleteUser(id);
+    await services.limits.book.remove('user', String(id));
     auth.invalidate();
     return { deleted: true as const, id };
   });

@@ -1,11 +1,10 @@
 // A model's fallbacks: the models that answer, in order, when every channel
 // of a model fails with an error worth retrying (relay/attempts.ts). Read
-// whole into memory (a few rows) and re-read every CHANNEL_REFRESH_MS, so
-// that the relay never queries the store for them and another process's
-// change is in force here within that time.
+// whole into memory (a few rows) and re-read like prices (refreshed-book.ts).
 import type { Kysely } from 'kysely';
 import type { GatewayTables } from '../store/schema.js';
 import { updateElseInsert } from '../store/db.js';
+import { RefreshedBook } from '../refreshed-book.js';
 
 /** Fallbacks of one model at most: each failed model costs its attempts' time. */
 export const MAX_FALLBACKS = 5;
@@ -41,23 +40,19 @@ function parseList(json: string): string[] {
   }
 }
 
-export class FallbackBook {
+export class FallbackBook extends RefreshedBook<{ model: string; fallbacks: string[] }[]> {
   private byModel = new Map<string, string[]>();
-  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly store: FallbacksStore) {}
-
-  async load(): Promise<void> {
-    this.byModel = new Map((await this.store.list()).map((r) => [r.model, r.fallbacks]));
+  constructor(private readonly store: FallbacksStore) {
+    super();
   }
 
-  startRefresh(everyMs: number, onError: (err: Error) => void): void {
-    this.timer = setInterval(() => this.load().catch(onError), everyMs);
-    this.timer.unref();
+  protected read(): Promise<{ model: string; fallbacks: string[] }[]> {
+    return this.store.list();
   }
 
-  stopRefresh(): void {
-    if (this.timer) clearInterval(this.timer);
+  protected take(rows: { model: string; fallbacks: string[] }[]): void {
+    this.byModel = new Map(rows.map((r) => [r.model, r.fallbacks]));
   }
 
   /** The models to try after `model`, in order (none for most). */
@@ -70,12 +65,12 @@ export class FallbackBook {
   }
 
   async set(model: string, fallbacks: string[]): Promise<void> {
-    await this.store.set(model, fallbacks);
+    await this.edit(this.store.set(model, fallbacks));
     this.byModel.set(model, fallbacks);
   }
 
   async remove(model: string): Promise<boolean> {
-    const gone = await this.store.delete(model);
+    const gone = await this.edit(this.store.delete(model));
     this.byModel.delete(model);
     return gone;
   }

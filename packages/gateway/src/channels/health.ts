@@ -4,9 +4,12 @@
 // error or a word in a message never disables anything); the reason is
 // stored with the failures that did it (their times and errors, for the
 // console), every process sees it at its next refresh, and a periodic test
-// re-enables it when it answers again.
+// re-enables it when it answers again. A key of a pool (key-pool.ts) is
+// disabled at its first refusal instead: the request goes on with another key,
+// so nobody waits on a key that the upstream has said it will not take.
 import type { ChannelFailure } from '@kbchat/contracts';
-import type { ChannelRegistry } from './registry.js';
+import type { PoolKey } from './key-pool.js';
+import type { Channel, ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
 
 export type { ChannelFailure };
@@ -53,6 +56,26 @@ export class ChannelHealth {
     await this.store.enableModel(channelId, model);
     for (const d of this.registry.disabledModels()) {
       if (d.channel_id === channelId && (model === undefined || d.model === model)) this.registry.markEnabled(channelId, d.model);
+    }
+  }
+
+  /**
+   * A key of a pool was refused (401/402/403) or is out of quota: it is
+   * disabled alone, at once in this process and in every other at its next
+   * refresh, until the re-test loop or an administrator enables it again.
+   */
+  async disableKey(channelId: number, key: PoolKey<Channel>, reason: string, now = Date.now()): Promise<void> {
+    if (key.disabled) return;
+    const state = { channel_id: channelId, key_fp: key.fp, disabled_at: now, reason: reason.slice(0, KEPT_ERROR_CHARS) };
+    this.registry.markKeyDisabled(state);
+    await this.store.disableKey(state);
+  }
+
+  /** Enables a disabled key of a channel's pool (by fingerprint), or all of them. */
+  async enableKeys(channelId: number, fp?: string): Promise<void> {
+    await this.store.enableKeys(channelId, fp);
+    for (const d of this.registry.disabledKeys()) {
+      if (d.channel_id === channelId && (fp === undefined || d.key_fp === fp)) this.registry.markKeyEnabled(channelId, d.key_fp);
     }
   }
 }

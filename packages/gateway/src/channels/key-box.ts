@@ -2,7 +2,7 @@
 // are sealed with AES-256-GCM under the gateway secret (GATEWAY_SECRET_KEY, or
 // a random one kept in <data-dir>/gateway-secret.key, created on first start).
 // Several gateway processes on one database must share GATEWAY_SECRET_KEY.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -28,6 +28,15 @@ export class KeyBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return `v1:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
+  }
+
+  /**
+   * A key's name in the store (a pool key's state): an HMAC under the gateway
+   * secret, so that the row names the key across edits of the pool without
+   * holding anything that could be checked against a guessed key elsewhere.
+   */
+  fingerprint(plain: string): string {
+    return createHmac('sha256', this.key).update(plain).digest('hex').slice(0, 32);
   }
 
   open(sealed: string): string {

@@ -8,8 +8,10 @@ import { ENV_WIRE_TYPES, presets, providerOf, type ChannelOptions, type Endpoint
 import { LOCAL_BASE_URL, LOCAL_PROVIDER_TYPE } from '../providers/local/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import type { ChannelRow } from '../store/schema.js';
+import { channelGroups } from '../accounts/groups-store.js';
 import type { ChannelFailure, ChannelHealth } from './health.js';
 import type { KeyBox } from './key-box.js';
+import { publicKeys, splitKeys } from './key-pool.js';
 import type { ChannelRegistry } from './registry.js';
 import type { ChannelFilter, ChannelsStore, ChannelTestRow } from './store.js';
 import { ChannelTester, type ModelTestResult, type RetestResult, type TestAllResult } from './testing.js';
@@ -29,6 +31,11 @@ function parseFailures(json: string | null | undefined): ChannelFailure[] {
   }
 }
 
+/** The `groups` column: null when the channel serves every group. */
+function groupsColumn(groups: string[] | undefined): string | null {
+  return groups?.length ? JSON.stringify(groups) : null;
+}
+
 export interface ChannelInput {
   name?: string;
   type?: string;
@@ -40,9 +47,13 @@ export interface ChannelInput {
   priority?: number;
   weight?: number;
   status?: 'enabled' | 'disabled';
+  /** The groups whose callers it serves; empty: every group. */
+  groups?: string[];
 }
 
 export interface ChannelsServiceOptions {
+  /** Whether a price group exists (accounts/groups.ts): a channel serves only groups that do. */
+  groupExists?: (name: string) => Promise<boolean>;
   /** Longest a channel test request may take, body included (ms). */
   testTimeoutMs?: number;
   /** Disabled models of one channel re-tested at once (channels run side by side). */
@@ -67,6 +78,7 @@ export class ChannelsService {
   readonly testTimeoutMs: number;
   /** Sends and keeps channel tests, and runs the periodic re-test (testing.ts). */
   readonly tester: ChannelTester;
+  private readonly groupExists: (name: string) => Promise<boolean>;
 
   constructor(
     private readonly store: ChannelsStore,
@@ -77,6 +89,7 @@ export class ChannelsService {
     opts: ChannelsServiceOptions = {},
   ) {
     this.testTimeoutMs = opts.testTimeoutMs ?? DEFAULT_TEST_TIMEOUT_MS;
+    this.groupExists = opts.groupExists ?? (async () => true);
     this.tester = new ChannelTester(store, registry, health, upstream, {
       testTimeoutMs: this.testTimeoutMs,
       retestConcurrency: Math.max(1, opts.retestConcurrency ?? DEFAULT_RETEST_CONCURRENCY),
@@ -98,12 +111,14 @@ export class ChannelsService {
     const models = JSON.parse(row.models) as string[];
     const testOf = new Map(tests.map((t) => [t.model, t]));
     const now = Date.now();
+    const loaded = this.registry.get(row.id);
     return {
       id: row.id,
       name: row.name,
       type: row.type,
       base_url: row.base_url,
-      key_set: Boolean(this.registry.get(row.id)?.key),
+      key_set: Boolean(loaded?.key),
+      keys: loaded ? publicKeys(loaded.key, loaded.pool, (at) => this.tester.nextRetestAt(at, now)) : [],
       models,
       model_mapping: JSON.parse(row.model_mapping),
       options: JSON.parse(row.options),
@@ -112,6 +127,7 @@ export class ChannelsService {
       status: row.status,
       source: row.source,
       env_provider: row.env_provider,
+      groups: channelGroups(row.groups),
       disabled_models: this.registry
         .disabledModels()
         .filter((d) => d.channel_id === row.id)
@@ -148,7 +164,7 @@ export class ChannelsService {
     return (await this.toPublicAll([row]))[0]!;
   }
 
-  private validate(input: ChannelInput, creating: boolean): void {
+  private async validate(input: ChannelInput, creating: boolean): Promise<void> {
     if (creating && !input.type) throw errors.badField('type', `Invalid 'type': required`);
     const provider = input.type !== undefined ? providerOf(input.type) : undefined;
     if (input.type !== undefined && !provider) throw errors.badField('type', `Invalid 'type': unknown provider type "${input.type}"`);
@@ -166,10 +182,13 @@ export class ChannelsService {
     if (creating && (!input.models || input.models.length === 0)) throw errors.badField('models', `Invalid 'models': list at least one model`);
     if (input.models && input.models.some((m) => typeof m !== 'string' || !m.trim()))
       throw errors.badField('models', `Invalid 'models': names must be non-empty strings`);
+    for (const g of input.groups ?? []) {
+      if (!(await this.groupExists(g))) throw errors.badField('groups', `Invalid 'groups': there is no group named ${g} (add it on /api/groups first)`);
+    }
   }
 
   async create(input: ChannelInput, source: 'env' | 'admin' = 'admin', envProvider: string | null = null): Promise<PublicChannel> {
-    this.validate(input, true);
+    await this.validate(input, true);
     const provider = providerOf(input.type!)!;
     const now = Date.now();
     const id = await this.store.insert({
@@ -185,6 +204,7 @@ export class ChannelsService {
       status: input.status ?? 'enabled',
       source,
       env_provider: envProvider,
+      groups: groupsColumn(input.groups),
       created_at: now,
       updated_at: now,
     });
@@ -194,7 +214,7 @@ export class ChannelsService {
 
   async update(id: number, input: ChannelInput): Promise<PublicChannel> {
     if (!(await this.store.byId(id))) throw errors.notFound(`Channel ${id}`);
-    this.validate(input, false);
+    await this.validate(input, false);
     await this.store.update(id, {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.type !== undefined ? { type: input.type } : {}),
@@ -206,12 +226,31 @@ export class ChannelsService {
       ...(input.priority !== undefined ? { priority: input.priority } : {}),
       ...(input.weight !== undefined ? { weight: input.weight } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
+      ...(input.groups !== undefined ? { groups: groupsColumn(input.groups) } : {}),
       updated_at: Date.now(),
     });
-    // A manual enable also clears auto-disabled models: the operator has looked.
-    if (input.status === 'enabled') await this.health.enable(id);
+    // A pool's key replaced: the states of keys no longer in it go (a key kept keeps its state).
+    if (input.key !== undefined) {
+      const keys = splitKeys(input.key);
+      await this.store.keepKeyStates(id, keys.length > 1 ? keys.map((k) => this.keyBox.fingerprint(k)) : []);
+    }
+    // A manual enable also clears auto-disabled models and keys: the operator has looked.
+    if (input.status === 'enabled') {
+      await this.health.enable(id);
+      await this.health.enableKeys(id);
+    }
     await this.registry.load();
     return this.get(id);
+  }
+
+  /** Enables a disabled key of a channel's pool by hand, by its index as the channel shows it; says whether it was disabled. */
+  async enableKey(id: number, index: number): Promise<boolean> {
+    if (!(await this.store.byId(id))) throw errors.notFound(`Channel ${id}`);
+    const key = this.registry.get(id)?.pool?.keys[index];
+    if (!key) throw errors.notFound(`Key ${index} of channel ${id} (only a channel with several keys has keys of its own)`);
+    const was = key.disabled !== undefined;
+    await this.health.enableKeys(id, key.fp);
+    return was;
   }
 
   async delete(id: number): Promise<void> {

@@ -1,5 +1,6 @@
-// SQL for channels and the per-model auto-disable state.
+// SQL for channels, the per-model auto-disable state and the disabled keys of pools.
 import { MysqlAdapter, sql, type Kysely } from 'kysely';
+import type { DisabledKey } from './key-pool.js';
 import type { ChannelRow, ChannelUpdate, GatewayTables, NewChannel } from '../store/schema.js';
 
 export interface DisabledModel {
@@ -25,7 +26,7 @@ export interface ChannelTestRow {
 export interface ChannelFilter {
   /** Part of the name, base URL or a model name, any case. */
   q?: string;
-  /** enabled / disabled: the channel's status; auto_disabled: some model of it is auto-disabled. */
+  /** enabled / disabled: the channel's status; auto_disabled: some model or key of it is auto-disabled. */
   status?: 'enabled' | 'disabled' | 'auto_disabled';
 }
 
@@ -55,7 +56,14 @@ export class ChannelsStore {
       );
     }
     if (filter.status === 'enabled' || filter.status === 'disabled') q = q.where('status', '=', filter.status);
-    if (filter.status === 'auto_disabled') q = q.where('id', 'in', this.db.selectFrom('channel_model_state').select('channel_id'));
+    if (filter.status === 'auto_disabled') {
+      q = q.where((eb) =>
+        eb.or([
+          eb('id', 'in', eb.selectFrom('channel_model_state').select('channel_id')),
+          eb('id', 'in', eb.selectFrom('channel_key_state').select('channel_id')),
+        ]),
+      );
+    }
     const [rows, count] = await Promise.all([
       q.selectAll().orderBy('id').limit(limit).offset(offset).execute(),
       q.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
@@ -88,6 +96,7 @@ export class ChannelsStore {
   async delete(id: number): Promise<boolean> {
     await this.db.deleteFrom('channel_model_state').where('channel_id', '=', id).execute();
     await this.db.deleteFrom('channel_tests').where('channel_id', '=', id).execute();
+    await this.db.deleteFrom('channel_key_state').where('channel_id', '=', id).execute();
     const r = await this.db.deleteFrom('channels').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
@@ -122,6 +131,32 @@ export class ChannelsStore {
   async enableModel(channelId: number, model?: string): Promise<void> {
     let q = this.db.deleteFrom('channel_model_state').where('channel_id', '=', channelId);
     if (model !== undefined) q = q.where('model', '=', model);
+    await q.execute();
+  }
+
+  disabledKeys(): Promise<DisabledKey[]> {
+    return this.db.selectFrom('channel_key_state').selectAll().execute();
+  }
+
+  /** Disables one key of a pool (an upsert: several processes may disable it at once). */
+  async disableKey(d: DisabledKey): Promise<void> {
+    const fields = { reason: d.reason, disabled_at: d.disabled_at };
+    const insert = this.db.insertInto('channel_key_state').values(d);
+    if (this.db.getExecutor().adapter instanceof MysqlAdapter) await insert.onDuplicateKeyUpdate(fields).execute();
+    else await insert.onConflict((oc) => oc.columns(['channel_id', 'key_fp']).doUpdateSet(fields)).execute();
+  }
+
+  /** Enables a channel's key (by fingerprint), or all its keys. */
+  async enableKeys(channelId: number, fp?: string): Promise<void> {
+    let q = this.db.deleteFrom('channel_key_state').where('channel_id', '=', channelId);
+    if (fp !== undefined) q = q.where('key_fp', '=', fp);
+    await q.execute();
+  }
+
+  /** Forgets the state of keys no longer in the channel's pool (its key was replaced). */
+  async keepKeyStates(channelId: number, fps: string[]): Promise<void> {
+    let q = this.db.deleteFrom('channel_key_state').where('channel_id', '=', channelId);
+    if (fps.length) q = q.where('key_fp', 'not in', fps);
     await q.execute();
   }
 }

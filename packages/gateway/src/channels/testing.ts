@@ -1,13 +1,15 @@
 // Channel tests: one request per model suited to its kind, bounded in time;
 // a channel's models, every enabled channel at once, and the periodic re-test
-// that re-enables auto-disabled models. Every result is kept as the channel
-// model's latest test (channel_tests), so every process and a reload show it.
+// that re-enables auto-disabled models and the disabled keys of pools. Every
+// model test's result is kept as the channel model's latest (channel_tests), so
+// every process and a reload show it; a key's re-test is not a model's test.
 import type { ModelTestResult, ChannelModelTestResult, TestAllResult, RetestResult } from '@kbchat/contracts';
 import { endpointOfModel } from '../providers/index.js';
 import type { UpstreamClient } from '../relay/upstream.js';
 import { UpstreamFailure } from '../relay/upstream.js';
 import { postWire, TranslatedFailure, wireFailure } from '../relay/chat-wire.js';
 import type { ChannelHealth } from './health.js';
+import type { DisabledKey } from './key-pool.js';
 import type { Channel, ChannelRegistry } from './registry.js';
 import type { ChannelsStore } from './store.js';
 
@@ -71,6 +73,8 @@ export class ChannelTester {
   }
 
   private async send(channel: Channel, model: string, opts: { timeoutMs?: number; signal?: AbortSignal }): Promise<ModelTestResult> {
+    // A pool is tested with its next key, as a request would be.
+    if (channel.pool) channel = channel.pool.pick().channel;
     const endpoint = endpointOfModel(model, channel.options);
     const upstreamModel = channel.modelMapping[model] ?? model;
     const body =
@@ -183,44 +187,62 @@ export class ChannelTester {
   }
 
   /**
-   * Re-tests auto-disabled channel models and enables those that answer again.
-   * Channels are tested side by side, each with at most retestConcurrency
-   * requests at once, so one slow channel delays neither the others nor its
-   * own other models by much; every test is bounded by testTimeoutMs. The
-   * results keep the order of registry.disabledModels(). `signal` stops it
-   * (shutting down): tests in flight end and no new ones start.
+   * Re-tests auto-disabled channel models and disabled keys of pools, and
+   * enables those that answer again (a key is tried with a model of its
+   * channel). Channels are tested side by side, each with at most
+   * retestConcurrency requests at once, so one slow channel delays neither the
+   * others nor its own other tests by much; every test is bounded by
+   * testTimeoutMs. The results keep the order of registry.disabledModels(),
+   * then of registry.disabledKeys(). `signal` stops it (shutting down): tests
+   * in flight end and no new ones start.
    */
   async retestDisabled(signal?: AbortSignal): Promise<RetestResult[]> {
-    const disabled = this.registry.disabledModels();
-    const results: Array<RetestResult | undefined> = new Array(disabled.length);
+    const jobs: Array<{ channelId: number; run: (channel: Channel) => Promise<RetestResult | undefined> }> = [
+      ...this.registry.disabledModels().map((d) => ({ channelId: d.channel_id, run: (ch: Channel) => this.retestModel(ch, d.model, signal) })),
+      ...this.registry.disabledKeys().map((d) => ({ channelId: d.channel_id, run: (ch: Channel) => this.retestKey(ch, d, signal) })),
+    ];
+    const results: Array<RetestResult | undefined> = new Array(jobs.length);
     const byChannel = new Map<number, number[]>();
-    disabled.forEach((d, i) => {
-      const list = byChannel.get(d.channel_id);
+    jobs.forEach((job, i) => {
+      const list = byChannel.get(job.channelId);
       if (list) list.push(i);
-      else byChannel.set(d.channel_id, [i]);
+      else byChannel.set(job.channelId, [i]);
     });
-    const retestOne = async (channel: Channel, i: number): Promise<void> => {
-      const d = disabled[i]!;
-      const r = await this.testModel(channel, d.model, { signal });
-      let enabled = false;
-      let error = r.error;
-      if (r.ok) {
-        try {
-          await this.health.enable(d.channel_id, d.model);
-          enabled = true;
-        } catch (err) {
-          error = `the test passed, but enabling failed: ${(err as Error).message}`;
-        }
-      }
-      results[i] = { channel_id: d.channel_id, model: d.model, enabled, ...(error !== undefined ? { error } : {}) };
-    };
     await Promise.all(
       [...byChannel].map(async ([channelId, indexes]) => {
         const channel = this.registry.get(channelId);
-        if (channel) await pool(indexes, this.opts.retestConcurrency, (i) => retestOne(channel, i), signal);
+        if (channel) await pool(indexes, this.opts.retestConcurrency, async (i) => void (results[i] = await jobs[i]!.run(channel)), signal);
       }),
     );
     return results.filter((r): r is RetestResult => r !== undefined);
+  }
+
+  private async retestModel(channel: Channel, model: string, signal?: AbortSignal): Promise<RetestResult> {
+    const r = await this.testModel(channel, model, { signal });
+    return this.enableIfOk(channel.id, model, r, () => this.health.enable(channel.id, model));
+  }
+
+  /** A disabled key of a pool, tried with a model of its channel that is not disabled itself (else the first). */
+  private async retestKey(channel: Channel, d: DisabledKey, signal?: AbortSignal): Promise<RetestResult | undefined> {
+    const key = channel.pool?.keys.find((k) => k.fp === d.key_fp);
+    const model = channel.models.find((m) => !this.registry.isModelDisabled(channel.id, m)) ?? channel.models[0];
+    if (!key || model === undefined) return undefined;
+    const r = await this.send(key.channel, model, { signal });
+    return { ...(await this.enableIfOk(channel.id, model, r, () => this.health.enableKeys(channel.id, d.key_fp))), key: key.hint };
+  }
+
+  private async enableIfOk(channelId: number, model: string, r: ModelTestResult, enable: () => Promise<void>): Promise<RetestResult> {
+    let enabled = false;
+    let error = r.error;
+    if (r.ok) {
+      try {
+        await enable();
+        enabled = true;
+      } catch (err) {
+        error = `the test passed, but enabling failed: ${(err as Error).message}`;
+      }
+    }
+    return { channel_id: channelId, model, enabled, ...(error !== undefined ? { error } : {}) };
   }
 
   /**

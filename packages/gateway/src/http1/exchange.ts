@@ -39,6 +39,8 @@ export interface Responder {
   /** Ends the stream; `text`, if any, is its last write (one socket write with the end). */
   end(text?: string): void;
   readonly started: boolean;
+  /** Headers for the answer to come (flat name/value pairs): the relay's x-ratelimit-* (limits/rate-limits.ts). */
+  setHeaders?(pairs: readonly string[]): void;
 }
 
 /** One request as a front hands it over: its head, its body to come, and the way back. */

@@ -147,8 +147,15 @@ export class LeanExchange implements Exchange, Responder {
     this.send(status, lines, text);
   }
 
+  /** Header lines set before the answer (setHeaders), sent with it. */
+  private extraLines = '';
+
+  setHeaders(pairs: readonly string[]): void {
+    for (let i = 0; i + 1 < pairs.length; i += 2) this.extraLines += `${pairs[i]}: ${pairs[i + 1]}\r\n`;
+  }
+
   json(status: number, text: string): void {
-    this.send(status, `${JSON_TYPE}x-request-id: ${this.requestId}\r\n`, text);
+    this.send(status, `${JSON_TYPE}x-request-id: ${this.requestId}\r\n${this.extraLines}`, text);
   }
 
   /** A complete answer with a Content-Length, in one write. */
@@ -173,7 +180,7 @@ export class LeanExchange implements Exchange, Responder {
     const connection = this.head.close || this.conn.closesAfterAnswer() ? 'close' : 'keep-alive';
     this.streamHead =
       `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\nconnection: ${connection}\r\n` +
-      `x-accel-buffering: no\r\nx-request-id: ${this.requestId}\r\nDate: ${httpDate()}\r\nTransfer-Encoding: chunked\r\n\r\n`;
+      `x-accel-buffering: no\r\nx-request-id: ${this.requestId}\r\n${this.extraLines}Date: ${httpDate()}\r\nTransfer-Encoding: chunked\r\n\r\n`;
   }
 
   write(text: string): void | Promise<void> {

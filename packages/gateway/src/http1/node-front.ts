@@ -118,6 +118,13 @@ class ResponseExchange implements Exchange, Responder {
     this.res.end(text);
   }
 
+  /** Headers set before the answer (setHeaders), sent with it. */
+  private extra: readonly string[] = [];
+
+  setHeaders(pairs: readonly string[]): void {
+    this.extra = [...this.extra, ...pairs];
+  }
+
   json(status: number, text: string): void {
     this.res.writeHead(status, [
       'content-type',
@@ -126,6 +133,7 @@ class ResponseExchange implements Exchange, Responder {
       this.requestId,
       'content-length',
       String(Buffer.byteLength(text)),
+      ...this.extra,
     ]);
     this.res.end(text);
   }
@@ -133,7 +141,7 @@ class ResponseExchange implements Exchange, Responder {
   startStream(): void {
     if (this.started) return;
     this.started = true;
-    this.res.writeHead(200, [...SSE_HEADERS, 'x-request-id', this.requestId]);
+    this.res.writeHead(200, [...SSE_HEADERS, 'x-request-id', this.requestId, ...this.extra]);
   }
 
   write(text: string): void | Promise<void> {

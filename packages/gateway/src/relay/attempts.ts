@@ -4,7 +4,11 @@
 // those caused by the client going away. When every channel of the model has
 // failed with an error worth retrying (or it has none), the model's fallbacks
 // (channels/fallbacks.ts) are tried in order, each the same way; never after
-// an error of the caller's (400, 401, 413) or the caller going away.
+// an error of the caller's (400, 401, 413) or the caller going away. A
+// channel whose key holds several keys sends one of them (key-pool.ts); a key
+// refused or out of quota is disabled alone and the same channel tried again
+// with another, so that a bad key costs its callers nothing.
+import { callerGroup } from '../accounts/auth.js';
 import { errors, GatewayError } from '../errors.js';
 import type { Channel } from '../channels/registry.js';
 import type { Endpoint } from '../providers/index.js';
@@ -70,10 +74,18 @@ async function attemptModel<T>(
   lateFault?: (value: T) => string | undefined,
 ): Promise<AttemptResult<T>> {
   const tried = new Set<number>();
+  const group = callerGroup(ctx.caller);
   let last: { failure: UpstreamFailure; channel: Channel; upstreamModel: string } | undefined;
-  for (let attempt = 1; attempt <= deps.config.maxAttempts; attempt++) {
-    const channel = deps.registry.pick(model, tried, endpoint);
-    if (!channel) break;
+  /** The channel to try again with another of its keys. */
+  let again: Channel | undefined;
+  let keyRetries = 0;
+  for (let attempt = 1, limit = deps.config.maxAttempts; attempt <= limit; attempt++) {
+    const picked = again ?? deps.registry.pick(model, tried, endpoint, group);
+    again = undefined;
+    if (!picked) break;
+    // A pool's key: the channel as seen with it (made at load, nothing allocated here).
+    const key = picked.pool === undefined ? undefined : picked.pool.pick();
+    const channel = key === undefined ? picked : key.channel;
     const upstreamModel = channel.modelMapping[model] ?? model;
     const started = performance.now();
     try {
@@ -93,16 +105,27 @@ async function attemptModel<T>(
         throw err;
       }
       deps.metrics.upstream(endpoint, channel.id, model, (performance.now() - started) / 1000, failureReason(err));
-      tried.add(channel.id);
       last = { failure: err, channel, upstreamModel };
+      // The key's fault, not the channel's: that key is disabled alone, and while the pool has
+      // another the same channel is tried with it, beside the channel attempts.
+      if (key !== undefined && err.keyRefused) {
+        deps.health.disableKey(picked.id, key, `${err.error.status}: ${err.message}`).catch(deps.onError);
+        if (picked.pool!.enabledCount > 0) {
+          again = picked;
+          limit++;
+          keyRetries++;
+          continue;
+        }
+      }
+      tried.add(channel.id);
       if (err.countsAgainstChannel) {
         deps.health.recordFailure(channel.id, model, err.message).catch(deps.onError);
       }
       if (!err.retryable) break;
     }
   }
-  if (!last) throw new RelayFailure(errors.noChannel(model, ctx.caller.user.group_name), 0, undefined, undefined, true);
-  throw new RelayFailure(shownError(last.failure, last.channel), tried.size, last.channel, last.upstreamModel, last.failure.retryable);
+  if (!last) throw new RelayFailure(errors.noChannel(model, group), 0, undefined, undefined, true);
+  throw new RelayFailure(shownError(last.failure, last.channel), tried.size + keyRetries, last.channel, last.upstreamModel, last.failure.retryable);
 }
 
 /**

@@ -5,7 +5,9 @@
 import type { Caller } from '../accounts/auth.js';
 import type { BalanceLedger } from '../accounts/ledger.js';
 import type { FallbackBook } from '../channels/fallbacks.js';
+import type { RateLimiter } from '../limits/rate-limits.js';
 import type { PriceBook } from '../accounts/pricing.js';
+import type { GroupBook } from '../accounts/groups.js';
 import type { ChannelHealth } from '../channels/health.js';
 import type { ChannelRegistry } from '../channels/registry.js';
 import type { GatewayConfig } from '../config.js';
@@ -23,6 +25,10 @@ export interface RelayDeps {
   ledger: BalanceLedger;
   prices: PriceBook;
   fallbacks: FallbackBook;
+  /** Price groups: each caller's ratio (accounts/groups.ts). */
+  groups: GroupBook;
+  /** Rate limits (limits/): checked in RelayRun.begin. */
+  limits: RateLimiter;
   /** The relay's metrics (counted in plain fields; /metrics reads them). */
   metrics: RelayRecorder;
   onError(err: Error): void;

@@ -30,6 +30,10 @@ class AnthropicResponder implements StreamErrorResponder {
     return this.client.started;
   }
 
+  setHeaders(pairs: readonly string[]): void {
+    this.client.setHeaders?.(pairs);
+  }
+
   json(status: number, text: string): void {
     this.client.json(status, JSON.stringify(anthropicFromOpenAI(JSON.parse(text), this.model)));
   }

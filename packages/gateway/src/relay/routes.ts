@@ -1,4 +1,4 @@
-// GET /v1/models on Fastify: the models the token may use. The relay's POST
+// GET /v1/models on Fastify: the models the token may use (those its group's channels serve). The relay's POST
 // endpoints are served in front of Fastify (http1/node-front.ts and
 // http1/lean-front.ts), so the API document gets them from here: their wire
 // schemas, which the relay checks bodies with (unknown fields pass through to
@@ -6,7 +6,7 @@
 import { chatRequestSchema, embeddingsRequestSchema, rerankRequestSchema } from '@kbchat/contracts/openai';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { TokenAuthenticator } from '../accounts/auth.js';
+import { callerGroup, type TokenAuthenticator } from '../accounts/auth.js';
 import { endpointOfModel } from '../providers/index.js';
 import { anthropicRequestSchema } from '../providers/anthropic/inbound.js';
 import type { RelayDeps } from './context.js';
@@ -15,23 +15,28 @@ import type { RelayDeps } from './context.js';
 const TOKEN_ONLY = [{ token: [] }];
 
 export function relayRoutes(app: FastifyInstance, deps: RelayDeps, auth: TokenAuthenticator): void {
-  app.get('/v1/models', { schema: { description: "The models this token may use, OpenAI's list shape", security: TOKEN_ONLY } }, async (req) => {
-    const caller = await auth.authenticate(req.headers.authorization, req.ip);
-    const data = [];
-    for (const id of deps.registry.servedModels().sort()) {
-      if (caller.models && !caller.models.has(id)) continue;
-      const ch = deps.registry.all().find((c) => c.enabled && c.models.includes(id));
-      data.push({
-        id,
-        object: 'model',
-        created: 0,
-        owned_by: ch?.type ?? 'kbchat',
-        endpoint: endpointOfModel(id, ch?.options),
-        ...ch?.options.modelInfo?.[id],
-      });
-    }
-    return { object: 'list', data };
-  });
+  app.get(
+    '/v1/models',
+    { schema: { description: "The models this token may use (served by a channel of its group), OpenAI's list shape", security: TOKEN_ONLY } },
+    async (req) => {
+      const caller = await auth.authenticate(req.headers.authorization, req.ip);
+      const group = callerGroup(caller);
+      const data = [];
+      for (const id of deps.registry.servedModels(group).sort()) {
+        if (caller.models && !caller.models.has(id)) continue;
+        const ch = deps.registry.channelOf(id, group);
+        data.push({
+          id,
+          object: 'model',
+          created: 0,
+          owned_by: ch?.type ?? 'kbchat',
+          endpoint: endpointOfModel(id, ch?.options),
+          ...ch?.options.modelInfo?.[id],
+        });
+      }
+      return { object: 'list', data };
+    },
+  );
 }
 
 const RELAYED: { path: string; schema: z.ZodType; description: string; answer?: string }[] = [

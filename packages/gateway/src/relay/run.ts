@@ -1,13 +1,14 @@
 // One relayed request's bookkeeping: the reservation before the upstream call,
 // then settlement and the log row after it, whatever happened in between.
-import { TokenAuthenticator } from '../accounts/auth.js';
+import { callerGroup, TokenAuthenticator } from '../accounts/auth.js';
 import type { Reservation } from '../accounts/ledger.js';
-import { costMicros, type ModelPrice } from '../accounts/pricing.js';
+import { atRatio, costMicros, type ModelPrice } from '../accounts/pricing.js';
 import type { Channel } from '../channels/registry.js';
 import { errors, GatewayError } from '../errors.js';
 import { RelayFailure } from './attempts.js';
 import type { Endpoint } from '../providers/index.js';
 import type { RelayContext, RelayDeps } from './context.js';
+import type { Admission } from '../limits/rate-limits.js';
 
 export interface RunResult {
   /** The model that answered, where a fallback did (the run's own model otherwise). */
@@ -74,11 +75,19 @@ export class RelayRun {
     private readonly stream: boolean,
     private readonly price: ModelPrice,
     private readonly reservation: Reservation,
+    private readonly admission: Admission | undefined,
+    /** The caller's group's ratio, in millionths, when the run began: the reservation and the charge use the same. */
+    private readonly ratio: number,
   ) {}
+
+  /** The x-ratelimit-* headers (flat name/value pairs) where a rate limit applies; none otherwise. */
+  get limitHeaders(): string[] | undefined {
+    return this.admission?.headers();
+  }
 
   /**
    * Checks the token may use the model and reserves the request's most likely
-   * cost: estimated input plus the output it may produce.
+   * cost: estimated input plus the output it may produce, at its group's ratio.
    */
   static async begin(
     deps: RelayDeps,
@@ -91,20 +100,32 @@ export class RelayRun {
   ): Promise<RelayRun> {
     TokenAuthenticator.checkModel(ctx.caller, model);
     const price = deps.prices.priceOf(model);
-    const amount = costMicros(price, estimatedInputTokens, maxOutputTokens);
+    const ratio = deps.groups.ratioOf(callerGroup(ctx.caller));
+    const amount = atRatio(costMicros(price, estimatedInputTokens, maxOutputTokens), ratio);
     const { token, user } = ctx.caller;
-    const r = await deps.ledger.reserve(user.id, token.id, token.quota_limit !== null, amount);
+    // Rate limits first (limits/): a request they refuse reserves no money.
+    const admission = await deps.limits.admit(ctx.caller, model, estimatedInputTokens + maxOutputTokens, amount);
+    let r: Awaited<ReturnType<typeof deps.ledger.reserve>>;
+    try {
+      r = await deps.ledger.reserve(user.id, token.id, token.quota_limit !== null, amount);
+    } catch (err) {
+      admission?.release();
+      throw err;
+    }
+    if (typeof r === 'string') admission?.release();
     if (r === 'user') throw errors.insufficientUserQuota();
     if (r === 'token') throw errors.tokenExhausted();
-    return new RelayRun(deps, ctx, endpoint, model, stream, price, r);
+    return new RelayRun(deps, ctx, endpoint, model, stream, price, r, admission, ratio);
   }
 
   finish(r: RunResult): void {
-    // A fallback's answer is charged at its own model's price, and logged under it.
+    // A fallback's answer is charged at its own model's price, and logged under it;
+    // the group's ratio applies to the model's cost, rounded up (pricing.ts atRatio).
     const model = r.model ?? this.model;
     const price = model === this.model ? this.price : this.deps.prices.priceOf(model);
-    const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : costMicros(price, r.promptTokens, r.completionTokens);
+    const cost = r.error && r.promptTokens === 0 && r.completionTokens === 0 ? 0 : atRatio(costMicros(price, r.promptTokens, r.completionTokens), this.ratio);
     const now = Date.now();
+    this.admission?.settle(r.promptTokens + r.completionTokens, cost);
     this.ctx.recorded = true;
     this.deps.metrics.finished(this.endpoint, model, r.channel?.id, r.status, now - this.ctx.startedAt, r.promptTokens, r.completionTokens, cost);
     const kept = r.error ? keptBody(r.failedBody) : { body: null, note: '' };

@@ -9,6 +9,14 @@ import { ClientSignal } from '../http1/exchange.js';
 
 export type FailureKind = 'unreachable' | 'timeout' | 'status' | 'dropped' | 'bad_body';
 
+/**
+ * The error codes (or types) with which upstreams say a key's quota or money
+ * is used up, as opposed to a rate limit (rate_limit_exceeded): OpenAI's and
+ * Azure's insufficient_quota and billing_hard_limit_reached, Moonshot's
+ * exceeded_current_quota_error, a new-api/one-api upstream's insufficient_user_quota.
+ */
+const QUOTA_ERROR = /"(?:code|type)"\s*:\s*"(?:insufficient_quota|billing_hard_limit_reached|exceeded_current_quota_error|insufficient_user_quota)"/;
+
 /** A failed upstream attempt, with the client-facing error it becomes. */
 export class UpstreamFailure extends Error {
   /** A non-2xx answer as it came, for providers that translate their own errors (providers/wire.ts). */
@@ -39,6 +47,20 @@ export class UpstreamFailure extends Error {
     if (this.kind !== 'status') return true;
     const s = this.status ?? 0;
     return s >= 500 || s === 401 || s === 403;
+  }
+
+  /**
+   * Says the key itself will not do: refused (401, 403; Gemini's
+   * API_KEY_INVALID is a 401 by then), no money on it (402), or a 429 whose
+   * code says its quota is used up. A channel with several keys then disables
+   * that key alone and tries another (relay/attempts.ts); an ordinary rate
+   * limit (429 rate_limit_exceeded) is load, not the key.
+   */
+  get keyRefused(): boolean {
+    if (this.kind !== 'status') return false;
+    const s = this.error.status;
+    if (s === 401 || s === 402 || s === 403) return true;
+    return s === 429 && QUOTA_ERROR.test(this.answer?.body ?? '');
   }
 }
 

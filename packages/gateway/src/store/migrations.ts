@@ -257,6 +257,72 @@ function migrations(kind: StoreKind): Record<string, Migration> {
         await db.schema.alterTable('logs').addColumn('requested_model', shortText).execute();
       },
     },
+    '0008_rate_limits': {
+      // Requests and tokens per minute and requests per day on a token, user,
+      // group or model, and budgets that reset on a token or user (limits/);
+      // and the counters of the shared-database backend, used where several
+      // processes share a store and no Redis.
+      async up(db: Kysely<any>) {
+        const createTable = tableCreator(db);
+        const keyType = isMysql ? sql`varchar(255) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(255)`;
+        await createTable('rate_limits')
+          .addColumn('scope', 'varchar(8)', (c) => c.notNull())
+          .addColumn('subject', keyType, (c) => c.notNull())
+          .addColumn('rpm', 'integer')
+          .addColumn('tpm', 'integer')
+          .addColumn('rpd', 'integer')
+          .addColumn('budget', 'bigint')
+          .addColumn('budget_period', 'varchar(8)')
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('rate_limits_pk', ['scope', 'subject'])
+          .execute();
+        await createTable('rate_counters')
+          .addColumn('key', keyType, (c) => c.primaryKey())
+          .addColumn('points', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
+    '0009_channel_keys': {
+      // A channel's key may hold several keys, one a line (channels/key-pool.ts);
+      // a key the upstream refuses or finds out of quota is disabled alone. The
+      // row names it by a fingerprint (an HMAC under the gateway secret), never the key.
+      async up(db: Kysely<any>) {
+        await tableCreator(db)('channel_key_state')
+          .addColumn('channel_id', 'integer', (c) => c.notNull())
+          .addColumn('key_fp', 'varchar(64)', (c) => c.notNull())
+          .addColumn('disabled_at', 'bigint', (c) => c.notNull())
+          .addColumn('reason', longText, (c) => c.notNull())
+          .addPrimaryKeyConstraint('channel_key_state_pk', ['channel_id', 'key_fp'])
+          .execute();
+      },
+    },
+    '0010_groups': {
+      // Price groups (accounts/groups.ts): a group's ratio multiplies every cost
+      // charged to its callers. `default` is always there at ratio 1, and so is
+      // every group a user already names (ratio 1: what they paid until now).
+      // A token may name a group of its own (null: its user's); a channel lists
+      // the groups it serves (null: every group).
+      async up(db: Kysely<any>) {
+        const keyType = isMysql ? sql`varchar(64) character set utf8mb4 collate utf8mb4_bin` : sql`varchar(64)`;
+        await tableCreator(db)('groups')
+          .addColumn('name', keyType, (c) => c.primaryKey())
+          .addColumn('ratio_micros', 'bigint', (c) => c.notNull())
+          .addColumn('description', shortText, (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .execute();
+        const now = Date.now();
+        const named = await db.selectFrom('users').select('group_name').distinct().execute();
+        const names = [...new Set(['default', ...named.map((r: { group_name: string }) => r.group_name)])];
+        await db
+          .insertInto('groups')
+          .values(names.map((name) => ({ name, ratio_micros: 1_000_000, description: '', created_at: now, updated_at: now })))
+          .execute();
+        await db.schema.alterTable('tokens').addColumn('group_name', 'varchar(64)').execute();
+        await db.schema.alterTable('channels').addColumn('groups', longText).execute();
+      },
+    },
   };
 }
 

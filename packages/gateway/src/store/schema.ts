@@ -44,6 +44,8 @@ export interface TokensTable {
   ip_allow: string | null;
   created_at: number;
   last_used_at: number | null;
+  /** The token's price group (accounts/groups.ts); null: its user's. */
+  group_name: string | null;
 }
 
 export interface ChannelsTable {
@@ -62,6 +64,8 @@ export interface ChannelsTable {
   env_provider: string | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of the groups whose callers it serves; null (or empty): every group. */
+  groups: string | null;
 }
 
 export interface ChannelModelStateTable {
@@ -71,6 +75,14 @@ export interface ChannelModelStateTable {
   reason: string;
   /** JSON [{at, error}]: the failures that disabled it, oldest first (null: disabled before they were kept). */
   failures: string | null;
+}
+
+/** A disabled key of a channel's key pool (channels/key-pool.ts), named by its fingerprint (an HMAC, never the key). */
+export interface ChannelKeyStateTable {
+  channel_id: number;
+  key_fp: string;
+  disabled_at: number;
+  reason: string;
 }
 
 /** The latest test of each channel model (channels/testing.ts), whichever process ran it. */
@@ -194,6 +206,36 @@ export interface ModelFallbacksTable {
   updated_at: number;
 }
 
+/** A price group (accounts/groups.ts): its ratio, in millionths, multiplies every cost charged to its callers. */
+export interface GroupsTable {
+  name: string;
+  /** 1,000,000 = ratio 1 (full price); 500,000 = half price. */
+  ratio_micros: number;
+  description: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A subject's rate limits and budget (limits/): on a token (its id), a user (its id), a group or a model (their names); null = no limit of that kind. */
+export interface RateLimitsTable {
+  scope: 'token' | 'user' | 'group' | 'model';
+  subject: string;
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+  /** Micro-units a token or user may spend per budget_period (UTC day, week from Monday, or month); null = no budget. */
+  budget: number | null;
+  budget_period: 'day' | 'week' | 'month' | null;
+  updated_at: number;
+}
+
+/** A rate-limit window's count on the shared database (limits/store-counters.ts): points used until expires_at (epoch ms). */
+export interface RateCountersTable {
+  key: string;
+  points: number;
+  expires_at: number;
+}
+
 export interface GatewayTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -201,6 +243,7 @@ export interface GatewayTables {
   channels: ChannelsTable;
   channel_model_state: ChannelModelStateTable;
   channel_tests: ChannelTestsTable;
+  channel_key_state: ChannelKeyStateTable;
   model_prices: ModelPricesTable;
   logs: LogsTable;
   log_rollups: LogRollupsTable;
@@ -209,6 +252,9 @@ export interface GatewayTables {
   redemptions: RedemptionsTable;
   balance_changes: BalanceChangesTable;
   model_fallbacks: ModelFallbacksTable;
+  rate_limits: RateLimitsTable;
+  rate_counters: RateCountersTable;
+  groups: GroupsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -216,5 +262,6 @@ export type TokenRow = Selectable<TokensTable>;
 export type ChannelRow = Selectable<ChannelsTable>;
 export type NewChannel = Insertable<ChannelsTable>;
 export type ChannelUpdate = Updateable<ChannelsTable>;
+export type GroupRow = Selectable<GroupsTable>;
 export type LogRow = Selectable<LogsTable>;
 export type NewLog = Insertable<LogsTable>;
