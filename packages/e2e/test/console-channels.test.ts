@@ -5,7 +5,10 @@
 // every channel gives a summary of what failed; an edit that leaves the key
 // empty keeps it (read back from the API, and the channel still answers); the
 // channel from OPENAI_API_KEY is marked so; an auto-disabled model says why and
-// when it is tested again; search, disable, delete; phone width, dark, Chinese.
+// when it is tested again; a key pool made in the form (several keys, one a
+// line) shows each key by its hint, the wrong one disabled with the upstream's
+// reason while requests succeed, and enables it by hand; search, disable,
+// delete; phone width, dark, Chinese.
 // Screenshots: test-output/web/console-channels-*.png.
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -20,6 +23,9 @@ if (noBrowser) console.warn(`[skip] console channels browser tests: ${noBrowser}
 const GOOD = 'sim good';
 const WRONG = 'sim wrong key';
 const FLAKY = 'sim overloaded';
+const POOL = 'sim key pool';
+/** A key the simulator refuses, long enough to be shown by a hint. */
+const POOL_WRONG = 'sk-console-pool-wrong-9999';
 
 describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
   // Two failures in a row disable a channel model, so that the test can make one.
@@ -215,6 +221,60 @@ describe.skipIf(Boolean(noBrowser))('the console: channels', () => {
     await flaky.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('No channel matches.').waitFor();
     expect(await channelNamed(FLAKY)).toBeUndefined();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('makes a key pool in the form: the wrong key is disabled alone, with its reason, and enabled by hand', async () => {
+    const { context, page, errors } = await openChannels();
+    await page.getByRole('button', { name: 'New channel' }).click();
+    const form = page.getByRole('form', { name: 'New channel' });
+    await form.getByLabel('Name').fill(POOL);
+    await form.getByLabel('Provider type').selectOption('openai');
+    await form.getByLabel('Base URL', { exact: true }).fill(`${suite.sim.url}/v1`);
+    await form.getByLabel('Key').fill(`${SIM_KEY}\n${POOL_WRONG}\n`);
+    await form.getByText('Several keys, one a line, make a pool').waitFor();
+    expect(await form.getByLabel('Pool order').inputValue()).toBe('round-robin');
+    await form.getByLabel('Models').fill('pool-chat');
+    await form.getByLabel('Model mapping').fill('{"pool-chat": "sim-chat"}');
+    await page.screenshot({ path: join(SHOTS, 'console-channels-key-pool-form.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Create channel' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Saved “${POOL}”` })
+      .waitFor();
+    const made = await channelNamed(POOL);
+    expect(made.keys.map((k: any) => `${k.hint} ${k.status}`)).toEqual(['sk-...-key enabled', 'sk-...9999 enabled']);
+
+    const { key } = await suite.api('/api/tokens', { json: { name: 'key pool test' } });
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${suite.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'pool-chat', messages: [{ role: 'user', content: `hi ${i}` }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await page.reload();
+    const pool = row(page, POOL);
+    await pool.getByText('1 of 2 keys disabled').waitFor();
+    await pool.getByText('a pool of 2 keys, taken in turn:').waitFor();
+    expect(await pool.locator('.ch-key').allTextContents()).toEqual([
+      'sk-...-keyin use',
+      expect.stringMatching(/^sk-\.\.\.9999disabled401: Incorrect API key provided: sk-con\*\*\*\*/),
+    ]);
+    expect(await pool.textContent()).not.toContain(POOL_WRONG);
+    await pool.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'console-channels-key-pool.png'), fullPage: true });
+    await pool.getByRole('button', { name: `Enable key sk-...9999 of ${POOL}` }).click();
+    await expect.poll(async () => (await channelNamed(POOL)).keys[1].status, { timeout: 10_000 }).toBe('enabled');
+    await pool.getByText('1 of 2 keys disabled').waitFor({ state: 'detached' });
+    // The form says how many keys are kept, never which.
+    await pool.getByRole('button', { name: `Edit ${POOL}` }).click();
+    await page
+      .getByRole('form', { name: `Edit channel ${POOL}` })
+      .getByText('2 keys are set and are never shown.')
+      .waitFor();
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

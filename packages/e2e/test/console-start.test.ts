@@ -32,7 +32,7 @@ describe.skipIf(Boolean(noBrowser))("kbchat start: the gateway's port serves the
     suite.onFail = page;
     await signInToConsole(page, suite.k.gatewayUrl, 'root', ROOT_PASSWORD);
     const nav = page.getByRole('navigation', { name: 'main' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Dashboard', 'Channels', 'Users', 'Tokens', 'Top-up codes', 'Logs', 'Prices']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Dashboard', 'Channels', 'Users', 'Tokens', 'Top-up codes', 'Logs', 'Prices', 'Groups']);
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await nav.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('row').filter({ hasText: 'root' }).getByTestId('balance').waitFor();

@@ -1,6 +1,6 @@
 // What every page does with an action: its failure next to its control, in the
-// platform's own words, and delete with a confirmation in place (no browser
-// dialog: the first press asks, the second deletes).
+// platform's own words, delete with a confirmation in place (no browser
+// dialog: the first press asks, the second deletes), and a form's Save and Cancel.
 import { useState } from 'react';
 import { ApiError } from './api';
 import { useLang } from './i18n';
@@ -53,6 +53,32 @@ export function DeleteButton({ name, onDelete }: { name: string; onDelete: () =>
         </button>
       </span>
       <ActionError error={error} />
+    </div>
+  );
+}
+
+/** A form's Save and Cancel, the Save button saying so while the form is sent. */
+export function FormButtons({
+  busy,
+  label,
+  busyLabel,
+  cancelLabel,
+  onCancel,
+}: {
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+  cancelLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="row">
+      <button type="submit" disabled={busy}>
+        <span>{busy ? busyLabel : label}</span>
+      </button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        <span>{cancelLabel}</span>
+      </button>
     </div>
   );
 }

@@ -7,8 +7,10 @@ import * as chat from './chat/messages';
 import * as gatewayConsole from './console/messages';
 import * as consoleChannels from './console/channels/messages';
 import * as consoleDashboard from './console/dashboard/messages';
+import * as consoleGroups from './console/groups/messages';
 import * as consoleLogs from './console/logs/messages';
 import * as consolePrices from './console/prices/messages';
+import * as consoleLimits from './console/limits/messages';
 import * as consoleTokens from './console/tokens/messages';
 import * as consoleUsers from './console/users/messages';
 import * as datasets from './datasets/messages';
@@ -28,4 +30,6 @@ export const areas = [
   consoleTokens,
   consoleLogs,
   consolePrices,
+  consoleLimits,
+  consoleGroups,
 ] as const;

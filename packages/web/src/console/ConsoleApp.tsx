@@ -19,9 +19,10 @@ const pages = {
   logs: lazy(() => import('./logs/LogsPage')),
   prices: lazy(() => import('./prices/PricesPage')),
   redemptions: lazy(() => import('./redemptions/RedemptionsPage')),
+  groups: lazy(() => import('./groups/GroupsPage')),
 };
 type PageName = keyof typeof pages;
-const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'redemptions', 'logs', 'prices'];
+const ADMIN_PAGES: PageName[] = ['dashboard', 'channels', 'users', 'tokens', 'redemptions', 'logs', 'prices', 'groups'];
 const USER_PAGES: PageName[] = ['tokens'];
 
 export function ConsoleApp() {

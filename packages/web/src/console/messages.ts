@@ -11,6 +11,7 @@ export const en = {
   'console.nav.logs': 'Logs',
   'console.nav.prices': 'Prices',
   'console.nav.redemptions': 'Top-up codes',
+  'console.nav.groups': 'Groups',
 
   // The top-up codes page (redemptions/) and the form that redeems a code (on the
   // Tokens page). Kept in the console's own table: an area of their own would also
@@ -70,6 +71,7 @@ export const zh: Record<keyof typeof en, string> = {
   'console.nav.logs': '日志',
   'console.nav.prices': '价格',
   'console.nav.redemptions': '充值码',
+  'console.nav.groups': '分组',
   'redemptions.title': '充值码',
   'redemptions.intro': '每个充值码只能兑换一次，把它的金额加到兑换者的余额中。用户在“令牌”页面兑换充值码。',
   'redemptions.createTitle': '新建充值码',

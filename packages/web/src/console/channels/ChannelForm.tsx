@@ -1,11 +1,13 @@
 // A channel's form: create, or edit only what changed. The key is write-only:
-// the gateway says whether one is set, never which; left empty, an edit keeps
-// it. After saving, the channel is read back from the gateway and that is what
+// the gateway shows only its hints; left empty, an edit keeps it. Several keys,
+// one a line, make a pool, taken in turn or at random (keyStrategy). After saving, the channel is read back from the gateway and that is what
 // the page reports. A channel from <PROVIDER>_API_KEY says what the next start
-// will overwrite.
+// will overwrite. The groups it serves are ticked from the gateway's groups
+// (none ticked: every group).
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { ActionError } from '../../actions';
+import { ActionError, FormButtons } from '../../actions';
 import { useLang, type Translate } from '../../i18n';
+import { useGroupNames } from '../groups/group-names';
 import { channelsApi, envSource, type ChannelInput, type ChannelProviders, type PublicChannel } from './channels-api';
 
 interface Fields {
@@ -19,6 +21,8 @@ interface Fields {
   weight: string;
   apiVersion: string;
   streamUsage: boolean;
+  keyStrategy: 'round-robin' | 'random';
+  groups: string[];
 }
 
 function initialFields(c: PublicChannel | undefined, providers: ChannelProviders): Fields {
@@ -35,6 +39,8 @@ function initialFields(c: PublicChannel | undefined, providers: ChannelProviders
     weight: String(c?.weight ?? 1),
     apiVersion: c?.options.apiVersion ?? '',
     streamUsage: c?.options.streamUsage ?? streamDefault,
+    keyStrategy: c?.options.keyStrategy ?? 'round-robin',
+    groups: c?.groups ?? [],
   };
 }
 
@@ -69,11 +75,25 @@ function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProv
   else options.streamUsage = f.streamUsage;
   if (f.type === 'azure' && f.apiVersion.trim()) options.apiVersion = f.apiVersion.trim();
   else delete options.apiVersion;
-  const input: ChannelInput = { name: f.name.trim(), type: f.type, base_url: f.baseUrl.trim(), models, model_mapping: mapping, options, priority, weight };
+  // In turn is the gateway's default: said only when chosen against an earlier setting.
+  if (f.keyStrategy === 'round-robin' && c?.options.keyStrategy === undefined) delete options.keyStrategy;
+  else options.keyStrategy = f.keyStrategy;
+  const input: ChannelInput = {
+    name: f.name.trim(),
+    type: f.type,
+    base_url: f.baseUrl.trim(),
+    models,
+    model_mapping: mapping,
+    options,
+    priority,
+    weight,
+    groups: f.groups,
+  };
   if (f.key) input.key = f.key;
   if (!c) {
     if (!input.name) delete input.name;
     if (!input.base_url) delete input.base_url;
+    if (!input.groups?.length) delete input.groups;
     return input;
   }
   if (!input.name) throw new Error(t('channels.form.needName'));
@@ -87,6 +107,7 @@ function toInput(f: Fields, c: PublicChannel | undefined, providers: ChannelProv
     options: c.options,
     priority: c.priority,
     weight: c.weight,
+    groups: c.groups,
   };
   const changed: ChannelInput = {};
   for (const [k, v] of Object.entries(input)) {
@@ -108,8 +129,11 @@ export function ChannelForm({
   const [f, setF] = useState<Fields>(() => initialFields(c, providers));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const keyHelp = useId();
   const set = (patch: Partial<Fields>) => setF((prev) => ({ ...prev, ...patch }));
+  const groupNames = useGroupNames();
+  // A group the channel names is shown even if it is gone from the list.
+  const offeredGroups = [...new Set([...(groupNames ?? []), ...f.groups])];
+  const toggleGroup = (g: string, on: boolean) => set({ groups: on ? [...f.groups, g] : f.groups.filter((x) => x !== g) });
   const env = c ? envSource(c) : null;
   const local = env === 'LOCAL';
   const type = providers.types.find((p) => p.type === f.type);
@@ -193,21 +217,13 @@ export function ChannelForm({
           />
         </label>
         {!local && (
-          <div className="ch-field">
-            <label>
-              <span>{t('channels.form.key')}</span>
-              <input type="password" autoComplete="new-password" value={f.key} onChange={(e) => set({ key: e.target.value })} aria-describedby={keyHelp} />
-            </label>
-            <span id={keyHelp} className="muted ch-small">
-              {c?.key_set
-                ? t('channels.form.keyKept')
-                : c
-                  ? t('channels.form.keyNone')
-                  : type?.key_required
-                    ? t('channels.form.keyRequired')
-                    : t('channels.form.keyOptional')}
-            </span>
-          </div>
+          <label>
+            <span>{t('channels.form.keyStrategy')}</span>
+            <select value={f.keyStrategy} onChange={(e) => set({ keyStrategy: e.target.value as Fields['keyStrategy'] })}>
+              <option value="round-robin">{t('channels.keyStrategy.round-robin')}</option>
+              <option value="random">{t('channels.keyStrategy.random')}</option>
+            </select>
+          </label>
         )}
         <label>
           <span>{t('channels.form.priority')}</span>
@@ -224,6 +240,36 @@ export function ChannelForm({
           </label>
         )}
       </div>
+      {!local && (
+        <Area
+          label={t('channels.form.key')}
+          hint={`${
+            c?.key_set
+              ? c.keys.length > 1
+                ? t('channels.form.keysKept', { n: c.keys.length })
+                : t('channels.form.keyKept')
+              : c
+                ? t('channels.form.keyNone')
+                : type?.key_required
+                  ? t('channels.form.keyRequired')
+                  : t('channels.form.keyOptional')
+          } ${t('channels.form.keyLines')}`}
+        >
+          {(id, hint) => (
+            <textarea
+              id={id}
+              className="ch-key-input"
+              aria-describedby={hint}
+              value={f.key}
+              rows={Math.min(6, Math.max(2, f.key.split('\n').length))}
+              autoComplete="off"
+              spellCheck={false}
+              wrap="off"
+              onChange={(e) => set({ key: e.target.value })}
+            />
+          )}
+        </Area>
+      )}
       <Area label={t('channels.form.models')} hint={t('channels.form.modelsHint')}>
         {(id, hint) => (
           <textarea id={id} aria-describedby={hint} value={f.models} disabled={local} rows={4} onChange={(e) => set({ models: e.target.value })} />
@@ -242,19 +288,30 @@ export function ChannelForm({
           />
         )}
       </Area>
+      <fieldset className="ch-groups">
+        <legend>{t('channels.form.groups')}</legend>
+        <div className="row">
+          {offeredGroups.map((g) => (
+            <label key={g} className="ch-check">
+              <input type="checkbox" checked={f.groups.includes(g)} onChange={(e) => toggleGroup(g, e.target.checked)} />
+              <span>{g}</span>
+            </label>
+          ))}
+        </div>
+        <span className="muted ch-small">{t('channels.form.groupsHint')}</span>
+      </fieldset>
       <label className="ch-check">
         <input type="checkbox" checked={f.streamUsage} onChange={(e) => set({ streamUsage: e.target.checked })} />
         <span>{t('channels.form.streamUsage')}</span>
       </label>
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          <span>{busy ? t('channels.form.saving') : c ? t('channels.form.save') : t('channels.form.create')}</span>
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          <span>{t('channels.form.cancel')}</span>
-        </button>
-      </div>
+      <FormButtons
+        busy={busy}
+        label={c ? t('channels.form.save') : t('channels.form.create')}
+        busyLabel={t('channels.form.saving')}
+        cancelLabel={t('channels.form.cancel')}
+        onCancel={() => onDone(null)}
+      />
     </form>
   );
 }

@@ -1,4 +1,5 @@
-// The channels of one page: a row each with where it came from, status,
+// The channels of one page: a row each with where it came from, its keys by
+// their hints (a pool's with each key's state), status,
 // priority, weight, its models with their last test (latency or the exact
 // upstream error) and auto-disable state, and its actions. Every action ends
 // by re-reading the list from the gateway (onChanged). On a phone each row
@@ -8,6 +9,7 @@ import { ActionError, DeleteButton } from '../../actions';
 import { useLang } from '../../i18n';
 import { formatTime } from '../../ui';
 import { channelsApi, envSource, type PublicChannel } from './channels-api';
+import { KeyList } from './KeyList';
 import { ModelList } from './ModelList';
 
 export function ChannelTable({ channels, onChanged, onEdit }: { channels: PublicChannel[]; onChanged: () => void; onEdit: (c: PublicChannel) => void }) {
@@ -55,6 +57,7 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
     }
   };
   const lastTested = c.last_tests.reduce((m, x) => Math.max(m, x.tested_at), 0);
+  const disabledKeys = c.keys.filter((k) => k.status === 'disabled').length;
 
   return (
     <tr data-channel-id={c.id} className={c.status === 'enabled' ? undefined : 'ch-off'}>
@@ -63,6 +66,7 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
           <strong>{c.name}</strong>
           <span className="muted ch-small">{t('channels.idType', { id: c.id, type: c.type })}</span>
           <span className="muted ch-small ch-url">{c.base_url}</span>
+          <KeyList channel={c} busy={busy} onEnable={(index) => run(`key:${index}`, () => channelsApi.enableKey(c.id, index))} />
           {env && (
             <span className="ch-env">
               <span className="badge">{env === 'LOCAL' ? t('channels.fromLocal') : t('channels.fromEnv')}</span>
@@ -77,6 +81,7 @@ function ChannelRow({ channel: c, onChanged, onEdit }: { channel: PublicChannel;
             {t(c.status === 'enabled' ? 'channels.status.enabled' : 'channels.status.disabled')}
           </span>
           {c.disabled_models.length > 0 && <span className="badge warn">{t('channels.autoDisabledCount', { n: c.disabled_models.length })}</span>}
+          {disabledKeys > 0 && <span className="badge warn">{t('channels.keysDisabledCount', { n: disabledKeys, of: c.keys.length })}</span>}
           {!c.key_set && <span className="muted ch-small">{t('channels.noKey')}</span>}
         </div>
       </td>

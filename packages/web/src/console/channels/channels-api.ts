@@ -7,6 +7,7 @@ import type {
   ChannelPage,
   ChannelProviders,
   ChannelTestAnswer,
+  EnableKeyAnswer,
   EnableModelsAnswer,
   GatewayDeleted,
   PublicChannel,
@@ -14,7 +15,16 @@ import type {
   TestAllResult,
 } from '@kbchat/contracts';
 
-export type { ChannelInput, ChannelPage, ChannelProviders, PublicChannel, PublicDisabledModel, PublicModelTest, TestAllResult } from '@kbchat/contracts';
+export type {
+  ChannelInput,
+  ChannelPage,
+  ChannelProviders,
+  PublicChannel,
+  PublicChannelKey,
+  PublicDisabledModel,
+  PublicModelTest,
+  TestAllResult,
+} from '@kbchat/contracts';
 
 export type StatusFilter = '' | 'enabled' | 'disabled' | 'auto_disabled';
 
@@ -40,6 +50,8 @@ export const channelsApi = {
   testAll: () => gatewayApi<TestAllResult>('/api/channels/test-all', { json: {} satisfies TestAllBody }),
   enableModels: (id: number, model?: string) =>
     gatewayApi<EnableModelsAnswer>(path(id, '/enable-models'), { json: (model === undefined ? {} : { model }) satisfies ChannelModelBody }),
+  /** A disabled key of a pool, by its index as the channel lists it. */
+  enableKey: (id: number, index: number) => gatewayApi<EnableKeyAnswer>(path(id, `/keys/${index}/enable`), { method: 'POST' }),
 };
 
 /** Where the channel came from, when not made here: the variable that made it (or the built-in local models). */

@@ -4,7 +4,7 @@
 // price is then read back from the gateway: `onDone` gets what it holds.
 import { useState, type FormEvent } from 'react';
 import type { PriceBody, PublicPrice } from '@kbchat/contracts';
-import { ActionError } from '../../actions';
+import { ActionError, FormButtons } from '../../actions';
 import { useLang } from '../../i18n';
 import { gatewayApi } from '../gateway-api';
 import { pricePath, ratioToUnits, showNumber, unitsToRatio } from './convert';
@@ -128,14 +128,7 @@ export function PriceEditor({ start, models, onDone }: { start: PublicPrice | nu
         <span>{t(basis === 'ratio' ? 'prices.sendsRatio' : 'prices.sendsUnits')}</span>
       </p>
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          <span>{busy ? t('prices.saving') : t('prices.save')}</span>
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          <span>{t('prices.cancel')}</span>
-        </button>
-      </div>
+      <FormButtons busy={busy} label={t('prices.save')} busyLabel={t('prices.saving')} cancelLabel={t('prices.cancel')} onCancel={() => onDone(null)} />
     </form>
   );
 }

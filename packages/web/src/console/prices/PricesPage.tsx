@@ -14,6 +14,7 @@ import { Loading, Table } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser } from '../gateway-api';
 import { pricePath, showNumber } from './convert';
 import { FallbacksEditor } from './FallbacksEditor';
+import { useLimitsEditor } from '../limits/useLimitsEditor';
 import { PriceEditor } from './PriceEditor';
 import '../console.css';
 import './prices.css';
@@ -39,6 +40,8 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
     queryFn: ({ signal }) => gatewayApi<{ data: ModelFallbacks[] }>('/api/fallbacks', { signal }),
   });
   const reload = () => void client.invalidateQueries({ queryKey: ['prices'] });
+  // A model's rate limits bind every caller of it.
+  const limits = useLimitsEditor(true);
   const fallbacksOf = new Map((fallbackList?.data ?? []).map((f) => [f.model, f.fallbacks]));
   // Every model the page knows, to pick a fallback from: priced, served or seen, and named in fallbacks.
   const known = [
@@ -101,6 +104,8 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
           <span>{saved}</span>
         </p>
       )}
+      {limits.notice}
+      {limits.editor}
       {falling !== undefined ? (
         <FallbacksEditor
           key={falling}
@@ -159,6 +164,11 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
                       {t(r.in_channels && r.has_traffic ? 'prices.seen.both' : r.in_channels ? 'prices.seen.channels' : 'prices.seen.traffic')}
                     </span>
                   )}
+                  {limits.summary('model', r.model) !== t('limits.none') && (
+                    <span className="limits-summary" data-testid="model-rate-limits">
+                      {limits.summary('model', r.model)}
+                    </span>
+                  )}
                   {fallbacksOf.has(r.model) && (
                     <span className="price-fallbacks" data-testid="fallbacks">
                       {t('prices.fallbacks.then', { models: fallbacksOf.get(r.model)!.join(' → ') })}
@@ -202,6 +212,7 @@ export default function PricesPage({ me }: { me: GatewayUser }) {
                   >
                     <span>{t('prices.fallbacks.edit')}</span>
                   </button>
+                  {limits.button('model', r.model, r.model)}
                   {r.charged === 'set' && <DeleteButton name={t('prices.priceOf', { model: r.model })} onDelete={() => remove(r.model)} />}
                 </div>
               ),

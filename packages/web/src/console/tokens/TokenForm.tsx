@@ -1,11 +1,13 @@
 // Creates or edits one API token: name, owner (an administrator creating for
-// someone), quota, expiry, model and IP allow-lists. After saving it reads the
+// someone), quota, expiry, model and IP allow-lists, and (administrators only)
+// the token's own price group. After saving it reads the
 // token back, so what the page then shows is what the gateway holds.
 import type { CreateTokenBody, PatchTokenBody } from '@kbchat/contracts';
 import { useState, type FormEvent } from 'react';
-import { ActionError } from '../../actions';
+import { ActionError, FormButtons } from '../../actions';
 import { useLang } from '../../i18n';
-import { formatUnits, gatewayApi, type GatewayCreatedToken, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { formatUnits, gatewayApi, isAdmin, type GatewayCreatedToken, type GatewayToken, type GatewayUser } from '../gateway-api';
+import { useGroupNames } from '../groups/group-names';
 
 const MICROS = 1_000_000;
 
@@ -46,6 +48,10 @@ export function TokenForm({
   const [expires, setExpires] = useState(toLocalInput(token?.expires_at ?? null));
   const [models, setModels] = useState((token?.models ?? []).join(', '));
   const [ipAllow, setIpAllow] = useState(token?.ip_allow ?? '');
+  // '': the owner's group. Only administrators see or set it (the gateway refuses anyone else).
+  const admin = isAdmin(me);
+  const [group, setGroup] = useState(token?.group ?? '');
+  const groups = useGroupNames(admin);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
@@ -61,6 +67,8 @@ export function TokenForm({
       expires_at: expiresAt,
       models: list(models),
       ip_allow: ipAllow.trim() === '' ? null : ipAllow.trim(),
+      // Sent when it changes, so that a plain user's form never sends it.
+      ...(admin && group !== (token?.group ?? '') ? { group: group || null } : {}),
     };
     setBusy(true);
     setError(null);
@@ -130,6 +138,22 @@ export function TokenForm({
             {t('tokens.modelsHint')}
           </small>
         </label>
+        {admin && (
+          <label>
+            <span>{t('tokens.group')}</span>
+            <select value={group} onChange={(e) => setGroup(e.target.value)} aria-describedby="token-group-hint">
+              <option value="">{t('tokens.ownersGroup')}</option>
+              {[...new Set([...(group ? [group] : []), ...(groups ?? [])])].map((g) => (
+                <option key={g} value={g}>
+                  {g}
+                </option>
+              ))}
+            </select>
+            <small id="token-group-hint" className="muted">
+              {t('tokens.groupHint')}
+            </small>
+          </label>
+        )}
         <label>
           <span>{t('tokens.ipAllow')}</span>
           <input value={ipAllow} onChange={(e) => setIpAllow(e.target.value)} placeholder="127.0.0.1, 10.0.0.0/8" aria-describedby="token-ip-hint" />
@@ -139,14 +163,13 @@ export function TokenForm({
         </label>
       </div>
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          <span>{busy ? t('tokens.saving') : token ? t('tokens.save') : t('tokens.create')}</span>
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          <span>{t('common.cancel')}</span>
-        </button>
-      </div>
+      <FormButtons
+        busy={busy}
+        label={token ? t('tokens.save') : t('tokens.create')}
+        busyLabel={t('tokens.saving')}
+        cancelLabel={t('common.cancel')}
+        onCancel={() => onDone(null)}
+      />
     </form>
   );
 }

@@ -16,6 +16,7 @@ import { RedeemCode } from '../redemptions/RedeemCode';
 import { OwnBalance } from './OwnBalance';
 import { PlatformTokenConfirm, PlatformTokenNote, type PlatformTokenAction } from './PlatformToken';
 import { TokenForm, type Saved } from './TokenForm';
+import { useLimitsEditor } from '../limits/useLimitsEditor';
 import { SEARCH_DELAY_MS, useSearched } from '../searched';
 import '../console.css';
 import './tokens.css';
@@ -35,6 +36,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
   const [notice, setNotice] = useState<{ saved?: string; key?: string }>({});
   const [error, setError] = useState<unknown>(null);
   const [asking, setAsking] = useState<{ token: GatewayToken; action: PlatformTokenAction } | null>(null);
+  // Rate limits and budgets: administrators set them (the API refuses others).
+  const limits = useLimitsEditor(admin);
   // Owners by name: the users an administrator manages (one call, not one per row).
   const { data: users } = useQuery({
     queryKey: ['users', { limit: 500, admin }],
@@ -114,6 +117,8 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
           onClose={() => setAsking(null)}
         />
       )}
+      {limits.notice}
+      {limits.editor}
       {editing ? (
         <TokenForm
           key={editing === 'new' ? 'new' : editing.id}
@@ -202,6 +207,18 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                     <dd>{k.ip_allow ?? t('tokens.anyIp')}</dd>
                     <dt>{t('tokens.expires')}</dt>
                     <dd>{k.expires_at === null ? t('common.never') : formatTime(k.expires_at, lang)}</dd>
+                    {admin && (
+                      <>
+                        <dt>{t('limits.button')}</dt>
+                        <dd data-testid="token-rate-limits">{limits.summary('token', k.id)}</dd>
+                      </>
+                    )}
+                    {k.group !== null && (
+                      <>
+                        <dt>{t('tokens.group')}</dt>
+                        <dd data-testid="token-group">{k.group}</dd>
+                      </>
+                    )}
                   </dl>
                 ),
               },
@@ -218,6 +235,7 @@ export default function TokensPage({ me }: { me: GatewayUser }) {
                     >
                       <span>{t('common.edit')}</span>
                     </button>
+                    {limits.button('token', k.id, k.name)}
                     <button
                       type="button"
                       className="secondary"

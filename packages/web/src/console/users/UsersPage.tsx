@@ -1,15 +1,18 @@
 // /users: every user with balance and usage, paged by the gateway. A balance
 // is set outright or changed by an amount; what the page then shows is read
 // back from the gateway, never assumed from the form (an edit that says it
-// was saved was saved). Disable and enable; root makes admins.
+// was saved was saved). A user's price group is changed the same way.
+// Disable and enable; root makes admins.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { withQuery } from '../../api';
-import { ActionError } from '../../actions';
+import { ActionError, FormButtons } from '../../actions';
 import { useLang } from '../../i18n';
 import { keepPreviousData } from '../../query';
 import { formatTime, Loading, Pager, Table, type Column } from '../../ui';
 import { formatUnits, gatewayApi, type GatewayUser, type GatewayUserPage } from '../gateway-api';
+import { useLimitsEditor } from '../limits/useLimitsEditor';
+import { useGroupNames } from '../groups/group-names';
 import '../console.css';
 import './users.css';
 
@@ -21,6 +24,7 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
   const [offset, setOffset] = useState(0);
   const client = useQueryClient();
   const [editing, setEditing] = useState<GatewayUser | null>(null);
+  const [grouping, setGrouping] = useState<GatewayUser | null>(null);
   const [saved, setSaved] = useState('');
   const [error, setError] = useState<unknown>(null);
   const { data } = useQuery({
@@ -40,6 +44,8 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
     }
   };
   const manageable = (u: GatewayUser) => u.id !== me.id && u.role !== 'root' && (me.role === 'root' || u.role === 'user');
+  // This page is for administrators only: rate limits and budgets are theirs to set.
+  const limits = useLimitsEditor(true);
 
   return (
     <section className="stack">
@@ -50,6 +56,21 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
         </p>
       )}
       <ActionError error={error} />
+      {limits.notice}
+      {limits.editor}
+      {grouping && (
+        <GroupEditor
+          key={grouping.id}
+          user={grouping}
+          onDone={(fresh) => {
+            setGrouping(null);
+            if (fresh) {
+              setSaved(t('users.groupSaved', { name: fresh.username, group: fresh.group }));
+              reload();
+            }
+          }}
+        />
+      )}
       {editing && (
         <BalanceEditor
           key={editing.id}
@@ -98,8 +119,10 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
                   </>
                 ),
               },
+              { header: t('users.group'), cell: (u) => <span data-testid="group">{u.group}</span> },
               { header: t('users.used'), cell: (u) => <span>{formatUnits(u.used_micros / MICROS)}</span> },
               { header: t('users.requests'), cell: (u) => <span>{u.request_count}</span> },
+              { header: t('limits.button'), cell: (u) => <span data-testid="user-rate-limits">{limits.summary('user', u.id)}</span> },
               { header: t('users.created'), cell: (u) => <span>{formatTime(u.created_at, lang)}</span> },
               {
                 header: t('users.actions'),
@@ -109,10 +132,21 @@ export default function UsersPage({ me }: { me: GatewayUser }) {
                       type="button"
                       className="secondary"
                       aria-label={t('users.editBalanceOf', { name: u.username })}
-                      onClick={() => (setSaved(''), setEditing(u))}
+                      onClick={() => (setSaved(''), setGrouping(null), setEditing(u))}
                     >
                       <span>{t('users.balance')}</span>
                     </button>
+                    {limits.button('user', u.id, u.username)}
+                    {(u.id === me.id || manageable(u)) && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={t('users.editGroupOf', { name: u.username })}
+                        onClick={() => (setSaved(''), setEditing(null), setGrouping(u))}
+                      >
+                        <span>{t('users.group')}</span>
+                      </button>
+                    )}
                     {manageable(u) && (
                       <button
                         type="button"
@@ -209,14 +243,53 @@ function BalanceEditor({ user, onDone }: { user: GatewayUser; onDone: (fresh: Ga
         </label>
       </div>
       <ActionError error={error} />
-      <div className="row">
-        <button type="submit" disabled={busy}>
-          <span>{busy ? t('users.saving') : t('users.save')}</span>
-        </button>
-        <button type="button" className="secondary" onClick={() => onDone(null)}>
-          <span>{t('users.cancel')}</span>
-        </button>
-      </div>
+      <FormButtons busy={busy} label={t('users.save')} busyLabel={t('users.saving')} cancelLabel={t('users.cancel')} onCancel={() => onDone(null)} />
+    </form>
+  );
+}
+
+/** Moves one user to another price group, then reads the user back: `onDone` gets what the gateway holds (nothing when cancelled). */
+function GroupEditor({ user, onDone }: { user: GatewayUser; onDone: (fresh: GatewayUser | null) => void }) {
+  const { t } = useLang();
+  const names = useGroupNames();
+  const [group, setGroup] = useState(user.group);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  // The user's group is offered even before the list arrives (or if it is gone from it).
+  const offered = names?.includes(user.group) ? names : [user.group, ...(names ?? [])];
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await gatewayApi(`/api/users/${user.id}`, { method: 'PATCH', json: { group } });
+      onDone(await gatewayApi<GatewayUser>(`/api/users/${user.id}`));
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  const title = t('users.groupTitle', { name: user.username });
+  return (
+    <form className="card stack" onSubmit={submit} aria-label={title}>
+      <strong>{title}</strong>
+      <label>
+        <span>{t('users.group')}</span>
+        <select value={group} onChange={(e) => setGroup(e.target.value)} aria-describedby="user-group-hint">
+          {offered.map((g) => (
+            <option key={g} value={g}>
+              {g}
+            </option>
+          ))}
+        </select>
+        <small id="user-group-hint" className="muted">
+          {t('users.groupHint')}
+        </small>
+      </label>
+      <ActionError error={error} />
+      <FormButtons busy={busy} label={t('users.save')} busyLabel={t('users.saving')} cancelLabel={t('users.cancel')} onCancel={() => onDone(null)} />
     </form>
   );
 }

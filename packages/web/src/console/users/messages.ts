@@ -36,6 +36,11 @@ export const en = {
   'users.makeUserNamed': 'Make {name} a plain user',
   'users.leased': '{units} held for requests in flight',
   'users.badAmount': 'Enter a number of units (0 or more).',
+  'users.group': 'Group',
+  'users.editGroupOf': 'Change the group of {name}',
+  'users.groupTitle': 'Group of {name}',
+  'users.groupHint': 'What the user pays: the group’s ratio × the price (the Groups page sets ratios). A token of theirs with a group of its own keeps it.',
+  'users.groupSaved': 'Saved: {name} is now in the group {group}.',
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -75,4 +80,9 @@ export const zh: Record<keyof typeof en, string> = {
   'users.makeUserNamed': '将 {name} 设为普通用户',
   'users.leased': '其中 {units} 为进行中的请求预留',
   'users.badAmount': '请输入单位数（0 或更多）。',
+  'users.group': '分组',
+  'users.editGroupOf': '更改 {name} 的分组',
+  'users.groupTitle': '{name} 的分组',
+  'users.groupHint': '用户支付的费用：分组倍率 × 价格（在“分组”页面设置倍率）。其令牌若有自己的分组，则保留该分组。',
+  'users.groupSaved': '已保存：{name} 现在属于分组 {group}。',
 };
