@@ -1,4 +1,5 @@
-// Starts one gateway build (its dist/index.js) on the embedded store for compare-builds.mjs.
+// Starts one gateway build (its dist/index.js) on the embedded store for compare-builds.mjs
+// (and limits-cost.mjs, which adds settings as JSON in BENCH_GATEWAY_ENV).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ const env = {
   SIM_MODELS: 'sim-chat',
   LOG_LEVEL: 'warn',
   LOCAL_MODELS: 'off',
+  ...JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}'),
 };
 await startGateway(loadGatewayConfig(env, { host: '127.0.0.1', port: Number(port), dataDir: mkdtempSync(join(tmpdir(), 'kbchat-compare-')) }));
 console.log(`listening on ${port}`);
