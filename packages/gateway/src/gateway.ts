@@ -87,6 +87,7 @@ export async function createGatewayServices(config: GatewayConfig, log: (msg: st
     new LimitsBook(limitsStore),
     openCounters({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, store: limitsStore, sharedStore: store.kind !== 'pglite', log }),
     limitsStore,
+    onError,
   );
   const keyBox = KeyBox.fromConfig(config.secretKey, config.dataDir);
   const channelsStore = new ChannelsStore(store.db);

@@ -6,6 +6,7 @@
 // emptied, a restart) starts again from the ledger's rows, not from zero.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodBounds } from '../src/limits/budgets.js';
+import { MemoryCounters } from '../src/limits/counters.js';
 import { startTestGateway, type TestGateway } from './helpers.js';
 import { testStore, type TestStore } from './stores.js';
 
@@ -44,6 +45,21 @@ describe('periods', () => {
     expect(periodBounds('week', Date.UTC(2026, 10, 23))).toEqual({ start: Date.UTC(2026, 10, 23), end: Date.UTC(2026, 10, 30) });
     expect(periodBounds('month', at)).toEqual({ start: Date.UTC(2026, 10, 1), end: Date.UTC(2026, 11, 1) });
     expect(periodBounds('month', Date.UTC(2026, 11, 31, 23, 59))).toEqual({ start: Date.UTC(2026, 11, 1), end: Date.UTC(2027, 0, 1) });
+  });
+});
+
+describe('windows counted in memory', () => {
+  it('keeps a month-long window (longer than a Node timer can wait), and gives nothing back to one that ended', async () => {
+    const counters = new MemoryCounters();
+    const month = 31 * 86_400_000;
+    const now = Date.now();
+    expect(await counters.add('budget', 5, month, now)).toEqual({ points: 5, msLeft: month });
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await counters.add('budget', 3, month)).points).toBe(8);
+    // A minute's window, given back after it ended: the next one starts clean, not below zero.
+    await counters.add('rpm', 1, 60_000, now);
+    expect(await counters.add('rpm', -1, 60_000, now + 61_000)).toEqual({ points: 0, msLeft: 60_000 });
+    expect((await counters.add('rpm', 1, 60_000, now + 61_000)).points).toBe(1);
   });
 });
 

@@ -180,6 +180,19 @@ describe('rate limits on one gateway (counted in the process)', () => {
     expect(theirs.status, theirs.text).toBe(201);
     const denied = await call(t, `/api/rate-limits/user/${me.id}`, { method: 'PUT', token: theirs.body.key, json: { rpm: 1 } });
     expect(denied.status).toBe(403);
+
+    // An admin limits the users it manages: not root, and not itself.
+    const admin = await call(t, '/api/users', {
+      method: 'POST',
+      json: { username: `admin-${randomUUID().slice(0, 8)}`, password: 'admin-password-1', role: 'admin' },
+    });
+    expect(admin.status, admin.text).toBe(201);
+    const adminKey = (await call(t, '/api/tokens', { method: 'POST', json: { user_id: admin.body.id, name: 'admin key' } })).body.key;
+    const put = (path: string) => call(t, path, { method: 'PUT', token: adminKey, json: { rpm: 1 } });
+    expect((await put(`/api/rate-limits/user/${me.id}`)).status).toBe(403);
+    expect((await put(`/api/rate-limits/user/${admin.body.id}`)).status).toBe(403);
+    expect((await put(`/api/rate-limits/user/${user.body.id}`)).status).toBe(200);
+    expect((await put(`/api/rate-limits/token/${theirs.body.token.id}`)).status).toBe(200);
   });
 });
 
@@ -265,7 +278,9 @@ describe('rate limits across two gateways', () => {
       expect(statuses).toEqual([200, 200, 429]);
       const ready = await call(t, '/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body.notes.rateLimits).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+.*counted per process/);
+      expect(ready.body.notes.rateLimits).toMatch(/^Redis \(REDIS_URL\) is unreachable.*counted per process$/);
+      // /readyz is open to anyone: never the URL (it may hold a password), not even its port.
+      expect(ready.body.notes.rateLimits).not.toContain(String(deadPort));
       expect((await call(t, '/api/rate-limits')).body.problem).toMatch(/counted per process/);
     } finally {
       await t.close();

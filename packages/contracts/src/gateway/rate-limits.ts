@@ -14,7 +14,8 @@ export const BUDGET_PERIODS = ['day', 'week', 'month'] as const;
 
 /** A budget that resets: so many units per UTC day, week (from Monday) or month. Tokens and users only. */
 export const budgetSchema = z.strictObject({
-  amount: z.number().positive('more than 0 units').max(MAX_UNITS, `at most ${MAX_UNITS} units`),
+  // A millionth of a unit is the smallest amount the books hold: less would be a budget of 0.
+  amount: z.number().min(0.000001, 'at least 0.000001 units').max(MAX_UNITS, `at most ${MAX_UNITS} units`),
   period: z.enum(BUDGET_PERIODS),
 });
 export type Budget = z.infer<typeof budgetSchema>;

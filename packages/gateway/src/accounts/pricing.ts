@@ -1,7 +1,9 @@
 // Prices per model, in currency units per 1M tokens, held as integer
 // micro-units per 1M tokens. A charge is ceil((in*pIn + out*pOut) / 1e6)
 // micro-units: integers all the way, rounded in the gateway's favour by at
-// most one micro-unit. one-api style ratios convert exactly: model ratio 1 is
+// most one micro-unit; a group's ratio then rounds up once more (atRatio), so
+// a price with fractions of a micro-unit per token may round up by the ratio
+// in micro-units (2 at ratio 2), never down. one-api style ratios convert exactly: model ratio 1 is
 // 2 units per 1M input tokens, and output costs input x completion ratio.
 import { RefreshedBook } from '../refreshed-book.js';
 import type { PriceRow, PricesStore } from './prices-store.js';

@@ -7,6 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { errors } from '../errors.js';
 import type { GatewayServices } from '../gateway.js';
 import type { LimitRow, LimitScope } from '../limits/store.js';
+import { actorOf, assertCanManage } from './auth.js';
 import { MICROS, unitsToMicros } from '../accounts/pricing.js';
 
 /** A row as the API shows it: the budget in units. */
@@ -17,7 +18,7 @@ function shown(r: LimitRow): RateLimit {
 
 export const rateLimitsPlugin: FastifyPluginAsync<{ services: GatewayServices }> = async (fastify, { services }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { limits, accountsStore, groups } = services;
+  const { limits, accountsStore, groupsStore } = services;
 
   /** The scope and subject named by the path, checked to exist (a model's name is any name). */
   async function subjectOf(req: FastifyRequest): Promise<{ scope: LimitScope; subject: string }> {
@@ -30,10 +31,17 @@ export const rateLimitsPlugin: FastifyPluginAsync<{ services: GatewayServices }>
     if (scope.data === 'token' || scope.data === 'user') {
       const id = /^[1-9]\d{0,9}$/.test(subject) ? Number(subject) : NaN;
       if (!Number.isSafeInteger(id)) throw errors.badField('subject', `Invalid 'subject': a ${scope.data}'s id`);
-      const found = scope.data === 'token' ? await accountsStore.tokenById(id) : await accountsStore.userById(id);
-      if (!found) throw errors.notFound(`${scope.data === 'token' ? 'Token' : 'User'} ${id}`);
+      const token = scope.data === 'token' ? await accountsStore.tokenById(id) : undefined;
+      if (scope.data === 'token' && !token) throw errors.notFound(`Token ${id}`);
+      const user = await accountsStore.userById(token ? token.user_id : id);
+      if (!user) throw errors.notFound(`User ${id}`);
+      // An admin limits only whom it manages: never root, nor another admin (unless root), nor its own account.
+      const actor = actorOf(req).user;
+      assertCanManage(actor, user);
+      if (actor.role !== 'root' && actor.id === user.id) throw errors.forbidden('Only root sets the limits and budget of your own account and tokens');
     }
-    if (scope.data === 'group' && !groups.get(subject)) throw errors.notFound(`Group ${subject}`);
+    // Asked of the store: a group made on another process a moment ago is not in this one's book yet.
+    if (scope.data === 'group' && !(await groupsStore.has(subject))) throw errors.notFound(`Group ${subject}`);
     return { scope: scope.data, subject };
   }
 

@@ -1,20 +1,22 @@
 // Where rate-limit windows are counted: on Redis (REDIS_URL), exact across
 // every gateway process that shares it; else on the shared database, exact
 // too; else (the embedded store, one process) in this process's memory.
-// rate-limiter-flexible does the counting on Redis and in memory; the
-// database's counting is ours (store.ts), as the library's SQL limiters want
-// their own driver pools.
+// rate-limiter-flexible counts on Redis (its atomic script); the database's
+// counting is ours (store.ts), as the library's SQL limiters want their own
+// driver pools; so is the memory's (MemoryCounters), since the library's
+// ends each window with a timer, and Node fires a timer of more than 24.8
+// days at once: a monthly budget's window would be gone in a millisecond.
 //
 // Redis or the database failing never refuses everyone: a window is then
 // counted in this process's memory, /readyz says so (without failing), and
-// the log says so once per outage.
+// the log says so once per outage. A Redis that times out is left alone for
+// a few seconds, so that requests do not each wait for it.
 import { Redis } from 'ioredis';
 import flexible from 'rate-limiter-flexible';
-import { redactUrl } from '@kbchat/shared';
 import type { GatewayError } from '../errors.js';
 import type { RateLimitsStore } from './store.js';
 
-const { RateLimiterMemory, RateLimiterRedis } = flexible;
+const { RateLimiterRedis } = flexible;
 
 /** A window's count after an addition, and the milliseconds until it starts again. */
 export interface WindowCount {
@@ -47,23 +49,31 @@ export interface Counters {
   close(): Promise<void>;
 }
 
-type Flexible = InstanceType<typeof RateLimiterMemory>;
-
-/** Adds through a rate-limiter-flexible limiter: it never refuses (points is the largest number), the caller compares. */
-async function addFlexible(limiter: Flexible, key: string, points: number, windowMs: number): Promise<WindowCount> {
-  const opts = { customDuration: Math.ceil(windowMs / 1000) };
-  const res = points >= 0 ? await limiter.penalty(key, points, opts) : await limiter.reward(key, -points, opts);
-  return { points: res.consumedPoints, msLeft: res.msBeforeNext < 0 ? windowMs : res.msBeforeNext };
-}
-
-const UNLIMITED = { points: Number.MAX_SAFE_INTEGER, duration: 60 };
-
-class ProcessCounters implements Counters {
+/**
+ * Windows in this process's memory, each ending at its own time, checked
+ * when it is next counted (no timers); ended ones are swept now and then.
+ */
+export class MemoryCounters implements Counters {
   readonly where = 'process';
-  private readonly memory = new RateLimiterMemory(UNLIMITED);
+  private readonly windows = new Map<string, { points: number; endsAt: number }>();
+  private sweptAt = 0;
 
-  add(key: string, points: number, windowMs: number): Promise<WindowCount> {
-    return addFlexible(this.memory, key, points, windowMs);
+  async add(key: string, points: number, windowMs: number, now = Date.now()): Promise<WindowCount> {
+    let w = this.windows.get(key);
+    if (!w || w.endsAt <= now) {
+      // Giving back to a window that has ended gives nothing: the next one starts clean.
+      if (points <= 0) return { points: 0, msLeft: windowMs };
+      w = { points: 0, endsAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.points += points;
+    if (now - this.sweptAt > 60_000) this.sweep(now);
+    return { points: w.points, msLeft: w.endsAt - now };
+  }
+
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [key, w] of this.windows) if (w.endsAt <= now) this.windows.delete(key);
   }
 
   problem(): undefined {
@@ -73,11 +83,16 @@ class ProcessCounters implements Counters {
   async close(): Promise<void> {}
 }
 
+/** How long a Redis that failed or timed out is left alone before it is tried again. */
+const REDIS_RETRY_MS = 5_000;
+
 class RedisCounters implements Counters {
   readonly where = 'redis';
   private readonly redis: Redis;
-  private readonly limiter: Flexible;
-  private down: string | undefined;
+  private readonly limiter: InstanceType<typeof RateLimiterRedis>;
+  private readonly memory = new MemoryCounters();
+  private down: string | undefined = 'Redis has not answered yet';
+  private skipUntil = 0;
 
   constructor(
     url: string,
@@ -85,28 +100,32 @@ class RedisCounters implements Counters {
     private readonly log: (msg: string) => void,
   ) {
     // No offline queue and no retries per command: a command while Redis is
-    // away fails at once, and the memory insurance counts instead of waiting.
+    // away fails at once, and memory counts instead of waiting.
     this.redis = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 2000,
-      commandTimeout: 1000,
+      commandTimeout: 500,
       retryStrategy: (times) => Math.min(times * 250, 5000),
     });
-    this.redis.on('error', (err: Error) => this.wentDown(`Redis at ${redactUrl(url)} is unreachable (${err.message})`));
-    this.redis.on('end', () => this.wentDown(`Redis at ${redactUrl(url)} closed the connection`));
+    // Never the URL (it may hold a password, in its user part or its query) and
+    // only the error's code (its message names the host and port): /readyz is open to anyone.
+    this.redis.on('error', (err: Error & { code?: string }) => this.wentDown(`Redis (REDIS_URL) is unreachable (${err.code ?? 'error'})`));
+    this.redis.on('end', () => this.wentDown('Redis (REDIS_URL) closed the connection'));
     this.redis.on('ready', () => {
-      if (this.down) this.log('kbchat gateway: Redis answers again; rate limits are counted on it across processes');
+      if (this.down && this.down !== 'Redis has not answered yet')
+        this.log('kbchat gateway: Redis answers again; rate limits are counted on it across processes');
       this.down = undefined;
+      this.skipUntil = 0;
     });
+    // The points it may count up to are the largest number: it never refuses, the caller compares.
     this.limiter = new RateLimiterRedis({
-      ...UNLIMITED,
+      points: Number.MAX_SAFE_INTEGER,
+      duration: 60,
       storeClient: this.redis,
       keyPrefix: `${prefix}:rl`,
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(UNLIMITED),
-    }) as unknown as Flexible;
-    this.down = 'Redis has not answered yet';
+    });
   }
 
   private wentDown(why: string): void {
@@ -114,8 +133,20 @@ class RedisCounters implements Counters {
     this.down = why;
   }
 
-  add(key: string, points: number, windowMs: number): Promise<WindowCount> {
-    return addFlexible(this.limiter, key, points, windowMs);
+  async add(key: string, points: number, windowMs: number): Promise<WindowCount> {
+    if (Date.now() >= this.skipUntil) {
+      try {
+        const opts = { customDuration: Math.ceil(windowMs / 1000) };
+        const res = points >= 0 ? await this.limiter.penalty(key, points, opts) : await this.limiter.reward(key, -points, opts);
+        return { points: res.consumedPoints, msLeft: res.msBeforeNext < 0 ? windowMs : res.msBeforeNext };
+      } catch (err) {
+        // Not ready, a timeout, a refused script: memory counts for a while.
+        this.skipUntil = Date.now() + REDIS_RETRY_MS;
+        if (this.redis.status === 'ready')
+          this.wentDown(`Redis (REDIS_URL) did not count a window (${(err as Error & { code?: string }).code ?? (err as Error).name})`);
+      }
+    }
+    return this.memory.add(key, points, windowMs);
   }
 
   problem(): string | undefined {
@@ -131,7 +162,7 @@ class RedisCounters implements Counters {
 
 class StoreCounters implements Counters {
   readonly where = 'store';
-  private readonly insurance = new RateLimiterMemory(UNLIMITED);
+  private readonly memory = new MemoryCounters();
   private down: string | undefined;
   private sweeper: NodeJS.Timeout;
 
@@ -152,7 +183,7 @@ class StoreCounters implements Counters {
     } catch (err) {
       if (!this.down) this.log(`kbchat gateway: the store did not count a rate-limit window (${(err as Error).message}); counting per process meanwhile`);
       this.down = `the store did not count the last window (${(err as Error).message})`;
-      return addFlexible(this.insurance, key, points, windowMs);
+      return this.memory.add(key, points, windowMs);
     }
   }
 
@@ -175,5 +206,5 @@ export function openCounters(o: {
 }): Counters {
   if (o.redisUrl) return new RedisCounters(o.redisUrl, o.redisPrefix, o.log);
   if (o.sharedStore) return new StoreCounters(o.store, o.log);
-  return new ProcessCounters();
+  return new MemoryCounters();
 }

@@ -27,6 +27,7 @@ export class RateLimiter {
     readonly book: LimitsBook,
     readonly counters: Counters,
     private readonly store: RateLimitsStore,
+    private readonly onError: (err: Error) => void = () => {},
   ) {}
 
   /**
@@ -39,18 +40,26 @@ export class RateLimiter {
     const checks = [...this.rateChecks(caller, model, reservedTokens), ...budgetChecks(this.book, this.store, caller, reservedMicros, now)];
     if (checks.length === 0) return undefined;
     const counts = await Promise.all(checks.map((c) => this.counters.add(c.key, c.points, c.windowMs)));
-    for (let i = 0; i < checks.length; i++) {
-      const c = checks[i]!;
-      // This request began the window: where the window is newer than what it counts (a budget's period), catch up.
-      if (c.seed && counts[i]!.points === c.points) {
-        const before = await c.seed();
-        if (before > 0) counts[i] = await this.counters.add(c.key, before, c.windowMs);
+    try {
+      for (let i = 0; i < checks.length; i++) {
+        const c = checks[i]!;
+        // This request began the window: where the window is newer than what it counts (a budget's period), catch up.
+        if (c.seed && counts[i]!.points === c.points) {
+          const before = await c.seed().catch((err: unknown) => {
+            this.onError(new Error(`a budget's spend so far could not be read, counted from 0: ${(err as Error).message}`));
+            return 0;
+          });
+          if (before > 0) counts[i] = await this.counters.add(c.key, before, c.windowMs);
+        }
       }
+    } catch (err) {
+      giveBack(this.counters, checks, counts, now);
+      throw err;
     }
     const over = checks.findIndex((c, i) => counts[i]!.points > c.limit);
     if (over < 0) return new Admission(this.counters, checks, counts, now);
     // Refused: nothing of it counts, in any window.
-    await Promise.all(checks.map((c) => this.counters.add(c.key, -c.points, c.windowMs).catch(() => undefined)));
+    await giveBack(this.counters, checks, counts, now);
     throw checks[over]!.refuse(counts[over]!);
   }
 
@@ -154,6 +163,12 @@ export class Admission {
   release(): void {
     if (this.settled) return;
     this.settled = true;
-    for (const c of this.checks) this.counters.add(c.key, -c.points, c.windowMs).catch(() => undefined);
+    void giveBack(this.counters, this.checks, this.counts, this.at);
   }
+}
+
+/** Takes a request's points back out of the windows it counted in, where they have not ended since (`at`: when it counted). */
+async function giveBack(counters: Counters, checks: Check[], counts: WindowCount[], at: number): Promise<void> {
+  const elapsed = Date.now() - at;
+  await Promise.all(checks.map((c, i) => (elapsed < counts[i]!.msLeft ? counters.add(c.key, -c.points, c.windowMs).catch(() => undefined) : undefined)));
 }

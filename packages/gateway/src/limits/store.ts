@@ -39,10 +39,11 @@ export class RateLimitsStore {
   /**
    * Adds `points` to a window's count and returns the count and when the
    * window ends: a window that has ended starts again at `points`, ending
-   * `durationMs` from now. One statement on PostgreSQL; a locked row in a
+   * `durationMs` from now (negative points: see giveBack). One statement on PostgreSQL; a locked row in a
    * transaction on MySQL, which cannot return the row it upserted.
    */
   async add(key: string, points: number, durationMs: number, now = Date.now()): Promise<{ points: number; expiresAt: number }> {
+    if (points < 0) return this.giveBack(key, -points, durationMs, now);
     const fresh = { key, points, expires_at: now + durationMs };
     if (this.kind !== 'mysql') {
       const row = await this.db
@@ -82,6 +83,23 @@ export class RateLimitsStore {
       .where('created_at', '>=', since)
       .executeTakeFirst();
     return Number(row?.spent ?? 0);
+  }
+
+  /** Takes points off a window that has not ended; one that has gives nothing back (the next starts clean). */
+  private async giveBack(key: string, points: number, durationMs: number, now: number): Promise<{ points: number; expiresAt: number }> {
+    await this.db
+      .updateTable('rate_counters')
+      .set({ points: sql`points - ${points}` })
+      .where('key', '=', key)
+      .where('expires_at', '>', now)
+      .execute();
+    const row = await this.db
+      .selectFrom('rate_counters')
+      .select(['points', 'expires_at'])
+      .where('key', '=', key)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row ? { points: Number(row.points), expiresAt: Number(row.expires_at) } : { points: 0, expiresAt: now + durationMs };
   }
 
   /** Drops windows that ended (they are only ever restarted, never read, once ended). */

@@ -50,7 +50,7 @@ export class UpstreamFailure extends Error {
   }
 
   /**
-   * Says the key itself will not do: refused (401, 403; Gemini's
+   * Says the key itself will not do: refused (401; Gemini's
    * API_KEY_INVALID is a 401 by then), no money on it (402), or a 429 whose
    * code says its quota is used up. A channel with several keys then disables
    * that key alone and tries another (relay/attempts.ts); an ordinary rate
@@ -59,7 +59,9 @@ export class UpstreamFailure extends Error {
   get keyRefused(): boolean {
     if (this.kind !== 'status') return false;
     const s = this.error.status;
-    if (s === 401 || s === 402 || s === 403) return true;
+    // Not 403: a firewall or a region block answers it to a request whatever
+    // its key, and one such request would disable every key of the pool in turn.
+    if (s === 401 || s === 402) return true;
     return s === 429 && QUOTA_ERROR.test(this.answer?.body ?? '');
   }
 }

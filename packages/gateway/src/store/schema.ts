@@ -229,7 +229,7 @@ export interface RateLimitsTable {
   updated_at: number;
 }
 
-/** A rate-limit window's count on the shared database (limits/store-counters.ts): points used until expires_at (epoch ms). */
+/** A rate-limit window's count on the shared database (limits/store.ts, used by limits/counters.ts): points used until expires_at (epoch ms). */
 export interface RateCountersTable {
   key: string;
   points: number;
