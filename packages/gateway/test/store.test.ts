@@ -156,6 +156,21 @@ describe.each(stores)('store: $name', (t) => {
     });
   });
 
+  describe.skipIf(skip || t.name !== 'postgres')('connections', () => {
+    it('outlives an idle connection the server ends (a restart, an administrator): no uncaught error, the next query works', async () => {
+      await sql`select 1`.execute(store.db);
+      const pg = (await import('pg')).default;
+      const admin = new pg.Client({ connectionString: t.url!.replace(/\/[^/]*$/, '/postgres') });
+      await admin.connect();
+      const db = new URL(t.url!).pathname.slice(1);
+      const ended = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [db]);
+      await admin.end();
+      expect(ended.rowCount).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await sql<{ n: number }>`select 1 as n`.execute(store.db)).rows[0]!.n).toBe(1);
+    });
+  });
+
   describe.skipIf(skip)('text', () => {
     it('stores non-Latin text and emoji', async () => {
       const name = '用户-Ünïcödé-😀';

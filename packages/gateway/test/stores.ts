@@ -34,6 +34,14 @@ async function postgresStore(): Promise<TestStore> {
     async drop() {
       const c = new pg.Client({ connectionString: PG_ADMIN });
       await c.connect();
+      // A closed pool's last connections may still be closing: forcing them
+      // off makes the server send them a FATAL error, which a client already
+      // ending no longer listens for (an uncaught exception in the test run).
+      for (let i = 0; i < 40; i++) {
+        const open = await c.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (open.rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await c.query(`drop database if exists ${name} with (force)`).catch(() => c.query(`drop database if exists ${name}`));
       await c.end();
     },

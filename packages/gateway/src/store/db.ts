@@ -49,6 +49,10 @@ async function connect({ url, dataDir }: { url?: string; dataDir?: string }): Pr
     const Pool = pg.default.Pool;
     const types = numericTypeParsers(pg.default.types);
     const pool = new Pool({ connectionString: url, max: 10, types: types as never });
+    // An idle connection the server ends (a restart, an administrator, a
+    // failover) emits an error that nothing awaits: unheard, it would end the
+    // process. The pool drops that connection and opens another when needed.
+    pool.on('error', (err) => console.error(`kbchat gateway: the store closed an idle connection: ${err.message}`));
     const db = new Kysely<GatewayTables>({ dialect: new PostgresDialect({ pool }) });
     await sql`select 1`.execute(db);
     return { db, kind: 'postgres', description: `PostgreSQL (${redactUrl(url)})`, close: () => db.destroy() };

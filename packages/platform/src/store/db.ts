@@ -53,6 +53,9 @@ async function connect(url: string | undefined, dataDir: string | undefined): Pr
     const pg = await import('pg');
     const types = numericTypeParsers(pg.default.types);
     const pool = new pg.default.Pool({ connectionString: url, max: 10, types: types as never });
+    // An idle connection the server ends (a restart, an administrator) emits an
+    // error nothing awaits: unheard, it would end the process. The pool opens another.
+    pool.on('error', (err) => console.error(`kbchat platform: the store closed an idle connection: ${err.message}`));
     const onCreateConnection = async (conn: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
       for (const statement of SESSION_HNSW_SQL) await conn.executeQuery(CompiledQuery.raw(statement));
     };
