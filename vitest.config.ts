@@ -33,6 +33,9 @@ export default defineConfig({
     maxWorkers: 2,
     // An answer that breaks its route's declared schema is a 500 here (server-kit's answer-check.ts).
     env: { KBCHAT_STRICT_ANSWERS: '1' },
+    // eventsource-parser (the MCP SDK's client reads streams with it) also exports a "source" condition,
+    // its TypeScript: loaded through Vite, not by Node, which cannot import a .ts file from node_modules.
+    server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource-parser'] } },
     // One initdb for the whole run: every PGlite store copies its result (PGLITE_TEMPLATE).
     globalSetup: ['packages/shared/test/pglite-template.setup.ts'],
     reporters: ['default'],

@@ -26,6 +26,12 @@ export interface PlatformConfig {
   linkAllowPrivate: boolean;
   /** A share link's hook may be on loopback or a private address (SHARE_HOOK_ALLOW_PRIVATE). */
   shareHookAllowPrivate: boolean;
+  /** Tool sources (MCP servers, OpenAPI APIs) may be on loopback or private addresses (TOOL_ALLOW_PRIVATE). */
+  toolAllowPrivate: boolean;
+  /** A tool call's limit, and each step's of listing a source's tools (TOOL_TIMEOUT_MS, ms). */
+  toolTimeoutMs: number;
+  /** Seals the secrets the platform stores (a tool source's headers): PLATFORM_SECRET_KEY, else <data-dir>/platform-secret.key. */
+  secretKey?: string;
   /** Run an indexing worker in this process (PLATFORM_WORKER, default on). */
   runWorker: boolean;
   /** Files served at /<name> (PUBLIC_DIR, default ./public). */
@@ -108,6 +114,9 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     rootPassword: env.ROOT_PASSWORD || undefined,
     linkAllowPrivate: env.LINK_ALLOW_PRIVATE === 'true',
     shareHookAllowPrivate: env.SHARE_HOOK_ALLOW_PRIVATE === 'true',
+    toolAllowPrivate: env.TOOL_ALLOW_PRIVATE === 'true',
+    toolTimeoutMs: num(env, 'TOOL_TIMEOUT_MS', 20_000, 1),
+    secretKey: env.PLATFORM_SECRET_KEY || undefined,
     runWorker: env.PLATFORM_WORKER !== 'off',
     publicDir: env.PUBLIC_DIR || './public',
     // The build of @kbchat/web, a dependency of this package, wherever npm put it.

@@ -15,6 +15,11 @@ import { annotationMigrations } from './annotations/migration.js';
 import { annotationsPlugin } from './annotations/routes.js';
 import { AnnotationsService } from './annotations/service.js';
 import { AnnotationsStore } from './annotations/store.js';
+import { toolMigrations } from './tools/migration.js';
+import { toolSourcesPlugin } from './tools/routes.js';
+import { SecretBox } from './tools/secret-box.js';
+import { ToolSources } from './tools/service.js';
+import { ToolSourcesStore } from './tools/store.js';
 import { appMigrations } from './apps/migration.js';
 import { appsPlugin } from './apps/routes.js';
 import { AppsService } from './apps/service.js';
@@ -29,6 +34,8 @@ import { ChatLogStore } from './chat-log/store.js';
 import { modelCallsPlugin } from './chat/trace-routes.js';
 import { ChatService } from './chat/pipeline.js';
 import { chatPlugin } from './chat/routes.js';
+import { mcpServerPlugin } from './mcp-server/routes.js';
+import { AppMcpService } from './mcp-server/service.js';
 import { datasetMigrations } from './datasets/migration.js';
 import { datasetsPlugin } from './datasets/routes.js';
 import { DatasetsService } from './datasets/service.js';
@@ -83,6 +90,7 @@ const MODULE_MIGRATIONS = {
   ...uploadMigrations,
   ...datasetMigrations,
   ...annotationMigrations,
+  ...toolMigrations,
 };
 
 export interface PlatformServices {
@@ -107,6 +115,8 @@ export interface PlatformServices {
   /** The stored chats' answers this process is making. */
   runningAnswers: RunningAnswers;
   share: ShareService;
+  /** The team's tool sources, and the ToolRunner the chat calls their tools through. */
+  tools: ToolSources;
   checks: RetrievalChecksService;
   gateway: GatewayClient;
   worker?: IndexingWorker;
@@ -208,14 +218,19 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     confirmAboveSeconds: config.importConfirmSeconds,
   });
   const search = new SearchService(store.db, datasetsStore, gateway, models, metrics);
+  // Headers of tool sources are stored sealed under the platform secret.
+  const tools = new ToolSources(new ToolSourcesStore(store.db), SecretBox.fromConfig(config.secretKey, config.dataDir), {
+    allowPrivate: config.toolAllowPrivate,
+    timeoutMs: config.toolTimeoutMs,
+  });
   const appsStore = new AppsStore(store.db);
   const keyService = new KeysService(keys, auth, async (teamId, appId) => !!(await appsStore.app(teamId, appId)));
-  const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId));
+  const apps = new AppsService(appsStore, datasetsStore, models, (caller, appId) => keyService.revokeForApp(caller.teamId, appId), tools);
   const chatHistory = new ChatHistoryStore(store.db);
   const annotationsStore = new AnnotationsStore(store.db);
   const matcher = new AnnotationMatcher(annotationsStore, datasetsStore, models);
   const annotations = new AnnotationsService(annotationsStore, apps, chatHistory, matcher);
-  const chat = new ChatService(gateway, search, models, matcher);
+  const chat = new ChatService(gateway, search, models, matcher, tools);
   const chatLog = new ChatLogService(new ChatLogStore(store.db), apps);
 
   const outLinks = new OutLinksStore(store.db);
@@ -264,6 +279,7 @@ export async function createPlatformServices(config: PlatformConfig, log: (msg: 
     answerCosts,
     runningAnswers: new RunningAnswers(),
     share,
+    tools,
     checks,
     gateway,
     worker,
@@ -339,6 +355,7 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   void app.register(keysPlugin, { keys: services.keyService, auth });
   void app.register(modelsPlugin, { models: services.models, gateway: services.gateway, auth });
   void app.register(annotationsPlugin, { annotations: services.annotations, auth });
+  void app.register(toolSourcesPlugin, { tools: services.tools, auth });
   void app.register(chatHistoryPlugin, {
     auth,
     apps: services.apps,
@@ -350,6 +367,20 @@ function platformRoutes(app: FastifyInstance, services: PlatformServices): void 
   void app.register(chatLogsPlugin, { auth, chatLog: services.chatLog });
   void app.register(modelCallsPlugin, { auth, apps: services.apps, history: services.chatHistory, gateway: services.gateway });
   void app.register(sharePlugin, { share: services.share, apps: services.apps, auth });
+  // The application as an MCP server: its chat turn and its search, for MCP clients (its own key).
+  void app.register(mcpServerPlugin, {
+    keys: services.auth,
+    apps: services.apps,
+    mcp: new AppMcpService({
+      chat: services.chat,
+      history: services.chatHistory,
+      running: services.runningAnswers,
+      share: services.share,
+      costs: services.answerCosts,
+      search: services.search,
+      stopOnDisconnect: services.config.chatOnDisconnect === 'stop',
+    }),
+  });
   // The OpenAI-compatible routes, with their own error body.
   void app.register(chatPlugin, {
     auth,

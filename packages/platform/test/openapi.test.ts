@@ -95,7 +95,7 @@ describe('the platform API document', () => {
     expect(chat.content['application/json'].schema).toMatchObject({ properties: { object: { enum: ['chat.completion'] }, choices: { type: 'array' } } });
   });
 
-  it("declares every API route's answer, but the tus protocol's (headers and bytes) and the files' (CSV, JSON Lines)", () => {
+  it("declares every API route's answer, but the tus protocol's (headers and bytes), the files' (CSV, JSON Lines) and the MCP server's 405s", () => {
     const tus = '/api/core/dataset/collection/upload/tus';
     const exceptions = [
       `POST ${tus}`,
@@ -104,6 +104,9 @@ describe('the platform API document', () => {
       `DELETE ${tus}/{uploadId}`,
       'GET /api/core/app/exportChatLogs',
       'GET /api/core/app/annotation/export',
+      // The MCP server is stateless: no stream to GET, no session to DELETE (405 only).
+      'GET /api/mcp/app/{appId}',
+      'DELETE /api/mcp/app/{appId}',
     ];
     const undeclared: string[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -14,4 +14,6 @@ export * from './chat-logs.js';
 export * from './annotations.js';
 export * from './prompt-defaults.js';
 export * from './models.js';
+export * from './tools.js';
+export * from './mcp.js';
 export type { Expectation as CheckExpectation } from './retrieval-checks.js';

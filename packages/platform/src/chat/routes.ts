@@ -17,19 +17,18 @@ import { GatewayError } from '../gateway-client/index.js';
 import { errors, PlatformError } from '../http/errors.js';
 import { toPlatformError } from '../http/server.js';
 import { SESSION_COOKIE, type RequestAuth } from '../accounts/request-auth.js';
-import type { ShareCaller, ShareService } from '../share/service.js';
-import { newId, type KeyCaller } from '../keys/auth.js';
-import type { ChatHistoryStore, Visitor } from './history-store.js';
-import type { ChatService, ChatSink } from './pipeline.js';
+import type { ShareService } from '../share/service.js';
+import { newId } from '../keys/auth.js';
+import type { ChatHistoryStore } from './history-store.js';
+import type { ChatService } from './pipeline.js';
 import type { ChatTurn } from './prompt.js';
 import { ChatEventStream } from './sse.js';
-import { AnswerRecorder, type RunningAnswers } from './answer-recorder.js';
+import type { RunningAnswers } from './answer-recorder.js';
 import type { AnswerCosts } from './answer-costs.js';
+import { beginChatTurn, type AppCaller } from './turn.js';
 
 /** The text FastGPT clients already look for. */
 export const APP_KEY_REQUIRED = 'Key is error. You need to use the app key rather than the account key.';
-/** Stored turns loaded for a chatId (the prompt then keeps what fits the model). */
-const HISTORY_ITEMS = 40;
 /**
  * The largest chat body read. Images sent as data URLs make several MB
  * legitimate (OpenAI takes images of up to 20 MB; FastGPT's own limit for
@@ -56,8 +55,6 @@ export function chatError(err: unknown, req: FastifyRequest): PlatformError {
   }
   return toPlatformError(err, req);
 }
-
-type AppCaller = KeyCaller & { appId: string; visitor?: Visitor; hook?: ShareCaller['hook'] };
 
 /** Without a key or session, and without ?shareId=, no more than this is read to find the share link in the body. */
 export const ANONYMOUS_BODY_LIMIT = 1024 * 1024;
@@ -119,8 +116,6 @@ export async function appCaller(auth: RequestAuth, apps: AppsService, req: Fasti
   if (!caller.appId) throw new PlatformError(403, 'app_key_required', APP_KEY_REQUIRED);
   return caller as AppCaller;
 }
-
-const noopSink: ChatSink = { status() {}, answer() {}, fastAnswer() {}, variables() {} };
 
 export interface ChatRouteDeps {
   auth: RequestAuth;
@@ -195,18 +190,6 @@ async function completions(
   const last = b.messages.length - 1;
   const app = await deps.apps.app(caller, caller.appId);
   const chatId = b.chatId || undefined;
-  // The chat log tells where a chat came from: a visitor's link, the web app (a session) or an application key.
-  const source = caller.visitor ? 'share' : caller.keyId === null ? 'online' : 'api';
-  const ref = chatId ? ({ teamId: caller.teamId, appId: app.id, chatId, visitor: caller.visitor, source } as const) : undefined;
-  // With a chatId the stored chat is the history; without, the messages before the question are.
-  const stored = ref ? await deps.history.recentItems(ref, HISTORY_ITEMS) : undefined;
-  const history: ChatTurn[] = stored
-    ? stored.items.map((i) => ({ role: i.role, content: i.content }))
-    : b.messages
-        .slice(0, last)
-        .flatMap((m) => ((m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : []));
-  // A stored chat keeps its variables: this turn's override them by name.
-  const variables = { ...stored?.variables, ...b.variables };
   const id = chatId ?? `chatcmpl-${newId()}`;
   const stream = b.stream
     ? new ChatEventStream(reply.raw, {
@@ -217,60 +200,34 @@ async function completions(
         requestId: req.id,
       })
     : undefined;
-  // A stored chat's question is kept before any model is called (once it is known the model can read it), and its answer recorded as it is made.
-  deps.chat.checkQuestion(app, question);
-  const answerId = b.responseChatItemId ?? newId();
-  const chatPk = ref ? await deps.history.beginTurn(ref, { title: question.slice(0, 100), question, questionId: newId(), answerId, variables }) : undefined;
-  const onWriteError = (err: unknown) => req.log.warn({ requestId: req.id, err }, 'chat: the running answer could not be written');
-  const recorder = chatPk === undefined ? undefined : new AnswerRecorder(stream ?? noopSink, deps.history, deps.running, chatPk, answerId, onWriteError);
+  // The turn itself (history, storing, recording, costs) is turn.ts's, which the application's MCP server runs too.
+  const turn = await beginChatTurn(deps, {
+    caller,
+    app,
+    question,
+    chatId,
+    messages: b.messages
+      .slice(0, last)
+      .flatMap((m): ChatTurn[] => ((m.role === 'user' || m.role === 'assistant') && textOf(m.content) ? [{ role: m.role, content: textOf(m.content) }] : [])),
+    variables: b.variables,
+    answerId: b.responseChatItemId,
+    sink: stream,
+    stream: !!stream,
+    requestId: req.id,
+    toError: (err) => chatError(err, req),
+    log: req.log,
+  });
   if (stream) reply.hijack();
-  // The answer's model call is cancelled when its asker stops it, and when the client goes away from a
-  // chat that is not stored (nobody could read the answer) or where the operator chose so (CHAT_ON_DISCONNECT=stop).
-  const cancel = new AbortController();
-  recorder?.signal.addEventListener('abort', () => cancel.abort(), { once: true });
+  // A stored chat's answer is finished when its client goes away, unless the operator chose otherwise (CHAT_ON_DISCONNECT=stop).
   reply.raw.on('close', () => {
     if (reply.raw.writableFinished) return;
-    if (!recorder) cancel.abort();
-    else if (deps.stopOnDisconnect) recorder.stop();
+    turn.clientGone(deps.stopOnDisconnect);
     // A half-closed socket would otherwise wait for an answer nobody reads (and hold up shutdown).
     reply.raw.socket?.destroy();
   });
-  const turn = deps.chat.forRequest(req.id);
-  // What the turn's model calls cost, for the stored answer and a visitor's share link (its usage points), whatever
-  // the outcome: an answer stopped or failed after its calls spent tokens is charged to the link too.
-  let charged = false;
-  const chargeCalls = () => {
-    if (charged) return;
-    charged = true;
-    deps.costs?.later({ ...(recorder ? { stored: { chatPk: recorder.chatPk, dataId: answerId } } : {}), shareId: caller.visitor?.shareId }, turn.requestIds());
-  };
-  try {
-    const result = await turn.run(
-      caller,
-      app,
-      {
-        question,
-        history,
-        variables,
-        stream: !!stream,
-        signal: cancel.signal,
-        onModelFailure: (step, err) =>
-          req.log.warn({ requestId: req.id, appId: app.id, step, ...err.forLog() }, `chat: the ${step} model call failed: ${err.message}`),
-      },
-      recorder?.start() ?? stream ?? noopSink,
-    );
-    if (recorder) {
-      const figures = {
-        annotationId: result.annotationId,
-        quoteCount: result.quoteCount,
-        ttftMs: recorder.ttftMs,
-        tokens: result.usage.total_tokens,
-        model: result.annotationId ? undefined : result.model,
-      };
-      await recorder.finish({ status: 'done', content: result.content, responseData: result.responseData, variables: result.newVariables, figures });
-    }
-    chargeCalls();
-    if (caller.hook) deps.share.finished(caller.hook, result.responseData);
+  const outcome = await turn.run();
+  if (outcome.status === 'done') {
+    const result = outcome.result;
     if (stream) return stream.finish(result.usage, result.responseData);
     return {
       id,
@@ -281,26 +238,22 @@ async function completions(
       choices: [{ message: { role: 'assistant', content: result.content }, finish_reason: 'stop', index: 0 }],
       ...(b.detail ? { responseData: result.responseData, newVariables: result.newVariables } : {}),
     };
-  } catch (err) {
-    chargeCalls();
-    if (recorder?.signal.aborted) {
-      // Stopped by its asker: what was made is kept, and a client still reading gets it as the answer.
-      await recorder.finish({ status: 'stopped', content: recorder.text });
-      if (stream) return stream.finish({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, []);
-      return {
-        id,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: app.settings.model,
-        stopped: true,
-        choices: [{ message: { role: 'assistant', content: recorder.text }, finish_reason: 'stop', index: 0 }],
-      };
-    }
-    const e = chatError(err, req);
-    await recorder?.finish({ status: 'failed', content: recorder.text, error: { message: e.message, code: e.statusText, requestId: req.id } });
-    if (!stream) throw err;
-    if (stream.started) return stream.fail(chatErrorBody(e));
-    reply.raw.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id });
-    reply.raw.end(JSON.stringify(chatErrorBody(e)));
   }
+  if (outcome.status === 'stopped') {
+    // Stopped by its asker: a client still reading gets what was made as the answer.
+    if (stream) return stream.finish({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, []);
+    return {
+      id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: app.settings.model,
+      stopped: true,
+      choices: [{ message: { role: 'assistant', content: outcome.content }, finish_reason: 'stop', index: 0 }],
+    };
+  }
+  const e = outcome.error;
+  if (!stream) throw outcome.cause;
+  if (stream.started) return stream.fail(chatErrorBody(e));
+  reply.raw.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id });
+  reply.raw.end(JSON.stringify(chatErrorBody(e)));
 }

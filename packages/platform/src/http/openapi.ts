@@ -25,8 +25,10 @@ const TAGS: [string, string][] = [
   ['/api/core/app', 'applications'],
   ['/api/core/chat', 'chat history'],
   ['/api/core/ai', 'models'],
+  ['/api/core/tool', 'tool sources'],
   ['/api/v1', 'chat (OpenAI-compatible)'],
   ['/api/support/openapi', 'API keys'],
+  ['/api/mcp', 'MCP server'],
   ['/api/support/outLink', 'share links'],
   ['/api/auth', 'accounts'],
   ['/api/team', 'accounts'],
@@ -58,12 +60,12 @@ export function platformApiDocs(): ApiDocsOptions {
     security: [{ apiKey: [] }, { session: [] }],
     errorBody,
     tagOf: (url) => TAGS.find(([prefix]) => url.startsWith(prefix))?.[1] ?? 'service',
-    // Everything under /api answers the envelope but the OpenAI-compatible chat and the tus protocol.
+    // Everything under /api answers the envelope but the OpenAI-compatible chat, the tus protocol and the MCP server (JSON-RPC).
     success: {
       name: 'Envelope',
       description: 'The envelope, with the answer in data',
       body: envelope,
-      at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH),
+      at: (url) => url.startsWith('/api/') && !url.startsWith('/api/v1/') && !url.startsWith(TUS_PATH) && !url.startsWith('/api/mcp/'),
     },
   };
 }

@@ -108,6 +108,33 @@ function guardedLookup(resolve: HostResolver, allowPrivate: (hostname: string) =
   };
 }
 
+/**
+ * An agent whose every connection passes fetchRaw's address checks, for other
+ * callers of addresses a user gives (tool sources). An IP-literal URL skips DNS,
+ * so its caller checks it first with literalAddressRefusal.
+ */
+export function guardedAgent(opts: {
+  allowPrivate: boolean;
+  resolve?: HostResolver;
+  currentLink: () => string;
+  timeoutMs: number;
+  bodyTimeoutMs?: number;
+}): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(opts.resolve ?? defaultResolver, () => opts.allowPrivate, opts.currentLink), timeout: opts.timeoutMs },
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.bodyTimeoutMs ?? opts.timeoutMs,
+  });
+}
+
+/** The refusal of a URL whose host is a private IP address (none for a name: guardedAgent checks what it resolves to). */
+export function literalAddressRefusal(url: URL, allowPrivate: boolean): IngestError | undefined {
+  const literal = url.hostname.replace(/^\[|\]$/g, '');
+  if (allowPrivate || !isIP(literal)) return undefined;
+  const reason = forbiddenAddressReason(literal);
+  return reason ? refuse(url.href, literal, literal, reason) : undefined;
+}
+
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;

@@ -24,6 +24,7 @@ import type { KeysTables } from '../keys/tables.js';
 import type { RetrievalTables } from '../retrieval/tables.js';
 import type { RetrievalChecksTables } from '../retrieval-checks/tables.js';
 import type { ShareTables } from '../share/tables.js';
+import type { ToolsTables } from '../tools/tables.js';
 import type { UploadsTables } from '../uploads/tables.js';
 
 export interface PlatformDatabase
@@ -38,6 +39,7 @@ export interface PlatformDatabase
     RetrievalTables,
     RetrievalChecksTables,
     ShareTables,
+    ToolsTables,
     UploadsTables {}
 
 /** The platform store, or a transaction of it (a Transaction is a Kysely). */
