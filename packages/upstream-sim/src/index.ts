@@ -11,7 +11,9 @@
 //   sim-tools              calls the first tool until a tool result is present, then "Tool result: ..."
 //                          (each required parameter = the last word of the last user message);
 //                          with the legacy `functions` instead of `tools`, a `function_call` the same
-//                          way (finish_reason "function_call"), until a role "function" message is present
+//                          way (finish_reason "function_call"), until a role "function" message is present;
+//                          with neither, but a system message listing tools in <tools>[...]</tools>: the
+//                          JSON {"tool", "arguments"} for the first, until a <tool_result> user message
 //   sim-strict             rejects temperature 0, two-decimal temperatures, max_tokens > 4096:
 //                          400 when stream=false, an EMPTY 200 stream when stream=true
 //   sim-503                always 503

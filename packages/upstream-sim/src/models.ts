@@ -145,7 +145,38 @@ export function chatAnswer(body: ChatBody, model: ChatModel, tokens: number): An
     const resultMsg = lastOfRole(msgs, 'function');
     return resultMsg ? textAnswer(`Tool result: ${contentText(resultMsg.content)}`) : callFirst(body.functions[0] || {}, msgs, 'function_call');
   }
+  if (model.kind === 'tools') {
+    const offered = promptTools(msgs);
+    if (offered) {
+      // A model with neither tools nor functions, offered tools in its prompt: it answers with the JSON the prompt asks for.
+      const result = [...msgs].reverse().find((m) => m.role === 'user' && contentText(m.content).includes('<tool_result'));
+      if (result)
+        return textAnswer(
+          `Tool result: ${contentText(result.content)
+            .replace(/<\/?tool_result[^>]*>/g, '')
+            .trim()}`,
+        );
+      const call = callFirst(offered, msgs, 'tool_calls').toolCall!;
+      return textAnswer(JSON.stringify({ tool: call.name, arguments: JSON.parse(call.arguments) }));
+    }
+  }
   return echoAnswer(msgs, tokens);
+}
+
+/** The first tool a system message lists in a `<tools>[...]</tools>` block (a prompt that offers tools), if any. */
+function promptTools(msgs: ChatMessage[]): ChatFunction | undefined {
+  for (const m of msgs) {
+    if (m.role !== 'system') continue;
+    const found = /<tools>\s*([\s\S]*?)\s*<\/tools>/.exec(contentText(m.content));
+    if (!found) continue;
+    try {
+      const list = JSON.parse(found[1]!) as ChatFunction[];
+      if (Array.isArray(list) && list[0]?.name) return list[0];
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** sim-strict's parameter checks, like providers that reject some values. */

@@ -63,6 +63,14 @@ export const appSettingsSchema = z.object({
     .default(null),
   /** Curated replies: a question close enough to an annotation's gets its answer, with no search and no model call. */
   annotationReply: annotationReplySchema.prefault({}),
+  /** Tools the answering model may call, from the team's tool sources (/api/core/tool/source/*). */
+  tools: z
+    .array(z.object({ sourceId: id, name: z.string().trim().min(1).max(200) }))
+    .max(20, 'at most 20 tools')
+    .refine((list) => new Set(list.map((t) => `${t.sourceId}/${t.name}`)).size === list.length, 'each tool once')
+    .default([]),
+  /** The most rounds of tool calls in one answer; then the model answers with what it has. */
+  toolRounds: z.number().int().min(1).max(10).default(5),
 });
 
 export type AppSettings = z.infer<typeof appSettingsSchema>;

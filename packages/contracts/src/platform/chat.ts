@@ -69,7 +69,7 @@ export type ChatSource = z.infer<typeof chatSourceSchema>;
 /** responseData: one record per step of a chat, in FastGPT's field names (runningTime in seconds); each step adds its own fields. */
 export const stepRecordSchema = z.looseObject({
   moduleName: z.string(),
-  moduleType: z.enum(['annotationReply', 'queryExtension', 'classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode', 'answerNode']),
+  moduleType: z.enum(['annotationReply', 'queryExtension', 'classifyQuestion', 'datasetSearchNode', 'contentExtract', 'chatNode', 'answerNode', 'toolCall']),
   runningTime: z.number(),
   model: z.string().optional(),
   inputTokens: z.number().optional(),

@@ -7,6 +7,7 @@ import { errors } from '../http/errors.js';
 import { parseInput } from '../http/validate.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
 import type { ModelConfig } from '../models/config-file.js';
+import type { ToolRunner } from '../tools/runner.js';
 import type { AppRow, AppsStore } from './store.js';
 
 export interface App {
@@ -65,6 +66,8 @@ export class AppsService {
     private readonly models: ModelConfig,
     /** An app's keys are revoked with it. */
     private readonly onDelete: (caller: KeyCaller, appId: string) => Promise<void> = async () => {},
+    /** The team's tools, to check the ones an app names (tools/runner.ts). */
+    private readonly tools?: ToolRunner,
   ) {}
 
   /** The new app's id, and what the caller should know about the settings (see `checked`). */
@@ -142,6 +145,11 @@ export class AppsService {
     const keys = s.extract?.fields.map((f) => f.key) ?? [];
     const dupKey = keys.find((x, i) => keys.indexOf(x) !== i);
     if (dupKey) throw errors.badField('extract.fields', `field key "${dupKey}" appears twice`);
+    if (s.tools.length && this.tools) {
+      const { missing } = await this.tools.resolve(caller.teamId, s.tools);
+      const at = s.tools.findIndex((t) => missing.includes(`${t.sourceId}/${t.name}`));
+      if (at >= 0) throw errors.badField(`tools[${at}]`, `the team has no tool source ${s.tools[at]!.sourceId} with a tool named "${s.tools[at]!.name}"`);
+    }
     return { settings: s, warnings };
   }
 

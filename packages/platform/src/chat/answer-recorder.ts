@@ -100,6 +100,14 @@ export class AnswerRecorder implements ChatSink {
     this.out.variables(values);
   }
 
+  toolCall(call: { id: string; toolName: string; params: string }): void {
+    this.out.toolCall(call);
+  }
+
+  toolResponse(call: { id: string; toolName: string; response: string; ok: boolean }): void {
+    this.out.toolResponse(call);
+  }
+
   /**
    * Writes how the answer ended; after this the answer is no longer running.
    * Never throws: an answer whose end cannot be written (the store closing

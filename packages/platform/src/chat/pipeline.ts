@@ -11,11 +11,14 @@ import { PlatformError } from '../http/errors.js';
 import type { KeyCaller } from '../keys/auth.js';
 import type { LlmModel, ModelConfig } from '../models/config-file.js';
 import { extendQuery } from '../search/query-extension.js';
+import { appSearchRequest } from '../search/app-search.js';
 import type { SearchService } from '../search/service.js';
 import { DEFAULT_MAX_CONTEXT, fitStepInput, tokensWithin } from '../search/token-limits.js';
 import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
 import { cutRecord, seconds, secondsSince, stepCalls, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
 import { classifyQuestion, extractFields } from './steps/index.js';
+import { runToolLoop, toolRecords } from './tool-loop.js';
+import type { ToolRunner } from '../tools/runner.js';
 
 /** What streams out while a turn runs (a no-op sink for non-stream requests). */
 export interface ChatSink {
@@ -26,6 +29,10 @@ export interface ChatSink {
   /** A fixed reply, sent whole. */
   fastAnswer(text: string): void;
   variables(values: Record<string, unknown>): void;
+  /** The model called a tool (FastGPT's toolCall event). */
+  toolCall(call: { id: string; toolName: string; params: string }): void;
+  /** A tool's result, sent back to the model (FastGPT's toolResponse event). */
+  toolResponse(call: { id: string; toolName: string; response: string; ok: boolean }): void;
 }
 
 export interface ChatTurnInput {
@@ -57,12 +64,13 @@ export class ChatService {
     private readonly search: SearchService,
     private readonly models: ModelConfig,
     private readonly annotations?: AnnotationMatcher,
+    private readonly tools?: ToolRunner,
   ) {}
 
   /** This service for one platform request: its model calls carry the request's id to the gateway (GatewayClient.forRequest). */
   forRequest(requestId: string): ChatService {
     const gateway = this.gateway.forRequest(requestId);
-    return new ChatService(gateway, this.search.withGateway(gateway), this.models, this.annotations);
+    return new ChatService(gateway, this.search.withGateway(gateway), this.models, this.annotations, this.tools);
   }
 
   /** The gateway request ids of the model calls this service (made by forRequest) has made: a stopped or failed turn's too. */
@@ -164,6 +172,30 @@ export class ChatService {
       max_tokens: answerTokens,
     };
     const started = performance.now();
+    // With tools, the answer is a loop of model calls and tool calls (tool-loop.ts).
+    const tooled = s.tools.length && this.tools ? await this.tools.resolve(caller.teamId, s.tools) : undefined;
+    if (tooled && this.tools && (tooled.tools.length || tooled.missing.length)) {
+      const loop = await runToolLoop({
+        gateway: this.gateway,
+        runner: this.tools,
+        teamId: caller.teamId,
+        model,
+        tools: tooled.tools,
+        body,
+        maxRounds: tooled.tools.length ? s.toolRounds : 0,
+        stream: input.stream,
+        signal: input.signal,
+        sink,
+      }).catch((err: unknown) => {
+        failed('answer', err);
+        throw err;
+      });
+      usage.add(loop.inputTokens, loop.outputTokens);
+      records.push(
+        ...toolRecords(loop, tooled.missing, { model: model.model, query: input.question, quoteCount: quotes.length, runningTime: secondsSince(started) }),
+      );
+      return { content: loop.content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables, quoteCount: quotes.length };
+    }
     let content: string;
     let callUsage: TokenUsage | undefined;
     // The gateway's id of the call: the answer's trace leads to its request log there.
@@ -260,20 +292,8 @@ export class ChatService {
     sink.status('Dataset search');
     const started = performance.now();
     try {
-      // A dataset deleted after the app was made is skipped and named, not fatal.
-      const r = await this.search.search(caller, {
-        datasetIds,
-        text: input.question,
-        mode: s.searchMode,
-        limit: s.limit,
-        similarity: s.similarity,
-        embeddingWeight: s.embeddingWeight,
-        usingReRank: s.usingReRank,
-        rerankModel: s.rerankModel,
-        extensionQueries,
-        skipMissing: true,
-        fullTextWithoutVectorModel: true,
-      });
+      // A dataset deleted after the app was made is skipped and named, not fatal (the MCP server's search asks the same).
+      const r = await this.search.search(caller, appSearchRequest(s, datasetIds, input.question, extensionQueries));
       const gone = r.missingDatasets;
       records.push({
         moduleName: 'Dataset search',

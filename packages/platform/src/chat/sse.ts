@@ -1,6 +1,6 @@
 // The chat endpoint's event stream: OpenAI chunks on `data:` lines, and with
 // detail=true FastGPT's named events (answer, fastAnswer, flowNodeStatus,
-// updateVariables, flowResponses after [DONE], error). Headers go out with the
+// updateVariables, toolCall, toolResponse, flowResponses after [DONE], error). Headers go out with the
 // first event, so without detail a failure before the answer starts is still
 // a plain HTTP error with its real status.
 import type { ServerResponse } from 'node:http';
@@ -44,6 +44,15 @@ export class ChatEventStream implements ChatSink {
 
   variables(values: Record<string, unknown>): void {
     if (this.opts.detail) this.event('updateVariables', values);
+  }
+
+  toolCall(call: { id: string; toolName: string; params: string }): void {
+    if (this.opts.detail)
+      this.event('toolCall', { tool: { id: call.id, toolName: call.toolName, functionName: call.toolName, params: call.params, response: '' } });
+  }
+
+  toolResponse(call: { id: string; toolName: string; response: string; ok: boolean }): void {
+    if (this.opts.detail) this.event('toolResponse', { tool: { id: call.id, toolName: call.toolName, response: call.response, ok: call.ok } });
   }
 
   finish(usage: TokenUsage, responseData: StepRecord[]): void {

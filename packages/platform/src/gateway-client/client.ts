@@ -27,11 +27,42 @@ export interface EmbeddingsResult {
   requestId: string | undefined;
 }
 
+/** A tool call the model made, put together from its stream's pieces (or read whole from an answer). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them: JSON text, perhaps broken. */
+  arguments: string;
+}
+
 export interface ChatStreamResult {
   content: string;
   finishReason: string | null;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | undefined;
   requestId: string | undefined;
+  /** The tool calls (or the legacy function_call, as one) the stream carried; none for most answers. */
+  toolCalls?: ModelToolCall[];
+}
+
+/**
+ * Adds a stream delta's tool-call pieces: OpenAI sends each call's id and
+ * name once, then its arguments in pieces, keyed by the call's index.
+ */
+function addCallDeltas(out: ChatStreamResult, delta: { tool_calls?: unknown; function_call?: { name?: string; arguments?: string } }): void {
+  const calls = (out.toolCalls ??= []);
+  if (delta.function_call) {
+    const call = (calls[0] ??= { id: 'function_call', name: '', arguments: '' });
+    call.name += delta.function_call.name ?? '';
+    call.arguments += delta.function_call.arguments ?? '';
+    return;
+  }
+  if (!Array.isArray(delta.tool_calls)) return;
+  for (const piece of delta.tool_calls as { index?: number; id?: string; function?: { name?: string; arguments?: string } }[]) {
+    const call = (calls[piece.index ?? 0] ??= { id: '', name: '', arguments: '' });
+    if (piece.id) call.id = piece.id;
+    call.name += piece.function?.name ?? '';
+    call.arguments += piece.function?.arguments ?? '';
+  }
 }
 
 export interface RerankResult {
@@ -161,6 +192,7 @@ export class GatewayClient {
         out.content += text;
         onDelta(text, chunk);
       }
+      if (choice?.delta?.tool_calls || choice?.delta?.function_call) addCallDeltas(out, choice.delta);
     });
     try {
       for await (const piece of res.body) reader.feed((piece as Buffer).toString('utf8'));

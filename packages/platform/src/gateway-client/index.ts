@@ -4,6 +4,7 @@ export {
   type GatewayClientOptions,
   type EmbeddingsResult,
   type ChatStreamResult,
+  type ModelToolCall,
   type RerankResult,
   type GatewayLogRow,
 } from './client.js';

@@ -5,8 +5,13 @@ import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE } from '@kbchat/contracts'
 import type { AppSettings, ModelStatus, PublicApp } from '../api';
 import type { MessageKey } from '../i18n';
 
-/** Annotation reply is set on the annotations page, beside the annotations it answers with. */
-export type Draft = { name: string; intro: string } & Omit<AppSettings, 'annotationReply'>;
+/**
+ * Annotation reply is set on the annotations page, beside the annotations it
+ * answers with. Tools are set through the API (PUT /api/core/app/update
+ * {tools}); the settings page does not pick them yet, and an update that
+ * leaves them out keeps them.
+ */
+export type Draft = { name: string; intro: string } & Omit<AppSettings, 'annotationReply' | 'tools' | 'toolRounds'>;
 export type Search = AppSettings['search'];
 export type Classify = NonNullable<AppSettings['classify']>;
 export type Extract = NonNullable<AppSettings['extract']>;

@@ -13,6 +13,7 @@ const STEP_KEYS: Record<string, MessageKey> = {
   contentExtract: 'chat.step.contentExtract',
   chatNode: 'chat.step.chatNode',
   answerNode: 'chat.step.answerNode',
+  toolCall: 'chat.step.toolCall',
 };
 
 export function ScoreList({ score }: { score: Quote['score'] }) {
@@ -114,6 +115,20 @@ function Step({ r }: { r: StepRecord }) {
       {typeof r.quoteCount === 'number' && r.moduleType === 'chatNode' && (
         <div className="muted">
           <span>{t('chat.step.quotes', { n: r.quoteCount })}</span>
+        </div>
+      )}
+      {r.moduleType === 'toolCall' && (
+        <div className="step-tool">
+          <div>
+            <code>{t('chat.step.toolName', { name: `${r.sourceName ? `${String(r.sourceName)} / ` : ''}${String(r.toolName ?? '')}` })}</code>
+          </div>
+          <div>
+            <span className="muted">{t('chat.step.toolInput')}</span> <code>{String(r.toolInput ?? '')}</code>
+          </div>
+          <div>
+            <span className="muted">{t('chat.step.toolResult')}</span>
+            <pre className="quote-text">{String(r.toolRes ?? '')}</pre>
+          </div>
         </div>
       )}
       {r.extractResult !== undefined && (
