@@ -5,13 +5,14 @@
 // first tool with the question's last word, lower-cased, then answers
 // "Tool result: ...").
 // In stream and non-stream mode, with OpenAI tools, the legacy functions and
-// the prompt (a model with neither); the calls appear as toolCall /
+// the prompt (a model with neither), from an MCP server and from an HTTP API
+// described by OpenAPI; the calls appear as toolCall /
 // toolResponse events (detail mode) and in responseData; a tool that fails or
 // hangs is reported to the model and the answer says so, within the timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../gateway/test/helpers.js';
 import { startPlatformFixture, type PlatformFixture } from './platform-fixture.js';
-import { MCP_TOKEN, startMcpServer } from './tool-servers.js';
+import { API_TOKEN, MCP_TOKEN, startApiServer, startMcpServer } from './tool-servers.js';
 
 const KEY = 'kbchat-test-chat-tools-key-0123456789';
 const TOOL_TIMEOUT_MS = 1500;
@@ -120,6 +121,27 @@ describe('applications with tools', () => {
     expect(streamed).toBe('Tool result: Sunny in bern, 21 °C');
   });
 
+  it('calls an operation of an HTTP API described by OpenAPI, with the model’s arguments', async () => {
+    const api = await startApiServer();
+    try {
+      const made = await call('/api/core/tool/source/create', {
+        type: 'openapi',
+        name: 'pets',
+        url: `${api.url}/openapi.json`,
+        headers: { Authorization: `Bearer ${API_TOKEN}` },
+      });
+      expect(made.status, made.text).toBe(200);
+      const app = await call('/api/core/app/create', { name: 'pets', model: 'sim-tools', tools: [{ sourceId: made.body.data, name: 'getPet' }] });
+      expect(app.status, app.text).toBe(200);
+      const key = (await call('/api/support/openapi/create', { name: 'key', appId: app.body.data })).body.data;
+      const r = await ask(key, 'tell me about pet 42');
+      expect(r.steps.find((s) => s.moduleType === 'toolCall')).toMatchObject({ toolName: 'getPet', sourceName: 'pets', toolInput: '{"petId":"42"}' });
+      expect(r.content).toMatch(/^Tool result: .*"id":"42".*"name":"Rex"/);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('refuses an app naming a tool its team does not have, naming the field', async () => {
     const r = await call('/api/core/app/create', {
       name: 'bad',
@@ -141,6 +163,23 @@ describe('applications with tools', () => {
     });
     expect(twice.status).toBe(400);
     expect(twice.text).toContain('tools');
+
+    // A source deleted after: the app can still be saved (renamed), and its chat skips the tool, saying so.
+    const temp = await call('/api/core/tool/source/create', {
+      type: 'mcp',
+      name: 'temp',
+      url: `${mcp.url}/mcp`,
+      headers: { Authorization: `Bearer ${MCP_TOKEN}` },
+    });
+    const app = await call('/api/core/app/create', { name: 'temp', model: 'sim-tools', tools: [{ sourceId: temp.body.data, name: 'forecast' }] });
+    expect(app.status, app.text).toBe(200);
+    expect((await f.call(`/api/core/tool/source/delete?id=${temp.body.data}`, { method: 'DELETE' })).status).toBe(200);
+    const renamed = await f.call('/api/core/app/update', { method: 'PUT', json: { appId: app.body.data, name: 'renamed' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    const key = (await call('/api/support/openapi/create', { name: 'key', appId: app.body.data })).body.data;
+    const kiel = await ask(key, 'weather in Kiel');
+    expect(kiel.steps.find((s) => s.moduleType === 'toolCall')).toBeUndefined();
+    expect(kiel.steps.find((s) => s.moduleType === 'chatNode').error).toContain(`${temp.body.data}/forecast`);
   });
 
   it('reports a failing tool and a hanging one to the model, and the answer says so', async () => {

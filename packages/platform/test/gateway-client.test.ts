@@ -169,6 +169,38 @@ describe('GatewayClient against other servers', () => {
     }
   });
 
+  it("puts a stream's tool calls together: by index, a new id at a taken index is a new call, a missing id is made up", async () => {
+    const chunk = (delta: unknown) => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+    const srv = await tinyServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        [
+          chunk({ content: 'Let me look. ' }),
+          chunk({ tool_calls: [{ index: 0, id: 'call_a', function: { name: 'forecast', arguments: '{"ci' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] }),
+          // A server that sends every call at index 0: a new id there is a second call.
+          chunk({ tool_calls: [{ index: 0, id: 'call_b', function: { name: 'time', arguments: '{}' } }] }),
+          // No id at a new index.
+          chunk({ tool_calls: [{ index: 5, function: { name: 'news', arguments: '{"q":1}' } }] }),
+          'data: [DONE]\n\n',
+        ].join(''),
+      );
+    });
+    const c = new GatewayClient({ url: `${srv.url}/v1/` });
+    try {
+      const r = await c.chatStream({ model: 'm', messages: [] }, () => {});
+      expect(r.content).toBe('Let me look. ');
+      expect(r.toolCalls).toEqual([
+        { id: 'call_a', name: 'forecast', arguments: '{"city":"Oslo"}' },
+        { id: 'call_b', name: 'time', arguments: '{}' },
+        { id: 'call_2', name: 'news', arguments: '{"q":1}' },
+      ]);
+    } finally {
+      await c.close();
+      await srv.close();
+    }
+  });
+
   it('a closed port gives "Connection error" naming the address', async () => {
     const port = await new Promise<number>((ok) => {
       const s = createServer().listen(0, '127.0.0.1', () => {

@@ -163,6 +163,34 @@ describe('tool sources', () => {
     const made = await run(ids.pasted!, 'post_pets', { body: { name: 'Tom' } });
     expect(made).toMatchObject({ ok: true, text: '{"made":{"name":"Tom"}}' });
     expect(await run(ids.pasted!, 'getPet', {})).toMatchObject({ ok: false, error: "the argument 'petId' (path) is required" });
+    // '..' would move the call within the API's host, with its credentials: refused.
+    expect(await run(ids.pasted!, 'getPet', { petId: '..' })).toMatchObject({ ok: false, error: "the argument 'petId' (path) cannot be '..'" });
+  });
+
+  it('gives up on an SSE server that opens its stream and never names its endpoint, and never shows a key put in the URL', async () => {
+    const stalled = await listen((req, res) => {
+      // Not Streamable HTTP (a 404 to the POST): the client falls back to SSE, whose stream then says nothing.
+      if (req.method === 'POST') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': hello\n\n');
+    });
+    try {
+      const started = Date.now();
+      const r = await create({ type: 'mcp', name: 'Stalled', url: `${stalled.url}/sse?key=stalled-secret-123` });
+      expect(r.status, r.text).toBe(422);
+      expect(Date.now() - started).toBeLessThan(2 * TIMEOUT_MS + 3000);
+      expect(r.text).toContain('did not answer within');
+      expect(r.text).not.toContain('stalled-secret-123');
+    } finally {
+      await stalled.close();
+    }
+    const keyed = await create({ type: 'mcp', name: 'Keyed', url: `${mcp.url}/mcp?key=url-secret-456`, headers: { Authorization: `Bearer ${MCP_TOKEN}` } });
+    expect(keyed.status, keyed.text).toBe(200);
+    const shown = await detail(keyed.body.data);
+    expect(shown.url).toBe(`${mcp.url}/mcp?…`);
+    expect(JSON.stringify((await call('/api/core/tool/source/list')).body)).not.toContain('url-secret-456');
+    expect(await run(keyed.body.data, 'forecast', { city: 'Paris' })).toMatchObject({ ok: true });
+    expect((await call(`/api/core/tool/source/delete?id=${keyed.body.data}`, undefined, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('gives an operation that fails, hangs or answers too much as ok: false, and cuts a long result for the model, saying so', async () => {

@@ -98,7 +98,7 @@ export class AppsService {
 
   async update(caller: KeyCaller, id: string, patch: Record<string, unknown> & { name?: string; intro?: string }): Promise<{ app: App; warnings: string[] }> {
     const app = await this.app(caller, id);
-    const { settings, warnings } = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)));
+    const { settings, warnings } = await this.checked(caller, parseInput(appSettingsSchema, mergeSettings(app.settings, patch)), app.settings);
     const now = Date.now();
     this.cache.delete(id);
     await this.store.update(caller.teamId, id, {
@@ -122,7 +122,7 @@ export class AppsService {
    * a warning: datasets without a configured vector model are searched by
    * full text whatever searchMode says.
    */
-  private async checked(caller: KeyCaller, s: AppSettings): Promise<{ settings: AppSettings; warnings: string[] }> {
+  private async checked(caller: KeyCaller, s: AppSettings, before?: AppSettings): Promise<{ settings: AppSettings; warnings: string[] }> {
     this.llm('model', s.model);
     if (s.search.queryExtension.model) this.llm('search.queryExtension.model', s.search.queryExtension.model);
     if (s.classify?.model) this.llm('classify.model', s.classify.model);
@@ -147,8 +147,12 @@ export class AppsService {
     if (dupKey) throw errors.badField('extract.fields', `field key "${dupKey}" appears twice`);
     if (s.tools.length && this.tools) {
       const { missing } = await this.tools.resolve(caller.teamId, s.tools);
-      const at = s.tools.findIndex((t) => missing.includes(`${t.sourceId}/${t.name}`));
+      // A tool added now must exist; one the app already had and whose source is gone since
+      // only warns (the chat skips it), so that the app can still be saved, e.g. renamed.
+      const had = new Set(before?.tools.map((t) => `${t.sourceId}/${t.name}`));
+      const at = s.tools.findIndex((t) => missing.includes(`${t.sourceId}/${t.name}`) && !had.has(`${t.sourceId}/${t.name}`));
       if (at >= 0) throw errors.badField(`tools[${at}]`, `the team has no tool source ${s.tools[at]!.sourceId} with a tool named "${s.tools[at]!.name}"`);
+      if (missing.length) warnings.push(`tools: ${missing.join(', ')} no longer exist; the chat skips them`);
     }
     return { settings: s, warnings };
   }

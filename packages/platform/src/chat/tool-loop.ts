@@ -6,6 +6,7 @@
 // with tool_choice auto, the legacy `functions`, or a prompt that lists the
 // tools and asks for a JSON object to call one. A tool that fails or times
 // out goes back to the model as an error result; it never ends the turn.
+import { countTextTokens } from '@kbchat/shared';
 import type { GatewayClient, ModelCall, ModelToolCall } from '../gateway-client/index.js';
 import { secondsSince, type StepRecord } from './records.js';
 import type { LlmModel } from '../models/config-file.js';
@@ -62,6 +63,9 @@ export interface ToolLoopResult {
   modelCalls: { requestId?: string; runningTime: number }[];
 }
 
+/** Calls run in one round at most; more are answered as refused, so that one answer cannot run for hours. */
+export const MAX_CALLS_PER_ROUND = 8;
+
 /** What a record keeps of a result: the model got up to the runner's own cut. */
 const RECORD_CHARS = 2000;
 
@@ -77,9 +81,16 @@ function functionNames(tools: ToolSpec[]): Map<string, ToolSpec> {
   return byName;
 }
 
+/** What a description may take of a prompt: a source's text reaches the system message. */
+const DESCRIPTION_CHARS = 1000;
+
+function functionsOf(byName: Map<string, ToolSpec>) {
+  return [...byName].map(([name, t]) => ({ name, description: t.description.slice(0, DESCRIPTION_CHARS), parameters: t.inputSchema }));
+}
+
 /** The prompt that offers tools to a model with neither tools nor functions: a <tools> list and the JSON to answer with. */
 function toolsPrompt(byName: Map<string, ToolSpec>): string {
-  const list = [...byName].map(([name, t]) => ({ name, description: t.description, parameters: t.inputSchema }));
+  const list = functionsOf(byName);
   return [
     'You can use tools. To use one, answer with only this JSON object and nothing else:',
     '{"tool": "<tool name>", "arguments": {<the arguments>}}',
@@ -92,25 +103,27 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
   const mode = callModeOf(input.model);
   const byName = functionNames(input.tools);
   const messages: Message[] = [...(input.body.messages as Message[])];
-  if (mode === 'prompt') {
+  if (mode === 'prompt' && byName.size) {
     const at = messages[0]?.role === 'system' ? 0 : -1;
     if (at === 0) messages[0] = { ...messages[0], content: `${String(messages[0]!.content)}\n\n${toolsPrompt(byName)}` };
     else messages.unshift({ role: 'system', content: toolsPrompt(byName) });
   }
   const result: ToolLoopResult = { content: '', mode, rounds: 0, calls: [], inputTokens: 0, outputTokens: 0, modelCalls: [] };
   for (let round = 1; ; round++) {
-    // After the last round the model answers with what it has: no tools offered.
+    // After the last round the model answers with what it has: it may call no more.
     const offer = round <= input.maxRounds;
+    if (!offer && mode === 'prompt' && round > 1)
+      messages.push({ role: 'user', content: 'The tools are no longer available: answer now with what you have, without JSON.' });
     const started = performance.now();
     const answer = await ask(input, mode, byName, messages, offer);
     result.rounds = round;
     result.inputTokens += answer.inputTokens;
     result.outputTokens += answer.outputTokens;
     result.modelCalls.push({ ...(answer.requestId ? { requestId: answer.requestId } : {}), runningTime: secondsSince(started) });
-    if (!offer || answer.calls.length === 0) {
-      result.content = answer.content;
-      return result;
-    }
+    const called = offer && answer.calls.length > 0;
+    // The answer is every round's text (what the model said before its calls was streamed too), never a prompt-mode call's JSON.
+    if (answer.content && !(called && mode === 'prompt')) result.content += answer.content;
+    if (!called) return result;
     messages.push(...(await runCalls(input, mode, byName, answer, round, result.calls)));
   }
 }
@@ -126,9 +139,12 @@ interface RoundAnswer {
 /** One model call of the loop, streamed or not; in prompt mode a JSON tool call is held back from the stream. */
 async function ask(input: ToolLoopInput, mode: CallMode, byName: Map<string, ToolSpec>, messages: Message[], offer: boolean): Promise<RoundAnswer> {
   const body: Record<string, unknown> = { ...input.body, messages };
-  const fns = [...byName].map(([name, t]) => ({ name, description: t.description.slice(0, 1000), parameters: t.inputSchema }));
-  if (offer && mode === 'toolChoice') Object.assign(body, { tools: fns.map((f) => ({ type: 'function', function: f })), tool_choice: 'auto' });
-  if (offer && mode === 'functionCall') Object.assign(body, { functions: fns, function_call: 'auto' });
+  const fns = functionsOf(byName);
+  // The last round keeps the tools but may call none: the calls already in the messages
+  // need their tools beside them (Anthropic refuses a tool_use block without its tool).
+  if (mode === 'toolChoice' && fns.length)
+    Object.assign(body, { tools: fns.map((f) => ({ type: 'function', function: f })), tool_choice: offer ? 'auto' : 'none' });
+  if (mode === 'functionCall' && fns.length) Object.assign(body, { functions: fns, function_call: offer ? 'auto' : 'none' });
   let content: string;
   let calls: ModelToolCall[];
   let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
@@ -138,7 +154,7 @@ async function ask(input: ToolLoopInput, mode: CallMode, byName: Map<string, Too
     const r = await input.gateway.chatStream(body, (text) => held.push(text), input.signal);
     ({ content, usage, requestId } = r);
     calls = r.toolCalls ?? [];
-    if (mode === 'prompt' && offer) calls = promptCall(content, byName);
+    if (mode === 'prompt' && offer) calls = promptCall(content);
     if (calls.length === 0) held.release();
   } else {
     const r = await input.gateway.chat(body, input.signal);
@@ -146,9 +162,12 @@ async function ask(input: ToolLoopInput, mode: CallMode, byName: Map<string, Too
     content = String(message.content ?? '');
     usage = r.json?.usage;
     requestId = r.requestId;
-    calls = mode === 'prompt' ? (offer ? promptCall(content, byName) : []) : answerCalls(message);
+    calls = mode === 'prompt' ? (offer ? promptCall(content) : []) : answerCalls(message);
   }
-  return { content, calls, inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, requestId };
+  // Counted here when the model reports no usage, as the answer without tools is.
+  const inputTokens = usage?.prompt_tokens ?? messages.reduce((n, m) => n + countTextTokens(typeof m.content === 'string' ? m.content : '') + 4, 0);
+  const outputTokens = usage?.completion_tokens ?? countTextTokens(content) + calls.reduce((n, c) => n + countTextTokens(c.arguments), 0);
+  return { content, calls, inputTokens, outputTokens, requestId };
 }
 
 /** The calls of a whole (non-stream) answer: tool_calls, or the legacy function_call. */
@@ -161,11 +180,12 @@ function answerCalls(message: { tool_calls?: unknown; function_call?: { name?: s
 }
 
 /** A prompt-mode answer that is a JSON object naming a tool is a call of it. */
-function promptCall(content: string, byName: Map<string, ToolSpec>): ModelToolCall[] {
+function promptCall(content: string): ModelToolCall[] {
   const trimmed = content.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('```')) return [];
   const json = parseFirstJsonObject(trimmed);
-  if (!json || typeof json.tool !== 'string' || !byName.has(json.tool)) return [];
+  // A call of a tool not offered is still a call: it is answered with an error, not shown as the answer.
+  if (!json || typeof json.tool !== 'string' || !json.tool) return [];
   return [{ id: `prompt_call_${json.tool}`, name: json.tool, arguments: JSON.stringify(json.arguments ?? {}) }];
 }
 
@@ -179,17 +199,25 @@ async function runCalls(
   records: ToolCallRecord[],
 ): Promise<Message[]> {
   const out: Message[] = [];
+  // The arguments go back as JSON objects: a provider that must read them (Anthropic's tool_use) refuses broken JSON.
+  const echoed = (c: ModelToolCall) => JSON.stringify(parseArguments(c.arguments) ?? {});
+  // The legacy form carries one call an answer; others run at most MAX_CALLS_PER_ROUND.
+  const calls = mode === 'functionCall' ? answer.calls.slice(0, 1) : answer.calls;
   if (mode === 'toolChoice') {
-    const toolCalls = answer.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    const toolCalls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: echoed(c) } }));
     out.push({ role: 'assistant', content: answer.content || null, tool_calls: toolCalls });
   } else if (mode === 'functionCall') {
-    const c = answer.calls[0]!;
-    out.push({ role: 'assistant', content: null, function_call: { name: c.name, arguments: c.arguments } });
+    const c = calls[0]!;
+    out.push({ role: 'assistant', content: null, function_call: { name: c.name, arguments: echoed(c) } });
   } else {
     out.push({ role: 'assistant', content: answer.content });
   }
-  // The legacy form carries one call an answer.
-  for (const call of mode === 'functionCall' ? answer.calls.slice(0, 1) : answer.calls) {
+  for (const [i, call] of calls.entries()) {
+    if (i >= MAX_CALLS_PER_ROUND) {
+      const text = `Error: not run: at most ${MAX_CALLS_PER_ROUND} tool calls an answer`;
+      out.push(mode === 'toolChoice' ? { role: 'tool', tool_call_id: call.id, content: text } : { role: 'user', content: toolResultMessage(call.name, text) });
+      continue;
+    }
     const tool = byName.get(call.name);
     input.sink.toolCall({ id: call.id, toolName: call.name, params: call.arguments });
     const started = performance.now();
@@ -220,9 +248,15 @@ async function runCalls(
     });
     if (mode === 'toolChoice') out.push({ role: 'tool', tool_call_id: call.id, content: text });
     else if (mode === 'functionCall') out.push({ role: 'function', name: call.name, content: text });
-    else out.push({ role: 'user', content: `<tool_result name="${call.name}">\n${text}\n</tool_result>` });
+    else out.push({ role: 'user', content: toolResultMessage(call.name, text) });
   }
   return out;
+}
+
+/** A result in prompt mode: a user message, its own closing tag escaped so that a result cannot end it and speak as the user. */
+function toolResultMessage(name: string, text: string): string {
+  const safe = text.replace(/<\/?tool_result/gi, (tag) => tag.replace('<', '&lt;'));
+  return `<tool_result name="${name.replace(/[^\w-]/g, '_')}">\n${safe}\n</tool_result>`;
 }
 
 function parseArguments(text: string): Record<string, unknown> | undefined {

@@ -48,7 +48,11 @@ export interface ChatStreamResult {
  * Adds a stream delta's tool-call pieces: OpenAI sends each call's id and
  * name once, then its arguments in pieces, keyed by the call's index.
  */
-function addCallDeltas(out: ChatStreamResult, delta: { tool_calls?: unknown; function_call?: { name?: string; arguments?: string } }): void {
+function addCallDeltas(
+  out: ChatStreamResult,
+  byIndex: Map<number, ModelToolCall>,
+  delta: { tool_calls?: unknown; function_call?: { name?: string; arguments?: string } },
+): void {
   const calls = (out.toolCalls ??= []);
   if (delta.function_call) {
     const call = (calls[0] ??= { id: 'function_call', name: '', arguments: '' });
@@ -58,8 +62,15 @@ function addCallDeltas(out: ChatStreamResult, delta: { tool_calls?: unknown; fun
   }
   if (!Array.isArray(delta.tool_calls)) return;
   for (const piece of delta.tool_calls as { index?: number; id?: string; function?: { name?: string; arguments?: string } }[]) {
-    const call = (calls[piece.index ?? 0] ??= { id: '', name: '', arguments: '' });
-    if (piece.id) call.id = piece.id;
+    // By index where it is a small whole number; a new id at an index already taken is a new call
+    // (some OpenAI-compatible servers send every call at index 0).
+    const index = Number.isInteger(piece.index) && piece.index! >= 0 && piece.index! < 64 ? piece.index! : calls.length - 1;
+    let call = byIndex.get(index);
+    if (!call || (piece.id && call.id && piece.id !== call.id)) {
+      call = { id: piece.id ?? `call_${calls.length}`, name: '', arguments: '' };
+      calls.push(call);
+      byIndex.set(index, call);
+    }
     call.name += piece.function?.name ?? '';
     call.arguments += piece.function?.arguments ?? '';
   }
@@ -170,6 +181,7 @@ export class GatewayClient {
     const requestId = headerOf(res.headers, 'x-request-id');
     if (res.statusCode < 200 || res.statusCode >= 300) throw errorFromResponse(res.statusCode, res.headers, await res.body.text(), sent);
     const out: ChatStreamResult = { content: '', finishReason: null, usage: undefined, requestId };
+    const callsByIndex = new Map<number, ModelToolCall>();
     let streamError: GatewayError | undefined;
     const reader = createSseReader((data) => {
       if (data === '[DONE]' || streamError) return;
@@ -192,7 +204,7 @@ export class GatewayClient {
         out.content += text;
         onDelta(text, chunk);
       }
-      if (choice?.delta?.tool_calls || choice?.delta?.function_call) addCallDeltas(out, choice.delta);
+      if (choice?.delta?.tool_calls || choice?.delta?.function_call) addCallDeltas(out, callsByIndex, choice.delta);
     });
     try {
       for await (const piece of res.body) reader.feed((piece as Buffer).toString('utf8'));

@@ -57,15 +57,30 @@ export function guardedFetch(opts: GuardOptions): { fetch: GuardedFetch; close()
 }
 
 /** An absolute http(s) URL that is not an IP address the rules refuse. */
+/** A URL as messages and answers show it: no user part and no query (an MCP server's key is often in one of them). */
+export function shownUrl(link: string): string {
+  try {
+    const u = new URL(link);
+    const query = u.search ? '?…' : '';
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.href + query;
+  } catch {
+    return link.replace(/[?#].*$/, '').slice(0, 200);
+  }
+}
+
 export function checkedUrl(link: string, allowPrivate: boolean): URL {
   let url: URL;
   try {
     url = new URL(link);
   } catch {
-    throw new ToolFetchError('invalid_url', `${link} is not a valid URL; give an absolute http:// or https:// address.`);
+    throw new ToolFetchError('invalid_url', `${shownUrl(link)} is not a valid URL; give an absolute http:// or https:// address.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new ToolFetchError('invalid_url', `${link}: only http:// and https:// addresses can be used.`);
+    throw new ToolFetchError('invalid_url', `${shownUrl(link)}: only http:// and https:// addresses can be used.`);
   const refusal = literalAddressRefusal(url, allowPrivate);
   if (refusal) throw forbidden(refusal);
   return url;
@@ -84,7 +99,7 @@ export function fetchFailure(err: unknown, link: string): Error {
   if ((err as Error)?.name === 'AbortError' || (err as Error)?.name === 'TimeoutError') return err as Error;
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   const detail = cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
-  return new ToolFetchError('unreachable', `${link} could not be reached (${detail}).`);
+  return new ToolFetchError('unreachable', `${shownUrl(link)} could not be reached (${detail}).`);
 }
 
 /** The answer with its body cut off (an error) past maxBytes. */
@@ -92,7 +107,7 @@ function capped(res: UndiciResponse, maxBytes: number, link: string): UndiciResp
   if (!res.body || NULL_BODY.has(res.status)) return res;
   const declared = Number(res.headers.get('content-length'));
   let total = 0;
-  const tooLarge = () => new ToolFetchError('too_large', `${link} answered more than ${maxBytes} bytes, the limit of one answer.`);
+  const tooLarge = () => new ToolFetchError('too_large', `${shownUrl(link)} answered more than ${maxBytes} bytes, the limit of one answer.`);
   if (Number.isFinite(declared) && declared > maxBytes) {
     void res.body.cancel().catch(() => {});
     throw tooLarge();

@@ -9,7 +9,7 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { fetchFailure, guardedFetch, ToolFetchError, type GuardOptions } from './fetch.js';
+import { fetchFailure, guardedFetch, shownUrl, ToolFetchError, type GuardOptions } from './fetch.js';
 import type { StoredTool } from './tables.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -63,19 +63,31 @@ async function withClient<T>(
   signal: AbortSignal | undefined,
   work: (client: Client, options: { signal?: AbortSignal; timeout: number }) => Promise<T>,
 ): Promise<{ value: T; transport: McpTransportKind }> {
-  // No pause inside the event stream ends it: the request's own timeout bounds each exchange.
+  // No pause inside the event stream ends it: the request's own timeout bounds each exchange,
+  // and one deadline bounds it all, the connection included (an SSE server that opens its
+  // stream and never sends its endpoint would otherwise hold the chat for ever: the SDK's
+  // timeout does not cover that wait).
   const net = guardedFetch({ ...opts, bodyTimeoutMs: 0 });
-  const options = { signal, timeout: opts.timeoutMs };
+  const deadline = AbortSignal.timeout(2 * opts.timeoutMs);
+  const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const stopped = new Promise<never>((_, reject) =>
+    stop.addEventListener('abort', () => reject(signal?.aborted ? (signal.reason ?? new Error('aborted')) : timedOut(target.url, 2 * opts.timeoutMs)), {
+      once: true,
+    }),
+  );
+  stopped.catch(() => {});
+  const options = { signal: stop, timeout: opts.timeoutMs };
   const kinds: McpTransportKind[] = target.transport ? [target.transport] : ['streamableHttp', 'sse'];
   const tried: string[] = [];
   try {
     for (const kind of kinds) {
       const client = new Client({ name: 'kbchat', version });
       try {
-        await client.connect(transportOf(kind, target, net.fetch), options);
-        return { value: await work(client, options), transport: kind };
+        await Promise.race([client.connect(transportOf(kind, target, net.fetch), options), stopped]);
+        return { value: await Promise.race([work(client, options), stopped]), transport: kind };
       } catch (err) {
         if (signal?.aborted) throw signal.reason ?? err;
+        if (deadline.aborted) throw timedOut(target.url, 2 * opts.timeoutMs);
         // Only a server that does not speak Streamable HTTP (a 4xx to its POST, but a refusal of the headers) is tried over SSE.
         const status = err instanceof StreamableHTTPError ? err.code : undefined;
         if (kind === 'streamableHttp' && kinds.length > 1 && status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403) {
@@ -87,7 +99,7 @@ async function withClient<T>(
         await client.close().catch(() => {});
       }
     }
-    throw new ToolFetchError('unreachable', `${target.url} is not an MCP server: ${tried.join('; ')}.`);
+    throw new ToolFetchError('unreachable', `${shownUrl(target.url)} is not an MCP server: ${tried.join('; ')}.`);
   } finally {
     await net.close();
   }
@@ -106,8 +118,11 @@ function transportOf(kind: McpTransportKind, target: McpTarget, fetch: ReturnTyp
   return new SSEClientTransport(url, { requestInit, fetch });
 }
 
+const timedOut = (url: string, ms: number) => new ToolFetchError('timeout', `${shownUrl(url)} did not answer within ${Math.round(ms / 100) / 10} s.`);
+
 /** What went wrong, in words: the address rule, the HTTP status, the silence, or the server's own error. */
-function described(err: unknown, url: string, tried: string[], timeoutMs: number): Error {
+function described(err: unknown, link: string, tried: string[], timeoutMs: number): Error {
+  const url = shownUrl(link);
   const before = tried.length ? ` (${tried.join('; ')})` : '';
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout) return new ToolFetchError('timeout', `${url} did not answer within ${Math.round(timeoutMs / 100) / 10} s.`);
@@ -120,7 +135,7 @@ function described(err: unknown, url: string, tried: string[], timeoutMs: number
     const code = typeof status === 'number' && status > 0 ? `HTTP ${status}` : 'an error';
     return new ToolFetchError('unreachable', `${url} answered ${code}${why}${before}: ${firstLine(err.message)}`);
   }
-  const failure = fetchFailure(err, url);
+  const failure = fetchFailure(err, link);
   if (failure instanceof ToolFetchError) return failure;
   return new ToolFetchError('unreachable', `${url}: ${firstLine((err as Error)?.message ?? String(err))}${before}`);
 }

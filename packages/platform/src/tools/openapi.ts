@@ -168,6 +168,9 @@ function inline(doc: Json, schema: unknown, depth: number, stack: string[]): unk
 }
 
 /** An operation called with the model's arguments: the answer's status and text (read no further than the fetch's cap). */
+/** Headers a document's parameter may name but a model may not set: they would change where or how the request goes. */
+const FIXED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'authorization', 'cookie', 'proxy-authorization']);
+
 export async function callOperation(
   fetch: GuardedFetch,
   baseUrl: string,
@@ -186,11 +189,16 @@ export async function callOperation(
       continue;
     }
     const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    if (p.in === 'path') path = path.split(`{${p.name}}`).join(encodeURIComponent(text));
-    else if (p.in === 'query')
+    if (p.in === 'path') {
+      // '.' and '..' survive encoding (so does %2e%2e: URLs read it as '..'): /repos/{owner}/{repo} would reach /admin.
+      if (text === '.' || text === '..') throw new OpenApiError(`the argument '${p.name}' (path) cannot be '${text}'`);
+      path = path.split(`{${p.name}}`).join(encodeURIComponent(text));
+    } else if (p.in === 'query')
       for (const each of Array.isArray(v) ? v : [v]) query.append(p.name, typeof each === 'object' ? JSON.stringify(each) : String(each));
-    else sent[p.name.toLowerCase()] = text.replace(/[\r\n]/g, ' ');
+    else if (!FIXED_HEADERS.has(p.name.toLowerCase())) sent[p.name.toLowerCase()] = text.replace(/[\r\n]/g, ' ');
   }
+  // The source's own headers (its credentials) win over a model's header of the same name, whatever its case.
+  for (const name of Object.keys(headers)) delete sent[name.toLowerCase()];
   const qs = query.toString();
   const url = `${baseUrl}${path.startsWith('/') ? '' : '/'}${path}${qs ? `?${qs}` : ''}`;
   const body = plan.bodyArg && args[plan.bodyArg] !== undefined ? JSON.stringify(args[plan.bodyArg]) : undefined;

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { RequestAuth } from '../accounts/request-auth.js';
 import { done, ok } from '../datasets/routes.js';
 import { authenticated } from '../http/caller.js';
+import { shownUrl } from './fetch.js';
 import type { ToolSources } from './service.js';
 import type { ToolSourceRow } from './store.js';
 import type { StoredTool } from './tables.js';
@@ -30,8 +31,9 @@ export function publicToolSource(s: ToolSourceRow): PublicToolSource {
     id: s.id,
     type: s.type,
     name: s.name,
-    url: s.url ?? undefined,
-    baseUrl: s.base_url ?? undefined,
+    // Shown without a user part or a query: a key is often put there.
+    url: s.url ? shownUrl(s.url) : undefined,
+    baseUrl: s.base_url ? shownUrl(s.base_url) : undefined,
     transport: (s.transport ?? undefined) as PublicToolSource['transport'],
     headers: JSON.parse(s.header_hints) as PublicToolSource['headers'],
     toolCount: (JSON.parse(s.tools) as unknown[]).length,

@@ -7,7 +7,7 @@ import type { CreateToolSourceBody } from '@kbchat/contracts';
 import { errors, PlatformError } from '../http/errors.js';
 import type { HostResolver } from '../ingest/link.js';
 import { newId, type KeyCaller } from '../keys/auth.js';
-import { checkedUrl, guardedFetch, ToolFetchError, type GuardOptions } from './fetch.js';
+import { checkedUrl, guardedFetch, shownUrl, ToolFetchError, type GuardOptions } from './fetch.js';
 import { callMcpTool, listMcpTools, McpToolError, type McpTransportKind } from './mcp.js';
 import { baseUrlOf, callOperation, OpenApiError, openApiTools, parseOpenApi } from './openapi.js';
 import type { ToolCallResult, ToolRunner, ToolSpec } from './runner.js';
@@ -175,7 +175,7 @@ export class ToolSources implements ToolRunner {
   }): Promise<{ tools: StoredTool[]; transport?: McpTransportKind; baseUrl?: string }> {
     try {
       if (s.type === 'mcp') return await listMcpTools({ url: s.url!, headers: s.headers }, this.guard(LIST_MAX_BYTES));
-      const doc = parseOpenApi(s.document ?? (await this.fetchDocument(s.url!, s.headers)));
+      const doc = parseOpenApi(s.document ?? (await this.fetchDocument(s.url!, s.headers, s.baseUrl)));
       const baseUrl = baseUrlOf(doc, s.baseUrl, s.url ?? undefined);
       // A base URL the rules refuse is refused now, not at the first call.
       checkedUrl(baseUrl, this.settings.allowPrivate);
@@ -185,23 +185,37 @@ export class ToolSources implements ToolRunner {
     }
   }
 
-  private async fetchDocument(url: string, headers: Record<string, string>): Promise<string> {
+  /**
+   * The document by its URL, sent the source's headers only when it is on the
+   * origin the calls go to (`baseUrl`): the credentials are for the API, not
+   * for wherever its document is kept (a repository, a CDN).
+   */
+  private async fetchDocument(url: string, headers: Record<string, string>, baseUrl?: string): Promise<string> {
     const net = guardedFetch(this.guard(LIST_MAX_BYTES));
+    const sameOrigin = baseUrl !== undefined && sameOriginOf(url, baseUrl);
     try {
       const res = await net.fetch(url, {
-        headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5', ...headers },
+        headers: { accept: 'application/json, application/yaml, text/yaml, */*;q=0.5', ...(sameOrigin ? headers : {}) },
         signal: AbortSignal.timeout(this.settings.timeoutMs),
       });
       const text = await res.text();
       if (res.status < 200 || res.status >= 300)
         throw new ToolFetchError(
           'unreachable',
-          `${url} answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (a redirect: give the final address)' : ''}.`,
+          `${shownUrl(url)} answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (a redirect: give the final address)' : ''}.`,
         );
       return text;
     } finally {
       await net.close();
     }
+  }
+}
+
+function sameOriginOf(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
   }
 }
 
