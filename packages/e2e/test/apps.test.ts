@@ -305,7 +305,7 @@ describe.skipIf(Boolean(noBrowser))('application pages in Chromium', () => {
     await dark.getByRole('button', { name: '中文' }).click();
     await dark.getByRole('heading', { name: '模型与提示词' }).waitFor();
     const headings = await dark.locator('.ap-section h2, .ap-test-pane h2').allTextContents();
-    expect(headings).toEqual(['模型与提示词', '知识库与检索', '引用', '问题分类', '内容提取', '测试对话']);
+    expect(headings).toEqual(['模型与提示词', '知识库与检索', '工具', '引用', '问题分类', '内容提取', '测试对话']);
     await dark.screenshot({ path: join(SHOTS, 'apps-settings-zh-dark.png'), fullPage: false });
     await dark.getByRole('button', { name: 'English' }).click();
     await dark.goto(`${suite.k.url}/apps`);

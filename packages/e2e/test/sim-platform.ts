@@ -9,7 +9,7 @@ import { loadGatewayConfig, startGateway } from '@kbchat/gateway';
 import { startUpstreamSim, type UpstreamSimOptions } from '@kbchat/upstream-sim';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { loadPlatformConfig, startPlatform, type RunningPlatform } from '@kbchat/platform';
+import { loadPlatformConfig, startPlatform, type PlatformConfig, type RunningPlatform } from '@kbchat/platform';
 import { launch } from './browser.js';
 import { SHOTS, signIn } from './kbchat-start.js';
 
@@ -25,13 +25,15 @@ export interface SimPlatformSuite {
 
 /**
  * `simModels`: the gateway's sim channel (SIM_MODELS); `config`: the platform's config.json; `gatewayEnv`: more gateway
- * settings; `sim`: the simulator's (tokens and tokenDelayMs make an answer that takes a while).
+ * settings; `sim`: the simulator's (tokens and tokenDelayMs make an answer that takes a while); `platform`: more
+ * platform settings (toolAllowPrivate for a tool server on loopback).
  */
 export function simPlatformSuite(opts: {
   simModels: string;
   config: unknown;
   gatewayEnv?: Record<string, string>;
   sim?: UpstreamSimOptions;
+  platform?: Partial<PlatformConfig>;
 }): SimPlatformSuite {
   const suite = {} as SimPlatformSuite;
   beforeAll(async () => {
@@ -68,6 +70,7 @@ export function simPlatformSuite(opts: {
           gatewayUrl: suite.gw.url,
           gatewayToken: TOKEN,
           logLevel: 'warn',
+          ...opts.platform,
         },
       ),
     );

@@ -33,7 +33,17 @@ describe('the web app at the platform root', () => {
       expect([403, 404]).toContain((await fetch(`${p.url}/assets/..%2F..%2Fpackage.json`)).status);
 
       // The app's own pages (its router's paths) are the same page; the share page is its own.
-      for (const path of ['/datasets', '/datasets/abc/collections/x%25E0%E6%B5%8B', '/apps/1', '/chat?appId=1', '/keys', '/models', '/team']) {
+      for (const path of [
+        '/datasets',
+        '/datasets/abc/collections/x%25E0%E6%B5%8B',
+        '/apps/1',
+        '/tools',
+        '/tools/abc',
+        '/chat?appId=1',
+        '/keys',
+        '/models',
+        '/team',
+      ]) {
         const r = await fetch(`${p.url}${path}`);
         expect(r.status, path).toBe(200);
         expect(await r.text(), path).toBe(html);

@@ -12,6 +12,7 @@ import { Boundary, Loading, NotFound } from './ui';
 
 const DatasetRoutes = lazy(() => import('./datasets/routes'));
 const AppRoutes = lazy(() => import('./apps/routes'));
+const ToolRoutes = lazy(() => import('./tools/routes'));
 const ChatRoutes = lazy(() => import('./chat/routes'));
 const KeysPage = lazy(() => import('./settings/KeysPage'));
 const ModelsPage = lazy(() => import('./settings/ModelsPage'));
@@ -53,6 +54,7 @@ function Pages({ user, onSignOut }: { user: PublicUser; onSignOut: () => void })
   const nav = [
     { href: '/datasets', label: t('nav.datasets') },
     { href: '/apps', label: t('nav.apps') },
+    { href: '/tools', label: t('nav.tools') },
     { href: '/keys', label: t('nav.keys') },
     { href: '/models', label: t('nav.models') },
     ...(user.role === 'root' ? [{ href: '/team', label: t('nav.team') }] : []),
@@ -74,6 +76,11 @@ function Pages({ user, onSignOut }: { user: PublicUser; onSignOut: () => void })
         <Route path="/apps" nest>
           <Page>
             <AppRoutes />
+          </Page>
+        </Route>
+        <Route path="/tools" nest>
+          <Page>
+            <ToolRoutes />
           </Page>
         </Route>
         <Route path="/chat" nest>

@@ -16,11 +16,13 @@ import * as consoleUsers from './console/users/messages';
 import * as datasets from './datasets/messages';
 import * as core from './messages';
 import * as settings from './settings/messages';
+import * as tools from './tools/messages';
 
 export const areas = [
   core,
   datasets,
   apps,
+  tools,
   chat,
   settings,
   gatewayConsole,

@@ -20,7 +20,7 @@ const areaFiles = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
 
 const PAGES = {
   share: ['chat/messages.ts', 'messages.ts'],
-  index: ['apps/messages.ts', 'chat/messages.ts', 'datasets/messages.ts', 'messages.ts', 'settings/messages.ts'],
+  index: ['apps/messages.ts', 'chat/messages.ts', 'datasets/messages.ts', 'messages.ts', 'settings/messages.ts', 'tools/messages.ts'],
   console: areaFiles.filter((f) => f.startsWith('console/')).concat('messages.ts'),
 } as const;
 type Page = keyof typeof PAGES;

@@ -8,7 +8,7 @@ import type { ServiceAppOptions } from '@kbchat/server-kit';
 import type { FastifyRequest } from 'fastify';
 
 /** The app's own pages (its router's top-level paths): each is index.html. */
-export const APP_PAGES = ['/', '/datasets', '/apps', '/chat', '/keys', '/models', '/team'];
+export const APP_PAGES = ['/', '/datasets', '/apps', '/tools', '/chat', '/keys', '/models', '/team'];
 export const SHARE_PAGE = '/chat/share';
 
 /** The sites that may frame a share link's page (empty: any), for its Content-Security-Policy. */

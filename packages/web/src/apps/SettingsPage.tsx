@@ -21,6 +21,7 @@ import { QuoteSection } from './QuoteSection';
 import { apiEnvelope } from '../api';
 import { SaveBar } from './SaveBar';
 import { TestPane } from './TestPane';
+import { ToolsSection } from './ToolsSection';
 
 export interface Loaded {
   app: PublicApp;
@@ -54,6 +55,7 @@ function sectionOf(field: string): string {
   if (['datasets', 'search'].includes(head)) return 'knowledge';
   if (['quoteTemplate', 'quotePrompt'].includes(head)) return 'quote';
   if (['classify', 'extract'].includes(head)) return head;
+  if (['tools', 'toolRounds'].includes(head)) return 'tools';
   return 'general';
 }
 
@@ -144,6 +146,9 @@ function SettingsForm({ appId, loaded }: { appId: string; loaded: Loaded }) {
           </Boundary>
           <Boundary>
             <KnowledgeSection {...props} invalid={invalid === 'knowledge'} />
+          </Boundary>
+          <Boundary>
+            <ToolsSection {...props} invalid={invalid === 'tools'} />
           </Boundary>
           <Boundary>
             <QuoteSection {...props} invalid={invalid === 'quote'} />

@@ -5,16 +5,15 @@ import { DEFAULT_QUOTE_PROMPT, DEFAULT_QUOTE_TEMPLATE } from '@kbchat/contracts'
 import type { AppSettings, ModelStatus, PublicApp } from '../api';
 import type { MessageKey } from '../i18n';
 
-/**
- * Annotation reply is set on the annotations page, beside the annotations it
- * answers with. Tools are set through the API (PUT /api/core/app/update
- * {tools}); the settings page does not pick them yet, and an update that
- * leaves them out keeps them.
- */
-export type Draft = { name: string; intro: string } & Omit<AppSettings, 'annotationReply' | 'tools' | 'toolRounds'>;
+/** Annotation reply is set on the annotations page, beside the annotations it answers with. */
+export type Draft = { name: string; intro: string } & Omit<AppSettings, 'annotationReply'>;
 export type Search = AppSettings['search'];
 export type Classify = NonNullable<AppSettings['classify']>;
 export type Extract = NonNullable<AppSettings['extract']>;
+export type ToolRef = AppSettings['tools'][number];
+
+/** The most tools an application offers its model (the platform's limit). */
+export const MAX_TOOLS = 20;
 
 // The platform's defaults, shown when the fields are empty: the texts the
 // platform writes its prompts with (one copy, in the contracts).
@@ -38,6 +37,8 @@ export function fromApp(app: PublicApp): Draft {
     quotePrompt: app.quotePrompt === DEFAULT_QUOTE_PROMPT ? undefined : app.quotePrompt,
     classify: app.classify,
     extract: app.extract,
+    tools: app.tools,
+    toolRounds: app.toolRounds,
   };
 }
 

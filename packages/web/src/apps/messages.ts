@@ -1,9 +1,11 @@
 // Strings of the apps pages. English first; the Chinese table must have every key.
 // The pages that review answers (chat log, annotations, figures) keep theirs in
 // review-messages.ts, and the share links page its limits and embedding
-// strings share-messages.ts, spread in here: one area, files of a readable length.
+// strings share-messages.ts, and the settings' Tools section tools-messages.ts,
+// spread in here: one area, files of a readable length.
 import * as review from './review-messages';
 import * as share from './share-messages';
+import * as tools from './tools-messages';
 
 export const en = {
   'apps.title': 'Applications',
@@ -156,6 +158,7 @@ export const en = {
   'logs.source.share': 'share link',
   ...review.en,
   ...share.en,
+  ...tools.en,
 } as const;
 
 export const zh: Record<keyof typeof en, string> = {
@@ -308,4 +311,5 @@ export const zh: Record<keyof typeof en, string> = {
   'logs.source.share': '分享链接',
   ...review.zh,
   ...share.zh,
+  ...tools.zh,
 };

@@ -1,6 +1,6 @@
 // The steps of an answer (responseData), behind the message's Steps toggle:
 // what was classified, how the question was completed, what the search used
-// and found with every score, what was extracted, and each model call.
+// and found with every score, what was extracted, each tool call, and each model call.
 import type { DroppedItem, GatewayCalls, ModelCall, StepRecord } from '../api';
 import { useLang, type MessageKey, type Translate } from '../i18n';
 import type { Quote } from './messages-model';
@@ -62,6 +62,7 @@ function Step({ r }: { r: StepRecord }) {
       <div className="row">
         <strong>{title}</strong>
         {r.model && <code>{r.model}</code>}
+        {r.moduleType === 'toolCall' && <code>{`${r.sourceName ? `${String(r.sourceName)} / ` : ''}${String(r.toolName ?? '')}`}</code>}
         <span className="muted">{t('chat.step.seconds', { s: r.runningTime })}</span>
         {(r.inputTokens !== undefined || r.outputTokens !== undefined) && (
           <span className="muted">{t('chat.step.tokens', { input: r.inputTokens ?? 0, output: r.outputTokens ?? 0 })}</span>
@@ -119,9 +120,6 @@ function Step({ r }: { r: StepRecord }) {
       )}
       {r.moduleType === 'toolCall' && (
         <div className="step-tool">
-          <div>
-            <code>{t('chat.step.toolName', { name: `${r.sourceName ? `${String(r.sourceName)} / ` : ''}${String(r.toolName ?? '')}` })}</code>
-          </div>
           <div>
             <span className="muted">{t('chat.step.toolInput')}</span> <code>{String(r.toolInput ?? '')}</code>
           </div>
