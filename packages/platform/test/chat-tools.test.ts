@@ -37,7 +37,7 @@ describe('applications with tools', () => {
 
   beforeAll(async () => {
     mcp = await startMcpServer();
-    const models = ['sim-tools', 'sim-tools:fn', 'sim-tools:prompt'];
+    const models = ['sim-tools', 'sim-tools:fn', 'sim-tools:prompt', 'sim-embed-384'];
     f = await startPlatformFixture({
       key: KEY,
       models,
@@ -47,7 +47,7 @@ describe('applications with tools', () => {
           { model: 'sim-tools:fn', functionCall: true, toolChoice: false },
           { model: 'sim-tools:prompt', functionCall: false, toolChoice: false },
         ] as { model: string }[],
-        vectorModels: [],
+        vectorModels: [{ model: 'sim-embed-384' }],
       },
       overrides: { toolAllowPrivate: true, toolTimeoutMs: TOOL_TIMEOUT_MS },
     });
@@ -140,6 +140,39 @@ describe('applications with tools', () => {
     } finally {
       await api.close();
     }
+  });
+
+  it('offers the knowledge-base search as a tool: the model searches for its own query, and the answer cites what it found', async () => {
+    const datasetId = (await call('/api/core/dataset/create', { name: 'geo', vectorModel: 'sim-embed-384' })).body.data as string;
+    const text = 'Glaciers are rivers of ice that move slowly downhill.\n\nVolcanoes form where magma reaches the surface.';
+    const made = await call('/api/core/dataset/collection/create/text', { datasetId, name: 'geo.md', text, chunkSize: 40 });
+    expect(made.status, made.text).toBe(200);
+    await expect
+      .poll(async () => {
+        const d = (await call(`/api/core/dataset/collection/trainingDetail?collectionId=${made.body.data.collectionId}`)).body.data;
+        return d.total > 0 && d.done === d.total;
+      })
+      .toBe(true);
+    const app = await call('/api/core/app/create', {
+      name: 'geo',
+      model: 'sim-tools',
+      datasets: [datasetId],
+      search: { asTool: true, searchMode: 'fullTextRecall' },
+    });
+    expect(app.status, app.text).toBe(200);
+    const key = (await call('/api/support/openapi/create', { name: 'key', appId: app.body.data })).body.data;
+    const r = await ask(key, 'tell me about glaciers');
+    expect(r.content).toMatch(/^Tool result: \[1\] geo\.md\nGlaciers are rivers of ice/);
+    // Nothing was searched before the model asked: the one search is the tool's, for its own query.
+    const searches = r.steps.filter((s) => s.moduleType === 'datasetSearchNode');
+    expect(searches.map((s) => s.query)).toEqual(['glaciers']);
+    expect(r.steps.indexOf(searches[0])).toBeLessThan(r.steps.findIndex((s) => s.moduleType === 'chatNode'));
+    expect(r.steps.find((s) => s.moduleType === 'toolCall')).toMatchObject({
+      toolName: 'search_knowledge_base',
+      sourceName: 'Knowledge base',
+      toolInput: '{"query":"glaciers"}',
+    });
+    expect(r.steps.find((s) => s.moduleType === 'chatNode').quoteCount).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses an app naming a tool its team does not have, naming the field', async () => {

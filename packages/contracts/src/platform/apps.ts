@@ -47,6 +47,8 @@ export const appSettingsSchema = z.object({
       queryExtension: z
         .object({ enabled: z.boolean().default(false), model: z.string().min(1).optional(), background: z.string().max(20_000).default('') })
         .prefault({}),
+      /** Offer the knowledge-base search to the model as a tool (it searches when and for what it chooses) instead of searching the question first. */
+      asTool: z.boolean().default(false),
     })
     .prefault({}),
   /** How one quote is written: {{q}}, {{a}}, {{source}}, {{sourceId}}, {{index}}. */

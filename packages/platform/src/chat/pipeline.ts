@@ -18,6 +18,7 @@ import { buildMessages, type ChatTurn, type QuoteItem } from './prompt.js';
 import { cutRecord, seconds, secondsSince, stepCalls, UsageTotal, type StepRecord, type TokenUsage } from './records.js';
 import { classifyQuestion, extractFields } from './steps/index.js';
 import { runToolLoop, toolRecords } from './tool-loop.js';
+import { KNOWLEDGE_BASE_TOOL, withSearchTool } from './search-tool.js';
 import type { ToolRunner } from '../tools/runner.js';
 
 /** What streams out while a turn runs (a no-op sink for non-stream requests). */
@@ -141,7 +142,9 @@ export class ChatService {
     // Awaited below; until then a rejection must not count as unhandled (the search may throw first).
     extraction?.catch(() => {});
     if (s.extract) sink.status('Content extraction');
-    const quotes = datasetIds.length ? await this.searchQuotes(caller, app, datasetIds, input, usage, records, failed, sink) : [];
+    // The search as the model's tool (search-tool.ts): nothing is searched before it asks.
+    const searchAsTool = s.search.asTool && datasetIds.length > 0;
+    const quotes = datasetIds.length && !searchAsTool ? await this.searchQuotes(caller, app, datasetIds, input, usage, records, failed, sink) : [];
     let variables = input.variables;
     if (extraction) {
       const done = await extraction;
@@ -173,16 +176,23 @@ export class ChatService {
     };
     const started = performance.now();
     // With tools, the answer is a loop of model calls and tool calls (tool-loop.ts).
-    const tooled = s.tools.length && this.tools ? await this.tools.resolve(caller.teamId, s.tools) : undefined;
-    if (tooled && this.tools && (tooled.tools.length || tooled.missing.length)) {
+    const tooled = s.tools.length && this.tools ? await this.tools.resolve(caller.teamId, s.tools) : { tools: [], missing: [] };
+    const tools = searchAsTool ? [...tooled.tools, KNOWLEDGE_BASE_TOOL] : tooled.tools;
+    if (tools.length || tooled.missing.length) {
+      const found: QuoteItem[] = [];
+      const runner = withSearchTool(this.tools, async (query) => {
+        const more = await this.searchQuotes(caller, app, datasetIds, { ...input, question: query }, usage, records, failed, sink);
+        found.push(...more);
+        return more;
+      });
       const loop = await runToolLoop({
         gateway: this.gateway,
-        runner: this.tools,
+        runner,
         teamId: caller.teamId,
         model,
-        tools: tooled.tools,
+        tools,
         body,
-        maxRounds: tooled.tools.length ? s.toolRounds : 0,
+        maxRounds: tools.length ? s.toolRounds : 0,
         stream: input.stream,
         signal: input.signal,
         sink,
@@ -191,10 +201,9 @@ export class ChatService {
         throw err;
       });
       usage.add(loop.inputTokens, loop.outputTokens);
-      records.push(
-        ...toolRecords(loop, tooled.missing, { model: model.model, query: input.question, quoteCount: quotes.length, runningTime: secondsSince(started) }),
-      );
-      return { content: loop.content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables, quoteCount: quotes.length };
+      const quoteCount = quotes.length + found.length;
+      records.push(...toolRecords(loop, tooled.missing, { model: model.model, query: input.question, quoteCount, runningTime: secondsSince(started) }));
+      return { content: loop.content, model: model.model, usage: usage.toJSON(), responseData: records, newVariables: variables, quoteCount };
     }
     let content: string;
     let callUsage: TokenUsage | undefined;

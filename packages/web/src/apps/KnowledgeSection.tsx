@@ -63,6 +63,12 @@ export function KnowledgeSection({ draft, change, models, datasets, invalid }: S
           />
         )}
       </div>
+      <CheckField
+        label={t('apps.search.asTool')}
+        checked={s.asTool}
+        onChange={(asTool) => setSearch({ asTool })}
+        hint={<span>{t('apps.search.asToolHint')}</span>}
+      />
       <fieldset className="stack">
         <legend>
           <span>{t('apps.rerank')}</span>

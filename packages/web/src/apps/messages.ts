@@ -78,6 +78,9 @@ export const en = {
   'apps.rerank': 'Reranking',
   'apps.rerank.none': 'No rerank model is configured (reRankModels in config.json), so results are not reranked.',
   'apps.rerank.use': 'Rerank the results',
+  'apps.search.asTool': 'Let the model search (the search as a tool)',
+  'apps.search.asToolHint':
+    'The model searches the knowledge bases when and for what it chooses, any number of times, instead of the question being searched before it answers. Needs a model that calls tools well.',
   'apps.rerank.model': 'Rerank model',
   'apps.rerank.first': 'The first configured rerank model',
   'apps.extension': 'Question completion',
@@ -232,6 +235,8 @@ export const zh: Record<keyof typeof en, string> = {
   'apps.rerank': '重排',
   'apps.rerank.none': '没有配置重排模型（config.json 的 reRankModels），结果不会重排。',
   'apps.rerank.use': '对结果重排',
+  'apps.search.asTool': '由模型检索（把检索作为工具）',
+  'apps.search.asToolHint': '模型自行决定何时检索、检索什么，可多次检索，而不是在回答前先检索问题。需要善于调用工具的模型。',
   'apps.rerank.model': '重排模型',
   'apps.rerank.first': '第一个配置的重排模型',
   'apps.extension': '问题补全',
