@@ -71,6 +71,7 @@ describe('the contracts package', () => {
       limit: 3000,
       usingReRank: false,
       queryExtension: { enabled: false, background: '' },
+      asTool: false,
     });
     expect(settings.classify).toBeNull();
   });

@@ -78,7 +78,8 @@ describe.skipIf(Boolean(noBrowser))('the platform web app in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'datasets-zh-phone-dark.png') });
     // Every entry of the navigation on screen (none hidden past the edge without a cue).
     const links = page.getByRole('navigation', { name: 'main' }).getByRole('link');
-    expect(await links.count()).toBe(5);
+    // Knowledge bases, Applications, Tools, API keys, Models and Team.
+    expect(await links.count()).toBe(6);
     for (const box of await Promise.all((await links.all()).map((l) => l.boundingBox()))) expect(box!.x + box!.width).toBeLessThanOrEqual(375);
 
     // The chat's Send button says 发送 on one line.
