@@ -33,9 +33,7 @@ export async function relayChat(deps: RelayDeps, ctx: RelayContext, rawBody: unk
   const maxOut = (body.max_completion_tokens ?? body.max_tokens ?? deps.config.reserveOutputTokens) * (body.n ?? 1);
   // Reservation estimate: half the body's length in tokens is above the real
   // count for prose; the settlement refunds the difference.
-  const run = await RelayRun.begin(deps, ctx, 'chat', body.model, stream, Math.ceil(bodyText.length / 2), maxOut);
-  const limitHeaders = run.limitHeaders;
-  if (limitHeaders) responder.setHeaders?.(limitHeaders);
+  const run = await RelayRun.begin(deps, ctx, responder, 'chat', body.model, stream, Math.ceil(bodyText.length / 2), maxOut);
   const localPrompt = () => countChatPromptTokens(body.messages, body.tools);
   const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
   let sent = '';

@@ -52,9 +52,7 @@ async function relayJson(spec: JsonEndpoint, deps: RelayDeps, ctx: RelayContext,
   if (!parsed.ok) throw errors.badField(parsed.problem.field, parsed.problem.message);
   const body = parsed.value;
   const bodyText = ctx.rawBody ?? JSON.stringify(body);
-  const run = await RelayRun.begin(deps, ctx, spec.endpoint, body.model, false, Math.ceil(bodyText.length / 2), 0);
-  const limitHeaders = run.limitHeaders;
-  if (limitHeaders) responder.setHeaders?.(limitHeaders);
+  const run = await RelayRun.begin(deps, ctx, responder, spec.endpoint, body.model, false, Math.ceil(bodyText.length / 2), 0);
   const result: RunResult = { attempts: 0, promptTokens: 0, completionTokens: 0, usageSource: 'none', status: 200 };
   let sent = '';
   try {

@@ -7,7 +7,7 @@ import type { Channel } from '../channels/registry.js';
 import { errors, GatewayError } from '../errors.js';
 import { RelayFailure } from './attempts.js';
 import type { Endpoint } from '../providers/index.js';
-import type { RelayContext, RelayDeps } from './context.js';
+import type { RelayContext, RelayDeps, Responder } from './context.js';
 import type { Admission } from '../limits/rate-limits.js';
 
 export interface RunResult {
@@ -80,11 +80,6 @@ export class RelayRun {
     private readonly ratio: number,
   ) {}
 
-  /** The x-ratelimit-* headers (flat name/value pairs) where a rate limit applies; none otherwise. */
-  get limitHeaders(): string[] | undefined {
-    return this.admission?.headers();
-  }
-
   /**
    * Checks the token may use the model and reserves the request's most likely
    * cost: estimated input plus the output it may produce, at its group's ratio.
@@ -92,6 +87,8 @@ export class RelayRun {
   static async begin(
     deps: RelayDeps,
     ctx: RelayContext,
+    /** Given the x-ratelimit-* headers where a rate limit applies. */
+    responder: Responder,
     endpoint: Endpoint,
     model: string,
     stream: boolean,
@@ -115,6 +112,7 @@ export class RelayRun {
     if (typeof r === 'string') admission?.release();
     if (r === 'user') throw errors.insufficientUserQuota();
     if (r === 'token') throw errors.tokenExhausted();
+    if (admission) responder.setHeaders?.(admission.headers());
     return new RelayRun(deps, ctx, endpoint, model, stream, price, r, admission, ratio);
   }
 
